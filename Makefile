@@ -1,0 +1,38 @@
+# PushLedger — the two commands are `make demo` and `make test`; everything else helps them.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+.PHONY: help deps build release demo test db-start db-stop clean
+
+help:
+	@echo "make demo      local Postgres, ingest, simulated fleet, weekly report"
+	@echo "make test      the whole test suite on a throwaway local Postgres"
+	@echo "make build     debug build; make release for an optimised one"
+	@echo "make db-start  start the project-local Postgres (prints DATABASE_URL); make db-stop stops it"
+	@echo "make clean     remove build output and the local databases"
+
+deps:
+	@scripts/deps.sh
+
+build: deps
+	swift build
+
+release: deps
+	swift build -c release
+
+demo: deps
+	@scripts/demo.sh
+
+test: deps
+	@scripts/test.sh
+
+db-start: deps
+	@scripts/db.sh start demo
+
+db-stop:
+	@scripts/db.sh stop demo
+
+clean:
+	-@scripts/db.sh destroy demo
+	-@scripts/db.sh destroy test
+	rm -rf .build .pgdata

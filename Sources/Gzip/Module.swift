@@ -1,0 +1,3 @@
+import CZlib
+/// Placeholder until the module lands.
+enum GzipModule { static let version = String(cString: zlibVersion()) }

@@ -1,0 +1,3 @@
+import Testing
+
+@Test func placeholderPushLedgerCoreTests() { #expect(1 + 1 == 2) }

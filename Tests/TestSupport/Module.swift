@@ -1,0 +1,3 @@
+import Postgres
+/// Placeholder until the helpers land.
+enum TestSupportModule {}

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Project-local PostgreSQL 15 cluster for the demo and the tests.
+#   scripts/db.sh start [NAME]   initialise (first time) and start cluster NAME (default: demo);
+#                                prints the DATABASE_URL on stdout
+#   scripts/db.sh stop [NAME]    stop it
+#   scripts/db.sh destroy [NAME] stop it and delete its folder
+#   scripts/db.sh url [NAME]     print its DATABASE_URL
+# When the caller has DATABASE_URL set, nothing is started or stopped and that URL is used.
+set -euo pipefail
+
+cmd=${1:-start}
+name=${2:-demo}
+root=$(cd "$(dirname "$0")/.." && pwd)
+bindir=/usr/lib/postgresql/15/bin
+dir="$root/.pgdata/$name"
+
+if [ -n "${DATABASE_URL:-}" ]; then
+    [ "$cmd" = start ] || [ "$cmd" = url ] && echo "$DATABASE_URL"
+    exit 0
+fi
+
+# PostgreSQL refuses to run as root: run its tools as the postgres user, in a folder it can
+# reach (a clone under /root is not reachable for it, so fall back to /tmp).
+as_pg=()
+if [ "$(id -u)" -eq 0 ]; then
+    as_pg=(runuser -u postgres --)
+    mkdir -p "$dir"
+    chown postgres "$dir" 2>/dev/null || true
+    if ! runuser -u postgres -- test -w "$dir" 2>/dev/null; then
+        rmdir "$dir" 2>/dev/null || true
+        dir="/tmp/pushledger-pg-$(printf '%s' "$root" | md5sum | cut -c1-10)/$name"
+        mkdir -p "$dir"
+        chown postgres "$dir" "$(dirname "$dir")"
+    fi
+fi
+mkdir -p "$dir"
+data="$dir/data"
+sock="$dir/run"
+
+free_port() {
+    local p
+    for p in $(seq 54320 54999); do
+        if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
+    done
+    echo "db: no free port in 54320-54999" >&2; exit 1
+}
+
+url() { echo "postgres://pushledger@127.0.0.1:$(cat "$dir/port")/pushledger?sslmode=disable"; }
+
+running() { [ -f "$data/PG_VERSION" ] && "${as_pg[@]}" "$bindir/pg_ctl" -D "$data" status >/dev/null 2>&1; }
+
+case "$cmd" in
+start)
+    if [ ! -x "$bindir/initdb" ]; then
+        echo "db: PostgreSQL 15 server not found in $bindir (run scripts/deps.sh)" >&2; exit 1
+    fi
+    if [ ! -f "$data/PG_VERSION" ]; then
+        echo "db: initialising cluster '$name' in $data" >&2
+        "${as_pg[@]}" "$bindir/initdb" -D "$data" -U pushledger --auth=trust -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
+            || { cat "$dir/initdb.log" >&2; exit 1; }
+    fi
+    if ! running; then
+        free_port >"$dir/port"
+        "${as_pg[@]}" mkdir -p "$sock"
+        extra=""
+        # The throwaway test cluster trades crash safety of Postgres itself for speed.
+        [ "$name" = test ] && extra="-c fsync=off -c full_page_writes=off -c synchronous_commit=off"
+        "${as_pg[@]}" "$bindir/pg_ctl" -D "$data" -l "$dir/server.log" -w -t 60 \
+            -o "-p $(cat "$dir/port") -k $sock -c listen_addresses=127.0.0.1 -c max_connections=300 -c shared_buffers=256MB $extra" \
+            start >&2 || { tail -n 20 "$dir/server.log" >&2; exit 1; }
+    fi
+    port=$(cat "$dir/port")
+    if ! "$bindir/psql" -h 127.0.0.1 -p "$port" -U pushledger -d postgres -tAc \
+        "select 1 from pg_database where datname = 'pushledger'" | grep -q 1; then
+        "$bindir/psql" -h 127.0.0.1 -p "$port" -U pushledger -d postgres -qc "create database pushledger" >&2
+    fi
+    url
+    ;;
+stop)
+    if running; then "${as_pg[@]}" "$bindir/pg_ctl" -D "$data" -m fast -w stop >&2; fi
+    ;;
+destroy)
+    if running; then "${as_pg[@]}" "$bindir/pg_ctl" -D "$data" -m immediate -w stop >&2 || true; fi
+    rm -rf "$dir"
+    ;;
+url)
+    [ -f "$dir/port" ] || { echo "db: cluster '$name' was never started" >&2; exit 1; }
+    url
+    ;;
+*)
+    echo "usage: scripts/db.sh start|stop|destroy|url [NAME]" >&2; exit 64
+    ;;
+esac

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs the Debian packages PushLedger needs, or names them when we may not install.
+# Usage: scripts/deps.sh [extra-package ...]
+set -euo pipefail
+
+packages=(libpq-dev libmicrohttpd-dev zlib1g-dev postgresql-15 postgresql-client-15 "$@")
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -eq 0 ]; then
+    echo "deps: installing ${missing[*]}" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >&2
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+else
+    echo "deps: missing Debian packages: ${missing[*]}" >&2
+    echo "deps: install them with: sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+fi

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# `make test`: a throwaway cluster, the whole Swift suite, and the cluster gone afterwards
+# even when tests fail. A caller-provided DATABASE_URL is used as is.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+if [ -z "${DATABASE_URL:-}" ]; then
+    trap 'scripts/db.sh destroy test' EXIT
+    scripts/db.sh destroy test
+    DATABASE_URL=$(scripts/db.sh start test)
+    export DATABASE_URL
+fi
+export PUSHLEDGER_TEST_DATABASE_URL="$DATABASE_URL"
+swift build --build-tests "$@"
+swift test --skip-build "$@"
