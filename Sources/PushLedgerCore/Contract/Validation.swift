@@ -50,3 +50,28 @@ public struct ValidatedSends: Sendable, Equatable {
 
 /// Body format of a `/v1/sends` request.
 public enum SendsFormat: Sendable { case json, ndjson }
+
+/// The endpoint a request came to (the failed-event store records it).
+public enum IngestEndpoint: String, Sendable, CaseIterable {
+    case telemetry = "/v1/telemetry", sends = "/v1/sends"
+}
+
+/// One validated request on its way to the store: written in one transaction together with
+/// other requests' units by the writer workers.
+public enum IngestUnit: Sendable, Equatable {
+    case telemetry(ValidatedTelemetry, receivedAt: Date)
+    /// `appID` is the key's app (sends of other apps were already rejected as `app_mismatch`).
+    case sends(ValidatedSends, appID: String, receivedAt: Date)
+    /// A request rejected as a whole (400/413): kept in the failed-event store; nothing else stored.
+    case failedRequest(endpoint: IngestEndpoint, appID: String, code: String, message: String, rawBody: String, receivedAt: Date)
+}
+
+/// What storing one unit did: events newly stored, and valid events already stored before.
+public struct WriteOutcome: Sendable, Equatable {
+    public var accepted: Int
+    public var duplicates: Int
+    public init(accepted: Int, duplicates: Int) {
+        self.accepted = accepted
+        self.duplicates = duplicates
+    }
+}
