@@ -67,8 +67,9 @@ end
 $$;
 
 -- Stores the staged batch: de-duplicates, inserts, folds tokens and installations, resolves
--- sends, marks rollup days dirty. Returns the newly stored event count per unit (units with
--- none are absent). Must run in the transaction that filled the staging tables.
+-- sends (triggers of 0005 mark the rollup days it changes dirty). Returns the newly stored
+-- event count per unit (units with none are absent). Must run in the transaction that filled
+-- the staging tables.
 create function pushledger_apply_staged()
 returns table (unit integer, accepted bigint)
 language plpgsql as $$
@@ -97,7 +98,6 @@ begin
 
     perform pushledger_store_staged_telemetry();
     perform pushledger_store_staged_sends();
-    perform pushledger_mark_staged_dirty();
 
     return query select f.unit, count(*) from stage_fresh f group by f.unit;
 end
@@ -240,14 +240,10 @@ begin
                  order by r.occurred_at desc, r.received_at desc, r.event_id desc
                  limit 1) r
          where s.resolved_by <> 'explicit' and s.installation_id is distinct from r.installation_id
-    ), moved as (
-        update sends s set installation_id = c.installation_id, resolved_by = 'token'
-          from candidates c
-         where s.app_id = c.app_id and s.sent_at = c.sent_at and s.event_id = c.event_id
-        returning s.app_id, s.sent_at
     )
-    insert into rollup_dirty_days (app_id, day)
-    select distinct app_id, pushledger_day(sent_at) from moved;
+    update sends s set installation_id = c.installation_id, resolved_by = 'token'
+      from candidates c
+     where s.app_id = c.app_id and s.sent_at = c.sent_at and s.event_id = c.event_id;
 
     -- APNs 410, 400 BadDeviceToken, FCM UNREGISTERED: the token is invalid from that result on.
     insert into push_tokens as p (app_id, provider, token_key, token, installation_id, invalidated_at,
@@ -270,36 +266,5 @@ begin
         unregistered_at = case when p.invalidated_at is null or excluded.invalidated_at >= p.invalidated_at
                                then coalesce(excluded.unregistered_at, p.unregistered_at) else p.unregistered_at end,
         installation_id = coalesce(p.installation_id, excluded.installation_id);
-end
-$$;
-
--- Rollup days whose inputs this batch changed: days of new sends; days whose receipt
--- instrumentation may change (receipt days); days of sends that new receipts or opens
--- confirm; days of an installation's sends at or after a new snapshot of it.
-create function pushledger_mark_staged_dirty()
-returns void
-language plpgsql as $$
-begin
-    insert into rollup_dirty_days (app_id, day)
-    select distinct app_id, day from (
-        select s.app_id, pushledger_day(s.sent_at) as day
-          from stage_sends s join stage_fresh using (seq)
-        union all
-        select t.app_id, pushledger_day(t.occurred_at)
-          from stage_telemetry t join stage_fresh using (seq)
-         where t.type = 'notification_received'
-        union all
-        select s.app_id, pushledger_day(s.sent_at)
-          from stage_telemetry t join stage_fresh using (seq)
-          join sends s on s.app_id = t.app_id and s.notification_id = t.notification_id
-         where t.type in ('notification_received', 'notification_opened')
-        union all
-        select s.app_id, pushledger_day(s.sent_at)
-          from stage_telemetry t join stage_fresh using (seq)
-          join sends s on s.app_id = t.app_id and s.installation_id = t.installation_id
-                      and s.sent_at >= t.occurred_at
-         where t.type = 'notification_settings'
-    ) days
-    order by app_id, day;
 end
 $$;
