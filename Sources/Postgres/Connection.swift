@@ -30,7 +30,7 @@ public final class Connection {
             let reason = oneLine(PQerrorMessage(handle).map { String(cString: $0) } ?? "unknown error")
             throw PostgresError(code: .connectionFailed, message: "cannot connect to PostgreSQL at \(host):\(port): \(reason)")
         }
-        try connection.executeScript("SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; SET IntervalStyle = 'iso_8601'")
+        try connection.executeScript("SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; SET IntervalStyle = 'iso_8601'; SET client_min_messages = warning")
         return connection
     }
 
