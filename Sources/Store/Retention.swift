@@ -13,6 +13,12 @@ public struct Retention: Sendable {
         public var kind: Kind
         /// Rows deleted (nil for a dropped partition).
         public var rowCount: Int?
+
+        public init(object: String, kind: Kind, rowCount: Int?) {
+            self.object = object
+            self.kind = kind
+            self.rowCount = rowCount
+        }
     }
 
     public let days: Int
