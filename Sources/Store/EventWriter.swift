@@ -36,25 +36,19 @@ public struct EventWriter: Sendable {
     }
 
     private func copy(_ batch: StagedBatch, on connection: Connection) throws {
-        if !batch.telemetry.isEmpty {
-            try connection.copyIn(table: "stage_telemetry", columns: StagedBatch.telemetryColumns) { writer in
-                for row in batch.telemetry { writer.row(row) }
+        let tables: [(String, [String], [StagedBatch.Row])] = [
+            ("stage_telemetry", StagedBatch.telemetryColumns, batch.telemetry),
+            ("stage_channels", StagedBatch.channelColumns, batch.channels),
+            ("stage_sends", StagedBatch.sendColumns, batch.sends),
+            ("failed_events", StagedBatch.failureColumns, batch.failures),
+        ]
+        for (table, columns, rows) in tables where !rows.isEmpty {
+            try connection.copyIn(table: table, columns: columns) { writer in
+                for row in rows { writer.row(row) }
             }
         }
-        if !batch.channels.isEmpty {
-            try connection.copyIn(table: "stage_channels", columns: StagedBatch.channelColumns) { writer in
-                for row in batch.channels { writer.row(row) }
-            }
-        }
-        if !batch.sends.isEmpty {
-            try connection.copyIn(table: "stage_sends", columns: StagedBatch.sendColumns) { writer in
-                for row in batch.sends { writer.row(row) }
-            }
-        }
-        if !batch.failures.isEmpty {
-            try connection.copyIn(table: "failed_events", columns: StagedBatch.failureColumns) { writer in
-                for row in batch.failures { writer.row(row) }
-            }
-        }
+        // Temp tables get no autovacuum: without statistics the planner guesses a handful of
+        // rows and picks nested loops over whole indexes. Sampling a batch costs milliseconds.
+        if batch.eventCount > 0 { try connection.executeScript("analyze stage_telemetry; analyze stage_sends") }
     }
 }

@@ -83,10 +83,12 @@ enum Fixture {
 
 /// A migrated throwaway database and a connection to it, one per test.
 struct StoreDatabase {
+    let url: String
     let connection: Connection
 
     init() throws {
-        connection = try Connection.connect(url: try TestDatabase.fresh(prefix: "store"))
+        url = try TestDatabase.fresh(prefix: "store")
+        connection = try Connection.connect(url: url)
     }
 
     func write(_ units: IngestUnit...) throws -> [WriteOutcome] {

@@ -1,44 +1,59 @@
 -- Writer tuning found by the benchmark (Tests/StoreTests/WriterBenchmark.swift).
--- (0001-0006 are applied on shared databases; changes come as new migrations.)
+-- and the concurrent writer test (0001-0006 are applied on shared databases, so changes
+-- come as new migrations).
 
 -- The instrumentation lookup reads a window of receipts through the primary key
 -- (app_id, occurred_at, event_id); one index less to maintain on every receipt.
 drop index notification_receipts_slice;
 
--- apply_staged, now analysing the staging tables first.
-create or replace function pushledger_apply_staged()
-returns table (unit integer, accepted bigint)
+-- Two writers creating the same month: the second one, once it has the lock, must see the
+-- first one's partition (found by ConcurrentWriterTests).
+-- Creates the monthly partitions covering [p_from, p_to] (UTC months) for every partitioned
+-- table; returns the partitions it created. Cheap when they all exist (a catalog lookup), so
+-- the writer calls it for the months of every batch; cron may call it ahead of time.
+-- Rows already caught by the default partition are moved into the new month.
+create or replace function pushledger_ensure_partitions(p_from timestamptz, p_to timestamptz)
+returns setof text
 language plpgsql as $$
-#variable_conflict use_column
+declare
+    v_month timestamptz;
+    v_t record;
+    v_name text;
+    v_moved text;
+    v_columns text;
 begin
-    -- Temp tables get no autovacuum: without statistics the planner guesses a handful of rows
-    -- and picks nested loops over whole indexes. Sampling a batch costs milliseconds.
-    analyze stage_telemetry;
-    analyze stage_sends;
-    perform pushledger_ensure_partitions(min(t), max(t))
-       from (select occurred_at as t from stage_telemetry
-             union all select sent_at from stage_sends) times;
-
-    -- De-duplication: the first copy by seq within the batch, and only if no earlier batch
-    -- stored the key. Keys go in sorted order so concurrent writers cannot deadlock here.
-    with firsts as (
-        select distinct on (app_id, event_id) app_id, event_id, seq, unit, received_at
-          from (select app_id, event_id, seq, unit, received_at from stage_telemetry
-                union all
-                select app_id, event_id, seq, unit, received_at from stage_sends) staged
-         order by app_id, event_id, seq
-    ), stored as (
-        insert into event_ids (app_id, event_id, received_at)
-        select app_id, event_id, received_at from firsts order by app_id, event_id
-        on conflict do nothing
-        returning app_id, event_id
-    )
-    insert into stage_fresh (seq, unit)
-    select firsts.seq, firsts.unit from firsts join stored using (app_id, event_id);
-
-    perform pushledger_store_staged_telemetry();
-    perform pushledger_store_staged_sends();
-
-    return query select f.unit, count(*) from stage_fresh f group by f.unit;
+    if p_from is null or p_to is null or p_to < p_from then
+        return;
+    end if;
+    for v_month in
+        select generate_series(date_trunc('month', p_from at time zone 'UTC'),
+                               date_trunc('month', p_to at time zone 'UTC'), interval '1 month')
+               at time zone 'UTC'
+    loop
+        for v_t in select * from pushledger_partitioned_tables() loop
+            v_name := format('%s_p%s', v_t.table_name, to_char(v_month at time zone 'UTC', 'YYYY_MM'));
+            continue when to_regclass(v_name) is not null;
+            -- Serialise creators (writers and cron) so concurrent calls don't race on one name.
+            perform pg_advisory_xact_lock(hashtext('pushledger_ensure_partitions'));
+            -- After waiting, read pg_class with a fresh snapshot: to_regclass may answer from
+            -- a cache that hasn't seen the partition another writer just committed.
+            continue when exists (select 1 from pg_class
+                                   where relname = v_name and relnamespace = current_schema()::regnamespace);
+            v_moved := v_name || '_moving';
+            execute format(
+                'create temp table %I on commit drop as with d as (delete from %I where %I >= $1 and %I < $2 returning *) select * from d',
+                v_moved, v_t.table_name || '_default', v_t.time_column, v_t.time_column)
+                using v_month, v_month + interval '1 month';
+            execute format('create table %I partition of %I for values from (%L) to (%L)',
+                v_name, v_t.table_name, v_month, v_month + interval '1 month');
+            -- Generated columns are recomputed, not copied.
+            select string_agg(quote_ident(attname), ', ' order by attnum) into v_columns
+              from pg_attribute
+             where attrelid = v_t.table_name::regclass and attnum > 0 and not attisdropped and attgenerated = '';
+            execute format('insert into %I (%s) select %s from %I', v_name, v_columns, v_columns, v_moved);
+            execute format('drop table %I', v_moved);
+            return next v_name;
+        end loop;
+    end loop;
 end
 $$;
