@@ -180,3 +180,27 @@ import Testing
         }
     }
 }
+
+@Suite struct OpenLandingTests {
+    typealias F = Fixture
+
+    @Test func opensCarryTheirSendsChannelAndCampaignAndMisrouting() throws {
+        let db = try StoreDatabase()
+        _ = try db.write(
+            F.sends([F.send(1, notification: 1, at: -5, channel: "orders", campaign: "delivery"),
+                     F.send(2, notification: 2, at: -5, channel: "promo", campaign: "sale")]),
+            F.telemetry(F.envelope(installation: F.installation(1)), [
+                F.event(10, at: -4, F.opened(1, landed: .target)), F.event(11, at: -4, F.opened(2, landed: .fallback)),
+                F.event(12, at: -4, F.opened(2, landed: .rejected)), F.event(13, at: -4, F.opened(2, landed: nil)),
+                F.event(14, at: -4, F.opened(3, landed: .fallback)),
+            ]))
+        let rows = try db.connection.query(
+            """
+            select coalesce(channel, '-') as channel, count(*) filter (where misrouted)::int as misrouted,
+                   count(misrouted)::int as reported
+              from open_landings group by 1 order by 1
+            """)
+        let got = try rows.map { "\(try $0.decode("channel", as: String.self)) \(try $0.decode("misrouted", as: Int.self))/\(try $0.decode("reported", as: Int.self))" }
+        #expect(got == ["- 1/1", "orders 0/1", "promo 2/2"])
+    }
+}
