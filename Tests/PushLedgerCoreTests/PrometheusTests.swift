@@ -28,7 +28,9 @@ struct PrometheusTests {
     @Test func histogramBucketsAreCumulativeAndEndAtInfinity() {
         var histogram = Histogram(upperBounds: [0.1, 0.5, 1])
         for value in [0.05, 0.1, 0.3, 0.7, 2, 7] { histogram.observe(value) }
-        let text = Prometheus.render([.histogram("http_request_duration_seconds", help: "Request time.", [([MetricLabel("route", "/v1/sends")], histogram)])])
+        let text = Prometheus.render([
+            .histogram("http_request_duration_seconds", help: "Request time.", [([MetricLabel("route", "/v1/sends")], histogram)])
+        ])
         #expect(
             text == """
                 # HELP http_request_duration_seconds Request time.
@@ -81,7 +83,9 @@ struct PrometheusTests {
 
     @Test func labelValueEscaping() {
         let text = Prometheus.render([
-            .gauge("g", help: "x", [([MetricLabel("path", #"C:\dir"#), MetricLabel("q", #"say "hi""#), MetricLabel("nl", "a\nb"), MetricLabel("u", "café ✓")], 1)])
+            .gauge(
+                "g", help: "x",
+                [([MetricLabel("path", #"C:\dir"#), MetricLabel("q", #"say "hi""#), MetricLabel("nl", "a\nb"), MetricLabel("u", "café ✓")], 1)])
         ])
         #expect(text.contains(#"g{path="C:\\dir",q="say \"hi\"",nl="a\nb",u="café ✓"} 1"#))
     }

@@ -116,10 +116,10 @@ struct RenderTests {
                 ["plain", 1], ["with,comma", 2], ["with \"quote\"", 3], ["two\nlines", 4], ["cr\r\nlf", 5],
                 [" spaced ", .null], ["", .number(0.5, digits: 2)],
             ])
-        #expect(
-            table.csv()
-                == "name,value\r\nplain,1\r\n\"with,comma\",2\r\n\"with \"\"quote\"\"\",3\r\n\"two\nlines\",4\r\n\"cr\r\nlf\",5\r\n spaced ,\r\n,0.50\r\n"
-        )
+        let records = [
+            "name,value", "plain,1", "\"with,comma\",2", "\"with \"\"quote\"\"\",3", "\"two\nlines\",4", "\"cr\r\nlf\",5", " spaced ,", ",0.50",
+        ]
+        #expect(table.csv() == records.map { $0 + "\r\n" }.joined())
         #expect(Table(headers: ["a,b"]).csv() == "\"a,b\"\r\n")
     }
 

@@ -190,7 +190,8 @@ public enum CommandParser {
                 }
                 return nil
             }
-            let parts = option.kind == .repeatable
+            let parts =
+                option.kind == .repeatable
                 ? text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
                 : [text]
             for part in parts {
