@@ -29,6 +29,10 @@ struct RenderTests {
         #expect(Format.points(-0.002) == "-0.2 pp")
         #expect(Format.points(0.0001) == "0.0 pp")
         #expect(Format.points(0) == "0.0 pp")
+        #expect(Format.relativeChange(from: 200, to: 250) == "+25.0%")
+        #expect(Format.relativeChange(from: 200, to: 150) == "-25.0%")
+        #expect(Format.relativeChange(from: 3, to: 3) == "0.0%")
+        #expect(Format.relativeChange(from: 0, to: 3) == nil)
         #expect(Cell.rate(Rate(1, of: 8), digits: 2) == .percent(0.125, digits: 2))
         #expect(Cell.rate(Rate(0, of: 0)) == .null)
     }

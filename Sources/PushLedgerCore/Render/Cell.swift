@@ -68,9 +68,19 @@ public enum Format {
         fixed(fraction * 100, digits: digits) + "%"
     }
 
-    /// A difference of fractions in percentage points, always signed: 0.015 → `+1.5 pp`.
+    /// A difference of fractions in percentage points, signed unless zero: 0.015 → `+1.5 pp`.
     public static func points(_ difference: Double, digits: Int = 1) -> String {
-        let text = fixed(difference * 100, digits: digits)
-        return (text.hasPrefix("-") || text.allSatisfy({ $0 == "0" || $0 == "." }) ? text : "+" + text) + " pp"
+        signed(fixed(difference * 100, digits: digits)) + " pp"
+    }
+
+    /// The relative change of a count, signed unless zero: 200 → 250 is `+25.0%`; nil when
+    /// `old` is 0 (no base to compare with).
+    public static func relativeChange(from old: Double, to new: Double, digits: Int = 1) -> String? {
+        guard old != 0 else { return nil }
+        return signed(fixed((new - old) / abs(old) * 100, digits: digits)) + "%"
+    }
+
+    private static func signed(_ text: String) -> String {
+        text.hasPrefix("-") || text.allSatisfy({ $0 == "0" || $0 == "." }) ? text : "+" + text
     }
 }
