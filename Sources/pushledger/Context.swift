@@ -1,0 +1,60 @@
+import Foundation
+import Postgres
+import PushLedgerCore
+
+/// A failure a command reports to its user: a safe one-line message, the exit status, and
+/// detail for the log.
+struct CommandFailure: Error, CustomStringConvertible {
+    var message: String
+    var exitCode: Int32 = 1
+    var detail: String?
+    var description: String { message }
+}
+
+/// What every command gets: its parsed arguments, the environment, a logger, and the database.
+struct CommandContext {
+    let command: ParsedCommand
+    let environment: [String: String]
+    let logger: Logger
+
+    /// `--database-url`, else `DATABASE_URL`, else "" (libpq reads the PG* variables).
+    var databaseURL: String { command.string("database-url") ?? "" }
+
+    func connect() throws -> Connection {
+        do {
+            return try Connection.connect(url: databaseURL)
+        } catch {
+            throw CommandFailure(message: error.description, detail: error.debugDescription)
+        }
+    }
+
+    /// The folder of SQL migrations: `--sql-dir`/`PUSHLEDGER_SQL_DIR`, else the nearest
+    /// `sql/migrations` above the executable or the working directory.
+    func migrationsDirectory() throws -> URL {
+        if let explicit = command.string("sql-dir") {
+            return URL(fileURLWithPath: explicit).appendingPathComponent("migrations")
+        }
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        let starts = [executable.deletingLastPathComponent(), URL(fileURLWithPath: FileManager.default.currentDirectoryPath)]
+        for start in starts {
+            var folder = start.standardizedFileURL
+            while folder.path != "/" {
+                let candidate = folder.appendingPathComponent("sql/migrations")
+                if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
+                folder.deleteLastPathComponent()
+            }
+        }
+        throw CommandFailure(message: "cannot find the sql/ folder; set PUSHLEDGER_SQL_DIR or pass --sql-dir")
+    }
+
+    /// Writes `text` to stdout as is.
+    func print(_ text: String) {
+        FileHandle.standardOutput.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
+    }
+}
+
+/// The shape every command implementation has.
+protocol Command {
+    static var spec: CommandSpec { get }
+    static func run(_ context: CommandContext) throws -> Int32
+}
