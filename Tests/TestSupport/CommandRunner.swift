@@ -33,17 +33,39 @@ public enum CommandRunner {
         process.standardError = err
         process.standardInput = inp
         try process.run()
-        if let input { inp.fileHandleForWriting.write(input) }
-        try inp.fileHandleForWriting.close()
         // Read both pipes while the process runs so a full pipe can't block it.
         let group = DispatchGroup()
         nonisolated(unsafe) var stdoutData = Data(), stderrData = Data()
-        DispatchQueue.global().async(group: group) { stdoutData = out.fileHandleForReading.readDataToEndOfFile() }
-        DispatchQueue.global().async(group: group) { stderrData = err.fileHandleForReading.readDataToEndOfFile() }
+        let outFD = out.fileHandleForReading.fileDescriptor, errFD = err.fileHandleForReading.fileDescriptor
+        DispatchQueue.global().async(group: group) { stdoutData = readAll(outFD) }
+        DispatchQueue.global().async(group: group) { stderrData = readAll(errFD) }
+        if let input { writeAll(inp.fileHandleForWriting.fileDescriptor, input) }
+        try inp.fileHandleForWriting.close()
         group.wait()
         process.waitUntilExit()
         return Output(
             status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
             stderr: String(decoding: stderrData, as: UTF8.self))
+    }
+
+    /// Foundation's FileHandle gives up on EINTR (child exits interrupt reads); retry instead.
+    static func readAll(_ fd: Int32) -> Data {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n > 0 { data.append(contentsOf: buffer[0..<n]); continue }
+            if n < 0 && errno == EINTR { continue }
+            return data
+        }
+    }
+
+    static func writeAll(_ fd: Int32, _ data: Data) {
+        var offset = 0
+        let bytes = [UInt8](data)
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if n > 0 { offset += n } else if n < 0 && errno == EINTR { continue } else { return }
+        }
     }
 }
