@@ -156,6 +156,23 @@ import Testing
         #expect(capped == String(repeating: "é", count: 64))
         let nul = try #require(try F.rejection(of: F.with(F.validEvent("push_token"), "event_id", "a\u{0}b"))?.eventID)
         #expect(nul == "a\u{FFFD}b")
+        let huge = try #require(try F.rejection(of: F.with(F.validEvent("push_token"), "event_id", .string(String(repeating: "x", count: 30_000))))?.eventID)
+        #expect(huge == String(repeating: "x", count: 128))
+    }
+
+    @Test func storableTextForTheFailedEventStore() {
+        #expect(Rejection.storableText(ArraySlice(Array("ok é".utf8))) == "ok é")
+        #expect(Rejection.storableText([0x61, 0x00, 0xFF, 0x62][...]) == "a\u{FFFD}\u{FFFD}b")
+    }
+
+    @Test func absurdAgeSettingsMeanNoLimitInsteadOfATrap() throws {
+        var limits = IngestLimits()
+        limits.maxAge = .infinity
+        limits.maxFuture = .nan
+        let event = F.event("push_token", at: "0001-01-01T00:00:00Z", ["provider": "fcm", "token": "t"])
+        let future = F.event("push_token", at: "9999-12-31T23:59:59Z", ["provider": "fcm", "token": "t"])
+        let body = F.with(F.envelope(events: [event, future]), "sent_at", nil)
+        #expect(try F.telemetry(body, limits: limits).events.count == 2)
     }
 
     @Test func giantStringsAreTooLargeOrTooLong() throws {

@@ -25,6 +25,8 @@ import Testing
         #expect(JSONNumber(3.0) == JSONNumber(literal: "3"))
         #expect(JSONNumber(literal: "1.0") != JSONNumber(literal: "1"))
         #expect(JSONNumber(literal: "-1.5e-7")?.doubleValue == -1.5e-7)
+        #expect(JSONNumber(literal: "1e400")?.doubleValue == .infinity)
+        #expect(JSONNumber(literal: "-1e400")?.doubleValue == -.infinity)
         for value in [1e-7, 123.456, -9.87e300, Double.leastNonzeroMagnitude] {
             #expect(JSONValue.double(value).jsonText.utf8.allSatisfy { $0 < 0x80 })
             #expect(try JSONParser.parseValue(JSONValue.double(value).jsonText).numberValue?.doubleValue == value)

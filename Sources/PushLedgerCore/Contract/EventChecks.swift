@@ -24,13 +24,22 @@ enum EventChecks {
     /// `too_old` / `in_future` for `time` (microseconds) against the receive time; `what`
     /// names the time in the message.
     static func timeFailure(_ time: Int64, receivedAt: Int64, limits: IngestLimits, what: String) -> EventFailure? {
-        if let maxAge = limits.maxAge, time < receivedAt - Int64(maxAge * 1e6) {
+        if let maxAge = limits.maxAge, time < receivedAt - microseconds(maxAge) {
             return (.tooOld, "\(what) \(RFC3339.format(microseconds: time)) is more than \(duration(maxAge)) before the server's receive time")
         }
-        if time > receivedAt + Int64(limits.maxFuture * 1e6) {
+        if time > receivedAt + microseconds(limits.maxFuture) {
             return (.inFuture, "\(what) \(RFC3339.format(microseconds: time)) is more than \(duration(limits.maxFuture)) after the server's receive time")
         }
         return nil
+    }
+
+    /// A configured window in microseconds, clamped so absurd settings (infinite, NaN,
+    /// centuries) mean "no limit" instead of trapping on conversion or overflow.
+    static func microseconds(_ interval: TimeInterval) -> Int64 {
+        let cap = Double(Int64(1) << 61)
+        let micros = interval * 1e6
+        if !(micros < cap) { return Int64(1) << 61 }
+        return micros > -cap ? Int64(micros) : -(Int64(1) << 61)
     }
 
     static func duration(_ seconds: TimeInterval) -> String {
@@ -43,24 +52,21 @@ enum EventChecks {
 
     /// The rejection of one event; `raw` is its text as sent.
     static func rejection(index: Int, value: JSONValue?, raw: ArraySlice<UInt8>, _ failure: EventFailure) -> Rejection {
-        Rejection(index: index, eventID: eventIDText(value), code: failure.code, message: failure.message, rawJSON: storableText(raw))
+        Rejection(index: index, eventID: eventIDText(value), code: failure.code, message: failure.message, rawJSON: Rejection.storableText(raw))
     }
 
     /// The event's `event_id` when it is a string, even a malformed one (capped, storable).
     static func eventIDText(_ value: JSONValue?) -> String? {
         guard let text = value?["event_id"]?.stringValue else { return nil }
         if text.utf8.count <= maxEchoedEventIDBytes, !text.utf8.contains(0) { return text }
-        var cut = Substring(text)
-        while cut.utf8.count > maxEchoedEventIDBytes { cut = cut.dropLast() }
-        return storableText(ArraySlice(cut.utf8))
-    }
-
-    /// Text Postgres can store: invalid UTF-8 repaired to U+FFFD, and U+0000 replaced by
-    /// U+FFFD (only reachable for NDJSON lines that are not JSON).
-    static func storableText(_ bytes: ArraySlice<UInt8>) -> String {
-        let text = String(decoding: bytes, as: UTF8.self)
-        guard bytes.contains(0) else { return text }
-        return String(String.UnicodeScalarView(text.unicodeScalars.map { $0 == "\0" ? "\u{FFFD}" : $0 }))
+        var bytes = 0
+        var cut = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            bytes += UTF8.width(scalar)
+            if bytes > maxEchoedEventIDBytes { break }
+            cut.append(scalar)
+        }
+        return Rejection.storableText(ArraySlice(String(cut).utf8))
     }
 
     /// A value from the request quoted in a message only when it is short and plain.
@@ -99,4 +105,14 @@ extension EnvelopeError {
 extension EnvelopeError: CustomStringConvertible {
     /// Safe to show to the client: it only describes their request.
     public var description: String { "\(status) \(code): \(message)" }
+}
+
+extension Rejection {
+    /// Text Postgres can store: invalid UTF-8 repaired to U+FFFD, and U+0000 replaced by
+    /// U+FFFD. Rejections already hold such text; the server can use this for whole bodies.
+    public static func storableText(_ bytes: ArraySlice<UInt8>) -> String {
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard bytes.contains(0) else { return text }
+        return String(String.UnicodeScalarView(text.unicodeScalars.map { $0 == "\0" ? "\u{FFFD}" : $0 }))
+    }
 }

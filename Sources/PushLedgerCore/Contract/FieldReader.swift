@@ -63,16 +63,16 @@ struct FieldReader {
 
     /// The core read: absent and `null` are the same (missing when required); otherwise
     /// `convert` either yields the value or the field is invalid with "expected …".
-    mutating func read<T>(_ key: String, required: Bool, expected: String, _ convert: (JSONValue) -> T?) -> T? {
+    mutating func read<T>(_ key: String, required: Bool, expected: @autoclosure () -> String, _ convert: (JSONValue) -> T?) -> T? {
         guard let value = object[key], !value.isNull else {
             if required { noteMissing(key) }
             return nil
         }
         if let converted = convert(value) { return converted }
         if case .string = value {
-            noteInvalid(key, "expected \(expected)")
+            noteInvalid(key, "expected \(expected())")
         } else {
-            noteInvalid(key, "expected \(expected), got \(value.kindName)")
+            noteInvalid(key, "expected \(expected()), got \(value.kindName)")
         }
         return nil
     }
@@ -112,9 +112,8 @@ struct FieldReader {
     }
 
     /// An integer literal (no fraction or exponent) in `range`.
-    mutating func int(_ key: String, required: Bool, in range: ClosedRange<Int64>, expected: String? = nil) -> Int? {
-        let description = expected ?? "an integer from \(range.lowerBound) to \(range.upperBound)"
-        return read(key, required: required, expected: description) { value in
+    mutating func int(_ key: String, required: Bool, in range: ClosedRange<Int64>) -> Int? {
+        read(key, required: required, expected: "an integer from \(range.lowerBound) to \(range.upperBound)") { value in
             value.numberValue?.int64Value.flatMap { range.contains($0) ? Int($0) : nil }
         }
     }

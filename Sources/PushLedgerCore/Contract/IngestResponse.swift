@@ -4,22 +4,16 @@ public enum IngestResponse {
     public static func accepted(_ outcome: WriteOutcome, rejected: [Rejection]) -> [UInt8] {
         var w = JSONWriter(reservingCapacity: 48 + rejected.count * 160)
         w.beginObject()
-        w.key("accepted")
-        w.int(outcome.accepted)
-        w.key("duplicates")
-        w.int(outcome.duplicates)
+        w.member("accepted", outcome.accepted)
+        w.member("duplicates", outcome.duplicates)
         w.key("rejected")
         w.beginArray()
         for rejection in rejected {
             w.beginObject()
-            w.key("index")
-            w.int(rejection.index)
-            w.key("event_id")
-            w.optionalString(rejection.eventID)
-            w.key("error")
-            w.string(rejection.code.rawValue)
-            w.key("message")
-            w.string(rejection.message)
+            w.member("index", rejection.index)
+            w.member("event_id", rejection.eventID)
+            w.member("error", rejection.code.rawValue)
+            w.member("message", rejection.message)
             w.endObject()
         }
         w.endArray()
@@ -31,10 +25,8 @@ public enum IngestResponse {
     public static func error(code: String, message: String) -> [UInt8] {
         var w = JSONWriter()
         w.beginObject()
-        w.key("error")
-        w.string(code)
-        w.key("message")
-        w.string(message)
+        w.member("error", code)
+        w.member("message", message)
         w.endObject()
         return w.bytes
     }

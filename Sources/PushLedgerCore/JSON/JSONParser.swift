@@ -159,6 +159,17 @@ struct Reader {
         if depth > options.maxDepth { throw error(at: i, "nesting deeper than \(options.maxDepth) levels") }
     }
 
+    /// After a container's element: consumes `,` (false) or the closing byte (true).
+    mutating func closes(_ close: UInt8, in container: String) throws(JSONError) -> Bool {
+        skipWhitespace()
+        guard i < b.count else { throw error(at: i, "unexpected end of input in \(container)") }
+        let c = b[i]
+        i += 1
+        if c == UInt8(ascii: ",") { return false }
+        if c == close { return true }
+        throw error(at: i - 1, "unexpected \(describe(c)) in \(container), expected ',' or '\(Character(Unicode.Scalar(close)))'")
+    }
+
     mutating func parseArray(depth: Int, recordRanges: Bool) throws(JSONError) -> ([JSONValue], [Range<Int>]) {
         try enter(depth)
         i += 1  // '['
@@ -174,15 +185,7 @@ struct Reader {
             let start = i
             elements.append(try parseValue(depth: depth))
             if recordRanges { ranges.append(start..<i) }
-            skipWhitespace()
-            guard i < b.count else { throw error(at: i, "unexpected end of input in an array") }
-            switch b[i] {
-            case UInt8(ascii: ","): i += 1
-            case UInt8(ascii: "]"):
-                i += 1
-                return (elements, ranges)
-            default: throw error(at: i, "unexpected \(describe(b[i])) in an array, expected ',' or ']'")
-            }
+            if try closes(UInt8(ascii: "]"), in: "an array") { return (elements, ranges) }
         }
     }
 
@@ -213,15 +216,7 @@ struct Reader {
             } else {
                 object.append(key, try parseValue(depth: depth))
             }
-            skipWhitespace()
-            guard i < b.count else { throw error(at: i, "unexpected end of input in an object") }
-            switch b[i] {
-            case UInt8(ascii: ","): i += 1
-            case UInt8(ascii: "}"):
-                i += 1
-                return (object, ranges)
-            default: throw error(at: i, "unexpected \(describe(b[i])) in an object, expected ',' or '}'")
-            }
+            if try closes(UInt8(ascii: "}"), in: "an object") { return (object, ranges) }
         }
     }
 }

@@ -13,25 +13,19 @@ public struct JSONWriter: Sendable {
     /// The output as text (always valid UTF-8).
     public var string: String { String(decoding: bytes, as: UTF8.self) }
 
-    public mutating func beginObject() {
+    public mutating func beginObject() { open(UInt8(ascii: "{")) }
+    public mutating func endObject() { close(UInt8(ascii: "}")) }
+    public mutating func beginArray() { open(UInt8(ascii: "[")) }
+    public mutating func endArray() { close(UInt8(ascii: "]")) }
+
+    private mutating func open(_ bracket: UInt8) {
         separate()
-        bytes.append(UInt8(ascii: "{"))
+        bytes.append(bracket)
         needsComma = false
     }
 
-    public mutating func endObject() {
-        bytes.append(UInt8(ascii: "}"))
-        needsComma = true
-    }
-
-    public mutating func beginArray() {
-        separate()
-        bytes.append(UInt8(ascii: "["))
-        needsComma = false
-    }
-
-    public mutating func endArray() {
-        bytes.append(UInt8(ascii: "]"))
+    private mutating func close(_ bracket: UInt8) {
+        bytes.append(bracket)
         needsComma = true
     }
 
@@ -64,6 +58,18 @@ public struct JSONWriter: Sendable {
     /// A string, or `null` when nil.
     public mutating func optionalString(_ value: String?) {
         if let value { string(value) } else { null() }
+    }
+
+    /// An object member with an integer value.
+    public mutating func member(_ key: String, _ value: Int) {
+        self.key(key)
+        int(value)
+    }
+
+    /// An object member with a string value (`null` when nil).
+    public mutating func member(_ key: String, _ value: String?) {
+        self.key(key)
+        optionalString(value)
     }
 
     /// Writes any value.
