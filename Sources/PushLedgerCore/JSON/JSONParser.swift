@@ -46,6 +46,7 @@ public struct JSONDocument: Sendable, Equatable {
 
 /// Entry points of the parser.
 public enum JSONParser {
+    /// Parses one JSON text (RFC 8259, UTF-8, no BOM) with element ranges for slicing.
     public static func parse(_ bytes: [UInt8], options: JSONParseOptions = .init()) throws(JSONError) -> JSONDocument {
         try bytes.withUnsafeBufferPointer { (buffer) throws(JSONError) in
             var reader = Reader(buffer, options: options)
@@ -53,8 +54,11 @@ public enum JSONParser {
         }
     }
 
+    /// The same over memory the caller owns (e.g. a request buffer), without copying it.
     public static func parse(_ buffer: UnsafeRawBufferPointer, options: JSONParseOptions = .init()) throws(JSONError) -> JSONDocument {
-        var reader = Reader(buffer.bindMemory(to: UInt8.self), options: options)
+        // Bytes may alias any byte-sized type; assuming (not binding) leaves the caller's memory as it is.
+        let bytes = UnsafeBufferPointer(start: buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), count: buffer.count)
+        var reader = Reader(bytes, options: options)
         return try reader.parseDocument()
     }
 
@@ -63,6 +67,7 @@ public enum JSONParser {
         try parse(bytes, options: options).value
     }
 
+    /// Convenience for tests and small texts.
     public static func parseValue(_ text: String, options: JSONParseOptions = .init()) throws(JSONError) -> JSONValue {
         try parse(Array(text.utf8), options: options).value
     }

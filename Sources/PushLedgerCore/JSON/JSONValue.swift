@@ -15,6 +15,7 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
         self.int64Value = int64Value
     }
 
+    /// An integer, spelled in decimal.
     public init(_ value: Int64) {
         self.text = String(value)
         self.int64Value = value
@@ -101,6 +102,7 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
 /// A JSON object: members in the order they were sent or built, duplicates kept (the parser
 /// does not judge them; the contract validator rejects them).
 public struct JSONObject: Sendable, Equatable {
+    /// One `"key": value` pair.
     public struct Member: Sendable, Equatable {
         public var key: String
         public var value: JSONValue
@@ -110,6 +112,7 @@ public struct JSONObject: Sendable, Equatable {
         }
     }
 
+    /// In the order sent or built.
     public var members: [Member]
 
     public init(_ members: [Member] = []) { self.members = members }
@@ -153,6 +156,7 @@ public enum JSONValue: Sendable, Equatable {
     /// Non-finite values become `null`: JSON has no spelling for them.
     public static func double(_ value: Double) -> JSONValue { JSONNumber(value).map(JSONValue.number) ?? .null }
 
+    // Typed views: nil (or false) when the value is of another kind.
     public var isNull: Bool { if case .null = self { true } else { false } }
     public var boolValue: Bool? { if case .bool(let b) = self { b } else { nil } }
     public var numberValue: JSONNumber? { if case .number(let n) = self { n } else { nil } }

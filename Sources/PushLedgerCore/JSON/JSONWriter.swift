@@ -13,6 +13,7 @@ public struct JSONWriter: Sendable {
     /// The output as text (always valid UTF-8).
     public var string: String { String(decoding: bytes, as: UTF8.self) }
 
+    // Containers: every begin needs its end; keys and commas are placed by the writer.
     public mutating func beginObject() { open(UInt8(ascii: "{")) }
     public mutating func endObject() { close(UInt8(ascii: "}")) }
     public mutating func beginArray() { open(UInt8(ascii: "[")) }
@@ -37,6 +38,7 @@ public struct JSONWriter: Sendable {
         needsComma = false
     }
 
+    /// A quoted, escaped string value.
     public mutating func string(_ value: String) {
         separate()
         appendQuoted(value)
