@@ -92,8 +92,17 @@ struct FieldReader {
         let count = text.utf8.count
         if count == 0 { return "expected a non-empty string" }
         if count > maxBytes { return "expected at most \(maxBytes) bytes, got \(count)" }
-        if text.utf8.contains(0) { return "must not contain U+0000" }
+        if containsNUL(text) { return "must not contain U+0000" }
         return nil
+    }
+
+    /// memchr over the string's bytes: this runs for every stored string.
+    static func containsNUL(_ text: String) -> Bool {
+        let found = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            guard let base = bytes.baseAddress else { return false }
+            return memchr(base, 0, bytes.count) != nil
+        }
+        return found ?? text.utf8.contains(0)
     }
 
     mutating func uuid(_ key: String, required: Bool) -> UUID? {

@@ -135,22 +135,24 @@ public enum ContractFormat {
         var text = text
         return text.withUTF8 { s -> UUID? in
             guard s.count == 36 else { return nil }
-            var bytes = [UInt8](repeating: 0, count: 16)
-            var out = 0
-            var k = 0
-            while k < 36 {
-                if k == 8 || k == 13 || k == 18 || k == 23 {
-                    guard s[k] == UInt8(ascii: "-") else { return nil }
-                    k += 1
-                    continue
+            var value: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            let ok = withUnsafeMutableBytes(of: &value) { bytes -> Bool in
+                var out = 0
+                var k = 0
+                while k < 36 {
+                    if k == 8 || k == 13 || k == 18 || k == 23 {
+                        guard s[k] == UInt8(ascii: "-") else { return false }
+                        k += 1
+                        continue
+                    }
+                    guard let hi = hexValue(s[k]), let lo = hexValue(s[k + 1]) else { return false }
+                    bytes[out] = hi << 4 | lo
+                    out += 1
+                    k += 2
                 }
-                guard let hi = hexValue(s[k]), let lo = hexValue(s[k + 1]) else { return nil }
-                bytes[out] = hi << 4 | lo
-                out += 1
-                k += 2
+                return true
             }
-            return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                               bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+            return ok ? UUID(uuid: value) : nil
         }
     }
 

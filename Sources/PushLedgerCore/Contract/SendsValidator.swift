@@ -76,22 +76,24 @@ public enum SendsValidator {
     }
 
     static func ndjsonLines(_ body: [UInt8]) -> [Line] {
-        var lines: [Line] = []
-        var start = 0
-        var blank = true
-        for i in 0...body.count {
-            if i == body.count || body[i] == UInt8(ascii: "\n") {
-                var end = i
-                if end > start, body[end - 1] == UInt8(ascii: "\r") { end -= 1 }
-                // A final line break does not open an empty last line.
-                if i < body.count || start < body.count { lines.append(Line(range: start..<end, isBlank: blank)) }
-                start = i + 1
-                blank = true
-            } else if blank, !(body[i] == 0x20 || body[i] == 0x09 || body[i] == 0x0D) {
-                blank = false
+        body.withUnsafeBufferPointer { (b: UnsafeBufferPointer<UInt8>) -> [Line] in
+            guard let base = b.baseAddress else { return [] }
+            var lines: [Line] = []
+            var start = 0
+            // A final line break does not open an empty last line.
+            while start < b.count {
+                var newline = b.count
+                if let found = memchr(base + start, 0x0A, b.count - start) {
+                    newline = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                }
+                var end = newline
+                if end > start, b[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+                let blank = b[start..<end].allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }
+                lines.append(Line(range: start..<end, isBlank: blank))
+                start = newline + 1
             }
+            return lines
         }
-        return lines
     }
 
     /// What every send of the request is checked against.

@@ -119,16 +119,21 @@ public struct JSONObject: Sendable, Equatable {
 
     /// The first member's value with this key (objects here are small; a scan beats hashing).
     public subscript(key: String) -> JSONValue? {
-        for member in members where member.key == key { return member.value }
+        for member in members where Self.sameKey(member.key, key) { return member.value }
         return nil
+    }
+
+    /// Byte counts first: most keys differ in length, and that test is far cheaper than `==`.
+    @inline(__always) static func sameKey(_ a: String, _ b: String) -> Bool {
+        a.utf8.count == b.utf8.count && a == b
     }
 
     /// The first key that occurs more than once, if any.
     public var firstDuplicateKey: String? {
         if members.count < 2 { return nil }
-        if members.count <= 16 {
+        if members.count <= 32 {
             for i in 1..<members.count {
-                for j in 0..<i where members[j].key == members[i].key { return members[i].key }
+                for j in 0..<i where Self.sameKey(members[j].key, members[i].key) { return members[i].key }
             }
             return nil
         }
