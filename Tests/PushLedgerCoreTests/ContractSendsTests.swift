@@ -89,7 +89,9 @@ import Testing
 
     @Test func theAgeWindowUsesSentAt() throws {
         let future = F.with(F.send, "sent_at", "2026-12-01T10:00:07Z")
-        #expect(try F.rejection(ofSend: future)?.code == .inFuture)
+        let rejection = try #require(try F.rejection(ofSend: future))
+        #expect(rejection.code == .inFuture)
+        #expect(rejection.message == "sent_at 2026-12-01T10:00:07.000000Z is more than 1 day after the server's receive time")
         var limits = IngestLimits()
         limits.maxAge = nil
         let backfill = F.with(F.send, "sent_at", "2024-02-29T12:00:00Z")

@@ -24,12 +24,11 @@ enum EventChecks {
     /// `too_old` / `in_future` for `time` (microseconds) against the receive time; `what`
     /// names the time in the message.
     static func timeFailure(_ time: Int64, receivedAt: Int64, limits: IngestLimits, what: String) -> EventFailure? {
-        if let maxAge = limits.maxAge, time < receivedAt - microseconds(maxAge) {
-            return (.tooOld, "\(what) \(RFC3339.format(microseconds: time)) is more than \(duration(maxAge)) before the server's receive time")
+        func message(_ window: TimeInterval, _ side: String) -> String {
+            "\(what) \(RFC3339.format(microseconds: time)) is more than \(duration(window)) \(side) the server's receive time"
         }
-        if time > receivedAt + microseconds(limits.maxFuture) {
-            return (.inFuture, "\(what) \(RFC3339.format(microseconds: time)) is more than \(duration(limits.maxFuture)) after the server's receive time")
-        }
+        if let maxAge = limits.maxAge, time < receivedAt - microseconds(maxAge) { return (.tooOld, message(maxAge, "before")) }
+        if time > receivedAt + microseconds(limits.maxFuture) { return (.inFuture, message(limits.maxFuture, "after")) }
         return nil
     }
 
