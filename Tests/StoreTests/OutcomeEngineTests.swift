@@ -116,6 +116,17 @@ import Testing
         #expect(try classify(asOf: 40).mapValues(\.outcome) == [1: "received", 2: "unconfirmed"])
     }
 
+    @Test func aSnapshotOlderThanAMonthStillDecides() throws {
+        _ = try db.write(
+            settings(1, event: 901, at: -24 * 45, F.androidSettings(enabled: false)),   // September
+            settings(2, event: 902, at: -24 * 45, F.androidSettings(enabled: false)),
+            settings(2, event: 903, at: -24 * 20, F.androidSettings(enabled: true)),    // October: newer
+            device(3, [F.event(910, at: -9, F.received(50))]))
+        _ = try db.write(F.sends([F.send(1, notification: 1, at: -5, installation: F.installation(1)),
+                                  F.send(2, notification: 2, at: -5, installation: F.installation(2))]))
+        #expect(try classify().mapValues(\.outcome) == [1: "blocked_app", 2: "unconfirmed"])
+    }
+
     @Test func snapshotTiesBreakByReceivedTimeThenEventID() throws {
         _ = try db.write(
             // Same time: the later received wins ...
