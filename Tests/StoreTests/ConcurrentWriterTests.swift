@@ -82,3 +82,42 @@ import Testing
         #expect(sends == 150)
     }
 }
+
+/// A writer aborted as a deadlock victim retries its batch instead of failing the requests.
+@Suite struct DeadlockRetryTests {
+    typealias F = Fixture
+
+    @Test func aDeadlockVictimRetriesItsBatch() throws {
+        let db = try StoreDatabase()
+        let blocker = try Connection.connect(url: db.url)
+        let writer = try Connection.connect(url: db.url)
+        let writerPID: Int = try writer.query("select pg_backend_pid() as pid")[0].decode("pid")
+        // The writer detects the deadlock first, so it is the one Postgres aborts.
+        try writer.execute("set deadlock_timeout = '50ms'")
+        try blocker.execute("set deadlock_timeout = '60s'")
+        try blocker.executeScript("begin")
+        try blocker.execute("insert into event_ids values (\(F.app), \(F.event(2)), now())")
+
+        let unit = F.telemetry(F.envelope(installation: F.installation(1)), [F.event(1, at: 1, F.received(1)), F.event(2, at: 1, F.received(2))])
+        let result = Mutex<Result<[WriteOutcome], any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) let writerConnection = writer
+        DispatchQueue.global().async {
+            let outcome = Result { try EventWriter().write([unit], on: writerConnection) }
+            result.withLock { $0 = outcome }
+            done.signal()
+        }
+        // Wait until the writer holds event 1 and waits for event 2 ...
+        while try blocker.query("select count(*)::int as n from pg_locks where pid = \(writerPID) and not granted")[0]
+            .decode("n", as: Int.self) == 0 {
+            usleep(10_000)
+        }
+        // ... then close the cycle: this insert waits for the writer, which is aborted and retries.
+        try blocker.execute("insert into event_ids values (\(F.app), \(F.event(1)), now())")
+        try blocker.executeScript("rollback")
+        done.wait()
+        let outcomes = try result.withLock { try $0!.get() }
+        #expect(outcomes == [WriteOutcome(accepted: 2, duplicates: 0)])
+        #expect(try db.count("notification_receipts") == 2)
+    }
+}
