@@ -36,15 +36,15 @@ public struct ReportQuery: Sendable, Equatable {
 }
 
 /// How a send-level report slices its rows (`--by`).
-public enum Dimension: String, Sendable, CaseIterable, Equatable {
+public enum ReportDimension: String, Sendable, CaseIterable, Equatable {
     case channel, platform, appVersion = "app_version", campaign, day, provider
 
     /// Parses `--by channel,platform`; unknown names are an error naming them.
-    public static func parseList(_ text: String) throws(ReportError) -> [Dimension] {
-        var result: [Dimension] = []
+    public static func parseList(_ text: String) throws(ReportError) -> [ReportDimension] {
+        var result: [ReportDimension] = []
         for part in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !part.isEmpty {
-            guard let dimension = Dimension(rawValue: part) else {
-                let known = Dimension.allCases.map(\.rawValue).joined(separator: ", ")
+            guard let dimension = ReportDimension(rawValue: part) else {
+                let known = ReportDimension.allCases.map(\.rawValue).joined(separator: ", ")
                 throw ReportError.invalidQuery("unknown dimension '\(part)' (expected one of: \(known))")
             }
             if !result.contains(dimension) { result.append(dimension) }

@@ -7,7 +7,7 @@ extension SilentLossReport {
     /// loss rate and its parts, counts beside each rate. Sends still inside the confirmation
     /// window are pending and counted apart, so a short window shows how much is undecided.
     public static func quick(connection: Connection, app: String, since span: TimeInterval, asOf: Date = Date(),
-                             by dimensions: [Dimension] = []) throws(ReportError) -> SilentLossReport {
+                             by dimensions: [ReportDimension] = []) throws(ReportError) -> SilentLossReport {
         guard span > 0 else { throw ReportError.invalidQuery("--since must be a positive duration") }
         return try run(connection: connection, query: .recent(app: app, span: span, asOf: asOf), by: dimensions)
     }

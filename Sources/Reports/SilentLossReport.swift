@@ -7,17 +7,17 @@ import PushLedgerCore
 public struct SilentLossReport: Sendable, Equatable {
     /// One slice: its dimension values (nil is a real null, e.g. a batch without app_version).
     public struct Row: Sendable, Equatable {
-        public var values: [Dimension: String?]
+        public var values: [ReportDimension: String?]
         public var counts: OutcomeCounts
     }
 
     public let query: ReportQuery
-    public let dimensions: [Dimension]
+    public let dimensions: [ReportDimension]
     public let rows: [Row]
 
     /// Classifies the window's sends and groups them by `dimensions` (none: one total row, or
     /// no row when the window holds no send).
-    public static func run(connection: Connection, query: ReportQuery, by dimensions: [Dimension] = []) throws(ReportError)
+    public static func run(connection: Connection, query: ReportQuery, by dimensions: [ReportDimension] = []) throws(ReportError)
         -> SilentLossReport
     {
         let query = try query.validated()
@@ -32,7 +32,7 @@ public struct SilentLossReport: Sendable, Equatable {
                                               \(query.windowInterval)::interval, string_to_array(\(by), ','))
                 """
             ).map { row in
-                var values: [Dimension: String?] = [:]
+                var values: [ReportDimension: String?] = [:]
                 for dimension in dimensions { values[dimension] = try row.decode(dimension.rawValue, as: String?.self) }
                 return Row(values: values, counts: try OutcomeCounts(row: row))
             }
