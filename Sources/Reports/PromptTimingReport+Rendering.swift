@@ -50,33 +50,33 @@ extension PromptTimingReport {
     /// baseline with its p-value (`!` marks insufficient data).
     public func table(for format: ReportFormat) -> ReportTable {
         let raw = format == .csv
-        func rate(_ r: Rate?) -> String {
-            guard let r else { return raw ? "" : "–" }
-            if raw { return r.value.map { "\($0)" } ?? "" }
-            return Display.percent(r.value) + " (\(r.numerator)/\(r.denominator))"
+        func rate(_ r: Rate?) -> Cell {
+            guard let r else { return .null }
+            if raw { return Display.fraction(r) }
+            return r.value == nil ? .null : .text(Display.text(Display.rate(r)) + " (\(r.numerator)/\(r.denominator))")
         }
-        func interval(_ r: Rate) -> String {
-            guard let ci = r.wilsonInterval() else { return raw ? "" : "–" }
-            return raw ? "\(ci.lower) \(ci.upper)" : "\(Display.percent(ci.lower))–\(Display.percent(ci.upper))"
+        func interval(_ r: Rate) -> Cell {
+            guard let ci = r.wilsonInterval() else { return .null }
+            return .text(raw ? "\(ci.lower) \(ci.upper)" : "\(Display.percent(ci.lower))–\(Display.percent(ci.upper))")
         }
-        func versus(_ c: Cohort, _ name: String) -> String {
+        func versus(_ c: Cohort, _ name: String) -> Cell {
             guard let found = comparisons(c)?.first(where: { $0.name == name })?.comparison else {
-                return raw ? "" : (c.name == baseline ? "baseline" : "–")
+                return raw || c.name != baseline ? .null : "baseline"
             }
-            if raw { return found.differencePoints.map { "\($0)" } ?? "" }
-            return "\(Display.points(found.differencePoints)) p=\(Display.pValue(found.pValue))\(found.insufficientData ? " !" : "")"
+            if raw { return found.differencePoints.map { .text("\($0)") } ?? .null }
+            return .text("\(Display.points(found.differencePoints)) p=\(Display.pValue(found.pValue))\(found.insufficientData ? " !" : "")")
         }
         let columns = [
             "cohort", "installs", "prompted", "opt_in_rate", "opt_in_ci", "opt_in_vs_baseline", "provisional_rate",
             "provisional_vs_baseline", "reach_rate", "reach_ci", "reach_vs_baseline", "granted_without_prompt",
             "retained_7d", "retained_7d_vs_baseline", "median_hours_to_prompt", "open_rate", "silent_loss_rate",
         ]
-        let rows = cohorts.map { c -> [String] in
+        let rows = cohorts.map { c -> [Cell] in
             [
-                c.name, String(c.installs), String(c.prompted), rate(c.optIn), interval(c.optIn), versus(c, "opt_in_rate"),
+                .text(c.name), .integer(c.installs), .integer(c.prompted), rate(c.optIn), interval(c.optIn), versus(c, "opt_in_rate"),
                 rate(c.provisional), versus(c, "provisional_rate"), rate(c.reach), interval(c.reach),
-                versus(c, "reach_rate"), String(c.grantedWithoutPrompt), rate(c.retained7d), versus(c, "retained_7d"),
-                raw ? (c.medianHoursToPrompt.map { "\($0)" } ?? "") : Display.hours(c.medianHoursToPrompt),
+                versus(c, "reach_rate"), .integer(c.grantedWithoutPrompt), rate(c.retained7d), versus(c, "retained_7d"),
+                raw ? (c.medianHoursToPrompt.map { .text("\($0)") } ?? .null) : Display.hours(c.medianHoursToPrompt),
                 rate(c.openRate), rate(c.silentLossRate),
             ]
         }
@@ -96,9 +96,9 @@ extension PromptTimingReport {
         switch format {
         case .json: return json.serialized(pretty: true) + "\n"
         case .csv:
-            var table = table(for: .csv)
-            table.columns.insert("mode", at: 0)
-            table.rows = table.rows.map { [mode.rawValue] + $0 }
+            var table = table(for: .csv).table
+            table.columns.insert(Table.Column("mode"), at: 0)
+            table.rows = table.rows.map { [.text(mode.rawValue)] + $0 }
             return table.csv()
         case .table, .markdown: return table(for: format).rendered(format)!
         case .html, .text: throw ReportError.unsupported(format, report: "report prompt-timing")

@@ -100,22 +100,25 @@ public struct RejectionsReport: Sendable, Equatable {
     /// Two tables: per provider, then per reason.
     public func tables(for format: ReportFormat) -> [ReportTable] {
         let raw = format == .csv
-        func rate(_ r: Rate) -> String { raw ? (r.value.map { "\($0)" } ?? "") : Display.percent(r.value, digits: 2) }
+        func rate(_ r: Rate) -> Cell { raw ? Display.fraction(r) : r.value.map { .percent($0, digits: 2) } ?? .null }
         let window = "window [\(Display.timestamp(query.from)), \(Display.timestamp(query.to))) as of \(Display.timestamp(query.asOf))"
         let providerTable = ReportTable(
             title: "Provider rejections",
             columns: ["provider", "sends", "rejected", "rejection_rate", "token_invalid", "token_invalid_rate",
                       "to_invalid_token", "to_invalid_token_rate"],
             rows: providers.map {
-                [$0.provider, String($0.sends), String($0.rejected), rate($0.rejectionRate), String($0.tokenInvalid),
-                 rate($0.tokenInvalidRate), String($0.toInvalidToken), rate($0.toInvalidTokenRate)]
+                [.text($0.provider), .integer($0.sends), .integer($0.rejected), rate($0.rejectionRate), .integer($0.tokenInvalid),
+                 rate($0.tokenInvalidRate), .integer($0.toInvalidToken), rate($0.toInvalidTokenRate)]
             },
             notes: [window, "to_invalid_token: sends to a token an earlier result had already marked invalid, not re-registered since"]
                 + (providers.isEmpty ? ["no sends in the window"] : []))
         let reasonTable = ReportTable(
             title: "Rejections by reason",
             columns: ["provider", "reason_class", "reason", "status", "rejected", "share_of_sends"],
-            rows: reasons.map { [$0.provider, $0.reasonClass, $0.reason ?? (raw ? "" : "(none)"), String($0.status), String($0.rejected), rate($0.rate)] })
+            rows: reasons.map {
+                [.text($0.provider), .text($0.reasonClass), $0.reason.map(Cell.text) ?? (raw ? .null : "(none)"), .integer($0.status),
+                 .integer($0.rejected), rate($0.rate)]
+            })
         return [providerTable, reasonTable]
     }
 
@@ -123,7 +126,7 @@ public struct RejectionsReport: Sendable, Equatable {
     public func rendered(_ format: ReportFormat) throws(ReportError) -> String {
         switch format {
         case .json: return json.serialized(pretty: true) + "\n"
-        case .csv: return tables(for: .csv)[1].csv()
+        case .csv: return tables(for: .csv)[1].table.csv()
         case .table, .markdown: return tables(for: format).compactMap { $0.rendered(format) }.joined(separator: "\n")
         case .html, .text: throw ReportError.unsupported(format, report: "report rejections")
         }

@@ -14,21 +14,21 @@ extension SilentLossReport {
 
     /// The short terminal table of ``quick(connection:app:since:asOf:by:)``.
     public var quickText: String {
-        func cell(_ rate: Rate) -> String {
-            "\(Display.percent(rate.value))\(rate.isLowVolume && rate.value != nil ? "*" : "") (\(rate.numerator)/\(rate.denominator))"
+        func cell(_ rate: Rate) -> Cell {
+            rate.value == nil ? .null : .text("\(Display.text(Display.rate(rate))) (\(rate.numerator)/\(rate.denominator))")
         }
         let table = ReportTable(
             title: "Silent loss since \(Display.timestamp(query.from))",
             columns: dimensions.map(\.rawValue) + ["sends", "pending", "rejected", "silent loss", "known blocked", "unconfirmed",
                                                    "confirmed delivery", "unattributed"],
-            rows: rows.map { row in
+            rows: rows.map { row -> [Cell] in
                 let c = row.counts
-                return dimensions.map { (row.values[$0] ?? nil) ?? "(none)" }
-                    + [String(c.sends), String(c.pending), String(c.rejected), cell(c.silentLossRate), cell(c.knownBlockedRate),
-                       cell(c.unconfirmedRate), cell(c.confirmedDeliveryRate), String(c.unattributed)]
+                return dimensions.map { .text((row.values[$0] ?? nil) ?? "(none)") }
+                    + [.integer(c.sends), .integer(c.pending), .integer(c.rejected), cell(c.silentLossRate), cell(c.knownBlockedRate),
+                       cell(c.unconfirmedRate), cell(c.confirmedDeliveryRate), .integer(c.unattributed)]
             },
             notes: ["as of \(Display.timestamp(query.asOf)); rates over accepted sends that are no longer pending; * under \(Rate.lowVolumeThreshold)"]
                 + (rows.isEmpty ? ["no sends in the window"] : []))
-        return table.aligned()
+        return table.terminal(style: .plain)
     }
 }

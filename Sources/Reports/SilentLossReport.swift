@@ -54,33 +54,30 @@ public struct SilentLossReport: Sendable, Equatable {
     }
 
     /// The terminal/CSV/Markdown table: dimensions, the counts, then the rates (a `*` marks
-    /// low volume in table and Markdown; CSV carries raw fractions and the low-volume list).
+    /// low volume in table and Markdown; CSV carries exact fractions and the low-volume list).
     public func table(for format: ReportFormat) -> ReportTable {
         let raw = format == .csv
         var columns = dimensions.map(\.rawValue)
         columns += OutcomeCounts().namedCounts.map(\.name)
         columns += OutcomeCounts().namedRates.map(\.name)
         if raw { columns.append("low_volume") }
-        let body = rows.map { row -> [String] in
-            var cells = dimensions.map { (row.values[$0] ?? nil) ?? (raw ? "" : "(none)") }
-            cells += row.counts.namedCounts.map { String($0.count) }
-            cells += row.counts.namedRates.map { named in
-                if raw { return named.rate.value.map { "\($0)" } ?? "" }
-                return Display.percent(named.rate.value) + (named.rate.isLowVolume && named.rate.value != nil ? "*" : "")
-            }
-            if raw { cells.append(row.counts.lowVolumeRates.joined(separator: " ")) }
+        let body = rows.map { row -> [Cell] in
+            var cells: [Cell] = dimensions.map { (row.values[$0] ?? nil).map(Cell.text) ?? (raw ? .null : "(none)") }
+            cells += row.counts.namedCounts.map { .integer($0.count) }
+            cells += row.counts.namedRates.map { raw ? Display.fraction($0.rate) : Display.rate($0.rate) }
+            if raw { cells.append(.text(row.counts.lowVolumeRates.joined(separator: " "))) }
             return cells
         }
         var notes = ["window [\(Display.timestamp(query.from)), \(Display.timestamp(query.to))) as of \(Display.timestamp(query.asOf))"]
         if rows.isEmpty { notes.append("no sends in the window") }
-        if !raw { notes.append("* denominator under \(Rate.lowVolumeThreshold) (low volume); – rate undefined (denominator 0)") }
+        notes.append("* denominator under \(Rate.lowVolumeThreshold) (low volume); — rate undefined (denominator 0)")
         return ReportTable(title: "Silent loss", columns: columns, rows: body, notes: notes)
     }
 
     /// Renders in `table`, `json`, `csv` or `markdown`.
     public func rendered(_ format: ReportFormat) throws(ReportError) -> String {
         if format == .json { return json.serialized(pretty: true) + "\n" }
-        guard let text = table(for: format).rendered(format), format != .text else {
+        guard format != .text, let text = table(for: format).rendered(format) else {
             throw ReportError.unsupported(format, report: "report silent-loss")
         }
         return text

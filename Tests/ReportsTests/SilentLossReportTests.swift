@@ -135,7 +135,7 @@ struct SilentLossReportTests {
         let csv = try report.rendered(.csv)
         #expect(csv.components(separatedBy: "\r\n").filter { !$0.isEmpty }.count == report.rows.count + 1)
         let markdown = try report.rendered(.markdown)
-        #expect(markdown.contains("| orders | order_update |"))
+        #expect(markdown.contains("| orders | order\\_update |"))
         #expect(try report.rendered(.table).contains("%*"))
         #expect(throws: ReportError.self) { try report.rendered(.html) }
     }

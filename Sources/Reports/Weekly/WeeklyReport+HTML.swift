@@ -9,12 +9,12 @@ extension WeeklyReport {
         var body = "<header><h1>PushLedger weekly report</h1><p class=\"sub\">\(e(subtitle))</p></header>\n<main>\n"
         body += "<section class=\"charts\">\n"
         body += figure("Silent loss by channel, last \(Self.trendWeeks) weeks", trendChart)
-        body += figure("Delivery funnel, \(week.label)", funnelChart)
+        body += figure("Delivery funnel, \(week.description)", funnelChart)
         body += figure("Opt-in and reach by cohort (95% Wilson intervals)", cohortChart)
-        body += figure("Rejections by reason, \(week.label)", rejectionChart)
+        body += figure("Rejections by reason, \(week.description)", rejectionChart)
         body += "</section>\n"
         for table in sections { body += Self.htmlTable(table) }
-        body += "<p class=\"legend\">* denominator under \(Rate.lowVolumeThreshold) (low volume) · – undefined (denominator 0) · Δ for rates in percentage points · ! insufficient data for the comparison</p>\n"
+        body += "<p class=\"legend\">* denominator under \(Rate.lowVolumeThreshold) (low volume) · — undefined (denominator 0) · Δ for rates in percentage points · ! insufficient data for the comparison</p>\n"
         body += "</main>\n"
         return """
             <!DOCTYPE html>
@@ -22,7 +22,7 @@ extension WeeklyReport {
             <head>
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>PushLedger weekly report \(e(app)) \(e(week.label))</title>
+            <title>PushLedger weekly report \(e(app)) \(e(week.description))</title>
             <style>\(Self.css)</style>
             </head>
             <body>
@@ -41,7 +41,7 @@ extension WeeklyReport {
         let names = Set(trend.map(\.channel)).sorted()
         return SVGChart.lines(
             title: "Silent loss rate by channel per week",
-            xLabels: weeks.map { String($0.label.suffix(3)) },
+            xLabels: weeks.map { String($0.description.suffix(3)) },
             series: names.map { name in
                 (name, weeks.map { w in trend.first { $0.week == w && $0.channel == name }?.counts.silentLossRate.value })
             })
@@ -85,11 +85,13 @@ extension WeeklyReport {
     static func htmlTable(_ table: ReportTable) -> String {
         let e = SVGChart.escape
         var out = "<section><h2>\(e(table.title))</h2><div class=\"scroll\"><table><thead><tr>"
-        out += table.columns.map { "<th>\(e($0))</th>" }.joined() + "</tr></thead><tbody>"
-        for row in table.rows {
-            out += "<tr>" + row.map { "<td\(ReportTable.looksNumeric($0) ? " class=\"num\"" : "")>\(e($0))</td>" }.joined() + "</tr>"
+        out += table.table.columns.map { "<th>\(e($0.title))</th>" }.joined() + "</tr></thead><tbody>"
+        for row in table.table.rows {
+            out += "<tr>" + zip(row, table.table.columns).map { cell, column in
+                "<td\(column.alignment == .right ? " class=\"num\"" : "")>\(e(Display.text(cell)))</td>"
+            }.joined() + "</tr>"
         }
-        if table.rows.isEmpty { out += "<tr><td colspan=\"\(table.columns.count)\" class=\"empty\">none</td></tr>" }
+        if table.table.rows.isEmpty { out += "<tr><td colspan=\"\(table.table.columns.count)\" class=\"empty\">none</td></tr>" }
         out += "</tbody></table></div>"
         out += table.notes.map { "<p class=\"note\">\(e($0))</p>" }.joined()
         return out + "</section>\n"

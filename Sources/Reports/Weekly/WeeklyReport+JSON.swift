@@ -7,9 +7,9 @@ extension WeeklyReport {
     public var json: JSONValue {
         .object([
             ("app", .string(app)),
-            ("week", .string(week.label)),
-            ("from", .string(Display.timestamp(week.start))),
-            ("to", .string(Display.timestamp(week.end))),
+            ("week", .string(week.description)),
+            ("from", .string(Display.timestamp(week.start()))),
+            ("to", .string(Display.timestamp(week.end()))),
             ("as_of", .string(Display.timestamp(asOf))),
             ("headline", Self.sliceJSON(headline)),
             ("channels", .array(channels.map(Self.sliceJSON))),

@@ -54,14 +54,14 @@ public struct WeeklyReport: Sendable {
     public typealias Alerts = [FiredAlert]?
 
     public let app: String
-    public let week: ReportWeek
+    public let week: ISOWeek
     /// The rollups' as_of (the refresh time).
     public let asOf: Date
     public let headline: Slice
     public let channels: [Slice]
     public let platforms: [Slice]
     /// Silent loss by channel across the recent weeks, oldest first (the chart's data).
-    public let trend: [(week: ReportWeek, channel: String, counts: OutcomeCounts)]
+    public let trend: [(week: ISOWeek, channel: String, counts: OutcomeCounts)]
     public let rejections: [ReasonRow]
     public let landings: [LandingRow]
     public let promptTiming: PromptTimingReport
@@ -72,7 +72,7 @@ public struct WeeklyReport: Sendable {
     public static let trendWeeks = 8
 
     /// Refreshes the rollups as of now, then reads the week and the one before.
-    public static func run(connection: Connection, app: String, week: ReportWeek, experiment: String = "push_prompt_timing")
+    public static func run(connection: Connection, app: String, week: ISOWeek, experiment: String = "push_prompt_timing")
         throws(ReportError) -> WeeklyReport
     {
         guard !app.isEmpty else { throw ReportError.invalidQuery("--app is required") }
@@ -81,15 +81,15 @@ public struct WeeklyReport: Sendable {
         let byWeek = try totals(connection, app, weeks[0], week, by: "week")
         let byChannel = try totals(connection, app, weeks[0], week, by: "week,channel")
         let byPlatform = try totals(connection, app, week.previous, week, by: "week,platform")
-        func slices(_ rows: [(week: ReportWeek, name: String, counts: OutcomeCounts)]) -> [Slice] {
+        func slices(_ rows: [(week: ISOWeek, name: String, counts: OutcomeCounts)]) -> [Slice] {
             Set(rows.filter { $0.week >= week.previous }.map(\.name)).sorted().map { name in
                 Slice(name: name, current: rows.first { $0.week == week && $0.name == name }?.counts ?? OutcomeCounts(),
                       previous: rows.first { $0.week == week.previous && $0.name == name }?.counts ?? OutcomeCounts())
             }
         }
         let options = PromptTimingReport.Options(experiment: experiment, includeSends: false)
-        func prompts(_ w: ReportWeek) throws(ReportError) -> PromptTimingReport {
-            try PromptTimingReport.run(connection: connection, query: ReportQuery(app: app, from: w.start, to: w.end, asOf: asOf), options: options)
+        func prompts(_ w: ISOWeek) throws(ReportError) -> PromptTimingReport {
+            try PromptTimingReport.run(connection: connection, query: ReportQuery(app: app, from: w.start(), to: w.end(), asOf: asOf), options: options)
         }
         return WeeklyReport(
             app: app, week: week, asOf: asOf,
@@ -104,8 +104,8 @@ public struct WeeklyReport: Sendable {
     }
 
     /// Rollup sums per week (and the second dimension in `by`, if any) over weeks [first, last].
-    private static func totals(_ connection: Connection, _ app: String, _ first: ReportWeek, _ last: ReportWeek, by: String)
-        throws(ReportError) -> [(week: ReportWeek, name: String, counts: OutcomeCounts)]
+    private static func totals(_ connection: Connection, _ app: String, _ first: ISOWeek, _ last: ISOWeek, by: String)
+        throws(ReportError) -> [(week: ISOWeek, name: String, counts: OutcomeCounts)]
     {
         try databaseStep("reading rollups") {
             try connection.query(
@@ -113,22 +113,22 @@ public struct WeeklyReport: Sendable {
                 select week::timestamp at time zone 'UTC' as week, coalesce(channel, platform, 'all') as name, sends, accepted, rejected,
                        pending, opened, received, blocked_app, blocked_channel, unconfirmed, unattributed,
                        token_invalid, to_invalid_token
-                  from pushledger_rollup_totals(\(app), \(Display.day(first.start))::date, \(Display.day(last.end))::date,
+                  from pushledger_rollup_totals(\(app), \(Display.day(first.start()))::date, \(Display.day(last.end()))::date,
                                                 string_to_array(\(by), ','))
                 """
             ).map { row in
-                (ReportWeek(containing: try row.decode("week", as: Date.self)), try row.decode("name"), try OutcomeCounts(row: row))
+                (ISOWeek(containing: try row.decode("week", as: Date.self) as Date), try row.decode("name"), try OutcomeCounts(row: row))
             }
         }
     }
 
-    private static func rejections(_ connection: Connection, _ app: String, _ week: ReportWeek) throws(ReportError) -> [ReasonRow] {
-        let load = { (w: ReportWeek) throws(ReportError) -> [ReasonRow] in
+    private static func rejections(_ connection: Connection, _ app: String, _ week: ISOWeek) throws(ReportError) -> [ReasonRow] {
+        let load = { (w: ISOWeek) throws(ReportError) -> [ReasonRow] in
             try databaseStep("reading rejection rollups") {
                 try connection.query(
                     """
                     select provider, reason_class, reason, rejected
-                      from pushledger_rollup_rejections(\(app), \(Display.day(w.start))::date, \(Display.day(w.end))::date)
+                      from pushledger_rollup_rejections(\(app), \(Display.day(w.start()))::date, \(Display.day(w.end()))::date)
                     """
                 ).map { row in
                     ReasonRow(provider: try row.decode("provider"), reasonClass: try row.decode("reason_class"),
@@ -147,13 +147,13 @@ public struct WeeklyReport: Sendable {
         return rows.sorted { ($1.current, $1.previous, $0.provider, $0.reason ?? "") < ($0.current, $0.previous, $1.provider, $1.reason ?? "") }
     }
 
-    private static func landings(_ connection: Connection, _ app: String, _ week: ReportWeek) throws(ReportError) -> [LandingRow] {
-        let load = { (w: ReportWeek) throws(ReportError) -> [(channel: String, campaign: String?, landing: Landing)] in
+    private static func landings(_ connection: Connection, _ app: String, _ week: ISOWeek) throws(ReportError) -> [LandingRow] {
+        let load = { (w: ISOWeek) throws(ReportError) -> [(channel: String, campaign: String?, landing: Landing)] in
             try databaseStep("reading landing rollups") {
                 try connection.query(
                     """
                     select channel, campaign, opens, landed_reported, misrouted
-                      from pushledger_rollup_landings(\(app), \(Display.day(w.start))::date, \(Display.day(w.end))::date)
+                      from pushledger_rollup_landings(\(app), \(Display.day(w.start()))::date, \(Display.day(w.end()))::date)
                     """
                 ).map { row in
                     (try row.decode("channel"), try row.decode("campaign"),
@@ -174,14 +174,14 @@ public struct WeeklyReport: Sendable {
         }.sorted { ($0.channel, $0.campaign ?? "") < ($1.channel, $1.campaign ?? "") }
     }
 
-    private static func alerts(_ connection: Connection, _ app: String, _ week: ReportWeek) throws(ReportError) -> Alerts {
+    private static func alerts(_ connection: Connection, _ app: String, _ week: ISOWeek) throws(ReportError) -> Alerts {
         try databaseStep("reading fired alerts") {
             let exists = try connection.query("select to_regclass('alert_transitions') is not null as present")
             guard try exists.first?.decode("present", as: Bool.self) == true else { return nil }
             return try connection.query(
                 """
                 select rule, slice, at, current_rate, baseline_rate, delta_pp, p_value, message
-                  from pushledger_fired_alerts(\(app), \(week.start), \(week.end))
+                  from pushledger_fired_alerts(\(app), \(week.start()), \(week.end()))
                 """
             ).map { row in
                 FiredAlert(rule: try row.decode("rule"), slice: try row.decode("slice"), at: try row.decode("at"),
@@ -190,5 +190,14 @@ public struct WeeklyReport: Sendable {
                            message: try row.decode("message"))
             }
         }
+    }
+}
+
+extension ISOWeek {
+    /// The `count` weeks ending with this one, oldest first.
+    func recent(_ count: Int) -> [ISOWeek] {
+        var weeks = [self]
+        while weeks.count < count { weeks.insert(weeks[0].previous, at: 0) }
+        return weeks
     }
 }
