@@ -47,8 +47,8 @@ struct PromptFixture {
         mutating func chance(_ p: Double) -> Bool { Double(next() % 1_000_000) / 1_000_000 < p }
     }
 
-    init(seed: UInt64 = 7, count: Int = 150) throws {
-        fixture = try Fixture()
+    init(seed: UInt64 = 7, count: Int = 150, into fixture: Fixture? = nil) throws {
+        self.fixture = try fixture ?? Fixture()
         var random = Random(state: seed)
         let hour = 3600.0
         for i in 0..<count {
