@@ -13,6 +13,8 @@ struct OutcomeFixture {
         var campaign: String?
         var provider: String
         var day: String
+        /// Of the installation's as-of snapshot; nil without one.
+        var appVersion: String?
         var tokenInvalid = false
         var toInvalidToken = false
     }
@@ -23,6 +25,8 @@ struct OutcomeFixture {
     var fixture: Fixture
     var expected: [Expected] = []
     var notificationCount = 0
+    /// app_version of each installation's snapshots (G has none).
+    var snapshotVersions: [UUID: String] = [:]
 
     static func installation(_ n: Int) -> UUID { Fixture.id(0x1a, n) }
 
@@ -48,7 +52,8 @@ struct OutcomeFixture {
         let event = try fixture.send(notification: n, installation: installation, at: at, provider: provider, token: token,
                                      channel: channel, campaign: campaign, status: status, reason: reason, resolvedBy: resolvedBy)
         expected.append(Expected(event: event, outcome: outcome, channel: channel, platform: platform, campaign: campaign,
-                                 provider: provider, day: Display.day(at), tokenInvalid: tokenInvalid, toInvalidToken: toInvalidToken))
+                                 provider: provider, day: Display.day(at),
+                                 appVersion: installation.flatMap { snapshotVersions[$0] }, tokenInvalid: tokenInvalid, toInvalidToken: toInvalidToken))
         return n
     }
 
@@ -61,6 +66,7 @@ struct OutcomeFixture {
         for (id, platform, version) in [(a, "android", "5.2.0"), (b, "android", "5.2.0"), (c, "ios", "3.0"), (d, "ios", "3.0"),
                                         (e, "ios", "3.0"), (f, "android", "9.9"), (g, "android", "5.2.0")] {
             try fixture.installation(id, platform: platform, firstSeen: start, appVersion: version)
+            if id != g { snapshotVersions[id] = version }
         }
         // A: Android, can display; orders fine, promotions blocked, news in a blocked group.
         try fixture.snapshot(a, at: start, platform: "android", enabled: true, channels: [

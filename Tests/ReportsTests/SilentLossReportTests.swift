@@ -33,7 +33,7 @@ struct SilentLossReportTests {
         #expect(outcomes == ["rejected", "opened", "received", "pending", "blocked_app", "blocked_channel", "unattributed", "unconfirmed"])
     }
 
-    @Test(arguments: ["", "channel", "platform", "campaign,channel", "day", "provider,platform"])
+    @Test(arguments: ["", "channel", "platform", "campaign,channel", "day", "provider,platform", "app_version,platform"])
     func rowsEqualTheCountsOfTheirSlice(by: String) throws {
         let dimensions = try ReportDimension.parseList(by)
         let report = try SilentLossReport.run(connection: data.fixture.connection, query: data.query, by: dimensions)
@@ -46,7 +46,7 @@ struct SilentLossReportTests {
                 case .campaign: values[d] = e.campaign
                 case .provider: values[d] = e.provider
                 case .day: values[d] = e.day
-                case .appVersion: values[d] = nil
+                case .appVersion: values[d] = e.appVersion
                 }
             }
             return values

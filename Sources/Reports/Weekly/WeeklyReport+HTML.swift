@@ -124,6 +124,8 @@ extension WeeklyReport {
           header,main{padding:10px}
           .charts{grid-template-columns:1fr}
           th,td{padding:4px 6px}
+          svg .axis,svg .value{font-size:14px}
+          svg .label{font-size:15px}
         }
         @media print{
           body{font-size:11px}
