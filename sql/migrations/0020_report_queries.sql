@@ -60,26 +60,33 @@ select c.provider, c.reason_class, c.reason, c.status, count(*), count(*),
  order by 1, 2 nulls first, 3, 4
 $$;
 
--- Tap-through landing of the opens (at or before p_as_of) of notifications sent in the window,
--- per channel, campaign and UTC day of the notification's first attempt. `misrouted`: opens
--- that landed on `fallback` or `rejected`, out of `landed_reported` (opens that said where).
+-- Tap-through landing of the opens (at or before p_as_of) of notifications whose latest send
+-- attempt (at or before p_as_of) falls in the window, per channel, campaign and UTC day of
+-- that attempt: a notification retried across a window edge is counted once, and attributed as
+-- the schema's open_landings view does. `misrouted`: opens that landed on `fallback` or
+-- `rejected`, out of `landed_reported` (opens that said where they landed).
 create function pushledger_open_landings(
     p_app text, p_from timestamptz, p_to timestamptz, p_as_of timestamptz default now())
 returns table (channel text, campaign text, day date, opens bigint, landed_reported bigint, misrouted bigint)
 language sql stable as $$
-with notifications as (
-    select distinct on (s.notification_id) s.notification_id, s.channel, s.campaign,
-           pushledger_day(s.sent_at) as day
+with latest as (
+    select distinct on (s.notification_id) s.notification_id, s.event_id, s.sent_at, s.channel, s.campaign
       from sends s
      where s.app_id = p_app and s.sent_at >= p_from and s.sent_at < p_to and s.sent_at <= p_as_of
-     order by s.notification_id, s.sent_at, s.event_id
+     order by s.notification_id, s.sent_at desc, s.event_id desc
+), notifications as (
+    select l.* from latest l
+     where not exists (
+            select 1 from sends x
+             where x.app_id = p_app and x.notification_id = l.notification_id and x.sent_at <= p_as_of
+               and (x.sent_at, x.event_id) > (l.sent_at, l.event_id))
 )
-select n.channel, n.campaign, n.day, count(*), count(o.landed),
+select n.channel, n.campaign, pushledger_day(n.sent_at), count(*), count(o.landed),
        count(*) filter (where o.landed in ('fallback', 'rejected'))
   from notifications n
   join notification_opens o
     on o.app_id = p_app and o.notification_id = n.notification_id and o.occurred_at <= p_as_of
- group by n.channel, n.campaign, n.day
+ group by 1, 2, 3
  order by 1, 2, 3
 $$;
 
