@@ -11,11 +11,12 @@ import TestSupport
 struct WeeklyHTMLTests {
     static let artifacts = TestDatabase.repositoryRoot.appendingPathComponent("artifacts")
 
-    /// Loads `html` and returns Chromium's console lines; writes the page and its screenshot.
-    static func open(_ html: String, name: String, width: Int, height: Int) throws -> (console: [String], screenshot: URL) {
+    /// Loads `html` and returns Chromium's console lines; writes the page and its screenshot
+    /// (or, with `pdf`, the page printed with the print stylesheet).
+    static func open(_ html: String, name: String, width: Int, height: Int, pdf: Bool = false) throws -> (console: [String], screenshot: URL) {
         try FileManager.default.createDirectory(at: artifacts, withIntermediateDirectories: true)
         let page = artifacts.appendingPathComponent("\(name).html")
-        let screenshot = artifacts.appendingPathComponent("\(name)-\(width)x\(height).png")
+        let screenshot = artifacts.appendingPathComponent(pdf ? "\(name).pdf" : "\(name)-\(width)x\(height).png")
         try html.write(to: page, atomically: true, encoding: .utf8)
         try? FileManager.default.removeItem(at: screenshot)
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("pl-chromium-\(UUID().uuidString)")
@@ -25,7 +26,8 @@ struct WeeklyHTMLTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(profile.path)",
-                             "--screenshot=\(screenshot.path)", "--window-size=\(width),\(height)", "--hide-scrollbars",
+                             pdf ? "--print-to-pdf=\(screenshot.path)" : "--screenshot=\(screenshot.path)",
+                             "--no-pdf-header-footer", "--window-size=\(width),\(height)", "--hide-scrollbars",
                              "--enable-logging=stderr", "--v=0", page.absoluteString]
         let errors = Pipe()
         process.standardError = errors
@@ -61,6 +63,9 @@ struct WeeklyHTMLTests {
             let png = try Data(contentsOf: result.screenshot)
             #expect(png.count > 10_000 && png.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))
         }
+        let printed = try Self.open(html, name: "weekly-report", width: 1280, height: 2400, pdf: true)
+        #expect(printed.console.isEmpty, "console: \(printed.console)")
+        #expect(try Data(contentsOf: printed.screenshot).prefix(5) == Data("%PDF-".utf8))
     }
 }
 
