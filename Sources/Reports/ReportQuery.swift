@@ -18,9 +18,14 @@ public struct ReportQuery: Sendable, Equatable {
         self.confirmationWindow = confirmationWindow
     }
 
-    /// The window ending at `asOf` and reaching back `span` seconds (`query silent-loss --since 24h`).
-    public static func recent(app: String, span: TimeInterval, asOf: Date = Date()) -> ReportQuery {
-        ReportQuery(app: app, from: asOf.addingTimeInterval(-span), to: asOf, asOf: asOf)
+    /// `span` seconds of sends that are no longer pending: the window ends at `asOf` minus the
+    /// confirmation window, as the regression alerts' recent window does (`query silent-loss
+    /// --since 24h`). A window ending at `asOf` would hold only pending sends and receipts.
+    public static func settled(app: String, span: TimeInterval, asOf: Date = Date(), confirmationWindow: TimeInterval = 86_400)
+        -> ReportQuery
+    {
+        let to = asOf.addingTimeInterval(-confirmationWindow)
+        return ReportQuery(app: app, from: to.addingTimeInterval(-span), to: to, asOf: asOf, confirmationWindow: confirmationWindow)
     }
 
     /// Rejects windows that cannot mean anything; an empty window is fine (an empty report).

@@ -4,12 +4,15 @@ import PushLedgerCore
 
 extension SilentLossReport {
     /// `query silent-loss --since 24h`: the on-call answer, one line per slice with the silent
-    /// loss rate and its parts, counts beside each rate. Sends still inside the confirmation
-    /// window are pending and counted apart, so a short window shows how much is undecided.
+    /// loss rate and its parts, counts beside each rate, over the latest `span` of sends that
+    /// are no longer pending (see ``ReportQuery/settled(app:span:asOf:confirmationWindow:)``).
     public static func quick(connection: Connection, app: String, since span: TimeInterval, asOf: Date = Date(),
-                             by dimensions: [ReportDimension] = []) throws(ReportError) -> SilentLossReport {
+                             confirmationWindow: TimeInterval = 86_400, by dimensions: [ReportDimension] = [])
+        throws(ReportError) -> SilentLossReport
+    {
         guard span > 0 else { throw ReportError.invalidQuery("--since must be a positive duration") }
-        return try run(connection: connection, query: .recent(app: app, span: span, asOf: asOf), by: dimensions)
+        let query = ReportQuery.settled(app: app, span: span, asOf: asOf, confirmationWindow: confirmationWindow)
+        return try run(connection: connection, query: query, by: dimensions)
     }
 
     /// The short terminal table of ``quick(connection:app:since:asOf:by:)``.
@@ -18,7 +21,7 @@ extension SilentLossReport {
             rate.value == nil ? .null : .text("\(Display.text(Display.rate(rate))) (\(rate.numerator)/\(rate.denominator))")
         }
         let table = ReportTable(
-            title: "Silent loss since \(Display.timestamp(query.from))",
+            title: "Silent loss of sends from \(Display.timestamp(query.from)) to \(Display.timestamp(query.to))",
             columns: dimensions.map(\.rawValue) + ["sends", "pending", "rejected", "silent loss", "known blocked", "unconfirmed",
                                                    "confirmed delivery", "unattributed"],
             rows: rows.map { row -> [Cell] in
@@ -27,7 +30,7 @@ extension SilentLossReport {
                     + [.integer(c.sends), .integer(c.pending), .integer(c.rejected), cell(c.silentLossRate), cell(c.knownBlockedRate),
                        cell(c.unconfirmedRate), cell(c.confirmedDeliveryRate), .integer(c.unattributed)]
             },
-            notes: ["as of \(Display.timestamp(query.asOf)); rates over accepted sends that are no longer pending; * under \(Rate.lowVolumeThreshold)"]
+            notes: ["as of \(Display.timestamp(query.asOf)); the window ends one confirmation window (\(Int(query.confirmationWindow / 3600)) h) before, so no send in it is pending; * denominator under \(Rate.lowVolumeThreshold)"]
                 + (rows.isEmpty ? ["no sends in the window"] : []))
         return table.terminal(style: .plain)
     }

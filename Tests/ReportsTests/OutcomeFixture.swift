@@ -13,6 +13,7 @@ struct OutcomeFixture {
         var campaign: String?
         var provider: String
         var day: String
+        var at: Date
         /// Of the installation's as-of snapshot; nil without one.
         var appVersion: String?
         var tokenInvalid = false
@@ -52,7 +53,7 @@ struct OutcomeFixture {
         let event = try fixture.send(notification: n, installation: installation, at: at, provider: provider, token: token,
                                      channel: channel, campaign: campaign, status: status, reason: reason, resolvedBy: resolvedBy)
         expected.append(Expected(event: event, outcome: outcome, channel: channel, platform: platform, campaign: campaign,
-                                 provider: provider, day: Display.day(at),
+                                 provider: provider, day: Display.day(at), at: at,
                                  appVersion: installation.flatMap { snapshotVersions[$0] }, tokenInvalid: tokenInvalid, toInvalidToken: toInvalidToken))
         return n
     }

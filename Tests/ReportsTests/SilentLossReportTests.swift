@@ -121,13 +121,17 @@ struct SilentLossReportTests {
         #expect(quick.rows.isEmpty && quick.quickText.contains("no sends in the window"))
     }
 
-    @Test func quickAnswerCoversTheSpanEndingAtAsOf() throws {
+    @Test func quickAnswerCoversTheSettledSpanBeforeTheConfirmationWindow() throws {
         let quick = try SilentLossReport.quick(connection: data.fixture.connection, app: Fixture.app, since: 86_400,
                                                asOf: OutcomeFixture.asOf, by: [.channel])
-        #expect(quick.query.from == OutcomeFixture.asOf.addingTimeInterval(-86_400))
-        let orders = try #require(quick.rows.first { $0.values[.channel] == "orders" })
-        #expect(orders.counts.sends == 2 && orders.counts.pending == 1 && orders.counts.received == 1)
-        #expect(quick.quickText.contains("orders"))
+        let to = OutcomeFixture.asOf.addingTimeInterval(-86_400)
+        #expect(quick.query.to == to && quick.query.from == to.addingTimeInterval(-86_400))
+        #expect(!quick.rows.isEmpty)
+        for row in quick.rows {
+            let expected = data.counts { $0.channel == row.values[.channel] && $0.at >= quick.query.from && $0.at < to }
+            #expect(row.counts == expected && expected.pending == 0)
+        }
+        #expect(quick.quickText.contains("orders") && quick.quickText.contains("no send in it is pending"))
     }
 
     @Test func renderersCarryEveryRowAndMarkLowVolume() throws {
