@@ -57,6 +57,16 @@ struct AlertCheckTests {
         #expect(message.contains("pushledger report silent-loss --app com.example.shop --from 2026-11-09T00:00:00.000Z"))
         #expect(message.contains("platform=android channel=promotions"))
         #expect(during.transitions.map(\.state) == [.firing, .firing])
+
+        let text = AlertOutput.render(during, format: .text)
+        #expect(text.hasPrefix("alert check at 2026-11-11T00:00:00.000Z: 2 firing, 2 newly firing, 0 resolved\n"))
+        #expect(text.contains(message))
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(AlertOutput.render(during, format: .json).utf8)) as? [String: Any])
+        #expect(json["exit_status"] as? Int == 1)
+        let firingJSON = try #require(json["firing"] as? [[String: Any]])
+        #expect(firingJSON.count == 2)
+        #expect(firingJSON.allSatisfy { $0["recent_from"] as? String == "2026-11-09T00:00:00.000Z" && $0["id"] == nil })
+        #expect((json["transitions"] as? [[String: Any]])?.allSatisfy { ($0["id"] as? Int ?? 0) > 0 } == true)
     }
 
     @Test("a repeated check records nothing new; a quiet window resolves what fired")
@@ -77,6 +87,9 @@ struct AlertCheckTests {
         let history = try AlertStateStore.history(since: nil, connection: fleet.connection)
         #expect(history.map(\.state) == [.firing, .firing, .resolved, .resolved])
         #expect(try AlertStateStore.history(since: AlertFleet.day(11), connection: fleet.connection).count == 2)
+        let listed = AlertOutput.render(history: history, format: .text).split(separator: "\n")
+        #expect(listed.count == 4 && listed[0].hasPrefix("2026-11-11T00:00:00.000Z #\(history[0].id) FIRING "))
+        #expect(AlertOutput.render(history: [], format: .text) == "no alert transitions\n")
         let stored = try fleet.connection.query("select count(*) as n from alert_states")
         #expect(try stored[0].decode("n", as: Int.self) == 0)
     }

@@ -52,6 +52,7 @@ struct AlertRulesTests {
         ("[]", "top level must be an object"),
         (#"{"rulez": {}}"#, "unknown setting \"rulez\""),
         (#"{"rules": {"silent_loss": {}}}"#, "unknown rule \"silent_loss\""),
+        (#"{"rules": {"silent_loss_up": {"max_p": 0.01, "max_p": 0.5}}}"#, "\"max_p\" is given twice"),
         (#"{"rules": {"silent_loss_up": {"min_delta": 2}}}"#, "unknown setting \"min_delta\""),
         (#"{"rules": {"silent_loss_up": {"threshold": "5m"}}}"#, "unknown setting \"threshold\""),
         (#"{"rules": {"ingest_stale": {"min_volume": 5}}}"#, "unknown setting \"min_volume\""),

@@ -23,7 +23,7 @@ public enum AlertOutput {
             let opened = result.transitions.filter { $0.state == .firing }.count
             var lines = ["alert check at \(Timestamp.rfc3339(result.at)): \(firing.count) firing, "
                 + "\(opened) newly firing, \(result.transitions.count - opened) resolved"]
-            lines += firing.map(\.message)
+            lines += firing.map(\.transition.message)
             lines += result.transitions.filter { $0.state == .resolved }.map(\.message)
             return lines.joined(separator: "\n") + "\n"
         }

@@ -34,9 +34,9 @@ public enum AlertRulesFile {
     public static func parse(_ data: Data, source: String = "rules file") throws(AlertError) -> AlertRuleSet {
         let root: JSONValue
         do {
-            root = try JSONDecoder().decode(JSONValue.self, from: data)
+            root = try JSONParser.parseValue([UInt8](data))
         } catch {
-            throw AlertError(.rulesFile, "\(source): not valid JSON", detail: "\(error)")
+            throw AlertError(.rulesFile, "\(source): not valid JSON (\(error.description))")
         }
         guard case .object(let object) = root else { throw invalid(source, "the top level must be an object") }
         try checkKeys(object, allowed: ["confirmation_window", "rules"], at: "top level", source)
@@ -46,11 +46,9 @@ public enum AlertRulesFile {
         }
         guard let rules = object["rules"] else { return set }
         guard case .object(let rules) = rules else { throw invalid(source, "\"rules\" must be an object") }
-        for (name, settings) in rules.sorted(by: { $0.key < $1.key }) {
-            guard let kind = AlertRuleKind(rawValue: name) else {
-                let known = AlertRuleKind.allCases.map(\.rawValue).joined(separator: ", ")
-                throw invalid(source, "unknown rule \"\(name)\" (known: \(known))")
-            }
+        try checkKeys(rules, allowed: Set(AlertRuleKind.allCases.map(\.rawValue)), at: "rules", source)
+        for (name, settings) in rules.members.map({ ($0.key, $0.value) }) {
+            let kind = AlertRuleKind(rawValue: name)!  // checked above
             guard case .object(let settings) = settings else { throw invalid(source, "rule \"\(name)\" must be an object") }
             let index = set.rules.firstIndex { $0.kind == kind }!
             set.rules[index] = try apply(settings, to: set.rules[index], source)
@@ -58,11 +56,11 @@ public enum AlertRulesFile {
         return set
     }
 
-    private static func apply(_ settings: [String: JSONValue], to base: AlertRule, _ source: String) throws(AlertError) -> AlertRule {
+    private static func apply(_ settings: JSONObject, to base: AlertRule, _ source: String) throws(AlertError) -> AlertRule {
         let name = base.kind.rawValue
         try checkKeys(settings, allowed: base.kind == .ingestStale ? staleSettings : rateSettings, at: "rule \"\(name)\"", source)
         var rule = base
-        for (key, value) in settings {
+        for (key, value) in settings.members.map({ ($0.key, $0.value) }) {
             let path = "\(name).\(key)"
             switch key {
             case "enabled":
@@ -88,14 +86,19 @@ public enum AlertRulesFile {
         return rule
     }
 
-    private static func checkKeys(_ object: [String: JSONValue], allowed: Set<String>, at place: String, _ source: String) throws(AlertError) {
-        if let unknown = object.keys.sorted().first(where: { !allowed.contains($0) }) {
-            throw invalid(source, "unknown setting \"\(unknown)\" at \(place) (allowed: \(allowed.sorted().joined(separator: ", ")))")
+    /// Unknown and repeated keys are errors: either would leave a setting other than intended.
+    private static func checkKeys(_ object: JSONObject, allowed: Set<String>, at place: String, _ source: String) throws(AlertError) {
+        if let unknown = object.members.map(\.key).first(where: { !allowed.contains($0) }) {
+            let what = place == "rules" ? "rule" : "setting"
+            throw invalid(source, "unknown \(what) \"\(unknown)\" at \(place) (allowed: \(allowed.sorted().joined(separator: ", ")))")
+        }
+        if let repeated = object.firstDuplicateKey {
+            throw invalid(source, "\"\(repeated)\" is given twice at \(place)")
         }
     }
 
     private static func number(_ value: JSONValue, _ path: String, _ source: String, in range: ClosedRange<Double>) throws(AlertError) -> Double {
-        guard case .number(let number) = value, range.contains(number) else {
+        guard case .number(let json) = value, case let number = json.doubleValue, range.contains(number) else {
             throw invalid(source, "\(path) must be a number in \(range.lowerBound == 0 ? "[0" : "(0"), \(range.upperBound.formatted())]")
         }
         return number
@@ -118,29 +121,3 @@ public enum AlertRulesFile {
     }
 }
 
-/// A parsed JSON value; JSONDecoder keeps booleans and numbers apart, which the rules need.
-enum JSONValue: Decodable {
-    case object([String: JSONValue])
-    case array([JSONValue])
-    case string(String)
-    case number(Double)
-    case bool(Bool)
-    case null
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let flag = try? container.decode(Bool.self) {
-            self = .bool(flag)
-        } else if let number = try? container.decode(Double.self) {
-            self = .number(number)
-        } else if let text = try? container.decode(String.self) {
-            self = .string(text)
-        } else if let array = try? container.decode([JSONValue].self) {
-            self = .array(array)
-        } else {
-            self = .object(try container.decode([String: JSONValue].self))
-        }
-    }
-}

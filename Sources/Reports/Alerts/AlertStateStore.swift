@@ -64,7 +64,7 @@ public enum AlertStateStore {
         var record = AlertRecord(
             AlertFinding(rule: kind, appID: key.appID, slice: key.slice, firing: false), state: .resolved, at: at)
         let subject = ["RESOLVED", key.rule, key.appID, key.slice.label].filter { !$0.isEmpty }.joined(separator: " ")
-        record.message = kind == .ingestStale
+        record.transition.message = kind == .ingestStale
             ? "\(subject): no telemetry within the retirement period; the app is retired from this rule"
             : "\(subject): the slice has no volume in the recent or baseline window any more"
         return record

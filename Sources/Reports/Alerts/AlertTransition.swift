@@ -21,55 +21,35 @@ public struct AlertTransition: Sendable, Hashable {
     public var message: String
 }
 
+extension AlertTransition {
+    /// The transition `finding` makes into `state` at `at`, not stored yet (id 0).
+    init(_ finding: AlertFinding, state: AlertState, at: Date) {
+        self.init(
+            id: 0, rule: finding.rule.rawValue, appID: finding.appID, slice: finding.slice, state: state, at: at,
+            currentRate: finding.currentValue, baselineRate: finding.baselineValue, currentVolume: finding.currentVolume,
+            baselineVolume: finding.baselineVolume, deltaPoints: finding.deltaPoints, pValue: finding.pValue,
+            message: AlertText.message(finding, state: state))
+    }
+}
+
 /// The JSON shape of a transition or finding: `pushledger alert … --format json`, webhook
 /// bodies and the rows handed to SQL. Absent values are written as null, never left out.
 struct AlertRecord: Encodable {
-    var rule: String
-    var appID: String
-    var slice: [String: String]
-    var state: AlertState
-    var at: Date
-    var currentRate: Double?
-    var baselineRate: Double?
-    var currentVolume: Int?
-    var baselineVolume: Int?
-    var deltaPoints: Double?
-    var pValue: Double?
-    var message: String
-    var id: Int64?
+    var transition: AlertTransition
+    /// Stored transitions carry their id; findings have none yet.
+    var isStored: Bool
     var windows: AlertWindows?
     /// Slack's incoming-webhook field: the message itself.
     var includeSlackText = false
 
     init(_ transition: AlertTransition) {
-        rule = transition.rule
-        appID = transition.appID
-        slice = transition.slice.dimensions
-        state = transition.state
-        at = transition.at
-        currentRate = transition.currentRate
-        baselineRate = transition.baselineRate
-        currentVolume = transition.currentVolume
-        baselineVolume = transition.baselineVolume
-        deltaPoints = transition.deltaPoints
-        pValue = transition.pValue
-        message = transition.message
-        id = transition.id
+        self.transition = transition
+        isStored = true
     }
 
     init(_ finding: AlertFinding, state: AlertState, at: Date) {
-        rule = finding.rule.rawValue
-        appID = finding.appID
-        slice = finding.slice.dimensions
-        self.state = state
-        self.at = at
-        currentRate = finding.currentValue
-        baselineRate = finding.baselineValue
-        currentVolume = finding.currentVolume
-        baselineVolume = finding.baselineVolume
-        deltaPoints = finding.deltaPoints
-        pValue = finding.pValue
-        message = AlertText.message(finding, state: state)
+        transition = AlertTransition(finding, state: state, at: at)
+        isStored = false
         windows = finding.windows
     }
 
@@ -82,20 +62,21 @@ struct AlertRecord: Encodable {
 
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: Key.self)
-        if includeSlackText { try c.encode(message, forKey: .text) }
-        if let id { try c.encode(id, forKey: .id) }
-        try c.encode(rule, forKey: .rule)
-        try c.encode(appID, forKey: .appID)
-        try c.encode(slice, forKey: .slice)
-        try c.encode(state, forKey: .state)
-        try c.encode(Timestamp.rfc3339(at), forKey: .at)
-        try c.encode(currentRate, forKey: .currentRate)
-        try c.encode(baselineRate, forKey: .baselineRate)
-        try c.encode(currentVolume, forKey: .currentVolume)
-        try c.encode(baselineVolume, forKey: .baselineVolume)
-        try c.encode(deltaPoints, forKey: .deltaPoints)
-        try c.encode(pValue, forKey: .pValue)
-        try c.encode(message, forKey: .message)
+        let t = transition
+        if includeSlackText { try c.encode(t.message, forKey: .text) }
+        if isStored { try c.encode(t.id, forKey: .id) }
+        try c.encode(t.rule, forKey: .rule)
+        try c.encode(t.appID, forKey: .appID)
+        try c.encode(t.slice.dimensions, forKey: .slice)
+        try c.encode(t.state, forKey: .state)
+        try c.encode(Timestamp.rfc3339(t.at), forKey: .at)
+        try c.encode(t.currentRate, forKey: .currentRate)
+        try c.encode(t.baselineRate, forKey: .baselineRate)
+        try c.encode(t.currentVolume, forKey: .currentVolume)
+        try c.encode(t.baselineVolume, forKey: .baselineVolume)
+        try c.encode(t.deltaPoints, forKey: .deltaPoints)
+        try c.encode(t.pValue, forKey: .pValue)
+        try c.encode(t.message, forKey: .message)
         if let windows {
             try c.encode(Timestamp.rfc3339(windows.recentFrom), forKey: .recentFrom)
             try c.encode(Timestamp.rfc3339(windows.recentTo), forKey: .recentTo)
