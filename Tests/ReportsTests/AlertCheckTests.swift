@@ -157,6 +157,17 @@ struct AlertCheckTests {
         #expect(retired.transitions.first?.message.contains("retired") == true)
     }
 
+    @Test("ingest_stale at a past --at uses only what was received by then")
+    func ingestStalenessInThePast() throws {
+        let fleet = try AlertFleet.make(installations: 5)
+        try fleet.snapshot(at: AlertFleet.day(5), blockedTenths: 0, channel: "promotions")  // installations now say day 5
+        let checker = AlertChecker(rules: Self.rules(.ingestStale))
+        let past = try checker.check(connection: fleet.connection, at: AlertFleet.day(0) + 2 * 3600)
+        #expect(past.firing.first?.currentValue == 120)
+        let later = try checker.check(connection: fleet.connection, at: AlertFleet.day(5) + 600)
+        #expect(later.firing.isEmpty && later.findings.first?.currentValue == 10)
+    }
+
     @Test("a database that cannot be reached is trouble, exit 2")
     func unreachableDatabase() throws {
         let fleet = try AlertFleet.make(installations: 1)

@@ -49,6 +49,7 @@ struct AlertFleet {
                    case when not \(ios) then 2 end, \(at), \(at), \(at)
               from generate_series(1, \(installations)) i
             """)
+        try touchInstallations()
         guard !ios else { return }
         try connection.execute("""
             insert into channel_states (app_id, snapshot_event_id, installation_id, channel_id, importance, occurred_at, received_at)
@@ -92,6 +93,7 @@ struct AlertFleet {
               from (\(generated)) g
              where status = 200 and (k * 104729) % 1000 >= \(silentPermille) and i % 10 >= \(blockedTenths)
             """)
+        try touchInstallations()
         try analyze()
     }
 
@@ -110,6 +112,19 @@ struct AlertFleet {
                    lateral (select \(start) + k * make_interval(secs => \(86_400 / Double(perDay))) as t) x
             """)
         try analyze()
+    }
+
+    /// What the writer does for every telemetry event: installations remember the latest receipt.
+    func touchInstallations() throws {
+        try connection.execute("""
+            update installations i set last_received_at = greatest(i.last_received_at, t.latest)
+              from (select installation_id, max(received_at) as latest from (
+                        select installation_id, received_at from notification_receipts where app_id = \(app)
+                        union all
+                        select installation_id, received_at from settings_snapshots where app_id = \(app)) e
+                     group by installation_id) t
+             where i.app_id = \(app) and i.installation_id = t.installation_id
+            """)
     }
 
     /// Fresh bulk loads have no planner statistics; without them the outcome engine's plans

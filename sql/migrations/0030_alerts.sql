@@ -67,31 +67,34 @@ language sql stable as $$
 $$;
 
 -- ingest_stale, per app: the latest received_at of any telemetry event at or before p_at,
--- looking back p_lookback (apps silent for longer are retired: null). The contract refuses
--- events whose time is over 30 days before or 1 day after receipt, which bounds occurred_at
--- and lets the planner skip old partitions.
+-- when it lies within p_lookback (apps silent for longer are retired: null). The writer keeps
+-- installations.last_received_at (duplicates included: they prove the app is alive), so a
+-- check at the present reads only that. A check in the past (`--at`) of an app that has sent
+-- since falls back to the event tables; the contract refuses events whose time is over 30
+-- days before or 1 day after receipt, which bounds occurred_at and prunes old partitions.
 create function pushledger_alert_latest_telemetry(p_at timestamptz, p_lookback interval default '7 days')
 returns table (app_id text, latest_received_at timestamptz)
 language sql stable as $$
-    with bounds as (
-        select p_at - p_lookback as since, p_at - p_lookback - interval '30 days' as earliest,
-               p_at + interval '1 day' as latest
-    ), received as (
-        select t.app_id, max(t.received_at) as latest_received_at from (
-            select e.app_id, e.received_at, e.occurred_at from settings_snapshots e
-            union all select e.app_id, e.received_at, e.occurred_at from notification_receipts e
-            union all select e.app_id, e.received_at, e.occurred_at from notification_opens e
-            union all select e.app_id, e.received_at, e.occurred_at from permission_prompts e
-            union all select e.app_id, e.received_at, e.occurred_at from experiment_exposures e
-            union all select e.app_id, e.received_at, e.occurred_at from token_registrations e
-        ) t, bounds b
-         where t.occurred_at >= b.earliest and t.occurred_at <= b.latest
-           and t.received_at > b.since and t.received_at <= p_at
-         group by t.app_id
+    with per_app as (
+        select i.app_id, max(i.last_received_at) as latest from installations i group by i.app_id
+    ), as_of as (
+        select p.app_id,
+               case when p.latest <= p_at then p.latest else (
+                   select max(t.received_at) from (
+                       select e.received_at, e.occurred_at from settings_snapshots e where e.app_id = p.app_id
+                       union all select e.received_at, e.occurred_at from notification_receipts e where e.app_id = p.app_id
+                       union all select e.received_at, e.occurred_at from notification_opens e where e.app_id = p.app_id
+                       union all select e.received_at, e.occurred_at from permission_prompts e where e.app_id = p.app_id
+                       union all select e.received_at, e.occurred_at from experiment_exposures e where e.app_id = p.app_id
+                       union all select e.received_at, e.occurred_at from token_registrations e where e.app_id = p.app_id
+                   ) t
+                    where t.received_at > p_at - p_lookback and t.received_at <= p_at
+                      and t.occurred_at >= p_at - p_lookback - interval '30 days'
+                      and t.occurred_at <= p_at + interval '1 day')
+               end as latest
+          from per_app p
     )
-    select a.app_id, r.latest_received_at
-      from (select distinct i.app_id from installations i) a
-      left join received r on r.app_id = a.app_id
+    select a.app_id, case when a.latest > p_at - p_lookback then a.latest end from as_of a
 $$;
 
 -- Every firing/resolved change of a rule's state for one slice (the weekly report lists the
