@@ -1,6 +1,8 @@
 import Foundation
 import Postgres
 import PushLedgerCore
+import Synchronization
+import TestSupport
 import Testing
 
 @testable import Reports
@@ -92,6 +94,21 @@ struct AlertCheckTests {
         #expect(AlertOutput.render(history: [], format: .text) == "no alert transitions\n")
         let stored = try fleet.connection.query("select count(*) as n from alert_states")
         #expect(try stored[0].decode("n", as: Int.self) == 0)
+    }
+
+    @Test("concurrent checks take turns: each transition is recorded once")
+    func concurrentChecks() throws {
+        let fleet = try Self.channelBlockSpike()
+        let url = try TestDatabase.url(database: fleet.connection.query("select current_database() as d")[0].decode("d", as: String.self))
+        let counts = Mutex<[Int]>([])
+        DispatchQueue.concurrentPerform(iterations: 3) { _ in
+            let transitions = (try? Connection.connect(url: url)).flatMap {
+                try? AlertChecker(rules: Self.deliveryRules).check(connection: $0, at: AlertFleet.day(10)).transitions.count
+            }
+            counts.withLock { $0.append(transitions ?? -1) }
+        }
+        #expect(counts.withLock { $0.sorted() } == [0, 0, 2])
+        #expect(try AlertStateStore.history(since: nil, connection: fleet.connection).count == 2)
     }
 
     @Test("stable weeks fire nothing")
