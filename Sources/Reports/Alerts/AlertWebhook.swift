@@ -13,7 +13,7 @@ public struct AlertWebhook: Sendable {
     /// Pause before the second attempt; doubled before each later one.
     public var backoff: Duration
 
-    /// nil unless `url` is `http://host[:port][/path]`.
+    /// Throws `invalidArgument` unless `url` is `http://host[:port][/path]`.
     public init(url: String, timeout: Duration = .seconds(10), attempts: Int = 3, backoff: Duration = .seconds(1)) throws(AlertError) {
         guard let endpoint = HTTPPost.endpoint(url) else {
             throw AlertError(.invalidArgument, "webhook URL must be http://host[:port][/path] (put a TLS relay in front of https endpoints)")
