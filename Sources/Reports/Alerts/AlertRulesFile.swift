@@ -32,7 +32,7 @@ public enum AlertRulesFile {
 
     /// Applies the JSON `data` over the built-in rules.
     public static func parse(_ data: Data, source: String = "rules file") throws(AlertError) -> AlertRuleSet {
-        let root: JSONValue
+        let root: PushLedgerCore.JSONValue
         do {
             root = try JSONParser.parseValue([UInt8](data))
         } catch {
@@ -56,7 +56,7 @@ public enum AlertRulesFile {
         return set
     }
 
-    private static func apply(_ settings: JSONObject, to base: AlertRule, _ source: String) throws(AlertError) -> AlertRule {
+    private static func apply(_ settings: PushLedgerCore.JSONObject, to base: AlertRule, _ source: String) throws(AlertError) -> AlertRule {
         let name = base.kind.rawValue
         try checkKeys(settings, allowed: base.kind == .ingestStale ? staleSettings : rateSettings, at: "rule \"\(name)\"", source)
         var rule = base
@@ -87,7 +87,7 @@ public enum AlertRulesFile {
     }
 
     /// Unknown and repeated keys are errors: either would leave a setting other than intended.
-    private static func checkKeys(_ object: JSONObject, allowed: Set<String>, at place: String, _ source: String) throws(AlertError) {
+    private static func checkKeys(_ object: PushLedgerCore.JSONObject, allowed: Set<String>, at place: String, _ source: String) throws(AlertError) {
         if let unknown = object.members.map(\.key).first(where: { !allowed.contains($0) }) {
             let what = place == "rules" ? "rule" : "setting"
             throw invalid(source, "unknown \(what) \"\(unknown)\" at \(place) (allowed: \(allowed.sorted().joined(separator: ", ")))")
@@ -97,14 +97,14 @@ public enum AlertRulesFile {
         }
     }
 
-    private static func number(_ value: JSONValue, _ path: String, _ source: String, in range: ClosedRange<Double>) throws(AlertError) -> Double {
+    private static func number(_ value: PushLedgerCore.JSONValue, _ path: String, _ source: String, in range: ClosedRange<Double>) throws(AlertError) -> Double {
         guard case .number(let json) = value, case let number = json.doubleValue, range.contains(number) else {
             throw invalid(source, "\(path) must be a number in \(range.lowerBound == 0 ? "[0" : "(0"), \(range.upperBound.formatted())]")
         }
         return number
     }
 
-    private static func span(_ value: JSONValue, _ path: String, _ source: String) throws(AlertError) -> TimeSpan {
+    private static func span(_ value: PushLedgerCore.JSONValue, _ path: String, _ source: String) throws(AlertError) -> TimeSpan {
         guard case .string(let text) = value else { throw invalid(source, "\(path) must be a duration like \"24h\" or \"7d\"") }
         let span: TimeSpan
         do {
