@@ -44,7 +44,7 @@ struct WeeklyReportTests {
             channel: "orders", campaign: "order_update",
             current: .init(opens: 2, landedReported: 2, misrouted: 1), previous: .init())])
         #expect(report.promptTiming.cohorts.isEmpty)
-        #expect(report.alerts == nil)
+        #expect(report.alerts == [])  // alerting is set up (migration 0030) and nothing fired
         #expect(Set(report.trend.map(\.week)) == [Self.week.previous, Self.week])
     }
 
@@ -57,7 +57,7 @@ struct WeeklyReportTests {
         for format in [ReportFormat.markdown, .text, .html] {
             let text = try report.rendered(format)
             for title in titles { #expect(text.contains(SVGChart.escape(title)), "\(format) lacks \(title)") }
-            #expect(text.contains("alerting not set up"), "\(format)")
+            #expect(text.contains("no alert fired this week"), "\(format)")
             #expect(text.contains("2026-W46"))
         }
         let json = try parse(try report.rendered(.json))
@@ -122,9 +122,6 @@ struct WeeklyReportTests {
         let connection = data.fixture.connection
         try connection.executeScript(
             """
-            create table alert_transitions (id bigserial primary key, rule text not null, app_id text not null, slice jsonb not null,
-                state text not null, at timestamptz not null, current_rate float8, baseline_rate float8, current_volume int8,
-                baseline_volume int8, delta_pp float8, p_value float8, message text not null);
             insert into alert_transitions (rule, app_id, slice, state, at, current_rate, baseline_rate, delta_pp, p_value, message) values
               ('silent_loss_up', 'com.example.shop', '{"channel": "orders"}', 'firing', '2026-11-10T08:00Z', 0.2, 0.05, 15, 0.0001, 'orders silent loss up'),
               ('silent_loss_up', 'com.example.shop', '{"channel": "orders"}', 'resolved', '2026-11-11T08:00Z', 0.05, 0.05, 0, 0.5, 'resolved'),
