@@ -1,0 +1,29 @@
+/// One `/v1/telemetry` request body as the SDK of one installation would post it.
+public struct TelemetryBatch: Sendable {
+    public var body: [UInt8]
+    public var eventCount: Int
+    /// Byte offset of the 24-character `sent_at` value (inside its quotes), re-stamped at posting.
+    public var sentAtOffset: Int
+    /// The device clock's offset from true time; `sent_at` = posting time + skew.
+    public var skewMs: Int64
+    /// A second copy of an earlier batch (a client retry after a lost response).
+    public var isRetry: Bool
+
+    /// The body with `sent_at` set to the device clock at `nowMs` (true wall time of posting).
+    public func stamped(nowMs: Int64) -> [UInt8] {
+        var bytes = body
+        var text: [UInt8] = []
+        text.reserveCapacity(SimTime.rfc3339Length)
+        SimTime.appendRFC3339(nowMs + skewMs, to: &text)
+        bytes.replaceSubrange(sentAtOffset..<(sentAtOffset + SimTime.rfc3339Length), with: text)
+        return bytes
+    }
+}
+
+/// One `/v1/sends` request body (JSON object or NDJSON).
+public struct SendsBatch: Sendable {
+    public var body: [UInt8]
+    public var contentType: String
+    public var eventCount: Int
+    public var isRetry: Bool
+}
