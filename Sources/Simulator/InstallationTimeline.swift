@@ -76,10 +76,13 @@ struct InstallationTimeline {
             let at = plan.firstSeen + 12 * SimTime.msPerHour + r.below(10 * SimTime.msPerDay)
             scheduled.append((at, r.chance(0.2) ? .blockGroup(channel.group) : .blockChannel(i)))
         }
+        // injected changes draw from their own stream so the rest of the fleet stays identical
+        var injected = SimRandom(seed: UInt64(plan.index) &+ config.seed &* 31, stream: 5)
         for case .channelBlockSpike(let day, let share) in config.injections {
             guard let promotions = config.channels.firstIndex(where: { $0.id == "promotions" }) else { continue }
-            if r.chance(share) {
-                scheduled.append((config.startMs + Int64(day) * SimTime.msPerDay + r.below(SimTime.msPerDay), .blockChannel(promotions)))
+            if injected.chance(share) {
+                let at = config.startMs + Int64(day) * SimTime.msPerDay + injected.below(SimTime.msPerDay)
+                scheduled.append((at, .blockChannel(promotions)))
             }
         }
         scheduled.sort { $0.at < $1.at }

@@ -21,14 +21,15 @@ public enum Simulation {
 
     public static func generate(_ config: SimulationConfig, window: TruthWindow? = nil) -> Output {
         var telemetry: [TelemetryBatch] = []
-        let (sends, truth) = stream(config, window: window) { telemetry.append(contentsOf: $0) }
+        let (sends, truth) = stream(config, window: window) { batches, _ in telemetry.append(contentsOf: batches) }
         return Output(telemetry: telemetry, sends: sends, truth: truth)
     }
 
-    /// Generates installation by installation, handing each one's telemetry batches to
-    /// `telemetry` as soon as they exist; returns the sender's batches (in time order) and the truth.
+    /// Generates installation by installation, handing each one's telemetry batches (and how
+    /// many sends it received) to `telemetry` as soon as they exist; returns the sender's
+    /// batches (in time order) and the truth.
     public static func stream(
-        _ config: SimulationConfig, window: TruthWindow? = nil, telemetry: ([TelemetryBatch]) throws -> Void
+        _ config: SimulationConfig, window: TruthWindow? = nil, telemetry: (_ batches: [TelemetryBatch], _ sends: Int) throws -> Void
     ) rethrows -> (sends: [SendsBatch], truth: Truth) {
         var truth = TruthAccumulator(config: config, window: window ?? defaultWindow(config))
         var sends: [SimSend] = []
@@ -36,7 +37,7 @@ public enum Simulation {
             let installation = GeneratedInstallation(index: index, config: config)
             truth.add(installation)
             sends.append(contentsOf: installation.sends)
-            try telemetry(installation.batches)
+            try telemetry(installation.batches, installation.sends.count)
         }
         sends.sort { ($0.sentAt, $0.eventID) < ($1.sentAt, $1.eventID) }
         var r = SimRandom(seed: config.seed, stream: 99)

@@ -129,6 +129,8 @@ public struct SimulationConfig: Sendable {
     /// Share of batches posted twice (a retry after a lost response).
     public var duplicateBatchShare = 0.01
     public var sendsPerBatch = 500
+    /// How many days of events an SDK queues before it flushes (fewer, larger telemetry requests).
+    public var flushDays = 1
     /// Share of Android sends whose app code runs although nothing is shown (`displayed: false`).
     public var hiddenReceiptShare = 0.25
     public var injections: [Injection] = []

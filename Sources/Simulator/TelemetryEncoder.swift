@@ -28,7 +28,7 @@ struct TelemetryEncoder {
     }
 
     private func flushKey(_ e: SimEvent) -> (Int64, Int) {
-        (SimTime.day(plan.onlineTime(e.at).time), e.version)
+        (SimTime.floorDiv(SimTime.day(plan.onlineTime(e.at).time), Int64(max(1, config.flushDays))), e.version)
     }
 
     private func encode(_ events: ArraySlice<SimEvent>, version: Int) -> TelemetryBatch {

@@ -81,7 +81,7 @@ struct TruthAccumulator {
         let sends = installation.sends.filter { $0.sentAt <= window.asOf }.sorted { ($0.sentAt, $0.eventID) < ($1.sentAt, $1.eventID) }
         var lastInvalid: [String: Int64] = [:]
         for send in sends {
-            let isInvalid = RejectionClass.isTokenInvalid(provider: send.provider, status: send.status, reason: send.reason)
+            let isInvalid = RejectionClass.isTokenInvalid(status: send.status, reason: send.reason)
             let known = lastInvalid[send.token].map { invalidAt in
                 !(registrations[send.token] ?? []).contains { $0 > invalidAt && $0 <= send.sentAt }
             } ?? false
@@ -144,7 +144,7 @@ struct TruthAccumulator {
         let rejectionRows = rejections.map { key, count in
             Truth.RejectionCount(
                 provider: key.provider, status: key.status, reason: key.reason,
-                rejectionClass: RejectionClass.of(provider: key.provider, status: key.status, reason: key.reason) ?? .other,
+                rejectionClass: RejectionClass.of(status: key.status, reason: key.reason) ?? .other,
                 count: count)
         }.sorted { ($0.provider.rawValue, $0.status, $0.reason ?? "") < ($1.provider.rawValue, $1.status, $1.reason ?? "") }
         return Truth(
