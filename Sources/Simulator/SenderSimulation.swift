@@ -6,6 +6,9 @@ struct SenderSimulation {
     let plan: InstallationPlan
     let config: SimulationConfig
     var r: SimRandom
+    /// Receipts and opens draw from their own stream, so a change to one send (a retry in a
+    /// throttle burst) does not reshuffle what happened to earlier ones.
+    var device: SimRandom
     var sends: [SimSend] = []
     /// Receipts, opens and the foreground snapshots after opens (intended times).
     var events: [SimEvent] = []
@@ -18,9 +21,11 @@ struct SenderSimulation {
     }
 
     init(plan: InstallationPlan, config: SimulationConfig, random: SimRandom) {
+        var random = random
         self.plan = plan
         self.config = config
         r = random
+        device = SimRandom(seed: random.next(), stream: 6)
     }
 
     mutating func run(timeline: InstallationTimeline) {
@@ -151,14 +156,14 @@ struct SenderSimulation {
             if settings.shows(channel: send.channel, platform: plan.platform, channels: config.channels) {
                 if reports { events.append(SimEvent(at: at, payload: .received(notification: send.notificationID, channel: send.channel, displayed: plan.platform == .android ? true : nil))) }
                 let quiet = settings.authorization == .provisional ? 0.3 : 1.0
-                guard r.chance(config.channels[send.channel].openRate * quiet) else { continue }
-                let openAt = at + SimTime.msPerMinute + Int64(r.exponential(mean: 40 * Double(SimTime.msPerMinute)))
+                guard device.chance(config.channels[send.channel].openRate * quiet) else { continue }
+                let openAt = at + SimTime.msPerMinute + Int64(device.exponential(mean: 40 * Double(SimTime.msPerMinute)))
                 guard openAt < horizon - 2 * SimTime.msPerMinute else { continue }
-                let landing = r.weighted([0.9, 0.08, 0.02])
+                let landing = device.weighted([0.9, 0.08, 0.02])
                 events.append(SimEvent(at: openAt, payload: .opened(notification: send.notificationID, channel: send.channel, landed: [.target, .fallback, .rejected][landing])))
                 // the tap brings the app to the foreground: a new snapshot
                 events.append(SimEvent(at: openAt + SimTime.msPerMinute, payload: .settings(Self.settings(at: openAt, in: timeline.changes))))
-            } else if reports && plan.platform == .android && r.chance(config.hiddenReceiptShare) {
+            } else if reports && plan.platform == .android && device.chance(config.hiddenReceiptShare) {
                 events.append(SimEvent(at: at, payload: .received(notification: send.notificationID, channel: send.channel, displayed: false)))
             }
         }
