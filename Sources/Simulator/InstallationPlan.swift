@@ -60,7 +60,7 @@ struct InstallationPlan {
             upgradeAt = nil
         }
         let fault = r.unit()
-        tokenFault = platform == .ios && fault < 0.006 ? .sandbox : platform == .ios && fault < 0.009 ? .wrongTopic : .none
+        tokenFault = platform == .ios && fault < 0.01 ? .sandbox : platform == .ios && fault < 0.014 ? .wrongTopic : .none
         tokenOnly = r.chance(config.tokenOnlyShare)
         var periods: [(Int64, Int64)] = []
         var day = SimTime.day(firstSeen)
