@@ -105,27 +105,27 @@ final class SocketConnection {
 
     /// Bytes up to and including CRLF CRLF (the head of a response); nil if the peer closed first.
     func readHead() throws(IngestClientError) -> [UInt8]? {
-        var scanFrom = bufferStart
+        var scanned = 0  // bytes after bufferStart already known not to start the terminator
         while true {
-            if buffer.count - bufferStart >= 4 {
-                var i = max(scanFrom, bufferStart)
-                while i + 3 < buffer.count {
-                    if buffer[i] == 13 && buffer[i + 1] == 10 && buffer[i + 2] == 13 && buffer[i + 3] == 10 {
-                        let head = Array(buffer[bufferStart..<(i + 4)])
-                        bufferStart = i + 4
-                        return head
-                    }
-                    i += 1
+            var i = bufferStart + scanned
+            while i + 3 < buffer.count {
+                if buffer[i] == 13 && buffer[i + 1] == 10 && buffer[i + 2] == 13 && buffer[i + 3] == 10 {
+                    let head = Array(buffer[bufferStart..<(i + 4)])
+                    bufferStart = i + 4
+                    return head
                 }
-                scanFrom = max(bufferStart, buffer.count - 3)
+                i += 1
             }
+            scanned = i - bufferStart
             if buffer.count - bufferStart > 64 * 1_024 {
                 throw IngestClientError(.malformedResponse, "response head over 64 KiB")
             }
+            let before = bufferStart
             if try !fill() {
                 if buffer.count == bufferStart { return nil }
                 throw IngestClientError(.malformedResponse, "connection closed inside the response head")
             }
+            if bufferStart != before { scanned = 0 }
         }
     }
 
