@@ -1,90 +1,97 @@
 import Foundation
+import PushLedgerCore
 
-/// `pushledger simulate`: parses its options and runs (the executable only dispatches here).
+/// `pushledger simulate`: its option spec, reading parsed options into a config, and running.
+/// The executable declares `spec` among its commands and calls `init(parsed:nowMs:)` + `run()`.
 public struct SimulateCommand: Sendable {
-    public static let usage = """
-        usage: pushledger simulate [--url URL --telemetry-key KEY --sends-key KEY] [--dry-run]
-                                   [--installs N] [--days N] [--seed N] [--start YYYY-MM-DD]
-                                   [--inject NAME[@DAY]]... [--truth FILE] [--threads N] [--flush-days N] [--no-gzip]
-          Generates a fleet of installations over DAYS days ending at today's UTC midnight and posts
-          its telemetry and sends to the ingest server at URL (default http://127.0.0.1:8080).
-          --dry-run only generates (reports events/s). --truth writes the expected report figures.
-          Scenarios: channel-block-spike, receipts-outage, apns-throttle-burst (DAY is 0-based).
-          Keys may also come from PUSHLEDGER_TELEMETRY_KEY and PUSHLEDGER_SENDS_KEY.
-        """
+    public static let spec = CommandSpec(
+        "simulate", summary: "Simulate a fleet and post its telemetry and sends (or only generate them)",
+        discussion: """
+            Generates installations over --days days ending at today's UTC midnight (so everything is \
+            within the 30-day age limit), posts telemetry first and then the sender's results to the \
+            ingest server, and can write the expected report figures (--truth). The same --seed gives \
+            byte-identical data. Scenarios for --inject: channel-block-spike, receipts-outage, \
+            apns-throttle-burst, each optionally @DAY (0-based; default the middle day).
+            """,
+        options: [
+            .value("url", help: "Ingest server base URL", default: "http://127.0.0.1:8080", environment: "PUSHLEDGER_INGEST_URL", placeholder: "url"),
+            .value("telemetry-key", help: "Bearer key with the telemetry scope", environment: "PUSHLEDGER_TELEMETRY_KEY", placeholder: "key"),
+            .value("sends-key", help: "Bearer key with the sends scope", environment: "PUSHLEDGER_SENDS_KEY", placeholder: "key"),
+            .value("installs", type: .integer, help: "Installations in the fleet", default: "20000"),
+            .value("days", type: .integer, help: "Simulated days (1-29)", default: "14"),
+            .value("seed", type: .integer, help: "Random seed", default: "1"),
+            .value("start", help: "First simulated day, YYYY-MM-DD (default: --days before today)", placeholder: "date"),
+            .repeatable("inject", help: "Scenario NAME[@DAY]; may be repeated", placeholder: "scenario"),
+            .value("truth", help: "Write the expected figures as JSON to this file", placeholder: "file"),
+            .value("threads", type: .integer, help: "Posting threads", default: "3"),
+            .value("flush-days", type: .integer, help: "Days an app queues telemetry before flushing", default: "1"),
+            .flag("no-gzip", help: "Post uncompressed bodies"),
+            .flag("no-progress", help: "No progress lines on stderr"),
+            .flag("dry-run", help: "Only generate (reports events per second); post nothing"),
+        ])
 
     public var config: SimulationConfig
     public var options: SimulationRunner.Options
-    public var dryRun = false
+    public var dryRun: Bool
     public var truthPath: String?
 
-    /// Parses arguments after `simulate`; `nowMs` anchors the default fortnight, `environment` supplies keys.
-    public init(arguments: [String], nowMs: Int64, environment: [String: String] = [:]) throws(SimulationError) {
-        var args = arguments[...]
-        var days = 14, flushDays = 1, installs: Int?, seed: UInt64?, start: Int64?, injections: [String] = []
-        options = SimulationRunner.Options(
-            baseURL: "http://127.0.0.1:8080", telemetryKey: environment["PUSHLEDGER_TELEMETRY_KEY"] ?? "",
-            sendsKey: environment["PUSHLEDGER_SENDS_KEY"] ?? "")
-        func value(_ flag: String) throws(SimulationError) -> String {
-            guard let v = args.popFirst() else { throw SimulationError.invalidOption(flag, "needs a value") }
-            return v
-        }
-        func number<T: FixedWidthInteger>(_ flag: String, _ range: ClosedRange<T>) throws(SimulationError) -> T {
-            let text = try value(flag)
-            guard let n = T(text), range.contains(n) else { throw SimulationError.invalidOption(flag, "expected \(range), got \(text)") }
+    /// Reads parsed options; `nowMs` anchors the default days and bounds `--start`.
+    public init(parsed: ParsedCommand, nowMs: Int64) throws(SimulationError) {
+        func integer(_ name: String, _ range: ClosedRange<Int>) throws(SimulationError) -> Int {
+            guard let n = parsed.integer(name), range.contains(n) else {
+                throw SimulationError.invalidOption("--\(name)", "expected \(range.lowerBound)...\(range.upperBound)")
+            }
             return n
         }
-        while let flag = args.popFirst() {
-            switch flag {
-            case "--url": options.baseURL = try value(flag)
-            case "--telemetry-key": options.telemetryKey = try value(flag)
-            case "--sends-key": options.sendsKey = try value(flag)
-            case "--installs": installs = try number(flag, 1...10_000_000)
-            case "--days": days = try number(flag, 1...29)
-            case "--seed": seed = try number(flag, 0...UInt64.max)
-            case "--threads": options.threads = try number(flag, 1...64)
-            case "--flush-days": flushDays = try number(flag, 1...29)
-            case "--start": start = try Self.parseDay(try value(flag))
-            case "--inject": injections.append(try value(flag))
-            case "--truth": truthPath = try value(flag)
-            case "--no-gzip": options.gzip = false
-            case "--no-progress": options.progress = false
-            case "--dry-run": dryRun = true
-            default: throw SimulationError.invalidOption(flag, "unknown option")
-            }
-        }
+        let days = try integer("days", 1...29)
         config = SimulationConfig.endingBefore(nowMs: nowMs, days: days)
-        if let start {
-            config.startMs = start
-            guard config.endMs <= nowMs, nowMs - start <= 29 * SimTime.msPerDay else {
+        if let start = parsed.string("start") {
+            config.startMs = try Self.parseDay(start)
+            guard config.endMs <= nowMs, nowMs - config.startMs <= 29 * SimTime.msPerDay else {
                 throw SimulationError.invalidOption("--start", "the simulated days must end by now and start within the last 29 days")
             }
         }
-        config.flushDays = flushDays
-        if let installs { config.installs = installs }
-        if let seed { config.seed = seed }
-        for text in injections { config.injections.append(try Injection.parse(text, days: days)) }
+        config.installs = try integer("installs", 1...10_000_000)
+        config.seed = UInt64(try integer("seed", 0...Int.max))
+        config.flushDays = try integer("flush-days", 1...29)
+        for text in parsed.strings("inject") { config.injections.append(try Injection.parse(text, days: days)) }
+        options = SimulationRunner.Options(
+            baseURL: parsed.string("url") ?? "http://127.0.0.1:8080", telemetryKey: parsed.string("telemetry-key") ?? "",
+            sendsKey: parsed.string("sends-key") ?? "")
+        options.threads = try integer("threads", 1...64)
+        options.gzip = !parsed.flag("no-gzip")
+        options.progress = !parsed.flag("no-progress")
+        dryRun = parsed.flag("dry-run")
+        truthPath = parsed.string("truth")
         if !dryRun && (options.telemetryKey.isEmpty || options.sendsKey.isEmpty) {
             throw SimulationError.invalidOption("--telemetry-key/--sends-key", "both keys are needed to post (or use --dry-run)")
         }
     }
 
+    /// Parses arguments after `simulate` with the project's command-line parser (tests, tools).
+    public init(arguments: [String], nowMs: Int64, environment: [String: String] = [:]) throws(SimulationError) {
+        switch CommandParser.parse(arguments, root: Self.spec, environment: environment) {
+        case .success(.run(let parsed)): try self.init(parsed: parsed, nowMs: nowMs)
+        case .success: throw SimulationError.invalidOption("simulate", "help and version are not runs")
+        case .failure(let usage): throw SimulationError.invalidOption("simulate", usage.reason)
+        }
+    }
+
     static func parseDay(_ text: String) throws(SimulationError) -> Int64 {
-        let parts = text.split(separator: "-").compactMap { Int64($0) }
-        guard parts.count == 3, (1...12).contains(parts[1]), (1...31).contains(parts[2]) else {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false).map { Int64($0) }
+        guard parts.count == 3, let y = parts[0], let m = parts[1], let d = parts[2], (1...12).contains(m), (1...31).contains(d) else {
             throw SimulationError.invalidOption("--start", "expected YYYY-MM-DD, got \(text)")
         }
-        // days-from-civil (inverse of SimTime.civil)
-        let (y0, m, d) = (parts[0], parts[1], parts[2])
-        let y = m <= 2 ? y0 - 1 : y0
-        let era = SimTime.floorDiv(y, 400)
-        let yoe = y - era * 400
-        let doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1
+        // days from civil (the inverse of SimTime.civil)
+        let shifted = m <= 2 ? y - 1 : y
+        let era = SimTime.floorDiv(shifted, 400)
+        let yoe = shifted - era * 400
+        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
         let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
         return (era * 146_097 + doe - 719_468) * SimTime.msPerDay
     }
 
-    /// Runs; returns the process exit status. Messages go to stderr, the summary to stdout.
+    /// Runs; returns the exit status. Progress and errors go to stderr, the summary to stdout.
     public func run() -> Int32 {
         do throws(SimulationError) {
             let summary: String

@@ -118,7 +118,7 @@ struct SimulateCommandTests {
 
     @Test(arguments: [
         ["--installs"], ["--installs", "0"], ["--days", "40"], ["--bogus"], ["--inject", "nope"], ["--start", "2026-13-01"],
-        [] as [String],
+        ["--threads", "x"], [] as [String],
     ])
     func rejectsBadOptions(arguments: [String]) {
         #expect(throws: SimulationError.self) { try SimulateCommand(arguments: arguments, nowMs: now) }
