@@ -9,8 +9,10 @@ public final class IngestClient: @unchecked Sendable {
     public let port: Int
     /// Path prefix from the base URL (empty or starting with "/", no trailing slash).
     public let basePath: String
-    /// Seconds allowed to connect, and for each send/receive on the socket.
+    /// Seconds allowed for each send/receive on the socket.
     public let timeout: Double
+    /// Seconds allowed to connect.
+    public let connectTimeout: Double
     /// How `postWithRetry` waits; tests replace it to record delays instead of sleeping.
     public var sleep: @Sendable (Double) -> Void = { seconds in
         if seconds > 0 { usleep(UInt32(min(seconds, 3_600) * 1_000_000)) }
@@ -19,8 +21,8 @@ public final class IngestClient: @unchecked Sendable {
     private let lock = NSLock()
     private var connection: SocketConnection?
 
-    /// `baseURL` like `http://127.0.0.1:8080` (plain HTTP only).
-    public init(baseURL: String, timeout: Double = 30) throws(IngestClientError) {
+    /// `baseURL` like `http://127.0.0.1:8080` (plain HTTP only); `connectTimeout` defaults to `timeout`.
+    public init(baseURL: String, timeout: Double = 30, connectTimeout: Double? = nil) throws(IngestClientError) {
         guard baseURL.hasPrefix("http://") else {
             throw IngestClientError(.invalidURL, "only http:// URLs are supported: \(baseURL)")
         }
@@ -47,6 +49,7 @@ public final class IngestClient: @unchecked Sendable {
         self.port = port
         basePath = path
         self.timeout = timeout
+        self.connectTimeout = connectTimeout ?? timeout
     }
 
     /// Closes the kept-alive connection (a later request opens a new one).
@@ -130,7 +133,7 @@ public final class IngestClient: @unchecked Sendable {
         if let existing = connection {
             conn = existing
         } else {
-            conn = try SocketConnection.connect(host: host, port: port, timeout: timeout)
+            conn = try SocketConnection.connect(host: host, port: port, connectTimeout: connectTimeout, timeout: timeout)
             connection = conn
         }
         try conn.write(request)

@@ -15,8 +15,9 @@ final class SocketConnection {
         fd = -1
     }
 
-    /// Connects to the first address of `host:port` that answers within `timeout` seconds.
-    static func connect(host: String, port: Int, timeout: Double) throws(IngestClientError) -> SocketConnection {
+    /// Connects to the first address of `host:port` that answers within `connectTimeout`
+    /// seconds; each later send or receive may take `timeout` seconds.
+    static func connect(host: String, port: Int, connectTimeout: Double, timeout: Double) throws(IngestClientError) -> SocketConnection {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -32,7 +33,7 @@ final class SocketConnection {
             cursor = info.pointee.ai_next
             let fd = socket(info.pointee.ai_family, info.pointee.ai_socktype, info.pointee.ai_protocol)
             if fd < 0 { continue }
-            if let error = connect(fd: fd, address: info.pointee.ai_addr, length: info.pointee.ai_addrlen, timeout: timeout) {
+            if let error = connect(fd: fd, address: info.pointee.ai_addr, length: info.pointee.ai_addrlen, timeout: connectTimeout) {
                 lastError = error
                 _ = Glibc.close(fd)
                 continue

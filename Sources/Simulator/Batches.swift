@@ -1,5 +1,5 @@
 /// One `/v1/telemetry` request body as the SDK of one installation would post it.
-public struct TelemetryBatch: Sendable {
+public struct TelemetryBatch: Sendable, PostedBatch {
     public var body: [UInt8]
     public var eventCount: Int
     /// Byte offset of the 24-character `sent_at` value (inside its quotes), re-stamped at posting.
@@ -21,9 +21,27 @@ public struct TelemetryBatch: Sendable {
 }
 
 /// One `/v1/sends` request body (JSON object or NDJSON).
-public struct SendsBatch: Sendable {
+public struct SendsBatch: Sendable, PostedBatch {
     public var body: [UInt8]
     public var contentType: String
     public var eventCount: Int
     public var isRetry: Bool
+}
+
+/// A request body that a client may post twice.
+public protocol PostedBatch {
+    var eventCount: Int { get }
+    /// A second copy of an earlier batch (a client retry after a lost response).
+    var isRetry: Bool { get set }
+}
+
+extension Array where Element: PostedBatch {
+    /// Appends `batch`, and with probability `share` a retried copy right after it.
+    mutating func append(_ batch: Element, retriedWith share: Double, _ r: inout SimRandom) {
+        append(batch)
+        guard r.chance(share) else { return }
+        var copy = batch
+        copy.isRetry = true
+        append(copy)
+    }
 }

@@ -30,6 +30,43 @@ struct JSONBytes {
         bytes.append(0x3A)
     }
 
+    /// `,"name":` — every field after an object's first one.
+    mutating func next(_ name: StaticString) {
+        bytes.append(0x2C)
+        key(name)
+    }
+
+    mutating func field(_ name: StaticString, _ value: String) {
+        next(name)
+        string(value)
+    }
+
+    mutating func field(_ name: StaticString, uuid value: SimUUID) {
+        next(name)
+        uuid(value)
+    }
+
+    mutating func field(_ name: StaticString, int value: Int64) {
+        next(name)
+        int(value)
+    }
+
+    mutating func field(_ name: StaticString, time value: Int64) {
+        next(name)
+        time(value)
+    }
+
+    mutating func field(_ name: StaticString, bool value: Bool) {
+        next(name)
+        bool(value)
+    }
+
+    /// A string field written as null when absent.
+    mutating func field(_ name: StaticString, nullable value: String?) {
+        next(name)
+        if let value { string(value) } else { raw("null") }
+    }
+
     mutating func int(_ value: Int64) {
         if value < 0 {
             bytes.append(0x2D)

@@ -20,12 +20,7 @@ struct SendsEncoder {
             let batch = SendsBatch(
                 body: w.bytes, contentType: ndjson ? "application/x-ndjson" : "application/json",
                 eventCount: end - start, isRetry: false)
-            result.append(batch)
-            if r.chance(config.duplicateBatchShare) {
-                var copy = batch
-                copy.isRetry = true
-                result.append(copy)
-            }
+            result.append(batch, retriedWith: config.duplicateBatchShare, &r)
             start = end
             index += 1
         }
@@ -36,54 +31,23 @@ struct SendsEncoder {
         w.raw("{")
         w.key("event_id")
         w.uuid(s.eventID)
-        w.raw(",")
-        w.key("notification_id")
-        w.uuid(s.notificationID)
-        w.raw(",")
-        w.key("app_id")
-        w.string(config.appID)
-        w.raw(",")
-        w.key("provider")
-        w.string(s.provider.rawValue)
-        w.raw(",")
-        w.key("token")
-        w.string(s.token)
-        if let id = s.installationID {
-            w.raw(",")
-            w.key("installation_id")
-            w.uuid(id)
-        }
-        w.raw(",")
-        w.key("channel")
-        w.string(config.channels[s.channel].id)
-        w.raw(",")
-        w.key("campaign")
-        w.string(s.campaign)
-        w.raw(",")
-        w.key("sent_at")
-        w.time(s.sentAt)
-        w.raw(",")
-        w.key("status")
-        w.int(Int64(s.status))
-        w.raw(",")
-        w.key("reason")
-        if let reason = s.reason { w.string(reason) } else { w.raw("null") }
-        if s.provider == .apns {
-            w.raw(",")
-            w.key("apns_id")
-            w.uuid(s.notificationID)
-        }
-        w.raw(",")
-        w.key("unregistered_at")
+        w.field("notification_id", uuid: s.notificationID)
+        w.field("app_id", config.appID)
+        w.field("provider", s.provider.rawValue)
+        w.field("token", s.token)
+        if let id = s.installationID { w.field("installation_id", uuid: id) }
+        w.field("channel", config.channels[s.channel].id)
+        w.field("campaign", s.campaign)
+        w.field("sent_at", time: s.sentAt)
+        w.field("status", int: Int64(s.status))
+        w.field("reason", nullable: s.reason)
+        if s.provider == .apns { w.field("apns_id", uuid: s.notificationID) }
+        w.next("unregistered_at")
         if let at = s.unregisteredAt { w.time(at) } else { w.raw("null") }
-        w.raw(",")
-        w.key("priority")
-        w.int(Int64(s.priority))
-        w.raw(",\"push_type\":\"alert\"")
-        if s.provider == .apns { w.raw(",\"environment\":\"production\"") }
-        w.raw(",")
-        w.key("latency_ms")
-        w.int(Int64(s.latencyMs))
+        w.field("priority", int: Int64(s.priority))
+        w.field("push_type", "alert")
+        if s.provider == .apns { w.field("environment", "production") }
+        w.field("latency_ms", int: Int64(s.latencyMs))
         w.raw("}")
     }
 }

@@ -72,97 +72,89 @@ public struct Truth: Sendable, Equatable {
         }.reduce(0) { $0 + $1.count }
     }
 
-    /// The truth as JSON (the `--truth FILE` format).
+    /// The truth as JSON (the `--truth FILE` format): one row per line.
     public func json() -> [UInt8] {
         var w = JSONBytes(capacity: 64 * 1_024)
-        w.raw("{\n  \"app_id\": ")
+        w.raw("{")
+        w.key("app_id")
         w.string(appID)
-        w.raw(",\n  \"from\": ")
-        w.time(window.from)
-        w.raw(",\n  \"to\": ")
-        w.time(window.to)
-        w.raw(",\n  \"as_of\": ")
-        w.time(window.asOf)
-        w.raw(",\n  \"confirmation_window_hours\": ")
-        w.int(window.confirmationWindowMs / SimTime.msPerHour)
-        w.raw(",\n  \"instrumented_slices\": [")
+        w.field("experiment", experiment)
+        w.field("from", time: window.from)
+        w.field("to", time: window.to)
+        w.field("as_of", time: window.asOf)
+        w.field("confirmation_window_hours", int: window.confirmationWindowMs / SimTime.msPerHour)
+        w.raw("\n")
+        w.next("instrumented_slices")
+        w.raw("[")
         for (i, slice) in instrumentedSlices.enumerated() {
-            if i > 0 { w.raw(", ") }
+            if i > 0 { w.raw(",") }
             w.string(slice)
         }
-        w.raw("],\n  \"outcomes\": [")
-        let totals = Dictionary(grouping: outcomesByDay) { "\($0.channel)\t\($0.platform.rawValue)\t\($0.outcome.rawValue)" }
-        for (i, key) in totals.keys.sorted().enumerated() {
-            let parts = key.split(separator: "\t").map(String.init)
-            w.raw(i == 0 ? "\n    {\"channel\": " : ",\n    {\"channel\": ")
-            w.string(parts[0])
-            w.raw(", \"platform\": ")
-            w.string(parts[1])
-            w.raw(", \"outcome\": ")
-            w.string(parts[2])
-            w.raw(", \"count\": ")
-            w.int(Int64(totals[key]!.reduce(0) { $0 + $1.count }))
-            w.raw("}")
+        w.raw("]")
+        let totals = Dictionary(grouping: outcomesByDay) { [$0.channel, $0.platform.rawValue, $0.outcome.rawValue] }
+        rows("outcomes", totals.keys.sorted { $0.lexicographicallyPrecedes($1) }, into: &w) { key, w in
+            w.key("channel")
+            w.string(key[0])
+            w.field("platform", key[1])
+            w.field("outcome", key[2])
+            w.field("count", int: Int64(totals[key]!.reduce(0) { $0 + $1.count }))
         }
-        w.raw("\n  ],\n  \"outcomes_by_day\": [")
-        for (i, row) in outcomesByDay.enumerated() {
-            w.raw(i == 0 ? "\n    {\"day\": " : ",\n    {\"day\": ")
+        rows("outcomes_by_day", outcomesByDay, into: &w) { row, w in
+            w.key("day")
             w.string(row.day)
-            w.raw(", \"channel\": ")
-            w.string(row.channel)
-            w.raw(", \"platform\": ")
-            w.string(row.platform.rawValue)
-            w.raw(", \"app_version\": ")
-            if let v = row.appVersion { w.string(v) } else { w.raw("null") }
-            w.raw(", \"outcome\": ")
-            w.string(row.outcome.rawValue)
-            w.raw(", \"count\": ")
-            w.int(Int64(row.count))
-            w.raw("}")
+            w.field("channel", row.channel)
+            w.field("platform", row.platform.rawValue)
+            w.field("app_version", nullable: row.appVersion)
+            w.field("outcome", row.outcome.rawValue)
+            w.field("count", int: Int64(row.count))
         }
-        w.raw("\n  ],\n  \"rejections\": [")
-        for (i, row) in rejections.enumerated() {
-            w.raw(i == 0 ? "\n    {\"provider\": " : ",\n    {\"provider\": ")
+        rows("rejections", rejections, into: &w) { row, w in
+            w.key("provider")
             w.string(row.provider.rawValue)
-            w.raw(", \"status\": ")
-            w.int(Int64(row.status))
-            w.raw(", \"reason\": ")
-            if let r = row.reason { w.string(r) } else { w.raw("null") }
-            w.raw(", \"class\": ")
-            w.string(row.rejectionClass.rawValue)
-            w.raw(", \"count\": ")
-            w.int(Int64(row.count))
-            w.raw("}")
+            w.field("status", int: Int64(row.status))
+            w.field("reason", nullable: row.reason)
+            w.field("class", row.rejectionClass.rawValue)
+            w.field("count", int: Int64(row.count))
         }
-        w.raw("\n  ],\n  \"token_invalid\": ")
+        w.raw(",\n")
+        w.key("token_invalid")
         w.int(Int64(tokenInvalid))
-        w.raw(",\n  \"sends_to_known_invalid_tokens\": ")
-        w.int(Int64(sendsToKnownInvalidTokens))
-        w.raw(",\n  \"cohorts\": [")
-        for (i, c) in cohorts.enumerated() {
-            w.raw(i == 0 ? "\n    {\"experiment\": " : ",\n    {\"experiment\": ")
-            w.string(experiment)
-            w.raw(", \"variant\": ")
+        w.field("sends_to_known_invalid_tokens", int: Int64(sendsToKnownInvalidTokens))
+        rows("cohorts", cohorts, into: &w) { c, w in
+            w.key("variant")
             w.string(c.variant)
-            for (name, value) in [("installs", c.installs), ("prompted", c.prompted), ("opted_in", c.optedIn),
-                                  ("provisional", c.provisional), ("reach", c.reach), ("granted_without_prompt", c.grantedWithoutPrompt)] {
-                w.raw(", ")
-                w.string(name)
-                w.raw(": ")
-                w.int(Int64(value))
-            }
-            w.raw("}")
+            w.field("installs", int: Int64(c.installs))
+            w.field("prompted", int: Int64(c.prompted))
+            w.field("opted_in", int: Int64(c.optedIn))
+            w.field("provisional", int: Int64(c.provisional))
+            w.field("reach", int: Int64(c.reach))
+            w.field("granted_without_prompt", int: Int64(c.grantedWithoutPrompt))
         }
-        w.raw("\n  ],\n  \"ingest\": {\"telemetry_events\": ")
+        w.raw(",\n")
+        w.key("ingest")
+        w.raw("{")
+        w.key("telemetry_events")
         w.int(Int64(telemetryEvents))
-        w.raw(", \"sends\": ")
-        w.int(Int64(sends))
-        w.raw(", \"duplicate_events_posted\": ")
-        w.int(Int64(duplicateEventsPosted))
-        w.raw("},\n  \"timing\": ")
+        w.field("sends", int: Int64(sends))
+        w.field("duplicate_events_posted", int: Int64(duplicateEventsPosted))
+        w.raw("},\n")
+        w.key("timing")
         w.string(Self.timingNote)
         w.raw("\n}\n")
         return w.bytes
+    }
+
+    /// `,\n"name":[\n{row},\n{row}\n]`
+    private func rows<Row>(_ name: StaticString, _ items: [Row], into w: inout JSONBytes, _ write: (Row, inout JSONBytes) -> Void) {
+        w.raw(",\n")
+        w.key(name)
+        w.raw("[")
+        for (i, item) in items.enumerated() {
+            w.raw(i == 0 ? "\n{" : ",\n{")
+            write(item, &w)
+            w.raw("}")
+        }
+        w.raw("\n]")
     }
 
     static let timingNote =

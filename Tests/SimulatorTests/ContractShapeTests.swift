@@ -144,3 +144,23 @@ struct ContractShapeTests {
         }
     }
 }
+
+@Suite("Truth file")
+struct TruthFileTests {
+    @Test func truthJSONCarriesTheCounts() throws {
+        let truth = ContractShapeTests.output.truth
+        let object = try Fixtures.object(truth.json())
+        #expect(object["as_of"] as? String == SimTime.rfc3339(truth.window.asOf))
+        let outcomes = try #require(object["outcomes"] as? [[String: Any]])
+        let byDay = try #require(object["outcomes_by_day"] as? [[String: Any]])
+        let sum = { (rows: [[String: Any]]) in rows.reduce(0) { $0 + ($1["count"] as? Int ?? 0) } }
+        #expect(sum(outcomes) == sum(byDay) && sum(byDay) == truth.outcomesByDay.reduce(0) { $0 + $1.count })
+        let opened = outcomes.filter { $0["outcome"] as? String == "opened" && $0["channel"] as? String == "orders" && $0["platform"] as? String == "ios" }
+        #expect(sum(opened) == truth.count(.opened, channel: "orders", platform: .ios))
+        let cohorts = try #require(object["cohorts"] as? [[String: Any]])
+        #expect(cohorts.map { $0["variant"] as? String } == truth.cohorts.map(\.variant))
+        #expect(cohorts.first?["reach"] as? Int == truth.cohorts.first?.reach)
+        #expect(object["token_invalid"] as? Int == truth.tokenInvalid)
+        #expect((object["rejections"] as? [[String: Any]])?.count == truth.rejections.count)
+    }
+}

@@ -137,7 +137,7 @@ struct IngestClientTests {
     @Test func silentServerTimesOut() throws {
         let server = try LoopbackServer { _, _ in LoopbackServer.Reply(bytes: [], hang: true) }
         defer { server.stop() }
-        let client = try IngestClient(baseURL: server.url, timeout: 0.3)
+        let client = try IngestClient(baseURL: server.url, timeout: 0.3, connectTimeout: 30)
         let error = try #require(throws: IngestClientError.self) {
             try client.post(path: "/x", body: [], contentType: "application/json")
         }
