@@ -28,10 +28,11 @@ final class RunnerQueue: @unchecked Sendable {
 
     init(capacity: Int) { self.capacity = capacity }
 
+    /// Waits while the queue is full; after a failure jobs are dropped (the run is over).
     func push(_ job: Job) {
         condition.lock()
         while jobs.count - head >= capacity && failure == nil { condition.wait() }
-        jobs.append(job)
+        if failure == nil { jobs.append(job) }
         condition.broadcast()
         condition.unlock()
     }

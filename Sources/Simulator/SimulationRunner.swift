@@ -44,12 +44,14 @@ public enum SimulationRunner {
         let reporter = options.progress ? ProgressReporter(queue: queue, config: config, started: started) : nil
         reporter?.start()
 
-        let (sendBatches, truth) = Simulation.stream(config, window: window) { batches, sends in
+        // generation stops as soon as a posting thread failed
+        let generated = try? Simulation.stream(config, window: window) { batches, sends in
+            if queue.snapshot().1 != nil { throw CancellationError() }
             queue.noteGenerated(installations: 1, events: batches.reduce(sends) { $0 + $1.eventCount })
             for batch in batches { queue.push(.telemetry(batch)) }
         }
         queue.drain()
-        for batch in sendBatches { queue.push(.sends(batch)) }
+        for batch in generated?.sends ?? [] { queue.push(.sends(batch)) }
         queue.close()
         finished.wait()
         reporter?.stop()
@@ -57,6 +59,7 @@ public enum SimulationRunner {
         var (summary, failure) = queue.snapshot()
         summary.seconds = Date().timeIntervalSince(started)
         if let failure { throw failure }
+        guard let truth = generated?.truth else { throw SimulationError.invalidOption("simulate", "generation stopped") }
         return (summary, truth)
     }
 

@@ -69,13 +69,15 @@ struct RunnerTests {
     @Test func aRefusedBatchFailsTheRun() throws {
         let server = try LoopbackServer { _, _ in .status(403, "{\"error\":\"forbidden\",\"message\":\"wrong scope\"}") }
         defer { server.stop() }
-        var config = Fixtures.config(installs: 5)
+        var config = Fixtures.config(installs: 200)
         config.days = 2
         var options = SimulationRunner.Options(baseURL: server.url, telemetryKey: "t", sendsKey: "s")
         options.progress = false
         let error = try #require(throws: SimulationError.self) { try SimulationRunner.run(config, options: options) }
         #expect(error.description == "ingest refused a batch on /v1/telemetry (HTTP 403)")
         #expect(error.detail.contains("wrong scope"))
+        // the run stops: no thread posts after the first refusal it sees
+        #expect(server.seen.count <= options.threads)
     }
 }
 
