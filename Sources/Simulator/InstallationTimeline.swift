@@ -16,6 +16,7 @@ struct InstallationTimeline {
     var orders: [Int64] = []
     private var systemPromptsShown = 0
     private var answered = false
+    private var legacyTokenPending = false
     private var now: Int64 = .min
 
     init(plan: InstallationPlan, config: SimulationConfig, random: SimRandom) {
@@ -38,6 +39,8 @@ struct InstallationTimeline {
                 t = firstLaunch(at: start)
             } else {
                 emit(t, .settings(state))
+                t += SimTime.msPerMinute
+                reportLegacyToken(at: t)
             }
             if i == rotationSession {
                 t += SimTime.msPerMinute
@@ -158,7 +161,14 @@ struct InstallationTimeline {
             emit(t, .exposure(variant: config.arms[arm].variant))
         }
         t += SimTime.msPerMinute
-        registerToken(at: t, lag: plan.existing ? .min : SimTime.msPerMinute * Int64(r.int(1...10)))
+        if plan.existing && r.chance(0.3) {
+            // the sender has had this token for long; this SDK reports it only at the next start,
+            // so until then sends that name only the token cannot be resolved
+            tokens.append((TokenFactory.make(provider: plan.provider, &r), .max, .min))
+            legacyTokenPending = true
+        } else {
+            registerToken(at: t, lag: plan.existing ? .min : SimTime.msPerMinute * Int64(r.int(1...10)))
+        }
         return t
     }
 
@@ -166,6 +176,14 @@ struct InstallationTimeline {
         let token = TokenFactory.make(provider: plan.provider, &r)
         emit(t, .token(token))
         tokens.append((token, t, lag == .min ? .min : t + lag))
+    }
+
+    /// Reports the legacy token at a later start (see `firstLaunch`).
+    private mutating func reportLegacyToken(at t: Int64) {
+        guard legacyTokenPending, let legacy = tokens.first else { return }
+        legacyTokenPending = false
+        emit(t, .token(legacy.token))
+        tokens[0].registeredAt = t
     }
 
     private mutating func order(at t: Int64) {
