@@ -12,6 +12,9 @@ struct JSONBytes {
 
     mutating func raw(_ byte: UInt8) { bytes.append(byte) }
 
+    /// Text known to be valid JSON as it is (a number's description).
+    mutating func raw(contentsOf text: String) { bytes.append(contentsOf: text.utf8) }
+
     /// A quoted string; escapes quote and backslash (control characters never occur here).
     mutating func string(_ value: String) {
         bytes.append(0x22)

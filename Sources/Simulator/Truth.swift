@@ -46,6 +46,20 @@ public struct Truth: Sendable, Equatable {
         /// Installations whose as-of state at `as_of` can display.
         public var reach = 0
         public var grantedWithoutPrompt = 0
+        /// retained_7d: first prompt granted at g and a snapshot in [g + 7 d, as_of] (denominator) …
+        public var retainedEligible = 0
+        /// … of which the as-of state at g + 7 d can display (numerator).
+        public var retained = 0
+        /// Hours from the first telemetry event to the first shown system prompt, per prompted
+        /// installation (sorted); its median is the report's `median_hours_to_prompt`.
+        public var hoursToPrompt: [Double] = []
+
+        /// Median of `hoursToPrompt` (the mean of the two middle values on an even count).
+        public var medianHoursToPrompt: Double? {
+            guard !hoursToPrompt.isEmpty else { return nil }
+            let n = hoursToPrompt.count
+            return n % 2 == 1 ? hoursToPrompt[n / 2] : (hoursToPrompt[n / 2 - 1] + hoursToPrompt[n / 2]) / 2
+        }
     }
 
     public var appID: String
@@ -129,6 +143,10 @@ public struct Truth: Sendable, Equatable {
             w.field("provisional", int: Int64(c.provisional))
             w.field("reach", int: Int64(c.reach))
             w.field("granted_without_prompt", int: Int64(c.grantedWithoutPrompt))
+            w.field("retained_7d_eligible", int: Int64(c.retainedEligible))
+            w.field("retained_7d", int: Int64(c.retained))
+            w.next("median_hours_to_prompt")
+            if let median = c.medianHoursToPrompt { w.raw(contentsOf: "\(median)") } else { w.raw("null") }
         }
         w.raw(",\n")
         w.key("ingest")

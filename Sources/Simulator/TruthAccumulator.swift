@@ -119,6 +119,16 @@ struct TruthAccumulator {
             let reach = stateAt(window.asOf)?.state.canDisplay ?? false
             if reach { cohort.reach += 1 }
             if reach && firstPrompt == nil { cohort.grantedWithoutPrompt += 1 }
+            if let firstPrompt, firstPrompt.result == .granted {
+                let week = firstPrompt.at + 7 * SimTime.msPerDay
+                if snapshots.contains(where: { $0.at >= week }) {
+                    cohort.retainedEligible += 1
+                    if stateAt(week)?.state.canDisplay == true { cohort.retained += 1 }
+                }
+            }
+            if let firstPrompt, let first = installation.events.first {
+                cohort.hoursToPrompt.append(Double(firstPrompt.at - first.at) / Double(SimTime.msPerHour))
+            }
             cohorts[exposure.variant] = cohort
         }
     }
@@ -151,7 +161,12 @@ struct TruthAccumulator {
             appID: config.appID, experiment: config.experiment, window: window,
             instrumentedSlices: instrumented.map { "\($0.platform.rawValue)/\(config.appVersions[$0.version])" }.sorted(),
             outcomesByDay: rows, rejections: rejectionRows, tokenInvalid: tokenInvalid,
-            sendsToKnownInvalidTokens: knownInvalid, cohorts: cohorts.values.sorted { $0.variant < $1.variant },
+            sendsToKnownInvalidTokens: knownInvalid,
+            cohorts: cohorts.values.map { c in
+                var sorted = c
+                sorted.hoursToPrompt.sort()
+                return sorted
+            }.sorted { $0.variant < $1.variant },
             telemetryEvents: telemetryEvents, sends: sendsTotal, duplicateEventsPosted: duplicates + duplicateSendEvents)
     }
 }

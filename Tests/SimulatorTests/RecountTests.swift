@@ -13,6 +13,7 @@ struct RecountTests {
         var snapshots: [Snapshot] = []
         var exposure: (at: Int64, variant: String)?
         var firstPrompt: (at: Int64, result: String)?
+        var firstEvent: Int64 = .max
     }
 
     @Test(arguments: [0, 1])
@@ -26,8 +27,13 @@ struct RecountTests {
         let recount = try recount(output, config: config, window: window)
         let truthRows = Dictionary(output.truth.outcomesByDay.map { (key($0.day, $0.channel, $0.platform.rawValue, $0.appVersion, $0.outcome.rawValue), $0.count) }) { $0 + $1 }
         #expect(truthRows == recount.outcomes)
-        #expect(output.truth.cohorts.map { [$0.variant: [$0.installs, $0.prompted, $0.optedIn, $0.provisional, $0.reach, $0.grantedWithoutPrompt]] }
+        #expect(output.truth.cohorts.map { [$0.variant: [$0.installs, $0.prompted, $0.optedIn, $0.provisional, $0.reach, $0.grantedWithoutPrompt, $0.retainedEligible, $0.retained]] }
             == recount.cohorts.keys.sorted().map { [$0: recount.cohorts[$0]!] })
+        #expect(output.truth.cohorts.map(\.medianHoursToPrompt) == recount.cohorts.keys.sorted().map { recount.medians[$0] ?? nil })
+        if windowChoice == 0 {
+            // revocations after a grant make retention measurable and below 100%
+            #expect(output.truth.cohorts.allSatisfy { $0.retainedEligible > 0 && $0.retained > 0 && $0.retained < $0.retainedEligible })
+        }
         #expect(output.truth.tokenInvalid == recount.tokenInvalid)
         #expect(output.truth.sendsToKnownInvalidTokens == recount.knownInvalid)
         #expect(Dictionary(output.truth.rejections.map { ("\($0.provider.rawValue) \($0.status) \($0.reason ?? "-")", $0.count) }) { $0 + $1 } == recount.rejections)
@@ -42,6 +48,7 @@ struct RecountTests {
     struct Recount {
         var outcomes: [String: Int] = [:]
         var cohorts: [String: [Int]] = [:]
+        var medians: [String: Double?] = [:]
         var tokenInvalid = 0
         var knownInvalid = 0
         var rejections: [String: Int] = [:]
@@ -68,6 +75,7 @@ struct RecountTests {
                 guard seen.insert(event["event_id"] as! String).inserted else { continue }
                 let at = config.endMs - (sentAt - (try Fixtures.ms(event["at"])))
                 guard at <= window.asOf else { continue }
+                install.firstEvent = min(install.firstEvent, at)
                 switch event["type"] as! String {
                 case "notification_settings":
                     install.snapshots.append(Snapshot(at: at, state: DisplayState(snapshot: parseSnapshot(event), platform: platform), version: version))
@@ -127,9 +135,18 @@ struct RecountTests {
             let day = String(SimTime.rfc3339(t).prefix(10))
             result.outcomes[key(day, send["channel"] as? String, platform.rawValue, snapshot?.version, outcome.rawValue), default: 0] += 1
         }
+        var hours: [String: [Double]] = [:]
         for install in installs.values {
             guard let exposure = install.exposure, inWindow(exposure.at) else { continue }
-            var c = result.cohorts[exposure.variant] ?? [0, 0, 0, 0, 0, 0]
+            var c = result.cohorts[exposure.variant] ?? [0, 0, 0, 0, 0, 0, 0, 0]
+            if let p = install.firstPrompt {
+                hours[exposure.variant, default: []].append(Double(p.at - install.firstEvent) / 3_600_000)
+                let week = p.at + 7 * 86_400_000
+                if p.result == "granted", install.snapshots.contains(where: { $0.at >= week }) {
+                    c[6] += 1
+                    if install.snapshots.last(where: { $0.at <= week })?.state.canDisplay == true { c[7] += 1 }
+                }
+            }
             c[0] += 1
             if let p = install.firstPrompt {
                 c[1] += 1
@@ -140,6 +157,10 @@ struct RecountTests {
             if reach { c[4] += 1 }
             if reach && install.firstPrompt == nil { c[5] += 1 }
             result.cohorts[exposure.variant] = c
+        }
+        for (variant, list) in hours {
+            let h = list.sorted()
+            result.medians[variant] = h.count % 2 == 1 ? h[h.count / 2] : (h[h.count / 2 - 1] + h[h.count / 2]) / 2
         }
         return result
     }
