@@ -101,7 +101,11 @@ final class LoopbackServer: @unchecked Sendable {
     }
 
     private func serve(_ fd: Int32, connection: Int) {
-        defer { close(fd) }
+        // forget the descriptor before closing it: its number may be reused by another socket
+        defer {
+            lock.withLock { clientFDs.removeAll { $0 == fd } }
+            close(fd)
+        }
         var buffer: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
         func fill() -> Bool {
