@@ -152,6 +152,14 @@ struct IngestClientTests {
         #expect(error.kind == .malformedResponse)
     }
 
+    @Test func bodyCutShortIsAnIOError() throws {
+        let server = try LoopbackServer { _, _ in LoopbackServer.Reply(bytes: Array("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc".utf8), close: true) }
+        defer { server.stop() }
+        let (client, _) = try client(server)
+        let error = try #require(throws: IngestClientError.self) { try client.post(path: "/x", body: [], contentType: "application/json") }
+        #expect(error.kind == .io && error.isRetryable)
+    }
+
     @Test(arguments: ["https://example.com", "http://", "http://host:0", "http://host:99999", "http://[::1", "ftp://x"])
     func invalidURLs(url: String) {
         #expect(throws: IngestClientError.self) { try IngestClient(baseURL: url) }
