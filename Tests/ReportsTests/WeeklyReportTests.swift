@@ -135,6 +135,15 @@ struct WeeklyReportTests {
         #expect(try report.rendered(.markdown).contains("orders silent loss up"))
     }
 
+    @Test func withoutTheAlertsTableTheReportSaysAlertingIsNotSetUp() throws {
+        let data = try OutcomeFixture()
+        try data.fixture.connection.executeScript("drop table alert_transitions cascade")
+        let report = try WeeklyReport.run(connection: data.fixture.connection, app: Fixture.app, week: Self.week)
+        #expect(report.alerts == nil)
+        for format in [ReportFormat.markdown, .text, .html] { #expect(try report.rendered(format).contains("alerting not set up")) }
+        #expect(try parse(try report.rendered(.json))["alerts"] is NSNull)
+    }
+
     @Test func anEmptyWeekIsAnEmptyReport() throws {
         let fixture = try Fixture()
         let report = try WeeklyReport.run(connection: fixture.connection, app: Fixture.app, week: Self.week)
