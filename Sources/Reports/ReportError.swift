@@ -21,7 +21,7 @@ public struct ReportError: Error, Sendable, CustomStringConvertible, CustomDebug
         self.debugDescription = detail.map { "\(description): \($0)" } ?? description
     }
 
-    static func invalidQuery(_ message: String) -> ReportError { ReportError(kind: .invalidQuery, description: message) }
+    public static func invalidQuery(_ message: String) -> ReportError { ReportError(kind: .invalidQuery, description: message) }
 
     static func unsupported(_ format: ReportFormat, report: String) -> ReportError {
         ReportError(kind: .unsupportedFormat, description: "\(report) has no \(format.rawValue) format")

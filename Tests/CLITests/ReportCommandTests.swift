@@ -1,0 +1,58 @@
+import Foundation
+import TestSupport
+import Testing
+
+@Suite struct ReportCommandTests {
+    let env: [String: String]
+
+    init() throws {
+        env = ["DATABASE_URL": try TestDatabase.fresh(prefix: "reportcli"), "PUSHLEDGER_APP": "com.example.shop"]
+    }
+
+    @Test func emptyWindowIsAnEmptyReportInEveryFormat() throws {
+        let json = try CommandRunner.run(["report", "silent-loss", "--week", "2026-W48", "--format", "json", "--by", "channel"], environment: env)
+        #expect(json.status == 0, "\(json.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(object["from"] as? String == "2026-11-23T00:00:00.000Z" || (object["from"] as? String)?.hasPrefix("2026-11-23T00:00:00") == true)
+        #expect((object["rows"] as? [Any])?.isEmpty == true)
+        for format in ["table", "csv", "markdown"] {
+            #expect(try CommandRunner.run(["report", "silent-loss", "--format", format], environment: env).status == 0)
+        }
+        for sub in ["prompt-timing", "rejections"] {
+            let result = try CommandRunner.run(["report", sub, "--from", "2026-11-01", "--to", "2026-11-08", "--format", "json"], environment: env)
+            #expect(result.status == 0, "\(sub): \(result.stderr)")
+            #expect(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) is [String: Any])
+        }
+    }
+
+    @Test func weeklyRollupAndQueryRun() throws {
+        let weekly = try CommandRunner.run(["report", "weekly", "--week", "2026-W47"], environment: env)
+        #expect(weekly.status == 0, "\(weekly.stderr)")
+        #expect(weekly.stdout.contains("Headline"))
+        let html = try CommandRunner.run(["report", "weekly", "--format", "html"], environment: env)
+        #expect(html.stdout.hasPrefix("<!DOCTYPE html>"))
+        #expect(try CommandRunner.run(["rollup", "--format", "json"], environment: env).status == 0)
+        let quick = try CommandRunner.run(["query", "silent-loss", "--since", "24h"], environment: env)
+        #expect(quick.status == 0, "\(quick.stderr)")
+    }
+
+    @Test(arguments: [
+        ["report", "silent-loss", "--by", "colour"],
+        ["report", "silent-loss", "--week", "2026-W48", "--from", "2026-11-01"],
+        ["report", "silent-loss", "--from", "2026-11-08", "--to", "2026-11-01"],
+        ["report", "weekly", "--week", "2026-W60"],
+        ["report", "weekly", "--format", "csv"],
+        ["query", "silent-loss", "--since", "forever"],
+    ])
+    func badArgumentsExit64(arguments: [String]) throws {
+        let result = try CommandRunner.run(arguments, environment: env)
+        #expect(result.status == 64, "\(arguments): \(result.stderr)")
+        #expect(!result.stderr.isEmpty)
+    }
+
+    @Test func appIsRequired() throws {
+        var noApp = env
+        noApp["PUSHLEDGER_APP"] = nil
+        #expect(try CommandRunner.run(["report", "silent-loss"], environment: noApp).status == 64)
+    }
+}
