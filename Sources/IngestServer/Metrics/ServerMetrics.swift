@@ -1,0 +1,91 @@
+import CMicroHTTPD
+import PushLedgerCore
+
+/// The metrics `pushledger serve` exposes on `/metrics`. Label values come from closed sets
+/// (routes, status codes, contract codes, SQLSTATEs), never from ids.
+final class ServerMetrics: Sendable {
+    let registry = MetricsRegistry()
+    let httpRequests: Counter
+    let events: Counter
+    let rejectedEvents: Counter
+    let failedRequests: Counter
+    let batchUnits: Histogram
+    let batchEvents: Histogram
+    let commitSeconds: Histogram
+    let databaseErrors: Counter
+
+    /// The build's version string (set by the CLI; `dev` in tests).
+    init(version: String, queueDepth: @escaping @Sendable () -> Double, queueCapacity: Double,
+         databaseUp: @escaping @Sendable () -> Double, inFlight: @escaping @Sendable () -> Double) {
+        httpRequests = registry.register(
+            Counter("pushledger_http_requests_total", help: "HTTP requests answered, by endpoint and status.", labels: ["endpoint", "status"]))
+        events = registry.register(
+            Counter("pushledger_events_total", help: "Events received, by kind (telemetry or send) and result (accepted, duplicate, rejected).",
+                    labels: ["kind", "result"]))
+        rejectedEvents = registry.register(
+            Counter("pushledger_events_rejected_total", help: "Events rejected by validation, by kind and contract error code.",
+                    labels: ["kind", "code"]))
+        failedRequests = registry.register(
+            Counter("pushledger_requests_failed_total", help: "Requests refused as a whole (400, 403, 413), by endpoint and code.",
+                    labels: ["endpoint", "code"]))
+        batchUnits = registry.register(
+            Histogram("pushledger_write_batch_requests", help: "Requests written per database transaction.",
+                      buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256]))
+        batchEvents = registry.register(
+            Histogram("pushledger_write_batch_events", help: "Events (valid and rejected) written per database transaction.",
+                      buckets: [1, 10, 100, 1_000, 5_000, 20_000, 100_000]))
+        commitSeconds = registry.register(
+            Histogram("pushledger_write_commit_duration_seconds", help: "Time to write and commit one batch.",
+                      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]))
+        databaseErrors = registry.register(
+            Counter("pushledger_database_errors_total", help: "Database errors, by SQLSTATE (`connection` when the server was unreachable).",
+                    labels: ["sqlstate"]))
+        _ = registry.register(Gauge("pushledger_queue_depth", help: "Requests validated and waiting for a writer.", value: queueDepth))
+        _ = registry.register(Gauge("pushledger_queue_capacity", help: "Requests the queue holds before answering 429.") { queueCapacity })
+        _ = registry.register(Gauge("pushledger_database_up", help: "1 when Postgres answered the last probe.", value: databaseUp))
+        _ = registry.register(Gauge("pushledger_http_requests_in_flight", help: "Requests received and not yet answered.", value: inFlight))
+        let mhd = String(cString: MHD_get_version())
+        _ = registry.register(
+            Gauge("pushledger_build_info", help: "Build information; the value is always 1.", labels: ["version", "libmicrohttpd"]) {
+                [([version, mhd], 1)]
+            })
+    }
+
+    /// Counts a stored unit's events.
+    func recordStored(_ unit: IngestUnit, outcome: WriteOutcome) {
+        let kind: String
+        let rejections: [Rejection]
+        switch unit {
+        case .telemetry(let validated, _):
+            kind = "telemetry"
+            rejections = validated.rejections
+        case .sends(let validated, _, _):
+            kind = "send"
+            rejections = validated.rejections
+        case .failedRequest:
+            return
+        }
+        events.increment([kind, "accepted"], by: Double(outcome.accepted))
+        events.increment([kind, "duplicate"], by: Double(outcome.duplicates))
+        events.increment([kind, "rejected"], by: Double(rejections.count))
+        for rejection in rejections { rejectedEvents.increment([kind, rejection.code.rawValue]) }
+    }
+
+    /// Counts a database error by SQLSTATE, or as `connection` when the server was unreachable.
+    func recordDatabaseError(_ error: StoreError) {
+        databaseErrors.increment([error.isConnectionProblem ? "connection" : error.sqlState ?? "none"])
+    }
+
+    func render() -> String { registry.render() }
+}
+
+extension IngestUnit {
+    /// Events in the unit, valid and rejected (1 for a failed request).
+    var eventCount: Int {
+        switch self {
+        case .telemetry(let validated, _): validated.events.count + validated.rejections.count
+        case .sends(let validated, _, _): validated.sends.count + validated.rejections.count
+        case .failedRequest: 1
+        }
+    }
+}

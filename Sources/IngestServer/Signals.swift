@@ -1,0 +1,55 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+extension IngestServer {
+    /// Runs the server until SIGTERM or SIGINT, then stops gracefully and returns (the CLI
+    /// exits 0). A second signal during the drain exits at once with status 1.
+    public static func run(config: IngestServerConfig, store: any IngestStore, logger: Logger, version: String = "dev") throws(HTTPServerError) {
+        let server = IngestServer(config: config, store: store, logger: logger, version: version)
+        let stopRequested = DispatchSemaphore(value: 0)
+        let watcher = SignalWatcher(signals: [SIGTERM, SIGINT]) { signal, count in
+            if count == 1 {
+                logger.info("signal received, draining", ["signal": "\(signal)"])
+                stopRequested.signal()
+            } else {
+                logger.warning("second signal, exiting now", ["signal": "\(signal)"])
+                exit(1)
+            }
+        }
+        defer { watcher.cancel() }
+        try server.start()
+        stopRequested.wait()
+        server.stop()
+    }
+}
+
+/// Dispatch signal sources for a set of signals, with the count of signals seen so far.
+final class SignalWatcher {
+    private let sources: [any DispatchSourceSignal]
+
+    private final class Count: Sendable {
+        let value = Atomic<Int>(0)
+    }
+
+    /// The default actions are ignored so the process outlives the signal; `handler` runs on a
+    /// global queue.
+    init(signals: [Int32], handler: @escaping @Sendable (Int32, Int) -> Void) {
+        var sources: [any DispatchSourceSignal] = []
+        for number in signals {
+            Foundation.signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            sources.append(source)
+        }
+        self.sources = sources
+        let seen = Count()
+        for (number, source) in zip(signals, sources) {
+            source.setEventHandler { handler(number, seen.value.add(1, ordering: .relaxed).newValue) }
+            source.resume()
+        }
+    }
+
+    func cancel() {
+        for source in sources { source.cancel() }
+    }
+}
