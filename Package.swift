@@ -39,6 +39,7 @@ let package = Package(
         // Test helpers: throwaway databases on the project-local cluster.
         .target(name: "TestSupport", dependencies: ["Postgres", "Store"], path: "Tests/TestSupport"),
         .testTarget(name: "PushLedgerCoreTests", dependencies: ["PushLedgerCore"]),
+        .testTarget(name: "GzipTests", dependencies: ["Gzip"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "TestSupport"]),
         .testTarget(name: "IngestServerTests", dependencies: ["IngestServer", "IngestClient", "TestSupport"]),

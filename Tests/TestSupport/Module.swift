@@ -1,3 +1,0 @@
-import Postgres
-/// Placeholder until the helpers land.
-enum TestSupportModule {}

@@ -1,0 +1,61 @@
+import Foundation
+import Postgres
+import Store
+import Synchronization
+
+/// Throwaway databases on the cluster that `make test` starts (`PUSHLEDGER_TEST_DATABASE_URL`,
+/// else `DATABASE_URL`). Each test suite takes its own, so suites run in parallel safely.
+public enum TestDatabase {
+    /// Repository root, found from this file's location.
+    public static let repositoryRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    public static var migrationsDirectory: URL { repositoryRoot.appendingPathComponent("sql/migrations") }
+
+    /// The cluster's admin URL.
+    public static var adminURL: String {
+        get throws {
+            let env = ProcessInfo.processInfo.environment
+            guard let url = env["PUSHLEDGER_TEST_DATABASE_URL"] ?? env["DATABASE_URL"], !url.isEmpty else {
+                throw PostgresError(
+                    code: .misuse, message: "set PUSHLEDGER_TEST_DATABASE_URL (make test does) to run database tests")
+            }
+            return url
+        }
+    }
+
+    /// The admin URL with its database name replaced.
+    public static func url(database: String) throws -> String {
+        var parts = URLComponents(string: try adminURL)!
+        parts.path = "/" + database
+        return parts.string!
+    }
+
+    private static let templateName = Mutex<String?>(nil)
+
+    /// A new, empty database; returns its URL.
+    public static func empty(prefix: String = "t") throws -> String {
+        let name = "pl_\(prefix)_\(UUID().uuidString.prefix(8).lowercased())"
+        let admin = try Connection.connect(url: adminURL)
+        try admin.execute("create database \(identifier: name)")
+        return try url(database: name)
+    }
+
+    /// A new database with every migration applied (copied from a template migrated once per run).
+    public static func fresh(prefix: String = "t") throws -> String {
+        let template = try templateName.withLock { cached -> String in
+            if let cached { return cached }
+            let name = "pl_template_\(UUID().uuidString.prefix(8).lowercased())"
+            let admin = try Connection.connect(url: adminURL)
+            try admin.execute("create database \(identifier: name)")
+            let connection = try Connection.connect(url: url(database: name))
+            try Migrator(directory: migrationsDirectory).migrate(connection)
+            cached = name
+            return name
+        }
+        let name = "pl_\(prefix)_\(UUID().uuidString.prefix(8).lowercased())"
+        let admin = try Connection.connect(url: adminURL)
+        try admin.execute("create database \(identifier: name) template \(identifier: template)")
+        return try url(database: name)
+    }
+}
