@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import PushLedgerCore
 import Synchronization
 
 extension IngestServer {

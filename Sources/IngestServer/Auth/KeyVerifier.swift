@@ -28,17 +28,10 @@ final class KeyVerifier: Sendable {
         let presented = SHA256.hash(Array(key.utf8))
         guard let keys = table.withLock({ $0 }) else { return .unavailable }
         var match: KeyRecord?
-        for record in keys where Self.constantTimeEqual(record.hash, presented) {
+        for record in keys where SHA256.constantTimeEquals(record.hash, presented) {
             match = record
         }
         guard let match else { return .unknown }
         return match.revoked ? .revoked(match) : .valid(match)
-    }
-
-    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count else { return false }
-        var difference: UInt8 = 0
-        for index in a.indices { difference |= a[index] ^ b[index] }
-        return difference == 0
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Gzip
 import PushLedgerCore
 import Synchronization
 
@@ -117,10 +118,16 @@ final class IngestService: HTTPHandler {
     /// The body as JSON text: gunzipped when sent gzip, within the decompressed limit.
     private func decode(_ body: [UInt8], _ request: IngestRequest) throws(EnvelopeError) -> [UInt8] {
         guard request.format.gzip else { return body }
+        let limit = config.limits.maxDecompressedBytes
         do {
-            return try Gzip.decompress(body, limit: config.limits.maxDecompressedBytes)
+            return try Gzip.decompress(body, limit: limit)
         } catch {
-            throw gzipRefusal(error, limit: config.limits.maxDecompressedBytes)
+            switch error {
+            case .tooLarge:
+                throw EnvelopeError(status: 413, code: "decompressed_too_large", message: "the body decompresses to more than \(limit) bytes")
+            case .corrupt(let why):
+                throw EnvelopeError(status: 400, code: "invalid_gzip", message: "the body is not valid gzip: \(why)")
+            }
         }
     }
 
@@ -160,10 +167,4 @@ extension IngestUnit {
         case .failedRequest: []
         }
     }
-}
-
-/// A gzip failure as the contract answers it: over the decompressed limit → 413, else 400.
-func gzipRefusal(_ error: any Error, limit: Int) -> EnvelopeError {
-    // TODO(merge): match the Gzip module's error type once it lands.
-    EnvelopeError(status: 400, code: "invalid_gzip", message: "the body is not valid gzip")
 }
