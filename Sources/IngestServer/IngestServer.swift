@@ -63,7 +63,11 @@ public final class IngestServer: Sendable {
         logger.info("listening", ["address": "\(config.host):\(port)", "http_threads": "\(config.httpThreads)", "writers": "\(config.writerCount)"])
     }
 
-    /// Reloads the key table now (after `pushledger keys create`, or in tests).
+    /// Requests waiting for a writer.
+    var queueDepth: Int { queue.depth }
+
+    /// Probes the database now if it was down, and reloads the key table (after
+    /// `pushledger keys create`, or in tests).
     public func refreshKeys() {
         lastKeyLoad.withLock { $0 = nil }
         maintain()

@@ -5,8 +5,12 @@ import Synchronization
 
 extension IngestServer {
     /// Runs the server until SIGTERM or SIGINT, then stops gracefully and returns (the CLI
-    /// exits 0). A second signal during the drain exits at once with status 1.
-    public static func run(config: IngestServerConfig, store: any IngestStore, logger: Logger, version: String = "dev") throws(HTTPServerError) {
+    /// exits 0). A second signal during the drain exits at once with status 1. `started` runs
+    /// once the port is bound (the CLI prints the address; tests learn the port).
+    public static func run(
+        config: IngestServerConfig, store: any IngestStore, logger: Logger, version: String = "dev",
+        started: (IngestServer) -> Void = { _ in }
+    ) throws(HTTPServerError) {
         let server = IngestServer(config: config, store: store, logger: logger, version: version)
         let stopRequested = DispatchSemaphore(value: 0)
         let watcher = SignalWatcher(signals: [SIGTERM, SIGINT]) { signal, count in
@@ -20,6 +24,7 @@ extension IngestServer {
         }
         defer { watcher.cancel() }
         try server.start()
+        started(server)
         stopRequested.wait()
         server.stop()
     }

@@ -47,7 +47,12 @@ final class IngestService: HTTPHandler {
         let key: KeyRecord
         switch keys.verify(token) {
         case .valid(let record): key = record
-        case .unknown, .revoked: return .respond(.unknownKey)
+        case .unknown:
+            logger.info("unknown key", ["path": head.path, "key_prefix": Logger.redact(token)])
+            return .respond(.unknownKey)
+        case .revoked(let record):
+            logger.info("revoked key", ["path": head.path, "key_id": record.id])
+            return .respond(.unknownKey)
         case .unavailable: return .respond(.unavailable(retryAfter: config.retryAfterUnavailable))
         }
         guard key.scope == scope else {
@@ -95,6 +100,7 @@ final class IngestService: HTTPHandler {
 
     func responded(_ head: RequestHead, status: Int) {
         metrics.httpRequests.increment([Route.metricsLabel(path: head.path), String(status)])
+        if status >= 500 { logger.warning("request failed", ["method": head.method, "path": head.path, "status": status]) }
     }
 
     // MARK: Steps

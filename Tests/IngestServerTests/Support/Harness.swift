@@ -30,7 +30,7 @@ final class LogCapture: Sendable {
 }
 
 /// A running server on a free port, with helpers to talk to it.
-final class Harness {
+final class Harness: Sendable {
     let server: IngestServer
     let store: any IngestStore
     let log = LogCapture()
@@ -57,7 +57,7 @@ final class Harness {
     func request(_ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8] = []) throws -> RawReply {
         let connection = try connect()
         connection.write(RawRequest.make(method, path, headers: headers, body: body))
-        return try connection.readReply()
+        return try connection.readReply(toHead: method == "HEAD")
     }
 
     func get(_ path: String) throws -> RawReply { try request("GET", path) }

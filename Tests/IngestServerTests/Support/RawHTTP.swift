@@ -56,8 +56,8 @@ final class RawHTTPConnection {
 
     func write(_ text: String) { write(Array(text.utf8)) }
 
-    /// Reads one response (Content-Length or chunked body, or until close).
-    func readReply() throws -> RawReply {
+    /// Reads one response (Content-Length or chunked body); a reply to HEAD has no body.
+    func readReply(toHead: Bool = false) throws -> RawReply {
         let headerEnd = try readUntil(Array("\r\n\r\n".utf8))
         let headText = String(decoding: buffer[..<headerEnd], as: UTF8.self)
         buffer.removeFirst(headerEnd + 4)
@@ -70,7 +70,9 @@ final class RawHTTPConnection {
             headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
         var body: [UInt8] = []
-        if let length = headers["content-length"].flatMap(Int.init) {
+        if toHead {
+            return RawReply(status: status, headers: headers, body: [])
+        } else if let length = headers["content-length"].flatMap(Int.init) {
             try fill(length)
             body = Array(buffer.prefix(length))
             buffer.removeFirst(length)
