@@ -53,6 +53,17 @@ final class SignalWatcher {
             source.setEventHandler { handler(number, seen.value.add(1, ordering: .relaxed).newValue) }
             source.resume()
         }
+        // libdispatch installs its own handler for the signal later, on its manager thread; a
+        // signal that comes before that meets SIG_IGN and is lost. Wait (briefly) until it's there.
+        for number in signals {
+            for _ in 0..<2_000 where Self.isIgnored(number) { usleep(1_000) }
+        }
+    }
+
+    private static func isIgnored(_ number: Int32) -> Bool {
+        var action = sigaction()
+        sigaction(number, nil, &action)
+        return unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
     }
 
     func cancel() {

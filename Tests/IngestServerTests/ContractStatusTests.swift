@@ -104,11 +104,7 @@ struct ContractStatusTests {
     }
 
     @Test func declaredBodyOverOneMiBIs413BeforeTheBodyIsSent() throws {
-        let connection = try harness.connect()
-        connection.write(
-            "POST /v1/telemetry HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
-                + "Authorization: Bearer \(TestKeys.telemetry)\r\nContent-Length: \((1 << 20) + 1)\r\n\r\n")
-        let reply = try connection.readReply()
+        let reply = try harness.announce("/v1/telemetry", key: TestKeys.telemetry, contentLength: (1 << 20) + 1)
         #expect(reply.status == 413)
         #expect(reply.errorCode == "body_too_large")
     }
@@ -136,9 +132,7 @@ struct ContractStatusTests {
     ])
     func unsupportedContentTypeIs415BeforeTheBody(type: String, path: String) throws {
         let key = path == "/v1/sends" ? TestKeys.sends : TestKeys.telemetry
-        let connection = try harness.connect()
-        connection.write("POST \(path) HTTP/1.1\r\nHost: t\r\nContent-Type: \(type)\r\nAuthorization: Bearer \(key)\r\nContent-Length: 100\r\n\r\n")
-        let reply = try connection.readReply()
+        let reply = try harness.announce(path, key: key, type: type, contentLength: 100)
         #expect(reply.status == 415)
         #expect(reply.errorCode == "unsupported_media_type")
     }

@@ -73,6 +73,16 @@ final class Harness: Sendable {
         return try request("POST", path, headers: headers + extra, body: gzip ? Gzip.compress(body) : body)
     }
 
+    /// Sends only the headers of a POST that announces `contentLength` bytes, and reads the
+    /// answer: what the server says before any body byte arrives.
+    func announce(_ path: String, key: String, type: String = "application/json", contentLength: Int) throws -> RawReply {
+        let connection = try connect()
+        connection.write(
+            "POST \(path) HTTP/1.1\r\nHost: t\r\nContent-Type: \(type)\r\nAuthorization: Bearer \(key)\r\n"
+                + "Content-Length: \(contentLength)\r\n\r\n")
+        return try connection.readReply()
+    }
+
     func telemetry(_ body: [UInt8], key: String = TestKeys.telemetry) throws -> RawReply { try post("/v1/telemetry", body, key: key) }
 
     func sends(_ body: [UInt8], ndjson: Bool = false) throws -> RawReply {

@@ -12,6 +12,8 @@ final class MemoryStore: IngestStore {
         var stored: Set<String> = []
         var keys: [KeyRecord] = []
         var down = false
+        /// Writes fail with a non-connection error (a bug or constraint): 500.
+        var failing = false
         var failedRequests: [IngestUnit] = []
         var batchSizes: [Int] = []
         var gateClosed = false
@@ -31,6 +33,7 @@ final class MemoryStore: IngestStore {
         passGate()
         return try state.withLock { state throws(StoreError) -> [WriteOutcome] in
             guard !state.down else { throw StoreError(isConnectionProblem: true, description: "connection refused") }
+            guard !state.failing else { throw StoreError(isConnectionProblem: false, sqlState: "XX000", description: "internal error") }
             state.batchSizes.append(units.count)
             return units.map { unit in
                 var outcome = WriteOutcome(accepted: 0, duplicates: 0)
