@@ -23,7 +23,9 @@ release: deps
 demo: deps
 	@scripts/demo.sh
 
-test: deps
+# Tests also render the HTML report in headless Chromium and lint Prometheus rules with promtool.
+test:
+	@scripts/deps.sh chromium prometheus
 	@scripts/test.sh
 
 db-start: deps

@@ -44,6 +44,7 @@ let package = Package(
         .testTarget(name: "StoreTests", dependencies: ["Store", "TestSupport"]),
         .testTarget(name: "IngestServerTests", dependencies: ["IngestServer", "IngestClient", "TestSupport"]),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "IngestServer", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "Simulator", "IngestServer", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,111 @@
+import Foundation
+
+/// Parsing and formatting of instants: RFC 3339 for the wire, and the friendlier forms
+/// accepted by `--from`/`--to`. Hand-written: DateFormatter is slow and locale-sensitive.
+public enum Timestamp {
+    /// Strict RFC 3339 (`2026-11-23T10:15:30.123Z`, `…+02:00`): seconds and offset required.
+    public static func parseRFC3339(_ text: String) throws(TimeParseError) -> Date {
+        try parse(text, strict: true, timeZone: .utcTimeZone)
+    }
+
+    /// A command-line instant: a date (`2026-11-23`, midnight in `timeZone`) or a date-time
+    /// (`2026-11-23T10:15`, `2026-11-23 10:15:30.5+01:00`); without an offset the time is
+    /// read in `timeZone` (UTC by default).
+    public static func parseInstant(_ text: String, timeZone: TimeZone = .utcTimeZone) throws(TimeParseError) -> Date {
+        try parse(text, strict: false, timeZone: timeZone)
+    }
+
+    /// RFC 3339 in UTC with milliseconds, e.g. `2026-11-23T10:15:30.123Z` (rounded to the millisecond).
+    public static func rfc3339(_ date: Date) -> String {
+        let totalMilliseconds = Int((date.timeIntervalSince1970 * 1000).rounded())
+        let (days, millisecondOfDay) = floorDivide(totalMilliseconds, 86_400_000)
+        let civil = CivilDate(daysSinceEpoch: days)
+        let secondOfDay = millisecondOfDay / 1000
+        return "\(pad(civil.year, 4))-\(pad(civil.month, 2))-\(pad(civil.day, 2))T"
+            + "\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(millisecondOfDay % 1000, 3))Z"
+    }
+
+    /// Zero-padded decimal of a non-negative number (negative years keep their sign).
+    static func pad(_ value: Int, _ width: Int) -> String {
+        let digits = String(abs(value))
+        let padded = String(repeating: "0", count: max(0, width - digits.count)) + digits
+        return value < 0 ? "-" + padded : padded
+    }
+
+    private static func floorDivide(_ a: Int, _ b: Int) -> (quotient: Int, remainder: Int) {
+        let remainder = (a % b + b) % b
+        return ((a - remainder) / b, remainder)
+    }
+
+    private static func parse(_ text: String, strict: Bool, timeZone: TimeZone) throws(TimeParseError) -> Date {
+        let kind: TimeParseError.Kind = strict ? .rfc3339 : .timestamp
+        func fail(_ reason: String) -> TimeParseError { TimeParseError(kind, text, reason) }
+
+        var scanner = ByteScanner(Array(text.utf8))
+        guard let year = scanner.digits(exactly: 4), scanner.skip(UInt8(ascii: "-")),
+            let month = scanner.digits(exactly: 2), scanner.skip(UInt8(ascii: "-")),
+            let day = scanner.digits(exactly: 2)
+        else { throw fail("expected YYYY-MM-DD") }
+        guard (1...12).contains(month) else { throw fail("month must be 01 to 12") }
+        guard let date = CivilDate(year: year, month: month, day: day) else {
+            throw fail("day must be 01 to \(CivilDate.daysIn(month: month, year: year))")
+        }
+        if scanner.isAtEnd {
+            if strict { throw fail("expected a time after the date") }
+            return date.start(in: timeZone)
+        }
+
+        let separators = strict ? [UInt8(ascii: "T"), UInt8(ascii: "t")] : [UInt8(ascii: "T"), UInt8(ascii: "t"), UInt8(ascii: " ")]
+        guard scanner.skip(anyOf: separators) != nil, let hour = scanner.digits(exactly: 2),
+            scanner.skip(UInt8(ascii: ":")), let minute = scanner.digits(exactly: 2)
+        else { throw fail("expected a time hh:mm:ss after the date") }
+        var second = 0
+        if scanner.skip(UInt8(ascii: ":")) {
+            guard let value = scanner.digits(exactly: 2) else { throw fail("expected two digits of seconds") }
+            second = value
+        } else if strict {
+            throw fail("expected seconds")
+        }
+        var fraction = 0.0
+        if scanner.skip(UInt8(ascii: ".")) {
+            guard let run = scanner.digitRun(significant: 9) else { throw fail("expected digits after '.'") }
+            fraction = Double(run.value) / pow(10, Double(min(run.count, 9)))
+        }
+        guard hour <= 23 else { throw fail("hour must be 00 to 23") }
+        guard minute <= 59 else { throw fail("minute must be 00 to 59") }
+        guard second <= 59 else { throw fail("second must be 00 to 59") }
+
+        let offset = try parseOffset(&scanner, strict: strict, fail: fail)
+        guard scanner.isAtEnd else { throw fail("unexpected text after the time") }
+        let secondOfDay = hour * 3600 + minute * 60 + second
+        guard let offset else {
+            if strict { throw fail("expected an offset (Z or ±hh:mm)") }
+            let local = date.start(in: timeZone).addingTimeInterval(TimeInterval(secondOfDay) + fraction)
+            // A wall-clock time after a daylight-saving change within the day: re-read the offset then.
+            let shift = timeZone.secondsFromGMT(for: date.start(in: timeZone)) - timeZone.secondsFromGMT(for: local)
+            return local.addingTimeInterval(TimeInterval(shift))
+        }
+        let seconds = date.daysSinceEpoch * 86_400 + secondOfDay - offset
+        return Date(timeIntervalSince1970: TimeInterval(seconds) + fraction)
+    }
+
+    /// The offset in seconds east of UTC, or nil when none is written.
+    private static func parseOffset(
+        _ scanner: inout ByteScanner, strict: Bool, fail: (String) -> TimeParseError
+    ) throws(TimeParseError) -> Int? {
+        if scanner.skip(anyOf: [UInt8(ascii: "Z"), UInt8(ascii: "z")]) != nil { return 0 }
+        guard let sign = scanner.skip(anyOf: [UInt8(ascii: "+"), UInt8(ascii: "-")]) else { return nil }
+        guard let hours = scanner.digits(exactly: 2) else { throw fail("expected an offset ±hh:mm") }
+        var minutes = 0
+        let colon = scanner.skip(UInt8(ascii: ":"))
+        if let value = scanner.digits(exactly: 2) {
+            minutes = value
+        } else if colon || strict {
+            throw fail("expected an offset ±hh:mm")
+        }
+        if strict && !colon { throw fail("expected an offset ±hh:mm") }
+        guard hours <= 23, minutes <= 59 else { throw fail("offset out of range") }
+        let magnitude = hours * 3600 + minutes * 60
+        return sign == UInt8(ascii: "-") ? -magnitude : magnitude
+    }
+}

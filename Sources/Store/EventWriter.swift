@@ -1,0 +1,54 @@
+import Foundation
+import Postgres
+import PushLedgerCore
+
+/// Stores validated ingest units: the units of many requests in one transaction, so a writer
+/// worker commits a whole batch at once and every request in it is durable before it is answered.
+///
+/// All events are COPYed into session-local staging tables, then one SQL call
+/// (`pushledger_apply_staged`, sql/migrations/0003) de-duplicates by (app_id, event_id) — the
+/// first copy by unit order then index wins, across requests, batches and event types — and
+/// inserts set-based: no statement per row. Rejections and failed requests go to
+/// `failed_events`.
+public struct EventWriter: Sendable {
+    public init() {}
+
+    /// Writes `units` in one transaction of its own (the connection must not already be in
+    /// one) and returns one outcome per unit, in order. Throws `PostgresError` and then nothing
+    /// of the batch is stored (`isConnectionProblem` tells a 503 from a bug).
+    public func write(_ units: [IngestUnit], on connection: Connection) throws -> [WriteOutcome] {
+        guard !units.isEmpty else { return [] }
+        let batch = StagedBatch(units)
+        let stored = try connection.transaction { connection -> [Int: Int] in
+            try connection.execute("select pushledger_create_staging()")
+            try copy(batch, on: connection)
+            guard batch.eventCount > 0 else { return [:] }
+            var stored: [Int: Int] = [:]
+            for row in try connection.query("select unit, accepted from pushledger_apply_staged()") {
+                stored[try row.decode("unit", as: Int.self)] = try row.decode("accepted", as: Int.self)
+            }
+            return stored
+        }
+        return batch.validCounts.enumerated().map { unit, valid in
+            let accepted = stored[unit] ?? 0
+            return WriteOutcome(accepted: accepted, duplicates: valid - accepted)
+        }
+    }
+
+    private func copy(_ batch: StagedBatch, on connection: Connection) throws {
+        let tables: [(String, [String], [StagedBatch.Row])] = [
+            ("stage_telemetry", StagedBatch.telemetryColumns, batch.telemetry),
+            ("stage_channels", StagedBatch.channelColumns, batch.channels),
+            ("stage_sends", StagedBatch.sendColumns, batch.sends),
+            ("failed_events", StagedBatch.failureColumns, batch.failures),
+        ]
+        for (table, columns, rows) in tables where !rows.isEmpty {
+            try connection.copyIn(table: table, columns: columns) { writer in
+                for row in rows { writer.row(row) }
+            }
+        }
+        // Temp tables get no autovacuum: without statistics the planner guesses a handful of
+        // rows and picks nested loops over whole indexes. Sampling a batch costs milliseconds.
+        if batch.eventCount > 0 { try connection.executeScript("analyze stage_telemetry; analyze stage_sends") }
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import Postgres
+
+/// What an API key may do: one endpoint each (telemetry-v1.md, Authentication).
+public enum KeyScope: String, Sendable, CaseIterable, Codable {
+    case telemetry, sends
+
+    /// The letter after `pl_` in a secret, so a leaked key shows its scope at a glance.
+    public var letter: Character { self == .telemetry ? "t" : "s" }
+}
+
+/// An API key as listed: never its secret, which is shown once at creation.
+public struct APIKey: Sendable, Equatable {
+    public var id: UUID
+    public var appID: String
+    public var scope: KeyScope
+    /// The secret's first characters, for telling keys apart.
+    public var prefix: String
+    public var createdAt: Date
+    public var revokedAt: Date?
+}
+
+/// A key the server accepts: it hashes a presented secret and compares in memory.
+public struct ActiveKey: Sendable, Equatable {
+    public var id: UUID
+    public var appID: String
+    public var scope: KeyScope
+    /// SHA-256 of the secret's UTF-8 bytes.
+    public var hash: [UInt8]
+}
+
+/// Failures of key management that are the caller's input, not the database.
+public struct KeyStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var description: String
+}
+
+/// API keys in the `api_keys` table: created with a random secret stored only as its SHA-256.
+public struct KeyStore: Sendable {
+    /// Characters after the `pl_` + scope letter: 43 url-safe characters carry 258 random bits.
+    public static let secretLength = 43
+    static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+    static let prefixLength = 12
+
+    public init() {}
+
+    /// A new secret: `pl_` + scope letter + 43 url-safe random characters.
+    public static func makeSecret<R: RandomNumberGenerator>(scope: KeyScope, using generator: inout R) -> String {
+        var secret = "pl_" + String(scope.letter)
+        for _ in 0..<secretLength {
+            // 64 divides 2^64: modulo gives every character the same chance.
+            secret.append(alphabet[Int(generator.next() % UInt64(alphabet.count))])
+        }
+        return secret
+    }
+
+    /// Creates a key for `app`; returns its id and the secret (the only time it is seen).
+    public func create(app: String, scope: KeyScope, on connection: Connection) throws -> (id: UUID, secret: String) {
+        guard !app.isEmpty, app.count <= 255 else { throw KeyStoreError(description: "an app id of 1 to 255 characters is required") }
+        var generator = SystemRandomNumberGenerator()
+        let secret = Self.makeSecret(scope: scope, using: &generator)
+        let id = UUID()
+        let prefix = String(secret.prefix(Self.prefixLength))
+        try connection.execute(
+            """
+            insert into api_keys (id, app_id, scope, key_hash, key_prefix)
+            values (\(id), \(app), \(scope.rawValue), sha256(convert_to(\(secret), 'UTF8')), \(prefix))
+            """)
+        return (id, secret)
+    }
+
+    /// Every key (or one app's), newest first, revoked ones included.
+    public func list(app: String? = nil, on connection: Connection) throws -> [APIKey] {
+        let rows = try connection.query(
+            """
+            select id, app_id, scope, key_prefix, created_at, revoked_at from api_keys
+             where \(app) :: text is null or app_id = \(app)
+             order by created_at desc, id
+            """)
+        return try rows.map { row in
+            APIKey(
+                id: try row.decode("id"), appID: try row.decode("app_id"), scope: try Self.scope(row),
+                prefix: try row.decode("key_prefix"), createdAt: try row.decode("created_at"),
+                revokedAt: try row.decode("revoked_at"))
+        }
+    }
+
+    /// Revokes a key; false when no active key has this id.
+    @discardableResult
+    public func revoke(id: UUID, on connection: Connection) throws -> Bool {
+        try connection.execute("update api_keys set revoked_at = now() where id = \(id) and revoked_at is null") == 1
+    }
+
+    /// The keys the server should accept now.
+    public func loadActiveKeys(on connection: Connection) throws -> [ActiveKey] {
+        let rows = try connection.query("select id, app_id, scope, key_hash from api_keys where revoked_at is null order by id")
+        return try rows.map { row in
+            ActiveKey(
+                id: try row.decode("id"), appID: try row.decode("app_id"), scope: try Self.scope(row),
+                hash: try row.decode("key_hash"))
+        }
+    }
+
+    private static func scope(_ row: Row) throws -> KeyScope {
+        let text: String = try row.decode("scope")
+        guard let scope = KeyScope(rawValue: text) else {
+            throw PostgresError(code: .decoding, message: "unknown key scope \(text)")
+        }
+        return scope
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import Postgres
+import PushLedgerCore
+
+/// The COPY rows of one writer batch. `seq` numbers every valid event in unit order, then
+/// index order: the order in which duplicate copies compete (the first one is stored).
+struct StagedBatch {
+    typealias Row = [(any PostgresEncodable)?]
+
+    private(set) var telemetry: [Row] = []
+    private(set) var channels: [Row] = []
+    private(set) var sends: [Row] = []
+    private(set) var failures: [Row] = []
+    /// Valid events per unit (accepted + duplicates).
+    private(set) var validCounts: [Int] = []
+    private var seq = 0
+
+    var eventCount: Int { seq }
+
+    init(_ units: [IngestUnit]) {
+        for (unit, ingest) in units.enumerated() {
+            switch ingest {
+            case .telemetry(let batch, let receivedAt):
+                let events = batch.events.sorted { $0.index < $1.index }
+                for event in events { addTelemetry(event, of: batch.envelope, unit: unit, receivedAt: receivedAt) }
+                addRejections(batch.rejections, endpoint: .telemetry, appID: batch.envelope.appID, receivedAt: receivedAt)
+                validCounts.append(events.count)
+            case .sends(let batch, let appID, let receivedAt):
+                let results = batch.sends.sorted { $0.index < $1.index }
+                for send in results { addSend(send, unit: unit, receivedAt: receivedAt) }
+                addRejections(batch.rejections, endpoint: .sends, appID: appID, receivedAt: receivedAt)
+                validCounts.append(results.count)
+            case .failedRequest(let endpoint, let appID, let code, let message, let rawBody, let receivedAt):
+                failures.append([appID, endpoint.rawValue, code, message, nil, nil, rawBody, receivedAt])
+                validCounts.append(0)
+            }
+        }
+    }
+
+    /// Columns every staged telemetry row has; the payload columns follow.
+    static let commonColumns = [
+        "seq", "unit", "app_id", "event_id", "installation_id", "platform", "app_version", "os_version", "sdk_int",
+        "type", "at", "occurred_at", "received_at",
+    ]
+    static let telemetryColumns = commonColumns + PayloadColumn.allCases.map(\.rawValue)
+
+    /// The type-specific columns of `stage_telemetry`, in COPY order.
+    enum PayloadColumn: String, CaseIterable {
+        case authorizationStatus = "authorization_status", alertSetting = "alert_setting"
+        case soundSetting = "sound_setting", badgeSetting = "badge_setting"
+        case lockScreenSetting = "lock_screen_setting", notificationCenterSetting = "notification_center_setting"
+        case timeSensitiveSetting = "time_sensitive_setting", scheduledDeliverySetting = "scheduled_delivery_setting"
+        case alertStyle = "alert_style", notificationsEnabled = "notifications_enabled"
+        case postNotifications = "post_notifications", channelCount = "channel_count"
+        case placement, prompt, result, experiment, variant, provider, token, environment
+        case notificationID = "notification_id", channel, displayed, action, link, landed
+
+        static let offsets = Dictionary(uniqueKeysWithValues: allCases.enumerated().map { ($1, $0) })
+    }
+    static let channelColumns = ["seq", "channel_id", "importance", "group_id", "group_blocked"]
+    static let sendColumns = [
+        "seq", "unit", "app_id", "event_id", "notification_id", "provider", "token", "installation_id", "channel",
+        "campaign", "sent_at", "status", "reason", "apns_id", "unregistered_at", "priority", "push_type",
+        "environment", "latency_ms", "received_at",
+    ]
+    static let failureColumns = [
+        "app_id", "endpoint", "error_code", "message", "event_index", "event_id", "raw_json", "received_at",
+    ]
+
+    private mutating func nextSeq() -> Int {
+        seq += 1
+        return seq
+    }
+
+    private mutating func addTelemetry(_ event: TelemetryEvent, of envelope: TelemetryEnvelope, unit: Int, receivedAt: Date) {
+        let seq = nextSeq()
+        let common: Row = [
+            seq, unit, envelope.appID, event.eventID, envelope.installationID, envelope.platform.rawValue,
+            envelope.appVersion, envelope.osVersion, envelope.sdkInt, event.payload.typeName, event.at,
+            event.occurredAt, receivedAt,
+        ]
+        var payload = Row(repeating: nil, count: PayloadColumn.allCases.count)
+        func set(_ column: PayloadColumn, _ value: (any PostgresEncodable)?) {
+            payload[PayloadColumn.offsets[column]!] = value
+        }
+        switch event.payload {
+        case .notificationSettings(let s):
+            set(.authorizationStatus, s.authorizationStatus?.rawValue)
+            set(.alertSetting, s.alertSetting?.rawValue)
+            set(.soundSetting, s.soundSetting?.rawValue)
+            set(.badgeSetting, s.badgeSetting?.rawValue)
+            set(.lockScreenSetting, s.lockScreenSetting?.rawValue)
+            set(.notificationCenterSetting, s.notificationCenterSetting?.rawValue)
+            set(.timeSensitiveSetting, s.timeSensitiveSetting?.rawValue)
+            set(.scheduledDeliverySetting, s.scheduledDeliverySetting?.rawValue)
+            set(.alertStyle, s.alertStyle?.rawValue)
+            set(.notificationsEnabled, s.notificationsEnabled)
+            set(.postNotifications, s.postNotifications?.rawValue)
+            set(.channelCount, s.channels?.count)
+            for channel in s.channels ?? [] {
+                channels.append([seq, channel.id, channel.importance, channel.group, channel.groupBlocked])
+            }
+        case .permissionPrompt(let p):
+            set(.placement, p.placement)
+            set(.prompt, p.prompt.rawValue)
+            set(.result, p.result.rawValue)
+        case .experimentExposure(let e):
+            set(.experiment, e.experiment)
+            set(.variant, e.variant)
+        case .pushToken(let t):
+            set(.provider, t.provider.rawValue)
+            set(.token, t.token)
+            set(.environment, t.environment?.rawValue)
+        case .notificationReceived(let r):
+            set(.notificationID, r.notificationID)
+            set(.channel, r.channel)
+            set(.displayed, r.displayed)
+        case .notificationOpened(let o):
+            set(.notificationID, o.notificationID)
+            set(.action, o.action)
+            set(.link, o.link)
+            set(.landed, o.landed?.rawValue)
+        }
+        telemetry.append(common + payload)
+    }
+
+    private mutating func addSend(_ send: SendResult, unit: Int, receivedAt: Date) {
+        sends.append([
+            nextSeq(), unit, send.appID, send.eventID, send.notificationID, send.provider.rawValue, send.token,
+            send.installationID, send.channel, send.campaign, send.sentAt, send.status, send.reason, send.apnsID,
+            send.unregisteredAt, send.priority, send.pushType, send.environment, send.latencyMs, receivedAt,
+        ])
+    }
+
+    private mutating func addRejections(_ rejections: [Rejection], endpoint: IngestEndpoint, appID: String, receivedAt: Date) {
+        for r in rejections {
+            failures.append([appID, endpoint.rawValue, r.code.rawValue, r.message, r.index, r.eventID, r.rawJSON, receivedAt])
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import Postgres
+import PushLedgerCore
+
+/// A failure a command reports to its user: a safe one-line message, the exit status, and
+/// detail for the log.
+struct CommandFailure: Error, CustomStringConvertible {
+    var message: String
+    var exitCode: Int32 = 1
+    var detail: String?
+    var description: String { message }
+}
+
+/// What every command gets: its parsed arguments, the environment, a logger, and the database.
+struct CommandContext {
+    let command: ParsedCommand
+    let environment: [String: String]
+    let logger: Logger
+
+    /// `--database-url`, else `DATABASE_URL`, else "" (libpq reads the PG* variables).
+    var databaseURL: String { command.string("database-url") ?? "" }
+
+    func connect() throws -> Connection {
+        do {
+            return try Connection.connect(url: databaseURL)
+        } catch {
+            throw CommandFailure(message: error.description, detail: error.debugDescription)
+        }
+    }
+
+    /// The folder of SQL migrations: `--sql-dir`/`PUSHLEDGER_SQL_DIR`, else the nearest
+    /// `sql/migrations` above the executable or the working directory.
+    func migrationsDirectory() throws -> URL {
+        if let explicit = command.string("sql-dir") {
+            return URL(fileURLWithPath: explicit).appendingPathComponent("migrations")
+        }
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        let starts = [executable.deletingLastPathComponent(), URL(fileURLWithPath: FileManager.default.currentDirectoryPath)]
+        for start in starts {
+            var folder = start.standardizedFileURL
+            while folder.path != "/" {
+                let candidate = folder.appendingPathComponent("sql/migrations")
+                if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
+                folder.deleteLastPathComponent()
+            }
+        }
+        throw CommandFailure(message: "cannot find the sql/ folder; set PUSHLEDGER_SQL_DIR or pass --sql-dir")
+    }
+
+    /// Writes `text` to stdout as is.
+    func print(_ text: String) {
+        FileHandle.standardOutput.write(Data((text.utf8.last == UInt8(ascii: "\n") ? text : text + "\n").utf8))
+    }
+}
+
+/// The shape every command implementation has.
+protocol Command {
+    static var spec: CommandSpec { get }
+    static func run(_ context: CommandContext) throws -> Int32
+}
+
+extension CommandContext {
+    /// Prints rows as a terminal table, CSV, Markdown or JSON (an array of objects keyed by header).
+    func printTable(format: String, headers: [String], rows: [[Cell]]) throws {
+        let table = Table(headers: headers, rows: rows)
+        switch format {
+        case "csv": print(table.csv())
+        case "markdown": print(table.markdown())
+        case "json":
+            let objects = rows.map { row in
+                Dictionary(uniqueKeysWithValues: zip(headers, row.map(\.jsonValue)))
+            }
+            let data = try JSONSerialization.data(withJSONObject: objects, options: [.prettyPrinted, .sortedKeys])
+            print(String(decoding: data, as: UTF8.self))
+        default: print(table.terminal())
+        }
+    }
+}
+
+extension Cell {
+    /// The cell as a JSON-compatible value for `JSONSerialization`.
+    var jsonValue: Any {
+        switch self {
+        case .text(let s): s
+        case .integer(let i): i
+        case .number(let d, _), .percent(let d, _), .points(let d, _): d
+        case .null: NSNull()
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import TestSupport
+import Testing
+
+@Suite struct CommandLineTests {
+    @Test func helpAndVersionExitZero() throws {
+        let help = try CommandRunner.run(["--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("SUBCOMMANDS:"))
+        #expect(help.stdout.contains("migrate"))
+        let version = try CommandRunner.run(["--version"])
+        #expect(version.status == 0)
+        #expect(version.stdout.hasPrefix("pushledger "))
+    }
+
+    @Test(arguments: [["--bogus"], [], ["migrate", "--nope"], ["no-such-command"]])
+    func badUsageExits64WithAReason(arguments: [String]) throws {
+        let result = try CommandRunner.run(arguments)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("error: "))
+        #expect(result.stderr.contains("Usage: pushledger"))
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func everyCommandHasHelp() throws {
+        let root = try CommandRunner.run(["--help"])
+        let section = root.stdout.components(separatedBy: "SUBCOMMANDS:").last ?? ""
+        let names = section.split(separator: "\n").compactMap { line -> String? in
+            let trimmed = line.drop { $0 == " " }
+            guard line.hasPrefix("  "), let word = trimmed.split(separator: " ").first else { return nil }
+            return String(word)
+        }
+        #expect(!names.isEmpty)
+        for name in names {
+            let help = try CommandRunner.run([name, "--help"])
+            #expect(help.status == 0, "\(name) --help")
+            #expect(help.stdout.contains("Usage: pushledger \(name)"))
+        }
+    }
+
+    @Test func unreachableDatabaseIsOneLineAndExitOne() throws {
+        let result = try CommandRunner.run(["migrate"], environment: ["DATABASE_URL": "postgres://x@127.0.0.1:1/x"])
+        #expect(result.status == 1)
+        #expect(result.stderr == "pushledger: cannot connect to PostgreSQL at 127.0.0.1:1: connection to server at \"127.0.0.1\", port 1 failed: Connection refused Is the server running on that host and accepting TCP/IP connections?\n")
+    }
+
+    @Test func migrateAppliesThenReportsStatus() throws {
+        let url = try TestDatabase.empty(prefix: "cli")
+        let first = try CommandRunner.run(["migrate"], environment: ["DATABASE_URL": url])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stderr.contains("msg=\"applying migration\" file=0001_"))
+        let again = try CommandRunner.run(["migrate"], environment: ["DATABASE_URL": url])
+        #expect(again.status == 0)
+        #expect(!again.stderr.contains("applying migration"))
+        let status = try CommandRunner.run(["migrate", "--status", "--database-url", url])
+        #expect(status.status == 0)
+        #expect(status.stdout.contains("applied"))
+        #expect(!status.stdout.contains("pending"))
+    }
+}

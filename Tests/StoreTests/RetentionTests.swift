@@ -1,0 +1,58 @@
+import Foundation
+import Postgres
+import PushLedgerCore
+import Store
+import Testing
+
+@Suite struct RetentionTests {
+    typealias F = Fixture
+    let db: StoreDatabase
+    init() throws { db = try StoreDatabase() }
+
+    private func partitions(_ table: String) throws -> [String] {
+        try db.connection.query(
+            """
+            select c.relname from pg_inherits i join pg_class c on c.oid = i.inhrelid
+             where i.inhparent = \(table)::regclass order by c.relname
+            """
+        ).map { try $0.decode("relname") }
+    }
+
+    @Test func theWriterCreatesTheMonthsItSeesAndMovesRowsOutOfTheDefault() throws {
+        #expect(try partitions("sends") == ["sends_default"])
+        // A row that landed in the default partition before its month existed ...
+        try db.connection.execute(
+            """
+            insert into sends (app_id, event_id, notification_id, provider, token, resolved_by, channel, sent_at, status, received_at)
+            values ('x', gen_random_uuid(), gen_random_uuid(), 'fcm', 't', 'unresolved', 'c', '2026-09-15', 200, now())
+            """)
+        _ = try db.write(
+            F.sends([F.send(1, notification: 1, at: 0), F.send(2, notification: 2, at: -24 * 60)]),
+            F.telemetry(F.envelope(installation: F.installation(1)), [F.event(3, at: 0, F.received(1))]))
+        #expect(try partitions("sends") == ["sends_default", "sends_p2026_09", "sends_p2026_10", "sends_p2026_11"])
+        #expect(try partitions("notification_receipts").contains("notification_receipts_p2026_11"))
+        // ... is moved into it.
+        #expect(try db.count("sends_default") == 0)
+        #expect(try db.count("sends_p2026_09") == 2)
+        let created = try Retention.ensurePartitions(from: F.time(0), to: F.time(24 * 40), on: db.connection)
+        #expect(created == ["sends_p2026_12", "settings_snapshots_p2026_12", "channel_states_p2026_12",
+                            "notification_receipts_p2026_12", "notification_opens_p2026_12"])
+        #expect(try Retention.ensurePartitions(from: F.time(0), to: F.time(24 * 40), on: db.connection).isEmpty)
+    }
+
+    @Test func retentionDropsWholeOldMonthsAndOldRows() throws {
+        _ = try db.write(F.sends([F.send(1, notification: 1, at: 0), F.send(2, notification: 2, at: -24 * 60)]))
+        _ = try db.write(.failedRequest(endpoint: .sends, appID: F.app, code: "invalid_body", message: "m", rawBody: "b",
+                                        receivedAt: F.time(-24 * 70)))
+        // 40 days before 2026-11-10: October's partitions stay (they end after the cutoff), September's go.
+        let removed = try Retention(days: 40).apply(now: F.time(0), on: db.connection)
+        let dropped = removed.filter { $0.kind == .partition }.map(\.object)
+        #expect(dropped.sorted() == ["channel_states_p2026_09", "notification_opens_p2026_09", "notification_receipts_p2026_09",
+                                     "sends_p2026_09", "settings_snapshots_p2026_09"])
+        #expect(removed.contains(Retention.Removal(object: "failed_events", kind: .rows, rowCount: 1)))
+        #expect(try db.count("sends") == 1)
+        #expect(try partitions("sends") == ["sends_default", "sends_p2026_10", "sends_p2026_11"])
+        #expect(try db.count("failed_events") == 0)
+        #expect(try Retention(days: 40).apply(now: F.time(0), on: db.connection).filter { $0.kind == .partition }.isEmpty)
+    }
+}

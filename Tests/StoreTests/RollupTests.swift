@@ -1,0 +1,125 @@
+import Foundation
+import Postgres
+import PushLedgerCore
+import Store
+import Testing
+
+/// Daily rollups: refreshed only for dirty or still-pending days, and always equal to the
+/// engine's direct classification of that day.
+@Suite struct RollupTests {
+    typealias F = Fixture
+    let db: StoreDatabase
+    init() throws { db = try StoreDatabase() }
+
+    private let nov9 = "2026-11-09"
+    private let nov10 = "2026-11-10"
+
+    private func refresh(asOf hours: Double) throws -> [String] {
+        try Rollups().refresh(asOf: F.time(hours), on: db.connection).map { day in
+            #expect(day.appID == F.app)
+            return day.day
+        }.sorted()
+    }
+
+    /// Rows of the rollups that differ from grouping the engine's output for that day (both ways).
+    private func mismatches(day: String, asOf hours: Double) throws -> Int {
+        try db.value(
+            """
+            with direct as (
+                select platform, channel, app_version, campaign, provider, count(*)::int as sends,
+                       count(*) filter (where outcome not in ('rejected', 'pending'))::int as accepted,
+                       count(*) filter (where outcome = 'rejected')::int as rejected,
+                       count(*) filter (where outcome = 'opened')::int as opened,
+                       count(*) filter (where outcome = 'received')::int as received,
+                       count(*) filter (where outcome = 'pending')::int as pending,
+                       count(*) filter (where outcome = 'blocked_app')::int as blocked_app,
+                       count(*) filter (where outcome = 'blocked_channel')::int as blocked_channel,
+                       count(*) filter (where outcome = 'unattributed')::int as unattributed,
+                       count(*) filter (where outcome = 'unconfirmed')::int as unconfirmed
+                  from pushledger_classified_sends(\(F.app), \(day)::date::timestamp at time zone 'UTC',
+                                                   (\(day)::date + 1)::timestamp at time zone 'UTC', \(F.time(hours)))
+                 group by 1, 2, 3, 4, 5
+            ), rolled as (
+                select platform, channel, app_version, campaign, provider, sends, accepted, rejected, opened, received,
+                       pending, blocked_app, blocked_channel, unattributed, unconfirmed
+                  from send_rollups_daily where app_id = \(F.app) and day = \(day)::date
+            )
+            select ((select count(*) from (select * from direct except select * from rolled) a)
+                  + (select count(*) from (select * from rolled except select * from direct) b))::int
+            """)
+    }
+
+    private func rollupSum(_ column: String, day: String) throws -> Int {
+        try db.value("select coalesce(sum(\(identifier: column)), 0)::int from send_rollups_daily where day = \(day)::date")
+    }
+
+    private func seed() throws {
+        let android = F.envelope(installation: F.installation(1))
+        _ = try db.write(
+            F.telemetry(android, [F.event(900, at: -40, F.androidSettings(enabled: true)),
+                                  F.event(901, at: -30, F.received(1)), F.event(902, at: -5, F.received(11))]),
+            F.telemetry(F.envelope(installation: F.installation(2)), [F.event(903, at: -40, F.androidSettings(enabled: false))]))
+        _ = try db.write(F.sends([
+            F.send(1, notification: 1, at: -30, installation: F.installation(1)),
+            F.send(2, notification: 2, at: -30, installation: F.installation(1), campaign: nil),
+            F.send(3, notification: 3, at: -30, installation: F.installation(2), status: 503),
+            F.send(11, notification: 11, at: -5, installation: F.installation(1)),
+            F.send(12, notification: 12, at: -5, installation: F.installation(2), channel: "promo"),
+            F.send(13, notification: 13, at: -5, token: "unknown", provider: .apns),
+        ]))
+    }
+
+    @Test func refreshComputesDirtyDaysAndMatchesTheEngine() throws {
+        try seed()
+        #expect(try refresh(asOf: 100) == [nov9, nov10])
+        #expect(try mismatches(day: nov9, asOf: 100) == 0)
+        #expect(try mismatches(day: nov10, asOf: 100) == 0)
+        #expect(try rollupSum("sends", day: nov9) == 3)
+        #expect(try rollupSum("unconfirmed", day: nov9) == 1)
+        #expect(try rollupSum("rejected", day: nov9) == 1)
+        #expect(try db.value("select sum(rejected)::int from send_rejections_daily where reason_class = 'provider_error'") == 1)
+        // Nothing changed: nothing to do.
+        #expect(try refresh(asOf: 100).isEmpty)
+    }
+
+    @Test func aLateReceiptRefreshesOnlyTheDayOfItsSend() throws {
+        try seed()
+        _ = try refresh(asOf: 100)
+        let before = try db.value("select max(refreshed_at) from send_rollups_daily where day = \(nov10)::date", as: Date.self)
+        // Send 2 (Nov 9) is confirmed days later (Nov 12 for the device, still Nov 9 sends).
+        _ = try db.write(F.telemetry(F.envelope(installation: F.installation(1)), [F.event(904, at: 40, F.received(2))]))
+        #expect(try refresh(asOf: 100) == [nov9, "2026-11-12"])
+        #expect(try rollupSum("received", day: nov9) == 2)
+        #expect(try mismatches(day: nov9, asOf: 100) == 0)
+        #expect(try db.value("select max(refreshed_at) from send_rollups_daily where day = \(nov10)::date", as: Date.self) == before)
+    }
+
+    @Test func aLateSnapshotRefreshesTheDaysOfTheInstallationsLaterSends() throws {
+        try seed()
+        _ = try refresh(asOf: 100)
+        // Installation 2's new snapshot at hour -20 changes its Nov 10 send only.
+        _ = try db.write(F.telemetry(F.envelope(installation: F.installation(2)), [F.event(905, at: -20, F.androidSettings(enabled: true))]))
+        #expect(try refresh(asOf: 100) == [nov10])
+        #expect(try mismatches(day: nov10, asOf: 100) == 0)
+        #expect(try rollupSum("blocked_app", day: nov10) == 0)
+    }
+
+    @Test func pendingDaysAreReevaluatedUntilTheirWindowPassed() throws {
+        try seed()
+        #expect(try refresh(asOf: 0) == [nov9, nov10])
+        #expect(try rollupSum("pending", day: nov10) == 2)
+        #expect(try mismatches(day: nov10, asOf: 0) == 0)
+        // Nothing new was written, but Nov 10 still had pending sends.
+        #expect(try refresh(asOf: 100) == [nov10])
+        #expect(try rollupSum("pending", day: nov10) == 0)
+        #expect(try mismatches(day: nov10, asOf: 100) == 0)
+        #expect(try refresh(asOf: 100).isEmpty)
+    }
+
+    @Test func theReaderRoleMayReadRollupsButNotKeys() throws {
+        let canRead: Bool = try db.value("select has_table_privilege('pushledger_reader', 'send_rollups_daily', 'select')")
+        let canReadKeys: Bool = try db.value("select has_table_privilege('pushledger_reader', 'api_keys', 'select')")
+        let canWrite: Bool = try db.value("select has_table_privilege('pushledger_reader', 'sends', 'insert')")
+        #expect(canRead && !canReadKeys && !canWrite)
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import Postgres
+import PushLedgerCore
+import Store
+import Testing
+
+/// Throughput of the writer on a realistic mix; run with PUSHLEDGER_BENCH=1 (prints figures,
+/// asserts only correctness — timings are never asserted).
+@Suite struct WriterBenchmark {
+    typealias F = Fixture
+
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["PUSHLEDGER_BENCH"] != nil))
+    func mixedBatches() throws {
+        let db = try StoreDatabase()
+        let batches = 20, unitsPerBatch = 50, eventsPerUnit = 100
+        var total = 0
+        var seconds = 0.0
+        var n = 0
+        for batch in 0..<batches {
+            var units: [IngestUnit] = []
+            for u in 0..<unitsPerBatch {
+                let installation = F.installation(batch * unitsPerBatch + u)
+                if u % 5 == 4 {
+                    units.append(F.sends((0..<eventsPerUnit).map { i in
+                        n += 1
+                        return F.send(n, notification: n, at: Double(i) / 100, token: "tok-\(u)-\(batch)")
+                    }))
+                    continue
+                }
+                let events: [TelemetryEvent] = (0..<eventsPerUnit).map { i in
+                    n += 1
+                    let payload: TelemetryPayload = switch i % 4 {
+                    case 0: F.androidSettings(enabled: true, channels: [ChannelState(id: "orders", importance: 3),
+                                                                         ChannelState(id: "promo", importance: 0)])
+                    case 1: F.received(n)
+                    case 2: F.opened(n)
+                    default: F.token("tok-\(u)-\(batch)")
+                    }
+                    return F.event(n, at: Double(i) / 100, payload)
+                }
+                units.append(F.telemetry(F.envelope(installation: installation), events))
+            }
+            let start = Date()
+            let outcomes = try EventWriter().write(units, on: db.connection)
+            seconds += Date().timeIntervalSince(start)
+            total += outcomes.reduce(0) { $0 + $1.accepted }
+        }
+        #expect(total == batches * unitsPerBatch * eventsPerUnit)
+        print("writer: \(total) events in \(String(format: "%.2f", seconds)) s = \(Int(Double(total) / seconds)) events/s")
+    }
+}
