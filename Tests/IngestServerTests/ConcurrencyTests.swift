@@ -8,7 +8,7 @@ struct ConcurrencyTests {
     /// Clients post batches and re-post some of their own earlier batches (a retry after a lost
     /// response). Every valid event is stored exactly once, and the answers add up to it.
     @Test func exactTotalsUnderConcurrentLoad() throws {
-        let harness = try Harness(store: MemoryStore()) { config in
+        let harness = try Harness { config in
             config.httpThreads = 4
             config.writerCount = 2
         }
@@ -53,7 +53,7 @@ struct ConcurrencyTests {
         let resent = totals.reduce(0) { $0 + $1.resent }
         #expect(accepted + duplicates == clients * requestsPerClient * eventsPerRequest)
         #expect(duplicates == resent)
-        #expect(accepted == (harness.store as! MemoryStore).storedCount)
+        #expect(accepted == (try harness.storedCount))
         let metrics = try harness.get("/metrics").text
         #expect(metrics.contains("pushledger_events_total{kind=\"telemetry\",result=\"accepted\"} \(accepted)\n"))
         #expect(metrics.contains("pushledger_http_requests_total{endpoint=\"/v1/telemetry\",status=\"200\"} \(clients * requestsPerClient)\n"))

@@ -11,7 +11,7 @@ struct ContractStatusTests {
     let harness: Harness
 
     init() throws {
-        harness = try Harness(store: MemoryStore())
+        harness = try Harness()
     }
 
     @Test func acceptsTelemetryAndCountsDuplicates() throws {
@@ -54,12 +54,12 @@ struct ContractStatusTests {
         #expect(reply.status == 400)
         #expect(reply.errorCode == "invalid_json")
         #expect(reply.json?["message"] is String)
-        let failed = (harness.store as! MemoryStore).state.withLock { $0.failedRequests }
-        guard case .failedRequest(let endpoint, let app, let code, _, let raw, _)? = failed.first else {
-            Issue.record("no failed request stored")
-            return
-        }
-        #expect(endpoint == .telemetry && app == Fixtures.app && code == "invalid_json" && raw == "{\"app_id\": ")
+        let stored = try harness.count(
+            """
+            select count(*)::int8 from failed_events
+             where app_id = \(Fixtures.app) and endpoint = '/v1/telemetry' and error_code = 'invalid_json' and raw_json = '{"app_id": '
+            """)
+        #expect(stored == 1)
     }
 
     @Test func invalidEnvelopeIs400() throws {
@@ -186,7 +186,7 @@ struct ContractStatusTests {
         let reply = try harness.telemetry(Fixtures.telemetry(count: 1), key: TestKeys.otherApp)
         #expect(reply.status == 403)
         #expect(reply.errorCode == "app_mismatch")
-        #expect((harness.store as! MemoryStore).storedCount == 0)
+        #expect(try harness.storedCount == 0)
     }
 
     @Test func keepAliveServesSeveralRequestsOnOneConnection() throws {

@@ -36,7 +36,7 @@ struct MetricsTests {
     }
 
     @Test func serverExposesItsFamilies() throws {
-        let harness = try Harness(store: MemoryStore())
+        let harness = try Harness()
         var unknown = Fixtures.exposure()
         unknown["type"] = "nope"
         let events = [Fixtures.exposure(), unknown]

@@ -44,7 +44,7 @@ struct OpenAPITests {
 
     @Test func everyDocumentedStatusIsReachable() throws {
         let documented = try Self.documentedResponses()
-        var scenarios: [String: (Harness, MemoryStore) throws -> RawReply] = [
+        var scenarios: [String: (Harness, FaultyStore) throws -> RawReply] = [
             "GET /healthz 200": { harness, _ in try harness.get("/healthz") },
             "GET /readyz 200": { harness, _ in try harness.get("/readyz") },
             "GET /readyz 503": { harness, store in
@@ -78,19 +78,18 @@ struct OpenAPITests {
         #expect(Set(scenarios.keys) == documented, "undocumented: \(Set(scenarios.keys).subtracting(documented)), untested: \(documented.subtracting(scenarios.keys))")
         for name in documented.sorted() {
             guard let scenario = scenarios[name] else { continue }
-            let store = MemoryStore()
-            let harness = try Harness(store: store) { config in
+            let harness = try Harness { config in
                 config.queueCapacity = 1
                 config.writerCount = 1
                 config.maxUnitsPerBatch = 1
             }
-            let reply = try scenario(harness, store)
+            let reply = try scenario(harness, harness.store)
             #expect(reply.status == Int(name.split(separator: " ")[2]), "\(name): got \(reply.status) \(reply.text)")
         }
     }
 
     /// Holds the only writer and fills the one-slot queue, runs `request`, then lets them go.
-    static func saturate(_ harness: Harness, _ store: MemoryStore, _ request: () throws -> RawReply) throws -> RawReply {
+    static func saturate(_ harness: Harness, _ store: FaultyStore, _ request: () throws -> RawReply) throws -> RawReply {
         store.closeGate()
         let held = Background { try harness.telemetry(Fixtures.telemetry(count: 1)) }
         store.waitForWriters(1)

@@ -1,16 +1,18 @@
 import Foundation
+import Postgres
 import PushLedgerCore
 import Synchronization
 import Testing
+import TestSupport
 
 @testable import IngestServer
 
-/// `/healthz`, `/readyz`, `/metrics`, back-pressure (429), database outages (503), batching,
-/// graceful stop and logs.
+/// `/healthz`, `/readyz`, back-pressure (429), database outages (503), batching, graceful stop
+/// and logs.
 @Suite("Operations")
 struct OperationsTests {
     @Test func healthAndReadiness() throws {
-        let harness = try Harness(store: MemoryStore())
+        let harness = try Harness()
         let health = try harness.get("/healthz")
         #expect(health.status == 200 && health.text == "ok\n")
         #expect(try harness.get("/readyz").status == 200)
@@ -18,12 +20,12 @@ struct OperationsTests {
     }
 
     @Test func queueFullIs429WithRetryAfter() throws {
-        let store = MemoryStore()
-        let harness = try Harness(store: store) { config in
+        let harness = try Harness { config in
             config.queueCapacity = 1
             config.writerCount = 1
             config.maxUnitsPerBatch = 1
         }
+        let store = harness.store
         store.closeGate()
         let first = Background { try harness.telemetry(Fixtures.telemetry(count: 1)) }
         store.waitForWriters(1)
@@ -37,13 +39,13 @@ struct OperationsTests {
         store.openGate()
         #expect(try first.value().status == 200)
         #expect(try second.value().status == 200)
-        #expect(store.storedCount == 2)
+        #expect(try harness.storedCount == 2)
         #expect(try harness.get("/readyz").status == 200)
     }
 
     @Test func waitingRequestsAreWrittenTogetherInOneTransaction() throws {
-        let store = MemoryStore()
-        let harness = try Harness(store: store) { config in config.writerCount = 1 }
+        let harness = try Harness { config in config.writerCount = 1 }
+        let store = harness.store
         store.closeGate()
         let first = Background { try harness.telemetry(Fixtures.telemetry(count: 1)) }
         store.waitForWriters(1)
@@ -53,11 +55,12 @@ struct OperationsTests {
         #expect(try first.value().accepted == 1)
         for request in waiting { #expect(try request.value().accepted == 2) }
         #expect(store.state.withLock { $0.batchSizes } == [1, 5])
+        #expect(try harness.storedCount == 11)
     }
 
     @Test func databaseOutageIs503AndTheServerRecoversWithoutRestart() throws {
-        let store = MemoryStore()
-        let harness = try Harness(store: store)
+        let harness = try Harness()
+        let store = harness.store
         #expect(try harness.telemetry(Fixtures.telemetry(count: 1)).status == 200)
         store.state.withLock { $0.down = true }
         // The writer finds out: this request's units are not committed.
@@ -68,7 +71,7 @@ struct OperationsTests {
         #expect(try harness.get("/readyz").status == 503)
         // Known down: answered before the body.
         #expect(try harness.telemetry(Fixtures.telemetry(count: 1)).status == 503)
-        #expect(store.storedCount == 1)
+        #expect(try harness.storedCount == 1)
         harness.server.refreshKeys()
         #expect(try harness.get("/readyz").status == 503)
 
@@ -81,30 +84,35 @@ struct OperationsTests {
     }
 
     @Test func startingWithTheDatabaseDownAnswers503UntilItComesUp() throws {
-        let store = MemoryStore()
-        store.state.withLock { $0.down = true }
-        let harness = try Harness(store: store)
+        let harness = try Harness(down: true)
         #expect(try harness.get("/healthz").status == 200)
         #expect(try harness.get("/readyz").status == 503)
         let reply = try harness.telemetry(Fixtures.telemetry(count: 1))
         #expect(reply.status == 503 && reply.header("Retry-After") == "5")
-        store.state.withLock { $0.down = false }
+        harness.store.state.withLock { $0.down = false }
         harness.server.refreshKeys()
         #expect(try harness.telemetry(Fixtures.telemetry(count: 1)).status == 200)
     }
 
     @Test func newKeysWorkAfterARefresh() throws {
-        let store = MemoryStore(keys: [])
-        let harness = try Harness(store: store)
+        let harness = try Harness(keys: false)
         #expect(try harness.telemetry(Fixtures.telemetry(count: 1)).status == 401)
-        store.state.withLock { $0.keys = TestKeys.records }
+        try TestKeys.insert(into: Connection.connect(url: harness.databaseURL))
         harness.server.refreshKeys()
         #expect(try harness.telemetry(Fixtures.telemetry(count: 1)).status == 200)
     }
 
+    @Test func revokedKeysStopWorkingAfterARefresh() throws {
+        let harness = try Harness()
+        #expect(try harness.telemetry(Fixtures.telemetry(count: 1)).status == 200)
+        _ = try Connection.connect(url: harness.databaseURL).execute("update api_keys set revoked_at = now()")
+        harness.server.refreshKeys()
+        #expect(try harness.telemetry(Fixtures.telemetry(count: 1)).status == 401)
+    }
+
     @Test func gracefulStopFinishesTheRequestInFlightAndRefusesNewOnes() throws {
-        let store = MemoryStore()
-        let harness = try Harness(store: store) { config in config.writerCount = 1 }
+        let harness = try Harness { config in config.writerCount = 1 }
+        let store = harness.store
         store.closeGate()
         let inFlight = Background { try harness.telemetry(Fixtures.telemetry(count: 4)) }
         store.waitForWriters(1)
@@ -115,11 +123,11 @@ struct OperationsTests {
         let reply = try inFlight.value()
         #expect(reply.status == 200 && reply.accepted == 4)
         try stopping.value()
-        #expect(store.storedCount == 4)
+        #expect(try harness.storedCount == 4)
     }
 
     @Test func runStopsOnSIGTERM() throws {
-        let store = MemoryStore()
+        let store = PostgresIngestStore(url: try TestDatabase.fresh(prefix: "srv"), connections: 2)
         let log = LogCapture()
         let port = Mutex<UInt16>(0)
         let started = DispatchSemaphore(value: 0)
@@ -134,7 +142,7 @@ struct OperationsTests {
         }
         started.wait()
         let connection = try RawHTTPConnection(port: port.withLock { $0 })
-        connection.write(RawRequest.make("GET", "/healthz"))
+        connection.write(RawRequest.make("GET", "/readyz"))
         #expect(try connection.readReply().status == 200)
         kill(getpid(), SIGTERM)
         try running.value()
@@ -143,13 +151,14 @@ struct OperationsTests {
     }
 
     @Test func logsNeverContainAKey() throws {
-        let harness = try Harness(store: MemoryStore())
-        for key in [TestKeys.telemetry, TestKeys.revoked, "pl_t_guessed-key-that-does-not-exist-000000", TestKeys.sends] {
+        let harness = try Harness()
+        let guessed = "pl_t_guessed-key-that-does-not-exist-000000"
+        for key in [TestKeys.telemetry, TestKeys.revoked, guessed, TestKeys.sends] {
             _ = try harness.post("/v1/telemetry", Fixtures.telemetry(count: 1), key: key)
         }
         let text = harness.log.text
         #expect(text.contains("unknown key"))
-        for key in [TestKeys.telemetry, TestKeys.revoked, "pl_t_guessed-key-that-does-not-exist-000000", TestKeys.sends] {
+        for key in [TestKeys.telemetry, TestKeys.revoked, guessed, TestKeys.sends] {
             #expect(!text.contains(key))
             #expect(!text.contains(String(key.prefix(12))))
         }

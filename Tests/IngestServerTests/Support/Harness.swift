@@ -1,24 +1,42 @@
 import Foundation
 import Gzip
+import Postgres
 import PushLedgerCore
 import Synchronization
+import TestSupport
 
 @testable import IngestServer
 
-/// Keys every harness knows.
+/// Keys every harness database holds (the hashes of these secrets).
 enum TestKeys {
     static let telemetry = "pl_t_telemetry-key-of-the-shop-app-0123456789"
     static let sends = "pl_s_sends-key-of-the-shop-app-0123456789abc"
     static let revoked = "pl_t_revoked-key-of-the-shop-app-0123456789"
     static let otherApp = "pl_t_telemetry-key-of-the-other-app-01234567"
 
+    /// (secret, app, scope, revoked)
+    static let all: [(String, String, String, Bool)] = [
+        (telemetry, Fixtures.app, "telemetry", false), (sends, Fixtures.app, "sends", false),
+        (revoked, Fixtures.app, "telemetry", true), (otherApp, Fixtures.otherApp, "telemetry", false),
+    ]
+
+    /// The keys as the server's table holds them (for tests without a database).
     static var records: [KeyRecord] {
-        [
-            KeyRecord(id: "k1", hash: SHA256.hash(telemetry), appID: Fixtures.app, scope: "telemetry", revoked: false),
-            KeyRecord(id: "k2", hash: SHA256.hash(sends), appID: Fixtures.app, scope: "sends", revoked: false),
-            KeyRecord(id: "k3", hash: SHA256.hash(revoked), appID: Fixtures.app, scope: "telemetry", revoked: true),
-            KeyRecord(id: "k4", hash: SHA256.hash(otherApp), appID: Fixtures.otherApp, scope: "telemetry", revoked: false),
-        ]
+        all.enumerated().map { index, key in
+            KeyRecord(id: "k\(index + 1)", hash: SHA256.hash(key.0), appID: key.1, scope: key.2, revoked: key.3)
+        }
+    }
+
+    /// Inserts the keys the way `pushledger keys create` stores them: SHA-256 only.
+    static func insert(into connection: Connection) throws {
+        for (secret, app, scope, revoked) in all {
+            try connection.execute(
+                """
+                insert into api_keys (id, app_id, scope, key_hash, key_prefix, revoked_at)
+                values (\(UUID()), \(app), \(scope), \(SHA256.hash(secret)), \(String(secret.prefix(8))),
+                        case when \(revoked) then now() end)
+                """)
+        }
     }
 }
 
@@ -29,20 +47,26 @@ final class LogCapture: Sendable {
     var text: String { lines.withLock { $0.joined(separator: "\n") } }
 }
 
-/// A running server on a free port, with helpers to talk to it.
+/// A running server on a free port over a fresh, migrated database, with helpers to talk to it.
 final class Harness: Sendable {
     let server: IngestServer
-    let store: any IngestStore
+    let store: FaultyStore
+    let databaseURL: String
     let log = LogCapture()
 
-    init(store: any IngestStore, configure: (inout IngestServerConfig) -> Void = { _ in }) throws {
+    /// `down`: the server starts with the database unreachable.
+    init(keys: Bool = true, down: Bool = false, configure: (inout IngestServerConfig) -> Void = { _ in }) throws {
+        let url = try TestDatabase.fresh(prefix: "srv")
+        self.databaseURL = url
+        if keys { try TestKeys.insert(into: Connection.connect(url: url)) }
         var config = IngestServerConfig()
         config.port = 0
         config.httpThreads = 2
         config.writerCount = 2
         config.reconnectInterval = 3_600  // tests trigger probes themselves
         configure(&config)
-        self.store = store
+        store = FaultyStore(PostgresIngestStore(url: url, connections: config.writerCount + 1))
+        store.state.withLock { $0.down = down }
         server = IngestServer(config: config, store: store, logger: log.logger, version: "test")
         try server.start()
     }
@@ -52,6 +76,15 @@ final class Harness: Sendable {
     var port: UInt16 { server.port }
 
     func connect() throws -> RawHTTPConnection { try RawHTTPConnection(port: port) }
+
+    /// A single number from the database (counts).
+    func count(_ sql: SQL) throws -> Int {
+        let rows = try Connection.connect(url: databaseURL).query(sql)
+        return try rows[0].decode(0, as: Int.self)
+    }
+
+    /// Events stored (the de-duplication ledger holds one row per stored event).
+    var storedCount: Int { get throws { try count("select count(*)::int8 from event_ids") } }
 
     /// One request on a new connection.
     func request(_ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8] = []) throws -> RawReply {
