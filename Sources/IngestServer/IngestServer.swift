@@ -20,6 +20,7 @@ public final class IngestServer: Sendable {
     private let maintenance = Mutex<PeriodicTask?>(nil)
     private let lastKeyLoad = Mutex<ContinuousClock.Instant?>(nil)
     private let stopped = Atomic<Bool>(false)
+    private let probeFailing = Atomic<Bool>(false)
 
     /// `version` shows in `pushledger_build_info`.
     public init(config: IngestServerConfig, store: any IngestStore, logger: Logger, version: String = "dev") {
@@ -95,11 +96,14 @@ public final class IngestServer: Sendable {
             do {
                 try store.ping()
                 health.set(up: true)
+                probeFailing.store(false, ordering: .relaxed)
                 lastKeyLoad.withLock { $0 = nil }
                 logger.info("database reachable")
             } catch {
                 metrics.recordDatabaseError(error)
-                logger.warning("database unreachable", ["error": error.description])
+                // Once per outage at warning level; the probes that follow only at debug.
+                let first = !probeFailing.exchange(true, ordering: .relaxed)
+                logger.log(first ? .warning : .debug, "database unreachable", ["error": error.description])
                 return
             }
         }

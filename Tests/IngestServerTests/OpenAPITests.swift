@@ -90,9 +90,7 @@ struct OpenAPITests {
 
     /// Holds the only writer and fills the one-slot queue, runs `request`, then lets them go.
     static func saturate(_ harness: Harness, _ store: FaultyStore, _ request: () throws -> RawReply) throws -> RawReply {
-        store.closeGate()
-        let held = Background { try harness.telemetry(Fixtures.telemetry(count: 1)) }
-        store.waitForWriters(1)
+        let held = harness.holdWriter()
         let queued = Background { try harness.telemetry(Fixtures.telemetry(count: 1)) }
         waitUntil { harness.server.queueDepth == 1 }
         let reply = try request()

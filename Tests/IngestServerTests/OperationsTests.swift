@@ -26,9 +26,7 @@ struct OperationsTests {
             config.maxUnitsPerBatch = 1
         }
         let store = harness.store
-        store.closeGate()
-        let first = Background { try harness.telemetry(Fixtures.telemetry(count: 1)) }
-        store.waitForWriters(1)
+        let first = harness.holdWriter()
         let second = Background { try harness.telemetry(Fixtures.telemetry(count: 1)) }
         waitUntil { harness.server.queueDepth == 1 }
         let refused = try harness.telemetry(Fixtures.telemetry(count: 1))
@@ -46,9 +44,7 @@ struct OperationsTests {
     @Test func waitingRequestsAreWrittenTogetherInOneTransaction() throws {
         let harness = try Harness { config in config.writerCount = 1 }
         let store = harness.store
-        store.closeGate()
-        let first = Background { try harness.telemetry(Fixtures.telemetry(count: 1)) }
-        store.waitForWriters(1)
+        let first = harness.holdWriter()
         let waiting = (0..<5).map { _ in Background { try harness.telemetry(Fixtures.telemetry(count: 2)) } }
         waitUntil { harness.server.queueDepth == 5 }
         store.openGate()
@@ -112,14 +108,11 @@ struct OperationsTests {
 
     @Test func gracefulStopFinishesTheRequestInFlightAndRefusesNewOnes() throws {
         let harness = try Harness { config in config.writerCount = 1 }
-        let store = harness.store
-        store.closeGate()
-        let inFlight = Background { try harness.telemetry(Fixtures.telemetry(count: 4)) }
-        store.waitForWriters(1)
+        let inFlight = harness.holdWriter(events: 4)
         let stopping = Background { harness.server.stop() }
         waitUntil { (try? harness.connect()) == nil }
         #expect(!stopping.isFinished)  // the gate is closed: the request cannot have been answered
-        store.openGate()
+        harness.store.openGate()
         let reply = try inFlight.value()
         #expect(reply.status == 200 && reply.accepted == 4)
         try stopping.value()

@@ -54,8 +54,9 @@ final class Harness: Sendable {
     let databaseURL: String
     let log = LogCapture()
 
-    /// `down`: the server starts with the database unreachable.
-    init(keys: Bool = true, down: Bool = false, configure: (inout IngestServerConfig) -> Void = { _ in }) throws {
+    /// `down`: the server starts with the database unreachable. `proxy`: the server reaches
+    /// the database through it (the tests' own connections do not).
+    init(keys: Bool = true, down: Bool = false, proxy: TCPProxy? = nil, configure: (inout IngestServerConfig) -> Void = { _ in }) throws {
         let url = try TestDatabase.fresh(prefix: "srv")
         self.databaseURL = url
         if keys { try TestKeys.insert(into: Connection.connect(url: url)) }
@@ -65,7 +66,7 @@ final class Harness: Sendable {
         config.writerCount = 2
         config.reconnectInterval = 3_600  // tests trigger probes themselves
         configure(&config)
-        store = FaultyStore(PostgresIngestStore(url: url, connections: config.writerCount + 1))
+        store = FaultyStore(PostgresIngestStore(url: proxy?.url(for: url) ?? url, connections: config.writerCount + 1))
         store.state.withLock { $0.down = down }
         server = IngestServer(config: config, store: store, logger: log.logger, version: "test")
         try server.start()
@@ -114,6 +115,15 @@ final class Harness: Sendable {
             "POST \(path) HTTP/1.1\r\nHost: t\r\nContent-Type: \(type)\r\nAuthorization: Bearer \(key)\r\n"
                 + "Content-Length: \(contentLength)\r\n\r\n")
         return try connection.readReply()
+    }
+
+    /// Closes the store's gate and posts `events` events in the background; returns once a
+    /// writer holds that request at the gate (open the gate to let it finish).
+    func holdWriter(events: Int = 1) -> Background<RawReply> {
+        store.closeGate()
+        let held = Background { [self] in try telemetry(Fixtures.telemetry(count: events)) }
+        store.waitForWriters(1)
+        return held
     }
 
     func telemetry(_ body: [UInt8], key: String = TestKeys.telemetry) throws -> RawReply { try post("/v1/telemetry", body, key: key) }

@@ -21,16 +21,21 @@ final class RawHTTPConnection {
     private let socket: Int32
     private var buffer: [UInt8] = []
 
-    init(port: UInt16, host: String = "127.0.0.1") throws {
-        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw RawHTTPError(description: "socket") }
+    init(port: UInt16) throws {
+        socket = try Self.connectSocket(port: port)
         // A safety net so a broken server fails the test instead of hanging it; not an assertion.
         var timeout = timeval(tv_sec: 20, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// A socket connected to `127.0.0.1:port`.
+    static func connectSocket(port: UInt16) throws -> Int32 {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw RawHTTPError(description: "socket") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
-        inet_pton(AF_INET, host, &address.sin_addr)
+        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
@@ -38,6 +43,7 @@ final class RawHTTPConnection {
             close(socket)
             throw RawHTTPError(description: "connect to port \(port): \(String(cString: strerror(errno)))")
         }
+        return socket
     }
 
     deinit { close(socket) }
