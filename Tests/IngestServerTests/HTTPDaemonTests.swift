@@ -5,6 +5,9 @@ import Testing
 
 /// A handler that answers with the body length, from another thread (like a writer would).
 private final class EchoHandler: HTTPHandler {
+    /// `/hold` requests wait for this before they are answered.
+    let release = DispatchSemaphore(value: 0)
+
     func decide(_ head: RequestHead) -> HeadDecision {
         head.path == "/early" ? .respond(.content(418, "early", type: "text/plain")) : .readBody(limit: 1000, context: head.path)
     }
@@ -13,6 +16,11 @@ private final class EchoHandler: HTTPHandler {
         let response = HTTPResponse.content(200, "\(context) \(body.count)", type: "text/plain")
         if head.path == "/sync" {
             reply.send(response)
+        } else if head.path == "/hold" {
+            DispatchQueue.global().async { [release] in
+                release.wait()
+                reply.send(response)
+            }
         } else {
             DispatchQueue.global().async { reply.send(response) }
         }
@@ -23,12 +31,32 @@ private final class EchoHandler: HTTPHandler {
 @Suite("HTTP daemon on libmicrohttpd")
 struct HTTPDaemonTests {
     private func withDaemon(_ body: (UInt16) throws -> Void) throws {
+        try withDaemon { port, _, _ in try body(port) }
+    }
+
+    private func withDaemon(_ body: (UInt16, HTTPDaemon, EchoHandler) throws -> Void) throws {
         var config = IngestServerConfig()
         config.httpThreads = 2
-        let daemon = HTTPDaemon(handler: EchoHandler())
+        let handler = EchoHandler()
+        let daemon = HTTPDaemon(handler: handler)
         try daemon.start(host: "127.0.0.1", port: 0, config: config)
         defer { daemon.stop() }
-        try body(daemon.port)
+        try body(daemon.port, daemon, handler)
+    }
+
+    @Test func afterQuiesceTheAnswerInFlightClosesItsConnection() throws {
+        try withDaemon { port, daemon, handler in
+            let connection = try RawHTTPConnection(port: port)
+            connection.write(RawRequest.make("POST", "/hold", body: Array("x".utf8)))
+            waitUntil { daemon.requestsInFlight == 1 }
+            daemon.quiesce()
+            #expect(throws: (any Error).self) { try RawHTTPConnection(port: port) }
+            handler.release.signal()
+            let reply = try connection.readReply()
+            #expect(reply.text == "/hold 1")
+            #expect(reply.header("Connection")?.lowercased() == "close")
+            #expect(connection.isClosedByPeer())
+        }
     }
 
     @Test func answersSynchronouslyAndAfterSuspension() throws {

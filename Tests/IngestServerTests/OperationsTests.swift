@@ -108,10 +108,15 @@ struct OperationsTests {
 
     @Test func gracefulStopFinishesTheRequestInFlightAndRefusesNewOnes() throws {
         let harness = try Harness { config in config.writerCount = 1 }
+        let keptAlive = try harness.connect()
+        keptAlive.write(RawRequest.make("GET", "/healthz"))
+        #expect(try keptAlive.readReply().status == 200)
         let inFlight = harness.holdWriter(events: 4)
         let stopping = Background { harness.server.stop() }
         waitUntil { (try? harness.connect()) == nil }
         #expect(!stopping.isFinished)  // the gate is closed: the request cannot have been answered
+        // Idle keep-alive connections are closed at once: their clients reconnect elsewhere.
+        #expect(keptAlive.isClosedByPeer())
         harness.store.openGate()
         let reply = try inFlight.value()
         #expect(reply.status == 200 && reply.accepted == 4)

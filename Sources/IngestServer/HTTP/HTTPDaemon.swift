@@ -18,6 +18,8 @@ final class HTTPDaemon: @unchecked Sendable {
     nonisolated(unsafe) private var listenSocket: Int32 = -1
     /// Requests between their first access-handler call and `NOTIFY_COMPLETED`.
     private let inFlight = Atomic<Int>(0)
+    /// Set by `quiesce`: every answer closes its connection, so keep-alive clients leave.
+    private let closing = Atomic<Bool>(false)
     /// The bound port (useful with port 0).
     private(set) var port: UInt16 = 0
 
@@ -58,6 +60,7 @@ final class HTTPDaemon: @unchecked Sendable {
 
     /// Stops accepting new connections; open ones keep being served.
     func quiesce() {
+        closing.store(true, ordering: .releasing)
         guard let daemon, listenSocket >= 0 else { return }
         let socket = MHD_quiesce_daemon(daemon)
         if socket >= 0 { close(socket) }
@@ -134,6 +137,7 @@ final class HTTPDaemon: @unchecked Sendable {
             for header in response.headers {
                 _ = MHD_add_response_header(mhdResponse, header.name, header.value)
             }
+            if closing.load(ordering: .acquiring) { _ = MHD_add_response_header(mhdResponse, "Connection", "close") }
             return MHD_queue_response(connection, UInt32(response.status), mhdResponse)
         }
         if result == .YES { handler.responded(context.head, status: response.status) }

@@ -69,6 +69,7 @@ final class IngestService: HTTPHandler {
             return .respond(.error(415, "unsupported_encoding", "Content-Encoding \(encoding) is not gzip or identity"))
         }
         // Known trouble answers before the body is read.
+        guard !draining.load(ordering: .relaxed) else { return .respond(.shuttingDown(retryAfter: config.retryAfterUnavailable)) }
         guard health.isUp else { return .respond(.unavailable(retryAfter: config.retryAfterUnavailable)) }
         guard !queue.isSaturated else { return .respond(.saturated(retryAfter: config.retryAfterSaturated)) }
         return .readBody(limit: config.limits.maxBodyBytes, context: IngestRequest(route: route, endpoint: endpoint, key: key, format: format))

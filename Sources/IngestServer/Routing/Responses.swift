@@ -28,6 +28,9 @@ extension HTTPResponse {
     static func unavailable(retryAfter: Int) -> HTTPResponse {
         error(503, "unavailable", "the database is unreachable; nothing was stored; retry later").adding("Retry-After", "\(retryAfter)")
     }
+    static func shuttingDown(retryAfter: Int) -> HTTPResponse {
+        error(503, "shutting_down", "the server is shutting down; nothing was stored; retry").adding("Retry-After", "\(retryAfter)")
+    }
     static let internalError = error(500, "internal_error", "the request could not be stored")
 }
 
