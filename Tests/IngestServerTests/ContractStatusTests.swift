@@ -47,6 +47,9 @@ struct ContractStatusTests {
     @Test func acceptsGzipBodies() throws {
         let reply = try harness.post("/v1/telemetry", Fixtures.telemetry(count: 5), gzip: true)
         #expect(reply.status == 200 && reply.accepted == 5)
+        let lines = try harness.post(
+            "/v1/sends", Fixtures.ndjson([Fixtures.send(), Fixtures.send()]), key: TestKeys.sends, type: "application/x-ndjson", gzip: true)
+        #expect(lines.status == 200 && lines.accepted == 2)
     }
 
     @Test func badJSONIs400AndKeptInTheFailedEventStore() throws {

@@ -54,6 +54,7 @@ struct MetricsTests {
             "pushledger_events_total{kind=\"telemetry\",result=\"duplicate\"} 1",
             "pushledger_events_total{kind=\"telemetry\",result=\"rejected\"} 1",
             "pushledger_events_rejected_total{kind=\"telemetry\",code=\"unknown_type\"} 1",
+            "pushledger_events_valid_total{type=\"experiment_exposure\"} 2",
             "pushledger_write_batch_requests_count 2",
             "pushledger_queue_depth 0",
             "pushledger_database_up 1",

@@ -8,6 +8,7 @@ final class ServerMetrics: Sendable {
     let httpRequests: Counter
     let events: Counter
     let rejectedEvents: Counter
+    let validEvents: Counter
     let failedRequests: Counter
     let batchUnits: Histogram
     let batchEvents: Histogram
@@ -25,6 +26,9 @@ final class ServerMetrics: Sendable {
         rejectedEvents = registry.register(
             Counter("pushledger_events_rejected_total", help: "Events rejected by validation, by kind and contract error code.",
                     labels: ["kind", "code"]))
+        validEvents = registry.register(
+            Counter("pushledger_events_valid_total", help: "Valid events committed (stored or duplicate), by event type (`send` for sends).",
+                    labels: ["type"]))
         failedRequests = registry.register(
             Counter("pushledger_requests_failed_total", help: "Requests refused as a whole (400, 403, 413), by endpoint and code.",
                     labels: ["endpoint", "code"]))
@@ -59,9 +63,11 @@ final class ServerMetrics: Sendable {
         case .telemetry(let validated, _):
             kind = "telemetry"
             rejections = validated.rejections
+            for event in validated.events { validEvents.increment([event.payload.typeName]) }
         case .sends(let validated, _, _):
             kind = "send"
             rejections = validated.rejections
+            if !validated.sends.isEmpty { validEvents.increment(["send"], by: Double(validated.sends.count)) }
         case .failedRequest:
             return
         }
