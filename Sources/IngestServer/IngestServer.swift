@@ -27,24 +27,13 @@ public final class IngestServer: Sendable {
         self.config = config
         self.store = store
         self.logger = logger
-        let health = health
-        // The queue's writers need the metrics, the metrics read the queue: tie them late.
-        let metricsBox = Mutex<ServerMetrics?>(nil)
-        let writerStore = store
-        let queue = IngestQueue(capacity: config.queueCapacity, maxBatch: config.maxUnitsPerBatch, writers: config.writerCount) { jobs in
-            guard let metrics = metricsBox.withLock({ $0 }) else { return }
-            BatchWriter(store: writerStore, health: health, metrics: metrics, logger: logger).write(jobs)
-        }
-        self.queue = queue
-        let daemonBox = Mutex<HTTPDaemon?>(nil)
-        let metrics = ServerMetrics(
-            version: version, queueDepth: { Double(queue.depth) }, queueCapacity: Double(queue.capacity),
-            databaseUp: { health.isUp ? 1 : 0 }, inFlight: { Double(daemonBox.withLock { $0?.requestsInFlight ?? 0 }) })
-        metricsBox.withLock { $0 = metrics }
+        let metrics = ServerMetrics(version: version)
         self.metrics = metrics
+        let writer = BatchWriter(store: store, health: health, metrics: metrics, logger: logger)
+        queue = IngestQueue(capacity: config.queueCapacity, maxBatch: config.maxUnitsPerBatch, writers: config.writerCount, write: writer.write)
         service = IngestService(config: config, keys: keys, queue: queue, health: health, metrics: metrics, logger: logger)
         daemon = HTTPDaemon(handler: service)
-        daemonBox.withLock { $0 = daemon }
+        metrics.registerGauges(queue: queue, health: health, daemon: daemon)
     }
 
     /// The port listened on (the bound one when the config asked for 0).
@@ -57,6 +46,7 @@ public final class IngestServer: Sendable {
     /// then starts listening and the maintenance loop.
     public func start() throws(HTTPServerError) {
         signal(SIGPIPE, SIG_IGN)
+        queue.start()
         maintain()
         try daemon.start(host: config.host, port: config.port, config: config)
         let task = PeriodicTask(name: "pushledger-maintenance", interval: config.reconnectInterval) { [self] in maintain() }

@@ -15,8 +15,7 @@ struct IngestServiceTests {
     let service: IngestService
 
     init() {
-        let queue = queue
-        let metrics = ServerMetrics(version: "test", queueDepth: { Double(queue.depth) }, queueCapacity: 4, databaseUp: { 1 }, inFlight: { 0 })
+        let metrics = ServerMetrics(version: "test")
         service = IngestService(
             config: IngestServerConfig(), keys: keys, queue: queue, health: health, metrics: metrics,
             logger: Logger(component: "test", minimumLevel: .error) { _ in })
@@ -56,7 +55,7 @@ struct IngestServiceTests {
 
     @Test func keysNeverLoadedAnswer503() {
         let fresh = KeyVerifier()
-        let metrics = ServerMetrics(version: "t", queueDepth: { 0 }, queueCapacity: 1, databaseUp: { 0 }, inFlight: { 0 })
+        let metrics = ServerMetrics(version: "test")
         let service = IngestService(
             config: IngestServerConfig(), keys: fresh, queue: queue, health: health, metrics: metrics,
             logger: Logger(component: "test", minimumLevel: .error) { _ in })

@@ -25,15 +25,26 @@ final class IngestQueue: Sendable {
     nonisolated(unsafe) private var runningWriters = 0
     let capacity: Int
     private let maxBatch: Int
+    private let writers: Int
     private let write: @Sendable ([IngestJob]) -> Void
 
     /// `write` stores one batch and completes every job in it; it runs on the writer threads.
     init(capacity: Int, maxBatch: Int, writers: Int, write: @escaping @Sendable ([IngestJob]) -> Void) {
         self.capacity = max(1, capacity)
         self.maxBatch = max(1, maxBatch)
+        self.writers = max(1, writers)
         self.write = write
-        runningWriters = max(1, writers)
-        for index in 0..<runningWriters {
+    }
+
+    /// Starts the writer threads (once).
+    func start() {
+        let starting = condition.withLock {
+            guard runningWriters == 0 && !closed else { return false }
+            runningWriters = writers
+            return true
+        }
+        guard starting else { return }
+        for index in 0..<writers {
             let thread = Thread { [self] in writerLoop() }
             thread.name = "pushledger-writer-\(index)"
             thread.start()

@@ -15,9 +15,11 @@ final class ServerMetrics: Sendable {
     let commitSeconds: Histogram
     let databaseErrors: Counter
 
-    /// The build's version string (set by the CLI; `dev` in tests).
-    init(version: String, queueDepth: @escaping @Sendable () -> Double, queueCapacity: Double,
-         databaseUp: @escaping @Sendable () -> Double, inFlight: @escaping @Sendable () -> Double) {
+    private let version: String
+
+    /// `version`: the build's version string (set by the CLI).
+    init(version: String) {
+        self.version = version
         httpRequests = registry.register(
             Counter("pushledger_http_requests_total", help: "HTTP requests answered, by endpoint and status.", labels: ["endpoint", "status"]))
         events = registry.register(
@@ -44,14 +46,20 @@ final class ServerMetrics: Sendable {
         databaseErrors = registry.register(
             Counter("pushledger_database_errors_total", help: "Database errors, by SQLSTATE (`connection` when the server was unreachable).",
                     labels: ["sqlstate"]))
-        _ = registry.register(Gauge("pushledger_queue_depth", help: "Requests validated and waiting for a writer.", value: queueDepth))
-        _ = registry.register(Gauge("pushledger_queue_capacity", help: "Requests the queue holds before answering 429.") { queueCapacity })
-        _ = registry.register(Gauge("pushledger_database_up", help: "1 when Postgres answered the last probe.", value: databaseUp))
-        _ = registry.register(Gauge("pushledger_http_requests_in_flight", help: "Requests received and not yet answered.", value: inFlight))
-        let mhd = String(cString: MHD_get_version())
+    }
+
+    /// The gauges, read at scrape time from the parts they describe.
+    func registerGauges(queue: IngestQueue, health: DatabaseHealth, daemon: HTTPDaemon) {
+        let capacity = Double(queue.capacity)
+        _ = registry.register(Gauge("pushledger_queue_depth", help: "Requests validated and waiting for a writer.") { Double(queue.depth) })
+        _ = registry.register(Gauge("pushledger_queue_capacity", help: "Requests the queue holds before answering 429.") { capacity })
+        _ = registry.register(Gauge("pushledger_database_up", help: "1 when Postgres answered the last probe.") { health.isUp ? 1 : 0 })
+        _ = registry.register(
+            Gauge("pushledger_http_requests_in_flight", help: "Requests received and not yet answered.") { Double(daemon.requestsInFlight) })
+        let labels = [version, String(cString: MHD_get_version())]
         _ = registry.register(
             Gauge("pushledger_build_info", help: "Build information; the value is always 1.", labels: ["version", "libmicrohttpd"]) {
-                [([version, mhd], 1)]
+                [(labels, 1)]
             })
     }
 
