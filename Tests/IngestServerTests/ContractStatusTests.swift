@@ -65,6 +65,15 @@ struct ContractStatusTests {
         #expect(stored == 1)
     }
 
+    @Test func gzipBodiesRefusedAsAWholeAreKeptDecompressed() throws {
+        let reply = try harness.post("/v1/telemetry", Array("[1, 2".utf8), gzip: true)
+        #expect(reply.status == 400)
+        #expect(try harness.count("select count(*)::int8 from failed_events where raw_json = '[1, 2'") == 1)
+        let corrupt = try harness.post("/v1/telemetry", Array(Gzip.compress(Array("{}".utf8)).dropLast(4)), extra: [("Content-Encoding", "gzip")])
+        #expect(corrupt.status == 400 && corrupt.errorCode == "invalid_gzip")
+        #expect(try harness.count("select count(*)::int8 from failed_events where error_code = 'invalid_gzip' and raw_json = ''") == 1)
+    }
+
     @Test func invalidEnvelopeIs400() throws {
         let reply = try harness.telemetry(Fixtures.json(["app_id": Fixtures.app, "platform": "android", "events": []]))
         #expect(reply.status == 400)

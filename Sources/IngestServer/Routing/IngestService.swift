@@ -107,17 +107,20 @@ final class IngestService: HTTPHandler {
     // MARK: Steps
 
     /// The unit to store and, for a request refused as a whole, the refusal to answer after
-    /// storing it. A 400 or 413 is kept in the failed-event store (text bodies only); a 403 is
-    /// not stored (no unit).
+    /// storing it. A 400 or 413 is kept in the failed-event store with the body's text (empty
+    /// when it was gzip that would not decompress); a 403 is not stored (no unit).
     private func prepare(_ body: [UInt8], _ request: IngestRequest, receivedAt: Date) -> (IngestUnit?, EnvelopeError?) {
+        var text: [UInt8] = request.format.gzip ? [] : body
         do {
-            return (try validate(decode(body, request), request, receivedAt: receivedAt), nil)
+            let decoded = try decode(body, request)
+            text = decoded
+            return (try validate(decoded, request, receivedAt: receivedAt), nil)
         } catch {
             metrics.failedRequests.increment([request.route.rawValue, error.code])
             guard error.status == 400 || error.status == 413 else { return (nil, error) }
-            let text = request.format.gzip ? "" : String(decoding: body, as: UTF8.self)
             let unit = IngestUnit.failedRequest(
-                endpoint: request.endpoint, appID: request.key.appID, code: error.code, message: error.message, rawBody: text, receivedAt: receivedAt)
+                endpoint: request.endpoint, appID: request.key.appID, code: error.code, message: error.message,
+                rawBody: String(decoding: text, as: UTF8.self), receivedAt: receivedAt)
             return (unit, error)
         }
     }
