@@ -56,13 +56,16 @@ final class IngestQueue: Sendable {
 
     var isSaturated: Bool { depth >= capacity }
 
-    /// Adds a job; false when the queue is full or closed (the caller answers 429 / 503).
-    func submit(_ job: IngestJob) -> Bool {
+    enum Submission { case queued, full, closed }
+
+    /// Adds a job unless the queue is full (the caller answers 429) or closed for shutdown (503).
+    func submit(_ job: IngestJob) -> Submission {
         condition.withLock {
-            guard !closed, pending.count < capacity else { return false }
+            guard !closed else { return .closed }
+            guard pending.count < capacity else { return .full }
             pending.append(job)
             condition.signal()
-            return true
+            return .queued
         }
     }
 

@@ -93,15 +93,16 @@ final class IngestService: HTTPHandler {
             case (.failure(.failed), nil): reply.send(.internalError)
             }
         }
-        guard queue.submit(job) else {
-            if let refusal { return reply.send(.envelope(refusal)) }
-            return reply.send(.saturated(retryAfter: retryAfter.saturated))
-        }
+        let submission = queue.submit(job)
+        guard submission != .queued else { return }
+        if let refusal { return reply.send(.envelope(refusal)) }
+        reply.send(submission == .full ? .saturated(retryAfter: retryAfter.saturated) : .shuttingDown(retryAfter: retryAfter.unavailable))
     }
 
     func responded(_ head: RequestHead, status: Int) {
         metrics.httpRequests.increment([Route.metricsLabel(path: head.path), String(status)])
-        if status >= 500 { logger.warning("request failed", ["method": head.method, "path": head.path, "status": status]) }
+        // Failures are logged where they happen (writer, key check); this is the access log.
+        logger.debug("request", ["method": head.method, "path": Route.metricsLabel(path: head.path), "status": status])
     }
 
     // MARK: Steps
