@@ -13,12 +13,27 @@ import PushLedgerCore
 public struct EventWriter: Sendable {
     public init() {}
 
+    /// Attempts per batch when Postgres breaks a deadlock by aborting this writer.
+    public static let maxAttempts = 3
+
     /// Writes `units` in one transaction of its own (the connection must not already be in
     /// one) and returns one outcome per unit, in order. Throws `PostgresError` and then nothing
-    /// of the batch is stored (`isConnectionProblem` tells a 503 from a bug).
+    /// of the batch is stored (`isConnectionProblem` tells a 503 from a bug). A batch chosen as
+    /// a deadlock victim (40P01, possible when two writers touch the same tokens) is retried.
     public func write(_ units: [IngestUnit], on connection: Connection) throws -> [WriteOutcome] {
         guard !units.isEmpty else { return [] }
         let batch = StagedBatch(units)
+        var attempt = 1
+        while true {
+            do {
+                return try write(batch, on: connection)
+            } catch let error as PostgresError where error.sqlState == "40P01" && attempt < Self.maxAttempts {
+                attempt += 1
+            }
+        }
+    }
+
+    private func write(_ batch: StagedBatch, on connection: Connection) throws -> [WriteOutcome] {
         let stored = try connection.transaction { connection -> [Int: Int] in
             try connection.execute("select pushledger_create_staging()")
             try copy(batch, on: connection)

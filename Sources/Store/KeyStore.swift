@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import PushLedgerCore
 
 /// What an API key may do: one endpoint each (telemetry-v1.md, Authentication).
 public enum KeyScope: String, Sendable, CaseIterable, Codable {
@@ -63,7 +64,7 @@ public struct KeyStore: Sendable {
         try connection.execute(
             """
             insert into api_keys (id, app_id, scope, key_hash, key_prefix)
-            values (\(id), \(app), \(scope.rawValue), sha256(convert_to(\(secret), 'UTF8')), \(prefix))
+            values (\(id), \(app), \(scope.rawValue), \(SHA256.hash(secret)), \(prefix))
             """)
         return (id, secret)
     }

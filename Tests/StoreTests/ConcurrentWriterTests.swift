@@ -36,3 +36,88 @@ import Testing
         #expect(try db.count("event_ids") == 500)
     }
 }
+
+/// A refresh running while writers commit must never lose a dirty mark: after the last
+/// refresh, every day's rollup equals the direct classification.
+@Suite struct ConcurrentRefreshTests {
+    typealias F = Fixture
+
+    @Test func refreshesDuringIngestConvergeToTheEngine() throws {
+        let db = try StoreDatabase()
+        let url = db.url
+        _ = try db.write(F.telemetry(F.envelope(installation: F.installation(1)), [F.event(900, at: -60, F.androidSettings(enabled: true))]))
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 2) { worker in
+            do {
+                let connection = try Connection.connect(url: url)
+                for round in 0..<15 {
+                    if worker == 1 {
+                        try Rollups().refresh(asOf: F.time(200), on: connection)
+                        continue
+                    }
+                    // Sends on two days, and receipts confirming the previous round's sends.
+                    let base = round * 10
+                    let sends = (0..<10).map { i in
+                        F.send(base + i, notification: base + i, at: Double(i % 2) * -24 - 5, installation: F.installation(1))
+                    }
+                    let receipts = (0..<10).map { i in F.event(10_000 + base + i, at: 30, F.received(base + i - 10)) }
+                    _ = try EventWriter().write(
+                        [F.sends(sends), F.telemetry(F.envelope(installation: F.installation(1)), receipts)], on: connection)
+                }
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty)
+        try Rollups().refresh(asOf: F.time(200), on: db.connection)
+        let rolled: Int = try db.value("select sum(received)::int from send_rollups_daily")
+        let direct: Int = try db.value(
+            """
+            select count(*)::int from pushledger_classified_sends(\(F.app), \(F.time(-48)), \(F.time(48)), \(F.time(200)))
+             where outcome = 'received'
+            """)
+        #expect(direct == 140)
+        #expect(rolled == direct)
+        let sends: Int = try db.value("select sum(sends)::int from send_rollups_daily")
+        #expect(sends == 150)
+    }
+}
+
+/// A writer aborted as a deadlock victim retries its batch instead of failing the requests.
+@Suite struct DeadlockRetryTests {
+    typealias F = Fixture
+
+    @Test func aDeadlockVictimRetriesItsBatch() throws {
+        let db = try StoreDatabase()
+        let blocker = try Connection.connect(url: db.url)
+        let writer = try Connection.connect(url: db.url)
+        let writerPID: Int = try writer.query("select pg_backend_pid() as pid")[0].decode("pid")
+        // The writer detects the deadlock first, so it is the one Postgres aborts.
+        try writer.execute("set deadlock_timeout = '50ms'")
+        try blocker.execute("set deadlock_timeout = '60s'")
+        try blocker.executeScript("begin")
+        try blocker.execute("insert into event_ids values (\(F.app), \(F.event(2)), now())")
+
+        let unit = F.telemetry(F.envelope(installation: F.installation(1)), [F.event(1, at: 1, F.received(1)), F.event(2, at: 1, F.received(2))])
+        let result = Mutex<Result<[WriteOutcome], any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) let writerConnection = writer
+        DispatchQueue.global().async {
+            let outcome = Result { try EventWriter().write([unit], on: writerConnection) }
+            result.withLock { $0 = outcome }
+            done.signal()
+        }
+        // Wait until the writer holds event 1 and waits for event 2 ...
+        while try blocker.query("select count(*)::int as n from pg_locks where pid = \(writerPID) and not granted")[0]
+            .decode("n", as: Int.self) == 0 {
+            usleep(10_000)
+        }
+        // ... then close the cycle: this insert waits for the writer, which is aborted and retries.
+        try blocker.execute("insert into event_ids values (\(F.app), \(F.event(1)), now())")
+        try blocker.executeScript("rollback")
+        done.wait()
+        let outcomes = try result.withLock { try $0!.get() }
+        #expect(outcomes == [WriteOutcome(accepted: 2, duplicates: 0)])
+        #expect(try db.count("notification_receipts") == 2)
+    }
+}

@@ -116,6 +116,17 @@ import Testing
         #expect(try classify(asOf: 40).mapValues(\.outcome) == [1: "received", 2: "unconfirmed"])
     }
 
+    @Test func aSnapshotOlderThanAMonthStillDecides() throws {
+        _ = try db.write(
+            settings(1, event: 901, at: -24 * 45, F.androidSettings(enabled: false)),   // September
+            settings(2, event: 902, at: -24 * 45, F.androidSettings(enabled: false)),
+            settings(2, event: 903, at: -24 * 20, F.androidSettings(enabled: true)),    // October: newer
+            device(3, [F.event(910, at: -9, F.received(50))]))
+        _ = try db.write(F.sends([F.send(1, notification: 1, at: -5, installation: F.installation(1)),
+                                  F.send(2, notification: 2, at: -5, installation: F.installation(2))]))
+        #expect(try classify().mapValues(\.outcome) == [1: "blocked_app", 2: "unconfirmed"])
+    }
+
     @Test func snapshotTiesBreakByReceivedTimeThenEventID() throws {
         _ = try db.write(
             // Same time: the later received wins ...
@@ -178,5 +189,29 @@ import Testing
             let got: String? = try db.value("select pushledger_reason_class(\(status), \(reason))")
             #expect(got == expected, "\(status) \(reason ?? "-")")
         }
+    }
+}
+
+@Suite struct OpenLandingTests {
+    typealias F = Fixture
+
+    @Test func opensCarryTheirSendsChannelAndCampaignAndMisrouting() throws {
+        let db = try StoreDatabase()
+        _ = try db.write(
+            F.sends([F.send(1, notification: 1, at: -5, channel: "orders", campaign: "delivery"),
+                     F.send(2, notification: 2, at: -5, channel: "promo", campaign: "sale")]),
+            F.telemetry(F.envelope(installation: F.installation(1)), [
+                F.event(10, at: -4, F.opened(1, landed: .target)), F.event(11, at: -4, F.opened(2, landed: .fallback)),
+                F.event(12, at: -4, F.opened(2, landed: .rejected)), F.event(13, at: -4, F.opened(2, landed: nil)),
+                F.event(14, at: -4, F.opened(3, landed: .fallback)),
+            ]))
+        let rows = try db.connection.query(
+            """
+            select coalesce(channel, '-') as channel, count(*) filter (where misrouted)::int as misrouted,
+                   count(misrouted)::int as reported
+              from open_landings group by 1 order by 1
+            """)
+        let got = try rows.map { "\(try $0.decode("channel", as: String.self)) \(try $0.decode("misrouted", as: Int.self))/\(try $0.decode("reported", as: Int.self))" }
+        #expect(got == ["- 1/1", "orders 0/1", "promo 2/2"])
     }
 }

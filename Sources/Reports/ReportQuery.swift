@@ -1,0 +1,64 @@
+import Foundation
+
+/// What every report covers: one app, the window [from, to) in UTC, evaluated as of `asOf`
+/// (spec/metrics.md "Times"). Nothing after `asOf` counts.
+public struct ReportQuery: Sendable, Equatable {
+    public var app: String
+    public var from: Date
+    public var to: Date
+    public var asOf: Date
+    /// How long an accepted send without a receipt stays `pending` (default 24 h).
+    public var confirmationWindow: TimeInterval
+
+    public init(app: String, from: Date, to: Date, asOf: Date = Date(), confirmationWindow: TimeInterval = 86_400) {
+        self.app = app
+        self.from = from
+        self.to = to
+        self.asOf = asOf
+        self.confirmationWindow = confirmationWindow
+    }
+
+    /// `span` seconds of sends that are no longer pending: the window ends at `asOf` minus the
+    /// confirmation window, as the regression alerts' recent window does (`query silent-loss
+    /// --since 24h`). A window ending at `asOf` would hold only pending sends and receipts.
+    public static func settled(app: String, span: TimeInterval, asOf: Date = Date(), confirmationWindow: TimeInterval = 86_400)
+        -> ReportQuery
+    {
+        let to = asOf.addingTimeInterval(-confirmationWindow)
+        return ReportQuery(app: app, from: to.addingTimeInterval(-span), to: to, asOf: asOf, confirmationWindow: confirmationWindow)
+    }
+
+    /// Rejects windows that cannot mean anything; an empty window is fine (an empty report).
+    public func validated() throws(ReportError) -> ReportQuery {
+        guard !app.isEmpty else { throw ReportError.invalidQuery("--app is required") }
+        guard from <= to else { throw ReportError.invalidQuery("the window's start is after its end") }
+        guard confirmationWindow >= 0 else { throw ReportError.invalidQuery("the confirmation window is negative") }
+        return self
+    }
+
+    /// The confirmation window as a Postgres interval literal.
+    var windowInterval: String { "\(Int(confirmationWindow.rounded())) seconds" }
+}
+
+/// How a send-level report slices its rows (`--by`).
+public enum ReportDimension: String, Sendable, CaseIterable, Equatable {
+    case channel, platform, appVersion = "app_version", campaign, day, provider
+
+    /// Parses `--by channel,platform`; unknown names are an error naming them.
+    public static func parseList(_ text: String) throws(ReportError) -> [ReportDimension] {
+        var result: [ReportDimension] = []
+        for part in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !part.isEmpty {
+            guard let dimension = ReportDimension(rawValue: part) else {
+                let known = ReportDimension.allCases.map(\.rawValue).joined(separator: ", ")
+                throw ReportError.invalidQuery("unknown dimension '\(part)' (expected one of: \(known))")
+            }
+            if !result.contains(dimension) { result.append(dimension) }
+        }
+        return result
+    }
+}
+
+/// Output formats; each report says which it supports.
+public enum ReportFormat: String, Sendable, CaseIterable {
+    case table, json, csv, markdown, html, text
+}

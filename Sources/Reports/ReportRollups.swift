@@ -1,0 +1,58 @@
+import Foundation
+import Postgres
+
+/// `pushledger rollup`: the incremental refresh of the daily rollups the weekly report reads
+/// (send outcomes and rejections from sql/migrations/0005, tap-through landing from 0020).
+public enum ReportRollups {
+    /// What a refresh recomputed.
+    public struct Summary: Sendable, Equatable {
+        /// Recomputed (app, UTC day "YYYY-MM-DD") pairs, in order.
+        public var days: [(app: String, day: String)]
+        public var asOf: Date
+
+        public static func == (lhs: Summary, rhs: Summary) -> Bool {
+            lhs.asOf == rhs.asOf && lhs.days.map { "\($0.app) \($0.day)" } == rhs.days.map { "\($0.app) \($0.day)" }
+        }
+
+        /// "Recomputed N days of M apps" and one line per app with its day range.
+        public var text: String {
+            guard !days.isEmpty else { return "rollups up to date as of \(Display.timestamp(asOf)): nothing to recompute\n" }
+            let apps = Dictionary(grouping: days, by: \.app)
+            var lines = ["recomputed \(days.count) day\(days.count == 1 ? "" : "s") of \(apps.count) app\(apps.count == 1 ? "" : "s") as of \(Display.timestamp(asOf))"]
+            for app in apps.keys.sorted() {
+                let list = apps[app]!.map(\.day).sorted()
+                lines.append("  \(app): \(list.count) (\(list.first!)\(list.count > 1 ? " … \(list.last!)" : ""))")
+            }
+            return lines.joined(separator: "\n") + "\n"
+        }
+
+        public var json: JSONValue {
+            .object([
+                ("as_of", .string(Display.timestamp(asOf))),
+                ("days", .array(days.map { .object([("app", .string($0.app)), ("day", .string($0.day))]) })),
+            ])
+        }
+    }
+
+    /// Recomputes the dirty and still-pending days as of `asOf` in one transaction. Reports call
+    /// it before reading rollups; it is idempotent and safe while ingest runs.
+    ///
+    /// `asOf` should be now: a day recomputed at an earlier time is not revisited unless its
+    /// inputs change again or it still counts pending sends.
+    public static func refresh(connection: Connection, asOf: Date = Date(), confirmationWindow: TimeInterval = 86_400)
+        throws(ReportError) -> Summary
+    {
+        let window = "\(Int(confirmationWindow.rounded())) seconds"
+        let days = try databaseStep("refreshing rollups") {
+            try connection.transaction { connection in
+                try connection.query(
+                    """
+                    select refreshed_app, refreshed_day::text as day
+                      from pushledger_refresh_report_rollups(\(asOf), \(window)::interval)
+                    """
+                ).map { (app: try $0.decode("refreshed_app", as: String.self), day: try $0.decode("day", as: String.self)) }
+            }
+        }
+        return Summary(days: days, asOf: asOf)
+    }
+}

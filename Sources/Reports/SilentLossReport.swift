@@ -1,0 +1,85 @@
+import Foundation
+import Postgres
+import PushLedgerCore
+
+/// `report silent-loss`: outcome counts and rates per slice of the chosen dimensions
+/// (spec/metrics.md "Outcome of one send attempt" and "Rates"), classified over the exact window.
+public struct SilentLossReport: Sendable, Equatable {
+    /// One slice: its dimension values (nil is a real null, e.g. a batch without app_version).
+    public struct Row: Sendable, Equatable {
+        public var values: [ReportDimension: String?]
+        public var counts: OutcomeCounts
+    }
+
+    public let query: ReportQuery
+    public let dimensions: [ReportDimension]
+    public let rows: [Row]
+
+    /// Classifies the window's sends and groups them by `dimensions` (none: one total row, or
+    /// no row when the window holds no send).
+    public static func run(connection: Connection, query: ReportQuery, by dimensions: [ReportDimension] = []) throws(ReportError)
+        -> SilentLossReport
+    {
+        let query = try query.validated()
+        let by = dimensions.map(\.rawValue).joined(separator: ",")
+        let rows = try databaseStep("classifying sends") {
+            try connection.query(
+                """
+                select channel, platform, app_version, campaign, day::text as day, provider,
+                       sends, accepted, rejected, pending, opened, received, blocked_app, blocked_channel,
+                       unconfirmed, unattributed, token_invalid, to_invalid_token
+                  from pushledger_silent_loss(\(query.app), \(query.from), \(query.to), \(query.asOf),
+                                              \(query.windowInterval)::interval, string_to_array(\(by), ','))
+                """
+            ).map { row in
+                var values: [ReportDimension: String?] = [:]
+                for dimension in dimensions { values[dimension] = try row.decode(dimension.rawValue, as: String?.self) }
+                return Row(values: values, counts: try OutcomeCounts(row: row))
+            }
+        }
+        return SilentLossReport(query: query, dimensions: dimensions, rows: rows)
+    }
+
+    /// The issue's JSON shape: `{"from", "to", "as_of", "rows": [{<dimensions>, counts, rates, "low_volume"}]}`.
+    public var json: JSONValue {
+        .object([
+            ("from", .string(Display.timestamp(query.from))),
+            ("to", .string(Display.timestamp(query.to))),
+            ("as_of", .string(Display.timestamp(query.asOf))),
+            ("rows", .array(rows.map { row in
+                let fields: [(String, JSONValue)] = dimensions.map { ($0.rawValue, .text(row.values[$0] ?? nil)) }
+                return .object(fields + row.counts.jsonFields)
+            })),
+        ])
+    }
+
+    /// The terminal/CSV/Markdown table: dimensions, the counts, then the rates (a `*` marks
+    /// low volume in table and Markdown; CSV carries exact fractions and the low-volume list).
+    public func table(for format: ReportFormat) -> ReportTable {
+        let raw = format == .csv
+        var columns = dimensions.map(\.rawValue)
+        columns += OutcomeCounts().namedCounts.map(\.name)
+        columns += OutcomeCounts().namedRates.map(\.name)
+        if raw { columns.append("low_volume") }
+        let body = rows.map { row -> [Cell] in
+            var cells: [Cell] = dimensions.map { (row.values[$0] ?? nil).map(Cell.text) ?? (raw ? .null : "(none)") }
+            cells += row.counts.namedCounts.map { .integer($0.count) }
+            cells += row.counts.namedRates.map { raw ? Display.fraction($0.rate) : Display.rate($0.rate) }
+            if raw { cells.append(.text(row.counts.lowVolumeRates.joined(separator: " "))) }
+            return cells
+        }
+        var notes = ["window [\(Display.timestamp(query.from)), \(Display.timestamp(query.to))) as of \(Display.timestamp(query.asOf))"]
+        if rows.isEmpty { notes.append("no sends in the window") }
+        notes.append("* denominator under \(Rate.lowVolumeThreshold) (low volume); — rate undefined (denominator 0)")
+        return ReportTable(title: "Silent loss", columns: columns, rows: body, notes: notes)
+    }
+
+    /// Renders in `table`, `json`, `csv` or `markdown`.
+    public func rendered(_ format: ReportFormat) throws(ReportError) -> String {
+        if format == .json { return json.serialized(pretty: true) + "\n" }
+        guard format != .text, let text = table(for: format).rendered(format) else {
+            throw ReportError.unsupported(format, report: "report silent-loss")
+        }
+        return text
+    }
+}

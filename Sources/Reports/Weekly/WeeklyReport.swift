@@ -1,0 +1,203 @@
+import Foundation
+import Postgres
+import PushLedgerCore
+
+/// `report weekly`: the sections of spec/metrics.md "Weekly report", each with the previous
+/// week beside it. Reads only rollups (refreshed first), so its time does not grow with events.
+public struct WeeklyReport: Sendable {
+    /// A slice's outcome counts this week and the week before.
+    public struct Slice: Sendable, Equatable {
+        public var name: String
+        public var current: OutcomeCounts
+        public var previous: OutcomeCounts
+    }
+
+    /// Rejections of one (provider, reason class, reason).
+    public struct ReasonRow: Sendable, Equatable {
+        public var provider: String
+        public var reasonClass: String
+        public var reason: String?
+        public var current: Int
+        public var previous: Int
+    }
+
+    /// Tap-through landing of one (channel, campaign).
+    public struct Landing: Sendable, Equatable {
+        public var opens = 0
+        /// Opens that reported where they landed (the misrouted rate's denominator).
+        public var landedReported = 0
+        /// Opens that landed on `fallback` or `rejected`.
+        public var misrouted = 0
+        public var misroutedRate: Rate { Rate(misrouted, of: landedReported) }
+    }
+
+    public struct LandingRow: Sendable, Equatable {
+        public var channel: String
+        public var campaign: String?
+        public var current: Landing
+        public var previous: Landing
+    }
+
+    /// One alert transition to `firing` during the week (table `alert_transitions`).
+    public struct FiredAlert: Sendable, Equatable {
+        public var rule: String
+        public var slice: String
+        public var at: Date
+        public var currentRate: Double?
+        public var baselineRate: Double?
+        public var deltaPoints: Double?
+        public var pValue: Double?
+        public var message: String
+    }
+
+    /// nil: alerting is not set up (no `alert_transitions` table).
+    public typealias Alerts = [FiredAlert]?
+
+    public let app: String
+    public let week: ISOWeek
+    /// The rollups' as_of (the refresh time).
+    public let asOf: Date
+    public let headline: Slice
+    public let channels: [Slice]
+    public let platforms: [Slice]
+    /// Silent loss by channel across the recent weeks, oldest first (the chart's data).
+    public let trend: [(week: ISOWeek, channel: String, counts: OutcomeCounts)]
+    public let rejections: [ReasonRow]
+    public let landings: [LandingRow]
+    public let promptTiming: PromptTimingReport
+    public let previousPromptTiming: PromptTimingReport
+    public let alerts: Alerts
+
+    /// How many weeks the trend chart shows.
+    public static let trendWeeks = 8
+
+    /// Refreshes the rollups as of now, then reads the week and the one before.
+    public static func run(connection: Connection, app: String, week: ISOWeek, experiment: String = "push_prompt_timing")
+        throws(ReportError) -> WeeklyReport
+    {
+        guard !app.isEmpty else { throw ReportError.invalidQuery("--app is required") }
+        let asOf = try ReportRollups.refresh(connection: connection).asOf
+        let weeks = week.recent(trendWeeks)
+        let byWeek = try totals(connection, app, weeks[0], week, by: "week")
+        let byChannel = try totals(connection, app, weeks[0], week, by: "week,channel")
+        let byPlatform = try totals(connection, app, week.previous, week, by: "week,platform")
+        func slices(_ rows: [(week: ISOWeek, name: String, counts: OutcomeCounts)]) -> [Slice] {
+            Set(rows.filter { $0.week >= week.previous }.map(\.name)).sorted().map { name in
+                Slice(name: name, current: rows.first { $0.week == week && $0.name == name }?.counts ?? OutcomeCounts(),
+                      previous: rows.first { $0.week == week.previous && $0.name == name }?.counts ?? OutcomeCounts())
+            }
+        }
+        let options = PromptTimingReport.Options(experiment: experiment, includeSends: false)
+        func prompts(_ w: ISOWeek) throws(ReportError) -> PromptTimingReport {
+            try PromptTimingReport.run(connection: connection, query: ReportQuery(app: app, from: w.start(), to: w.end(), asOf: asOf), options: options)
+        }
+        return WeeklyReport(
+            app: app, week: week, asOf: asOf,
+            headline: slices(byWeek).first.map { Slice(name: "all", current: $0.current, previous: $0.previous) }
+                ?? Slice(name: "all", current: OutcomeCounts(), previous: OutcomeCounts()),
+            channels: slices(byChannel), platforms: slices(byPlatform),
+            trend: byChannel.map { ($0.week, $0.name, $0.counts) },
+            rejections: try rejections(connection, app, week),
+            landings: try landings(connection, app, week),
+            promptTiming: try prompts(week), previousPromptTiming: try prompts(week.previous),
+            alerts: try alerts(connection, app, week))
+    }
+
+    /// Rollup sums per week (and the second dimension in `by`, if any) over weeks [first, last].
+    private static func totals(_ connection: Connection, _ app: String, _ first: ISOWeek, _ last: ISOWeek, by: String)
+        throws(ReportError) -> [(week: ISOWeek, name: String, counts: OutcomeCounts)]
+    {
+        try databaseStep("reading rollups") {
+            try connection.query(
+                """
+                select week::timestamp at time zone 'UTC' as week, coalesce(channel, platform, 'all') as name, sends, accepted, rejected,
+                       pending, opened, received, blocked_app, blocked_channel, unconfirmed, unattributed,
+                       token_invalid, to_invalid_token
+                  from pushledger_rollup_totals(\(app), \(Display.day(first.start()))::date, \(Display.day(last.end()))::date,
+                                                string_to_array(\(by), ','))
+                """
+            ).map { row in
+                (ISOWeek(containing: try row.decode("week", as: Date.self) as Date), try row.decode("name"), try OutcomeCounts(row: row))
+            }
+        }
+    }
+
+    private static func rejections(_ connection: Connection, _ app: String, _ week: ISOWeek) throws(ReportError) -> [ReasonRow] {
+        let load = { (w: ISOWeek) throws(ReportError) -> [ReasonRow] in
+            try databaseStep("reading rejection rollups") {
+                try connection.query(
+                    """
+                    select provider, reason_class, reason, rejected
+                      from pushledger_rollup_rejections(\(app), \(Display.day(w.start()))::date, \(Display.day(w.end()))::date)
+                    """
+                ).map { row in
+                    ReasonRow(provider: try row.decode("provider"), reasonClass: try row.decode("reason_class"),
+                              reason: try row.decode("reason"), current: try row.decode("rejected"), previous: 0)
+                }
+            }
+        }
+        var rows = try load(week)
+        for old in try load(week.previous) {
+            if let i = rows.firstIndex(where: { ($0.provider, $0.reasonClass, $0.reason) == (old.provider, old.reasonClass, old.reason) }) {
+                rows[i].previous = old.current
+            } else {
+                rows.append(ReasonRow(provider: old.provider, reasonClass: old.reasonClass, reason: old.reason, current: 0, previous: old.current))
+            }
+        }
+        return rows.sorted { ($1.current, $1.previous, $0.provider, $0.reason ?? "") < ($0.current, $0.previous, $1.provider, $1.reason ?? "") }
+    }
+
+    private static func landings(_ connection: Connection, _ app: String, _ week: ISOWeek) throws(ReportError) -> [LandingRow] {
+        let load = { (w: ISOWeek) throws(ReportError) -> [(channel: String, campaign: String?, landing: Landing)] in
+            try databaseStep("reading landing rollups") {
+                try connection.query(
+                    """
+                    select channel, campaign, opens, landed_reported, misrouted
+                      from pushledger_rollup_landings(\(app), \(Display.day(w.start()))::date, \(Display.day(w.end()))::date)
+                    """
+                ).map { row in
+                    (try row.decode("channel"), try row.decode("campaign"),
+                     Landing(opens: try row.decode("opens"), landedReported: try row.decode("landed_reported"),
+                             misrouted: try row.decode("misrouted")))
+                }
+            }
+        }
+        let current = try load(week), previous = try load(week.previous)
+        var keys: [(String, String?)] = []
+        for row in current + previous where !keys.contains(where: { $0 == (row.channel, row.campaign) }) {
+            keys.append((row.channel, row.campaign))
+        }
+        return keys.map { key in
+            LandingRow(channel: key.0, campaign: key.1,
+                       current: current.first { ($0.channel, $0.campaign) == key }?.landing ?? Landing(),
+                       previous: previous.first { ($0.channel, $0.campaign) == key }?.landing ?? Landing())
+        }.sorted { ($0.channel, $0.campaign ?? "") < ($1.channel, $1.campaign ?? "") }
+    }
+
+    private static func alerts(_ connection: Connection, _ app: String, _ week: ISOWeek) throws(ReportError) -> Alerts {
+        try databaseStep("reading fired alerts") {
+            let exists = try connection.query("select to_regclass('alert_transitions') is not null as present")
+            guard try exists.first?.decode("present", as: Bool.self) == true else { return nil }
+            return try connection.query(
+                """
+                select rule, slice, at, current_rate, baseline_rate, delta_pp, p_value, message
+                  from pushledger_fired_alerts(\(app), \(week.start()), \(week.end()))
+                """
+            ).map { row in
+                FiredAlert(rule: try row.decode("rule"), slice: try row.decode("slice"), at: try row.decode("at"),
+                           currentRate: try row.decode("current_rate"), baselineRate: try row.decode("baseline_rate"),
+                           deltaPoints: try row.decode("delta_pp"), pValue: try row.decode("p_value"),
+                           message: try row.decode("message"))
+            }
+        }
+    }
+}
+
+extension ISOWeek {
+    /// The `count` weeks ending with this one, oldest first.
+    func recent(_ count: Int) -> [ISOWeek] {
+        var weeks = [self]
+        while weeks.count < count { weeks.insert(weeks[0].previous, at: 0) }
+        return weeks
+    }
+}

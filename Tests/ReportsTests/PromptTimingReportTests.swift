@@ -1,0 +1,166 @@
+import Foundation
+import Postgres
+import PushLedgerCore
+import Testing
+@testable import Reports
+
+@Suite("Prompt timing cohorts")
+struct PromptTimingReportTests {
+    let data: PromptFixture
+
+    init() throws { data = try PromptFixture() }
+
+    private func check(_ report: PromptTimingReport, against expected: [String: PromptFixture.Expected]) throws {
+        #expect(Set(report.cohorts.map(\.name)) == Set(expected.keys))
+        for cohort in report.cohorts {
+            let e = try #require(expected[cohort.name])
+            #expect(cohort.installs == e.installs, "\(cohort.name) installs")
+            #expect(cohort.prompted == e.prompted, "\(cohort.name) prompted")
+            #expect(cohort.optIn == Rate(e.granted, of: e.prompted), "\(cohort.name) opt-in")
+            #expect(cohort.provisional == Rate(e.provisional, of: e.prompted), "\(cohort.name) provisional")
+            #expect(cohort.reach == Rate(e.reached, of: e.installs), "\(cohort.name) reach")
+            #expect(cohort.grantedWithoutPrompt == e.grantedWithoutPrompt, "\(cohort.name) granted without prompt")
+            #expect(cohort.retained7d == Rate(e.retained, of: e.retainedEligible), "\(cohort.name) retained")
+            let median = try #require(cohort.medianHoursToPrompt)
+            #expect(abs(median - e.median!) < 1e-9, "\(cohort.name) median")
+        }
+    }
+
+    @Test func intentToTreatCohortsMatchTheirDefinitions() throws {
+        let report = try PromptTimingReport.run(connection: data.fixture.connection, query: data.query)
+        #expect(report.mode == .intentToTreat && !report.fellBack)
+        #expect(report.cohorts.count == 2)
+        try check(report, against: data.expected(asTreated: false))
+        #expect(report.cohorts.allSatisfy { $0.prompted <= $0.installs })
+        #expect(report.cohorts.contains { $0.grantedWithoutPrompt > 0 })
+        #expect(report.cohorts.contains { $0.retained7d.denominator > 0 })
+    }
+
+    @Test func asTreatedCohortsAreFirstPromptPlacements() throws {
+        let report = try PromptTimingReport.run(connection: data.fixture.connection, query: data.query,
+                                                options: .init(asTreated: true))
+        #expect(report.mode == .asTreated && !report.fellBack)
+        try check(report, against: data.expected(asTreated: true))
+        #expect(report.cohorts.allSatisfy { $0.installs == $0.prompted && $0.grantedWithoutPrompt == 0 })
+    }
+
+    @Test func platformNarrowsTheCohorts() throws {
+        let report = try PromptTimingReport.run(connection: data.fixture.connection, query: data.query,
+                                                options: .init(platform: "ios"))
+        try check(report, against: data.expected(asTreated: false, platform: "ios"))
+    }
+
+    @Test func comparisonsUseTheBaselineCohort() throws {
+        let report = try PromptTimingReport.run(connection: data.fixture.connection, query: data.query)
+        #expect(report.baseline == "first_screen")
+        let base = try #require(report.baselineCohort)
+        #expect(report.comparisons(base) == nil)
+        let other = try #require(report.cohorts.first { $0.name == "after_first_order" })
+        let list = try #require(report.comparisons(other))
+        #expect(list.map(\.name) == ["opt_in_rate", "provisional_rate", "reach_rate", "retained_7d"])
+        let optIn = list[0].comparison
+        let expectedDiff = (other.optIn.value! - base.optIn.value!) * 100
+        #expect(abs(optIn.differencePoints! - expectedDiff) < 1e-9)
+        // The pooled z-test by hand.
+        let (x1, n1, x2, n2) = (Double(other.optIn.numerator), Double(other.optIn.denominator),
+                                Double(base.optIn.numerator), Double(base.optIn.denominator))
+        let pooled = (x1 + x2) / (n1 + n2)
+        let z = (x1 / n1 - x2 / n2) / (pooled * (1 - pooled) * (1 / n1 + 1 / n2)).squareRoot()
+        let p = erfc(abs(z) / 2.0.squareRoot())
+        #expect(abs(optIn.pValue! - p) < 1e-9)
+        #expect(optIn.insufficientData == (n1 < 30 || n2 < 30))
+        let retained = list[3].comparison
+        #expect(retained.insufficientData == (other.retained7d.denominator < 30 || base.retained7d.denominator < 30))
+
+        let explicit = try PromptTimingReport.run(connection: data.fixture.connection, query: data.query,
+                                                  options: .init(baseline: "after_first_order"))
+        #expect(explicit.baseline == "after_first_order" && explicit.comparisons(other) == nil)
+    }
+
+    @Test func jsonHasTheIssueShape() throws {
+        let report = try PromptTimingReport.run(connection: data.fixture.connection, query: data.query)
+        let json = try parse(report.json.serialized())
+        #expect(Set(json.keys) == ["from", "to", "as_of", "mode", "note", "baseline", "cohorts"])
+        #expect(json["mode"] as? String == "intent_to_treat")
+        let cohorts = try #require(json["cohorts"] as? [[String: Any]])
+        for cohort in cohorts {
+            #expect(Set(cohort.keys) == [
+                "cohort", "installs", "prompted", "opt_in_rate", "opt_in_ci", "provisional_rate", "reach_rate", "reach_ci",
+                "granted_without_prompt", "retained_7d", "median_hours_to_prompt", "open_rate", "silent_loss_rate", "vs_baseline",
+            ])
+            let ci = try #require(cohort["opt_in_ci"] as? [Double])
+            let rate = try #require(cohort["opt_in_rate"] as? Double)
+            #expect(ci.count == 2 && ci[0] <= rate && rate <= ci[1])
+            if cohort["cohort"] as? String == "first_screen" {
+                #expect(cohort["vs_baseline"] is NSNull)
+            } else {
+                let versus = try #require(cohort["vs_baseline"] as? [String: [String: Any]])
+                #expect(Set(versus.keys) == ["opt_in_rate", "provisional_rate", "reach_rate", "retained_7d"])
+                #expect(Set(versus["reach_rate"]!.keys) == ["diff_pp", "p_value", "insufficient_data"])
+            }
+        }
+    }
+
+    @Test func downstreamRatesCountTheCohortsSends() throws {
+        var fixture = data.fixture
+        let members = data.installs.filter { PromptFixture.cohort($0, asTreated: false) != nil }
+        for (i, install) in members.enumerated() {
+            let notification = Fixture.id(0x41, i)
+            try fixture.send(notification: notification, installation: install.id, at: Fixture.time(2026, 11, 8, 12))
+            if i % 4 == 0 {
+                try fixture.open(notification, installation: install.id, at: Fixture.time(2026, 11, 8, 13), platform: install.platform)
+            }
+            if i % 4 == 1 {
+                try fixture.receipt(notification, installation: install.id, at: Fixture.time(2026, 11, 8, 13), platform: install.platform)
+            }
+        }
+        let report = try PromptTimingReport.run(connection: fixture.connection, query: data.query)
+        let outcomes = try fixture.connection.query(
+            """
+            select installation_id, outcome from pushledger_classified_sends(\(Fixture.app), \(PromptFixture.from),
+                   \(PromptFixture.to), \(PromptFixture.asOf))
+            """)
+        var byCohort: [String: (accepted: Int, opened: Int, silent: Int)] = [:]
+        for row in outcomes {
+            let id: UUID = try row.decode("installation_id")
+            let outcome: String = try row.decode("outcome")
+            let cohort = try #require(PromptFixture.cohort(members.first { $0.id == id }!, asTreated: false))
+            var t = byCohort[cohort, default: (0, 0, 0)]
+            if outcome != "rejected" && outcome != "pending" { t.accepted += 1 }
+            if outcome == "opened" { t.opened += 1 }
+            if ["blocked_app", "blocked_channel", "unconfirmed"].contains(outcome) { t.silent += 1 }
+            byCohort[cohort] = t
+        }
+        #expect(byCohort.values.contains { $0.silent > 0 })
+        for cohort in report.cohorts {
+            let t = try #require(byCohort[cohort.name])
+            #expect(cohort.openRate == Rate(t.opened, of: t.accepted))
+            #expect(cohort.silentLossRate == Rate(t.silent, of: t.accepted))
+        }
+    }
+
+    @Test func fallsBackToAsTreatedAndSaysSoEverywhere() throws {
+        let report = try PromptTimingReport.run(connection: data.fixture.connection, query: data.query,
+                                                options: .init(experiment: "never_run"))
+        #expect(report.mode == .asTreated && report.fellBack)
+        try check(report, against: data.expected(asTreated: true))
+        #expect(try parse(report.json.serialized())["mode"] as? String == "as_treated")
+        for format in [ReportFormat.table, .markdown, .json] {
+            #expect(try report.rendered(format).contains("fallback"), "\(format)")
+        }
+        #expect(try report.rendered(.csv).contains("\r\nas_treated,"))
+    }
+
+    @Test func badOptionsAreRefused() throws {
+        #expect(throws: ReportError.self) {
+            try PromptTimingReport.run(connection: data.fixture.connection, query: data.query, options: .init(baseline: "nope"))
+        }
+        #expect(throws: ReportError.self) {
+            try PromptTimingReport.run(connection: data.fixture.connection, query: data.query, options: .init(platform: "web"))
+        }
+        let empty = ReportQuery(app: Fixture.app, from: Fixture.time(2025, 1, 1), to: Fixture.time(2025, 1, 2))
+        let report = try PromptTimingReport.run(connection: data.fixture.connection, query: empty)
+        #expect(report.cohorts.isEmpty && report.baseline == nil)
+        #expect(try report.rendered(.table).contains("no cohort in the window"))
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import Postgres
+import PushLedgerCore
+import Testing
+@testable import Reports
+
+@Suite("Weekly report over rollups")
+struct WeeklyReportTests {
+    static let week = ISOWeek(year: 2026, week: 46)!  // Monday 9 November 2026: the outcome fixture's days
+
+    @Test func headlineAndSlicesEqualTheDailyClassification() throws {
+        let data = try OutcomeFixture()
+        let connection = data.fixture.connection
+        let report = try WeeklyReport.run(connection: connection, app: Fixture.app, week: Self.week)
+        // The rollups are one classification per UTC day; add the days up by hand.
+        var byChannel: [String: OutcomeCounts] = [:]
+        var total = OutcomeCounts()
+        for day in 0..<7 {
+            let from = Self.week.start().addingTimeInterval(Double(day) * 86_400)
+            let query = ReportQuery(app: Fixture.app, from: from, to: from.addingTimeInterval(86_400), asOf: report.asOf)
+            for row in try SilentLossReport.run(connection: connection, query: query, by: [.channel]).rows {
+                let channel = try #require(row.values[.channel] ?? nil)
+                byChannel[channel] = add(byChannel[channel] ?? OutcomeCounts(), row.counts)
+                total = add(total, row.counts)
+            }
+        }
+        // The fixture's window plus its send after the fixture's as_of (this report is as of now).
+        #expect(total.sends == data.expected.count + 1)
+        #expect(report.headline.current == total)
+        // The fixture's one send before its window (Sunday 8 November, 23:00) is last week's.
+        #expect(report.headline.previous.sends == 1)
+        #expect(Dictionary(uniqueKeysWithValues: report.channels.map { ($0.name, $0.current) }) == byChannel)
+        #expect(report.platforms.map(\.name) == ["android", "ios"])
+        #expect(report.platforms.map(\.current.sends).reduce(0, +) == total.sends)
+
+        let rejections = try RejectionsReport.run(
+            connection: connection, query: ReportQuery(app: Fixture.app, from: Self.week.start(), to: Self.week.end(), asOf: report.asOf))
+        #expect(report.rejections.map { "\($0.provider) \($0.reason ?? "-") \($0.current)" }.sorted()
+                == Dictionary(grouping: rejections.reasons, by: { "\($0.provider) \($0.reason ?? "-")" })
+                    .map { "\($0.key) \($0.value.map(\.rejected).reduce(0, +))" }.sorted())
+        #expect(report.headline.current.tokenInvalid == 4 && report.headline.current.toInvalidToken == 1)
+        // Two opens of orders/order_update: one landed on the fallback screen, one on its target.
+        #expect(report.landings == [WeeklyReport.LandingRow(
+            channel: "orders", campaign: "order_update",
+            current: .init(opens: 2, landedReported: 2, misrouted: 1), previous: .init())])
+        #expect(report.promptTiming.cohorts.isEmpty)
+        #expect(report.alerts == [])  // alerting is set up (migration 0030) and nothing fired
+        #expect(Set(report.trend.map(\.week)) == [Self.week.previous, Self.week])
+    }
+
+    @Test func everyFormatHasEverySection() throws {
+        let data = try OutcomeFixture()
+        let report = try WeeklyReport.run(connection: data.fixture.connection, app: Fixture.app, week: Self.week)
+        let titles = ["Headline", "Per channel", "Per platform", "Provider rejections by reason", "Token hygiene",
+                      "Tap-through landing (misrouted opens)", "Prompt timing", "Alerts fired"]
+        #expect(report.sections.map(\.title) == titles)
+        for format in [ReportFormat.markdown, .text, .html] {
+            let text = try report.rendered(format)
+            for title in titles { #expect(text.contains(SVGChart.escape(title)), "\(format) lacks \(title)") }
+            #expect(text.contains("no alert fired this week"), "\(format)")
+            #expect(text.contains("2026-W46"))
+        }
+        let json = try parse(try report.rendered(.json))
+        #expect(Set(json.keys) == ["app", "week", "from", "to", "as_of", "headline", "channels", "platforms", "rejections",
+                                   "token_hygiene", "landing", "prompt_timing", "prompt_timing_previous_week", "alerts", "alerts_note"])
+        let headline = try #require(json["headline"] as? [String: Any])
+        #expect(Set(headline.keys) == ["name", "current", "previous", "change"])
+        let change = try #require(headline["change"] as? [String: Any])
+        #expect(change["sends"] as? Int == (data.expected.count + 1) - 1)  // 29 sends this week, 1 the week before
+        let current = try #require(headline["current"] as? [String: Any]), previous = try #require(headline["previous"] as? [String: Any])
+        let rates = [current, previous].map { ($0["silent_loss_rate"] as? Double) }
+        #expect(change["silent_loss_rate_pp"] as? Double == (rates[0]! - rates[1]!) * 100)
+        #expect(change["open_rate_of_received_pp"] is NSNull)  // nothing received the week before
+        #expect(throws: ReportError.self) { try report.rendered(.csv) }
+    }
+
+    @Test func isoWeekEdgesBoundTheWindow() throws {
+        var fixture = try Fixture()
+        let install = Fixture.id(0x1a, 1)
+        try fixture.installation(install, platform: "android", firstSeen: Fixture.time(2020, 12, 1))
+        let times = [Fixture.time(2020, 12, 27, 23, 59), Fixture.time(2020, 12, 28), Fixture.time(2021, 1, 3, 23, 59),
+                     Fixture.time(2021, 1, 4)]
+        for (i, time) in times.enumerated() {
+            try fixture.send(notification: Fixture.id(0x40, i), installation: install, at: time)
+        }
+        let week53 = try ISOWeek(parsing: "2020-W53")
+        let last = try WeeklyReport.run(connection: fixture.connection, app: Fixture.app, week: week53)
+        #expect((last.headline.current.sends, last.headline.previous.sends) == (2, 1))
+        let first = try WeeklyReport.run(connection: fixture.connection, app: Fixture.app, week: try ISOWeek(parsing: "2021-W01"))
+        #expect((first.headline.current.sends, first.headline.previous.sends) == (1, 2))
+        #expect(first.week.previous == week53)
+        // 2026-W01 starts on Monday 29 December 2025.
+        let week1 = try WeeklyReport.run(connection: fixture.connection, app: Fixture.app, week: try ISOWeek(parsing: "2026-W01"))
+        #expect(try week1.rendered(.text).contains("2025-12-29 to 2026-01-04"))
+        #expect(week1.headline.current == OutcomeCounts())
+    }
+
+    @Test func rollupsRecomputeOnlyWhatChanged() throws {
+        var data = try OutcomeFixture()
+        let connection = data.fixture.connection
+        let first = try ReportRollups.refresh(connection: connection)
+        #expect(first.days.map(\.day) == ["2026-11-08", "2026-11-09", "2026-11-11"])
+        #expect(first.text.contains("recomputed 3 days of 1 app"))
+        #expect(try ReportRollups.refresh(connection: connection).days.isEmpty)
+        // A late receipt re-opens its send's day only.
+        let late = try #require(data.expected.first { $0.outcome == "unconfirmed" && $0.day == "2026-11-09" && $0.channel == "misc" })
+        let notification: UUID = try #require(try connection.query("select notification_id from sends where event_id = \(late.event)").first?.decode("notification_id"))
+        try data.fixture.receipt(notification, installation: OutcomeFixture.installation(1), at: Fixture.time(2026, 11, 9, 20), platform: "android")
+        let before = try WeeklyReport.run(connection: connection, app: Fixture.app, week: Self.week).headline.current
+        // Someone else refreshes the send rollups directly; the landing rollups still catch up.
+        let open = try #require(data.expected.first { $0.outcome == "unconfirmed" && $0.day == "2026-11-09" && $0.channel == "orders" })
+        let opened: UUID = try #require(try connection.query("select notification_id from sends where event_id = \(open.event)").first?.decode("notification_id"))
+        try data.fixture.open(opened, installation: OutcomeFixture.installation(1), at: Fixture.time(2026, 11, 9, 21), platform: "android", landed: "rejected")
+        #expect(try connection.query("select * from pushledger_refresh_rollups()").map { try $0.decode("refreshed_day", as: String.self) } == ["2026-11-09"])
+        let after = try WeeklyReport.run(connection: connection, app: Fixture.app, week: Self.week)
+        #expect(after.headline.current.opened == before.opened + 1)
+        #expect(after.landings.first { $0.channel == "orders" }?.current == .init(opens: 3, landedReported: 3, misrouted: 2))
+    }
+
+    @Test func firedAlertsComeFromAlertTransitions() throws {
+        let data = try OutcomeFixture()
+        let connection = data.fixture.connection
+        try connection.executeScript(
+            """
+            insert into alert_transitions (rule, app_id, slice, state, at, current_rate, baseline_rate, delta_pp, p_value, message) values
+              ('silent_loss_up', 'com.example.shop', '{"channel": "orders"}', 'firing', '2026-11-10T08:00Z', 0.2, 0.05, 15, 0.0001, 'orders silent loss up'),
+              ('silent_loss_up', 'com.example.shop', '{"channel": "orders"}', 'resolved', '2026-11-11T08:00Z', 0.05, 0.05, 0, 0.5, 'resolved'),
+              ('silent_loss_up', 'com.example.shop', '{"channel": "news"}', 'firing', '2026-11-16T08:00Z', 0.2, 0.05, 15, 0.0001, 'next week'),
+              ('silent_loss_up', 'other.app', '{"channel": "orders"}', 'firing', '2026-11-10T08:00Z', 0.2, 0.05, 15, 0.0001, 'other app');
+            """)
+        let report = try WeeklyReport.run(connection: connection, app: Fixture.app, week: Self.week)
+        let alerts = try #require(report.alerts)
+        #expect(alerts.map(\.message) == ["orders silent loss up"])
+        #expect(alerts.first?.deltaPoints == 15)
+        #expect(try report.rendered(.markdown).contains("orders silent loss up"))
+    }
+
+    @Test func anEmptyWeekIsAnEmptyReport() throws {
+        let fixture = try Fixture()
+        let report = try WeeklyReport.run(connection: fixture.connection, app: Fixture.app, week: Self.week)
+        #expect(report.headline.current == OutcomeCounts() && report.channels.isEmpty && report.rejections.isEmpty)
+        #expect(try report.rendered(.html).contains("no sends"))
+        #expect(throws: ReportError.self) { try WeeklyReport.run(connection: fixture.connection, app: "", week: Self.week) }
+    }
+
+    private func add(_ a: OutcomeCounts, _ b: OutcomeCounts) -> OutcomeCounts {
+        var sum = a
+        sum.sends += b.sends; sum.accepted += b.accepted; sum.rejected += b.rejected; sum.pending += b.pending
+        sum.opened += b.opened; sum.received += b.received; sum.blockedApp += b.blockedApp; sum.blockedChannel += b.blockedChannel
+        sum.unconfirmed += b.unconfirmed; sum.unattributed += b.unattributed; sum.tokenInvalid += b.tokenInvalid
+        sum.toInvalidToken += b.toInvalidToken
+        return sum
+    }
+}
