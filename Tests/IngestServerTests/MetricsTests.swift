@@ -7,9 +7,9 @@ import Testing
 struct MetricsTests {
     @Test func registryRendersTheTextFormat() {
         let registry = MetricsRegistry()
-        let counter = registry.register(Counter("demo_requests_total", help: "Requests.", labels: ["path", "status"]))
-        let histogram = registry.register(Histogram("demo_seconds", help: "Latency.", buckets: [0.1, 1]))
-        _ = registry.register(Gauge("demo_depth", help: "Depth.") { 3 })
+        let counter = registry.register(CounterMetric("demo_requests_total", help: "Requests.", labels: ["path", "status"]))
+        let histogram = registry.register(HistogramMetric("demo_seconds", help: "Latency.", buckets: [0.1, 1]))
+        _ = registry.register(GaugeMetric("demo_depth", help: "Depth.") { 3 })
         counter.increment(["/a", "200"])
         counter.increment(["/a", "200"], by: 2)
         counter.increment(["quote\"back\\slash\nline", "500"])

@@ -1,59 +1,34 @@
-import Foundation
+import PushLedgerCore
 import Synchronization
 
-/// A metric family that renders itself in the Prometheus text format 0.0.4.
-protocol MetricFamily: Sendable {
-    var name: String { get }
-    func render(into output: inout String)
+/// A live metric that can give a snapshot of itself as a Core `MetricFamily`.
+protocol MetricSource: Sendable {
+    func snapshot() -> MetricFamily
 }
 
-/// A small Prometheus registry: counters, gauges and histograms with fixed label names.
+/// The server's live metrics: thread-safe counters, gauges and histograms with fixed label
+/// names, rendered by the Core's Prometheus 0.0.4 renderer.
 final class MetricsRegistry: Sendable {
-    private let families = Mutex<[any MetricFamily]>([])
+    private let sources = Mutex<[any MetricSource]>([])
 
-    func register<F: MetricFamily>(_ family: F) -> F {
-        families.withLock { $0.append(family) }
-        return family
+    func register<S: MetricSource>(_ source: S) -> S {
+        sources.withLock { $0.append(source) }
+        return source
     }
 
     /// The whole exposition, families in registration order, ending in a newline.
     func render() -> String {
-        var output = ""
-        for family in families.withLock({ $0 }) { family.render(into: &output) }
-        return output
+        Prometheus.render(sources.withLock { $0 }.map { $0.snapshot() })
     }
-
-    static let contentType = "text/plain; version=0.0.4; charset=utf-8"
 }
 
-/// Header lines and sample formatting shared by the families.
-private func header(_ output: inout String, name: String, help: String, type: String) {
-    output += "# HELP \(name) \(help.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\n", with: "\\n"))\n"
-    output += "# TYPE \(name) \(type)\n"
-}
-
-/// `{a="x",b="y"}` with values escaped; empty when there are no labels.
-func labelText(_ names: [String], _ values: [String]) -> String {
-    guard !names.isEmpty else { return "" }
-    let pairs = zip(names, values).map { name, value in
-        let escaped = value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-            .replacingOccurrences(of: "\n", with: "\\n")
-        return "\(name)=\"\(escaped)\""
-    }
-    return "{" + pairs.joined(separator: ",") + "}"
-}
-
-/// A sample value: integers without a fraction, infinities as `+Inf` / `-Inf`.
-func sampleText(_ value: Double) -> String {
-    if value.isInfinite { return value > 0 ? "+Inf" : "-Inf" }
-    if value.isNaN { return "NaN" }
-    if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
-    return String(value)
+private func labels(_ names: [String], _ values: [String]) -> [MetricLabel] {
+    zip(names, values).map { MetricLabel($0, $1) }
 }
 
 /// A monotonically increasing value per label set.
-final class Counter: MetricFamily {
-    let name: String
+final class CounterMetric: MetricSource {
+    private let name: String
     private let help: String
     private let labelNames: [String]
     private let values = Mutex<[[String]: Double]>([:])
@@ -69,19 +44,16 @@ final class Counter: MetricFamily {
         values.withLock { $0[labels, default: 0] += amount }
     }
 
-    func value(_ labels: [String] = []) -> Double { values.withLock { $0[labels] ?? 0 } }
-
-    func render(into output: inout String) {
-        header(&output, name: name, help: help, type: "counter")
-        let samples = values.withLock { $0 }.sorted { $0.key.lexicographicallyPrecedes($1.key) }
-        if samples.isEmpty && labelNames.isEmpty { output += "\(name) 0\n" }
-        for (labels, value) in samples { output += "\(name)\(labelText(labelNames, labels)) \(sampleText(value))\n" }
+    func snapshot() -> MetricFamily {
+        var samples = values.withLock { $0 }.sorted { $0.key.lexicographicallyPrecedes($1.key) }
+        if samples.isEmpty && labelNames.isEmpty { samples = [([], 0)] }
+        return .counter(name, help: help, samples.map { (labels(labelNames, $0.key), $0.value) })
     }
 }
 
 /// A value that goes up and down, read when scraped.
-final class Gauge: MetricFamily {
-    let name: String
+final class GaugeMetric: MetricSource {
+    private let name: String
     private let help: String
     private let labelNames: [String]
     private let read: @Sendable () -> [([String], Double)]
@@ -98,48 +70,25 @@ final class Gauge: MetricFamily {
         self.init(name, help: help) { [([], value())] }
     }
 
-    func render(into output: inout String) {
-        header(&output, name: name, help: help, type: "gauge")
-        for (labels, value) in read() { output += "\(name)\(labelText(labelNames, labels)) \(sampleText(value))\n" }
+    func snapshot() -> MetricFamily {
+        .gauge(name, help: help, read().map { (labels(labelNames, $0.0), $0.1) })
     }
 }
 
-/// Observations counted in cumulative buckets, with their sum and count.
-final class Histogram: MetricFamily {
-    let name: String
+/// Observations in buckets (a Core `Histogram` behind a lock).
+final class HistogramMetric: MetricSource {
+    private let name: String
     private let help: String
-    private let bounds: [Double]
-    private let state: Mutex<(buckets: [UInt64], sum: Double, count: UInt64)>
+    private let histogram: Mutex<Histogram>
 
-    /// `buckets` are the upper bounds in increasing order; `+Inf` is added.
+    /// `buckets`: finite upper bounds in increasing order; `+Inf` is implied.
     init(_ name: String, help: String, buckets: [Double]) {
-        precondition(buckets == buckets.sorted(), "\(name): buckets must increase")
         self.name = name
         self.help = help
-        self.bounds = buckets
-        self.state = Mutex((Array(repeating: 0, count: buckets.count), 0, 0))
+        histogram = Mutex(Histogram(upperBounds: buckets))
     }
 
-    func observe(_ value: Double) {
-        state.withLock { state in
-            if let index = bounds.firstIndex(where: { value <= $0 }) { state.buckets[index] += 1 }
-            state.sum += value
-            state.count += 1
-        }
-    }
+    func observe(_ value: Double) { histogram.withLock { $0.observe(value) } }
 
-    var count: UInt64 { state.withLock { $0.count } }
-
-    func render(into output: inout String) {
-        header(&output, name: name, help: help, type: "histogram")
-        let snapshot = state.withLock { $0 }
-        var cumulative: UInt64 = 0
-        for (bound, count) in zip(bounds, snapshot.buckets) {
-            cumulative += count
-            output += "\(name)_bucket{le=\"\(sampleText(bound))\"} \(cumulative)\n"
-        }
-        output += "\(name)_bucket{le=\"+Inf\"} \(snapshot.count)\n"
-        output += "\(name)_sum \(sampleText(snapshot.sum))\n"
-        output += "\(name)_count \(snapshot.count)\n"
-    }
+    func snapshot() -> MetricFamily { .histogram(name, help: help, [([], histogram.withLock { $0 })]) }
 }

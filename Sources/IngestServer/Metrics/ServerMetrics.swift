@@ -5,15 +5,15 @@ import PushLedgerCore
 /// (routes, status codes, contract codes, SQLSTATEs), never from ids.
 final class ServerMetrics: Sendable {
     let registry = MetricsRegistry()
-    let httpRequests: Counter
-    let events: Counter
-    let rejectedEvents: Counter
-    let validEvents: Counter
-    let failedRequests: Counter
-    let batchUnits: Histogram
-    let batchEvents: Histogram
-    let commitSeconds: Histogram
-    let databaseErrors: Counter
+    let httpRequests: CounterMetric
+    let events: CounterMetric
+    let rejectedEvents: CounterMetric
+    let validEvents: CounterMetric
+    let failedRequests: CounterMetric
+    let batchUnits: HistogramMetric
+    let batchEvents: HistogramMetric
+    let commitSeconds: HistogramMetric
+    let databaseErrors: CounterMetric
 
     private let version: String
 
@@ -21,44 +21,44 @@ final class ServerMetrics: Sendable {
     init(version: String) {
         self.version = version
         httpRequests = registry.register(
-            Counter("pushledger_http_requests_total", help: "HTTP requests answered, by endpoint and status.", labels: ["endpoint", "status"]))
+            CounterMetric("pushledger_http_requests_total", help: "HTTP requests answered, by endpoint and status.", labels: ["endpoint", "status"]))
         events = registry.register(
-            Counter("pushledger_events_total", help: "Events received, by kind (telemetry or send) and result (accepted, duplicate, rejected).",
+            CounterMetric("pushledger_events_total", help: "Events received, by kind (telemetry or send) and result (accepted, duplicate, rejected).",
                     labels: ["kind", "result"]))
         rejectedEvents = registry.register(
-            Counter("pushledger_events_rejected_total", help: "Events rejected by validation, by kind and contract error code.",
+            CounterMetric("pushledger_events_rejected_total", help: "Events rejected by validation, by kind and contract error code.",
                     labels: ["kind", "code"]))
         validEvents = registry.register(
-            Counter("pushledger_events_valid_total", help: "Valid events committed (stored or duplicate), by event type (`send` for sends).",
+            CounterMetric("pushledger_events_valid_total", help: "Valid events committed (stored or duplicate), by event type (`send` for sends).",
                     labels: ["type"]))
         failedRequests = registry.register(
-            Counter("pushledger_requests_failed_total", help: "Requests refused as a whole (400, 403, 413), by endpoint and code.",
+            CounterMetric("pushledger_requests_failed_total", help: "Requests refused as a whole (400, 403, 413), by endpoint and code.",
                     labels: ["endpoint", "code"]))
         batchUnits = registry.register(
-            Histogram("pushledger_write_batch_requests", help: "Requests written per database transaction.",
+            HistogramMetric("pushledger_write_batch_requests", help: "Requests written per database transaction.",
                       buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256]))
         batchEvents = registry.register(
-            Histogram("pushledger_write_batch_events", help: "Events (valid and rejected) written per database transaction.",
+            HistogramMetric("pushledger_write_batch_events", help: "Events (valid and rejected) written per database transaction.",
                       buckets: [1, 10, 100, 1_000, 5_000, 20_000, 100_000]))
         commitSeconds = registry.register(
-            Histogram("pushledger_write_commit_duration_seconds", help: "Time to write and commit one batch.",
+            HistogramMetric("pushledger_write_commit_duration_seconds", help: "Time to write and commit one batch.",
                       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]))
         databaseErrors = registry.register(
-            Counter("pushledger_database_errors_total", help: "Database errors, by SQLSTATE (`connection` when the server was unreachable).",
+            CounterMetric("pushledger_database_errors_total", help: "Database errors, by SQLSTATE (`connection` when the server was unreachable).",
                     labels: ["sqlstate"]))
     }
 
     /// The gauges, read at scrape time from the parts they describe.
     func registerGauges(queue: IngestQueue, health: DatabaseHealth, daemon: HTTPDaemon) {
         let capacity = Double(queue.capacity)
-        _ = registry.register(Gauge("pushledger_queue_depth", help: "Requests validated and waiting for a writer.") { Double(queue.depth) })
-        _ = registry.register(Gauge("pushledger_queue_capacity", help: "Requests the queue holds before answering 429.") { capacity })
-        _ = registry.register(Gauge("pushledger_database_up", help: "1 when Postgres answered the last probe.") { health.isUp ? 1 : 0 })
+        _ = registry.register(GaugeMetric("pushledger_queue_depth", help: "Requests validated and waiting for a writer.") { Double(queue.depth) })
+        _ = registry.register(GaugeMetric("pushledger_queue_capacity", help: "Requests the queue holds before answering 429.") { capacity })
+        _ = registry.register(GaugeMetric("pushledger_database_up", help: "1 when Postgres answered the last probe.") { health.isUp ? 1 : 0 })
         _ = registry.register(
-            Gauge("pushledger_http_requests_in_flight", help: "Requests received and not yet answered.") { Double(daemon.requestsInFlight) })
+            GaugeMetric("pushledger_http_requests_in_flight", help: "Requests received and not yet answered.") { Double(daemon.requestsInFlight) })
         let labels = [version, String(cString: MHD_get_version())]
         _ = registry.register(
-            Gauge("pushledger_build_info", help: "Build information; the value is always 1.", labels: ["version", "libmicrohttpd"]) {
+            GaugeMetric("pushledger_build_info", help: "Build information; the value is always 1.", labels: ["version", "libmicrohttpd"]) {
                 [(labels, 1)]
             })
     }

@@ -162,7 +162,7 @@ final class IngestService: HTTPHandler {
         case .readyz:
             return isReady ? .content(200, "ready\n", type: "text/plain; charset=utf-8") : .content(503, "not ready\n", type: "text/plain; charset=utf-8")
         case .metrics:
-            return .content(200, metrics.render(), type: MetricsRegistry.contentType)
+            return .content(200, metrics.render(), type: Prometheus.contentType)
         case .telemetry, .sends:
             return .notFound
         }
