@@ -108,3 +108,15 @@ struct HTTPDaemonTests {
         }
     }
 }
+
+@Suite("HTTP daemon start failures")
+struct HTTPDaemonStartTests {
+    @Test func aPortInUseOrABadAddressFailsToStart() throws {
+        let first = HTTPDaemon(handler: EchoHandler())
+        try first.start(host: "127.0.0.1", port: 0, config: IngestServerConfig())
+        defer { first.stop() }
+        let second = HTTPDaemon(handler: EchoHandler())
+        #expect(throws: HTTPServerError.self) { try second.start(host: "127.0.0.1", port: first.port, config: IngestServerConfig()) }
+        #expect(throws: HTTPServerError.self) { try second.start(host: "localhost:80", port: 0, config: IngestServerConfig()) }
+    }
+}
