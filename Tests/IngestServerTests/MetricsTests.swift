@@ -64,6 +64,7 @@ struct MetricsTests {
             #expect(text.contains(line + "\n"), "missing: \(line)")
         }
         #expect(text.contains("pushledger_build_info{version=\"test\",libmicrohttpd=\"0.9.75\"} 1\n"))
+        #expect(text.contains("pushledger_events_total{kind=\"send\",result=\"accepted\"} 0\n"))
         #expect(text.hasSuffix("\n"))
         try lint(text)
     }

@@ -28,6 +28,10 @@ final class ServerMetrics: Sendable {
         rejectedEvents = registry.register(
             CounterMetric("pushledger_events_rejected_total", help: "Events rejected by validation, by kind and contract error code.",
                     labels: ["kind", "code"]))
+        // Series alerts rate over exist from the start (an absent series never reads 0).
+        for kind in ["telemetry", "send"] {
+            for result in ["accepted", "duplicate", "rejected"] { events.increment([kind, result], by: 0) }
+        }
         validEvents = registry.register(
             CounterMetric("pushledger_events_valid_total", help: "Valid events committed (stored or duplicate), by event type (`send` for sends).",
                     labels: ["type"]))
