@@ -1,0 +1,80 @@
+import Foundation
+
+/// One HTTP response as received.
+public struct HTTPResponse: Sendable, Equatable {
+    public var status: Int
+    /// Header fields in arrival order; names as sent.
+    public var headers: [HTTPHeader]
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [HTTPHeader], body: [UInt8]) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The first field with this name (case-insensitive).
+    public func header(_ name: String) -> String? {
+        let wanted = name.lowercased()
+        return headers.first { $0.name.lowercased() == wanted }?.value
+    }
+
+    public var bodyText: String { String(decoding: body, as: UTF8.self) }
+}
+
+public struct HTTPHeader: Sendable, Equatable {
+    public var name: String
+    public var value: String
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// A failure to exchange a request: a safe `description`, details for logs in `detail`.
+public struct IngestClientError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: String, Sendable {
+        case invalidURL = "invalid URL", resolve = "cannot resolve host", connect = "cannot connect"
+        case timeout = "timed out", io = "connection failed", malformedResponse = "malformed response"
+    }
+    public var kind: Kind
+    public var detail: String
+
+    public init(_ kind: Kind, _ detail: String) {
+        self.kind = kind
+        self.detail = detail
+    }
+
+    public var description: String { "ingest client: \(kind.rawValue)" }
+
+    /// Whether a retry may succeed (everything but a bad URL).
+    public var isRetryable: Bool { kind != .invalidURL }
+}
+
+/// When and how often `postWithRetry` tries again.
+public struct RetryPolicy: Sendable {
+    /// Total attempts, the first included.
+    public var maxAttempts: Int
+    /// Delay before the second attempt; doubles each time (with jitter) up to `maxDelay`.
+    public var baseDelay: Double
+    public var maxDelay: Double
+    /// The longest `Retry-After` honoured (seconds).
+    public var maxRetryAfter: Double
+
+    public init(maxAttempts: Int = 6, baseDelay: Double = 0.2, maxDelay: Double = 10, maxRetryAfter: Double = 60) {
+        self.maxAttempts = maxAttempts
+        self.baseDelay = baseDelay
+        self.maxDelay = maxDelay
+        self.maxRetryAfter = maxRetryAfter
+    }
+
+    /// Seconds to wait after failed attempt number `attempt` (1-based): `Retry-After` when the
+    /// server gave one, else exponential backoff with "equal jitter" (half fixed, half random).
+    public func delay(afterAttempt attempt: Int, retryAfter: String?, random: Double) -> Double {
+        if let retryAfter, let seconds = Double(retryAfter.trimmingCharacters(in: .whitespaces)), seconds >= 0 {
+            return min(seconds, maxRetryAfter)
+        }
+        let exponential = min(maxDelay, baseDelay * Double(1 << min(max(attempt - 1, 0), 20)))
+        return exponential / 2 + exponential / 2 * min(max(random, 0), 1)
+    }
+}

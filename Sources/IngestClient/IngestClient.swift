@@ -1,0 +1,206 @@
+import Foundation
+import Gzip
+
+/// A small blocking HTTP/1.1 client for posting batches to the ingest service: one
+/// keep-alive connection, reused across requests and reopened when the server closed it.
+/// One request at a time per client (calls are serialised); use one client per thread.
+public final class IngestClient: @unchecked Sendable {
+    public let host: String
+    public let port: Int
+    /// Path prefix from the base URL (empty or starting with "/", no trailing slash).
+    public let basePath: String
+    /// Seconds allowed for each send/receive on the socket.
+    public let timeout: Double
+    /// Seconds allowed to connect.
+    public let connectTimeout: Double
+    /// How `postWithRetry` waits; tests replace it to record delays instead of sleeping.
+    public var sleep: @Sendable (Double) -> Void = { seconds in
+        if seconds > 0 { usleep(UInt32(min(seconds, 3_600) * 1_000_000)) }
+    }
+
+    private let lock = NSLock()
+    private var connection: SocketConnection?
+
+    /// `baseURL` like `http://127.0.0.1:8080` (plain HTTP only); `connectTimeout` defaults to `timeout`.
+    public init(baseURL: String, timeout: Double = 30, connectTimeout: Double? = nil) throws(IngestClientError) {
+        guard baseURL.hasPrefix("http://") else {
+            throw IngestClientError(.invalidURL, "only http:// URLs are supported: \(baseURL)")
+        }
+        let rest = baseURL.dropFirst("http://".count)
+        let authority = rest.prefix { $0 != "/" }
+        var path = String(rest.dropFirst(authority.count))
+        while path.hasSuffix("/") { path.removeLast() }
+        var hostPart = Substring(authority), port = 80
+        if authority.hasPrefix("[") {  // [IPv6]:port
+            guard let close = authority.firstIndex(of: "]") else { throw IngestClientError(.invalidURL, baseURL) }
+            hostPart = authority[authority.index(after: authority.startIndex)..<close]
+            let after = authority[authority.index(after: close)...]
+            if after.hasPrefix(":") {
+                guard let p = Int(after.dropFirst()) else { throw IngestClientError(.invalidURL, baseURL) }
+                port = p
+            }
+        } else if let colon = authority.lastIndex(of: ":") {
+            hostPart = authority[..<colon]
+            guard let p = Int(authority[authority.index(after: colon)...]) else { throw IngestClientError(.invalidURL, baseURL) }
+            port = p
+        }
+        guard !hostPart.isEmpty, (1...65_535).contains(port) else { throw IngestClientError(.invalidURL, baseURL) }
+        host = String(hostPart)
+        self.port = port
+        basePath = path
+        self.timeout = timeout
+        self.connectTimeout = connectTimeout ?? timeout
+    }
+
+    /// Closes the kept-alive connection (a later request opens a new one).
+    public func close() {
+        lock.lock()
+        defer { lock.unlock() }
+        connection?.close()
+        connection = nil
+    }
+
+    /// POSTs one body and returns the response, whatever its status.
+    public func post(
+        path: String, body: [UInt8], contentType: String, gzip: Bool = false, bearer: String? = nil
+    ) throws(IngestClientError) -> HTTPResponse {
+        let payload = gzip ? Gzip.compress(body) : body
+        var head = "POST \(basePath)\(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nContent-Type: \(contentType)\r\n"
+        head += "Content-Length: \(payload.count)\r\nAccept: application/json\r\nConnection: keep-alive\r\n"
+        if gzip { head += "Content-Encoding: gzip\r\n" }
+        if let bearer { head += "Authorization: Bearer \(bearer)\r\n" }
+        head += "\r\n"
+        let request = Array(head.utf8) + payload
+        lock.lock()
+        defer { lock.unlock() }
+        return try exchange(request)
+    }
+
+    /// POSTs with retries on 429, 503 and network errors: exponential backoff with jitter, or
+    /// the server's `Retry-After`, for at most `policy.maxAttempts` attempts. `makeBody` is
+    /// called for every attempt (so a batch can re-stamp its `sent_at`). Returns the last
+    /// response (which may still be 429/503 when attempts ran out) or throws the last network error.
+    public func postWithRetry(
+        path: String, contentType: String, gzip: Bool = false, bearer: String? = nil,
+        policy: RetryPolicy = RetryPolicy(), onRetry: (Int, String) -> Void = { _, _ in },
+        makeBody: () -> [UInt8]
+    ) throws(IngestClientError) -> HTTPResponse {
+        var attempt = 1
+        while true {
+            let outcome: Result<HTTPResponse, IngestClientError>
+            do {
+                outcome = .success(try post(path: path, body: makeBody(), contentType: contentType, gzip: gzip, bearer: bearer))
+            } catch {
+                outcome = .failure(error)
+            }
+            let retryAfter: String?
+            switch outcome {
+            case .success(let response):
+                guard response.status == 429 || response.status == 503, attempt < policy.maxAttempts else { return response }
+                retryAfter = response.header("Retry-After")
+                onRetry(attempt, "HTTP \(response.status)")
+            case .failure(let error):
+                guard error.isRetryable, attempt < policy.maxAttempts else { throw error }
+                retryAfter = nil
+                onRetry(attempt, error.description)
+            }
+            sleep(policy.delay(afterAttempt: attempt, retryAfter: retryAfter, random: Double.random(in: 0...1)))
+            attempt += 1
+        }
+    }
+
+    /// Sends on the kept-alive connection; if that connection turns out closed before any
+    /// response byte arrived, reconnects once and sends again.
+    private func exchange(_ request: [UInt8]) throws(IngestClientError) -> HTTPResponse {
+        let reused = connection != nil
+        do throws(IngestClientError) {
+            if let response = try attempt(request) { return response }
+            guard reused else { throw IngestClientError(.io, "server closed the connection without a response") }
+        } catch {
+            connection?.close()
+            connection = nil
+            guard reused, error.kind == .io else { throw error }
+        }
+        connection?.close()
+        connection = nil
+        if let response = try attempt(request) { return response }
+        throw IngestClientError(.io, "server closed the connection without a response")
+    }
+
+    /// nil when the connection was closed before a response head arrived.
+    private func attempt(_ request: [UInt8]) throws(IngestClientError) -> HTTPResponse? {
+        let conn: SocketConnection
+        if let existing = connection {
+            conn = existing
+        } else {
+            conn = try SocketConnection.connect(host: host, port: port, connectTimeout: connectTimeout, timeout: timeout)
+            connection = conn
+        }
+        try conn.write(request)
+        guard let head = try conn.readHead() else {
+            conn.close()
+            connection = nil
+            return nil
+        }
+        let (status, headers) = try ResponseHead.parse(head)
+        let response = HTTPResponse(status: status, headers: headers, body: try readBody(conn, status: status, headers: headers))
+        let wantsClose = response.header("Connection")?.lowercased() == "close"
+        if wantsClose {
+            conn.close()
+            connection = nil
+        }
+        return response
+    }
+
+    private func readBody(_ conn: SocketConnection, status: Int, headers: [HTTPHeader]) throws(IngestClientError) -> [UInt8] {
+        let probe = HTTPResponse(status: status, headers: headers, body: [])
+        if status == 204 || status == 304 || (100...199).contains(status) { return [] }
+        if probe.header("Transfer-Encoding")?.lowercased().contains("chunked") == true {
+            var body: [UInt8] = []
+            while true {
+                let line = String(decoding: try conn.readLine(), as: UTF8.self)
+                guard let size = Int(line.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces), radix: 16), size >= 0 else {
+                    throw IngestClientError(.malformedResponse, "bad chunk size \(line)")
+                }
+                if size == 0 {
+                    while try !conn.readLine().isEmpty {}  // trailers
+                    return body
+                }
+                body += try conn.readExactly(size)
+                _ = try conn.readLine()
+            }
+        }
+        if let length = probe.header("Content-Length") {
+            guard let n = Int(length.trimmingCharacters(in: .whitespaces)), n >= 0 else {
+                throw IngestClientError(.malformedResponse, "bad Content-Length \(length)")
+            }
+            return try conn.readExactly(n)
+        }
+        // no length: the body runs to the end of the connection
+        let body = try conn.readToEnd()
+        conn.close()
+        connection = nil
+        return body
+    }
+}
+
+/// Parses a status line and header fields.
+enum ResponseHead {
+    static func parse(_ head: [UInt8]) throws(IngestClientError) -> (Int, [HTTPHeader]) {
+        let text = String(decoding: head, as: UTF8.self)
+        var lines = text.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        guard !lines.isEmpty else { throw IngestClientError(.malformedResponse, "empty response head") }
+        let statusLine = lines.removeFirst().split(separator: " ", maxSplits: 2)
+        guard statusLine.count >= 2, statusLine[0].hasPrefix("HTTP/1."), let status = Int(statusLine[1]) else {
+            throw IngestClientError(.malformedResponse, "bad status line")
+        }
+        var headers: [HTTPHeader] = []
+        for line in lines {
+            guard let colon = line.firstIndex(of: ":") else { throw IngestClientError(.malformedResponse, "bad header line") }
+            headers.append(HTTPHeader(
+                name: String(line[..<colon]),
+                value: String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)))
+        }
+        return (status, headers)
+    }
+}

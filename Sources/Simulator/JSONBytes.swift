@@ -1,0 +1,185 @@
+/// Builds JSON text straight into bytes: the generator writes about a million events per
+/// run, far too many for JSONSerialization. Only what the simulator emits is supported
+/// (its strings are plain ASCII slugs, versions, URLs and hex tokens).
+struct JSONBytes {
+    var bytes: [UInt8] = []
+
+    init(capacity: Int = 1_024) { bytes.reserveCapacity(capacity) }
+
+    mutating func raw(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func raw(_ byte: UInt8) { bytes.append(byte) }
+
+    /// Text known to be valid JSON as it is (a number's description).
+    mutating func raw(contentsOf text: String) { bytes.append(contentsOf: text.utf8) }
+
+    /// A quoted string; escapes quote and backslash (control characters never occur here).
+    mutating func string(_ value: String) {
+        bytes.append(0x22)
+        for byte in value.utf8 {
+            if byte == 0x22 || byte == 0x5C { bytes.append(0x5C) }
+            bytes.append(byte)
+        }
+        bytes.append(0x22)
+    }
+
+    /// `"key":` — keys are static.
+    mutating func key(_ name: StaticString) {
+        bytes.append(0x22)
+        raw(name)
+        bytes.append(0x22)
+        bytes.append(0x3A)
+    }
+
+    /// `,"name":` — every field after an object's first one.
+    mutating func next(_ name: StaticString) {
+        bytes.append(0x2C)
+        key(name)
+    }
+
+    mutating func field(_ name: StaticString, _ value: String) {
+        next(name)
+        string(value)
+    }
+
+    mutating func field(_ name: StaticString, uuid value: SimUUID) {
+        next(name)
+        uuid(value)
+    }
+
+    mutating func field(_ name: StaticString, int value: Int64) {
+        next(name)
+        int(value)
+    }
+
+    mutating func field(_ name: StaticString, time value: Int64) {
+        next(name)
+        time(value)
+    }
+
+    mutating func field(_ name: StaticString, bool value: Bool) {
+        next(name)
+        bool(value)
+    }
+
+    /// A string field written as null when absent.
+    mutating func field(_ name: StaticString, nullable value: String?) {
+        next(name)
+        if let value { string(value) } else { raw("null") }
+    }
+
+    mutating func int(_ value: Int64) {
+        if value < 0 {
+            bytes.append(0x2D)
+            uint(UInt64(-value))
+        } else {
+            uint(UInt64(value))
+        }
+    }
+
+    mutating func uint(_ value: UInt64) {
+        if value >= 10 { uint(value / 10) }
+        bytes.append(0x30 + UInt8(value % 10))
+    }
+
+    mutating func bool(_ value: Bool) { value ? raw("true") : raw("false") }
+
+    mutating func uuid(_ id: SimUUID) {
+        bytes.append(0x22)
+        SimTime.appendUUID(id, to: &bytes)
+        bytes.append(0x22)
+    }
+
+    /// RFC 3339 UTC with milliseconds, e.g. "2026-11-30T10:00:05.120Z".
+    mutating func time(_ ms: Int64) {
+        bytes.append(0x22)
+        SimTime.appendRFC3339(ms, to: &bytes)
+        bytes.append(0x22)
+    }
+}
+
+/// Time and id formatting shared by the encoders and the runner (which re-stamps `sent_at`).
+enum SimTime {
+    static let msPerMinute: Int64 = 60_000
+    static let msPerHour: Int64 = 3_600_000
+    static let msPerDay: Int64 = 86_400_000
+    /// Length of an RFC 3339 text as written here ("YYYY-MM-DDTHH:MM:SS.mmmZ").
+    static let rfc3339Length = 24
+
+    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
+
+    static func appendUUID(_ id: SimUUID, to bytes: inout [UInt8]) {
+        for i in 0..<32 {
+            if i == 8 || i == 12 || i == 16 || i == 20 { bytes.append(0x2D) }
+            let word = i < 16 ? id.hi : id.lo
+            let shift = UInt64(60 - 4 * (i % 16))
+            bytes.append(hex[Int((word >> shift) & 0xF)])
+        }
+    }
+
+    static func uuidString(_ id: SimUUID) -> String {
+        var bytes: [UInt8] = []
+        appendUUID(id, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    static func appendRFC3339(_ ms: Int64, to bytes: inout [UInt8]) {
+        let days = floorDiv(ms, msPerDay)
+        let inDay = ms - days * msPerDay
+        let (y, m, d) = civil(fromDays: days)
+        digits(y, 4, &bytes)
+        bytes.append(0x2D)
+        digits(m, 2, &bytes)
+        bytes.append(0x2D)
+        digits(d, 2, &bytes)
+        bytes.append(0x54)
+        digits(inDay / msPerHour, 2, &bytes)
+        bytes.append(0x3A)
+        digits(inDay % msPerHour / msPerMinute, 2, &bytes)
+        bytes.append(0x3A)
+        digits(inDay % msPerMinute / 1_000, 2, &bytes)
+        bytes.append(0x2E)
+        digits(inDay % 1_000, 3, &bytes)
+        bytes.append(0x5A)
+    }
+
+    static func rfc3339(_ ms: Int64) -> String {
+        var bytes: [UInt8] = []
+        appendRFC3339(ms, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// UTC day index (days since 1970-01-01) of a time.
+    static func day(_ ms: Int64) -> Int64 { floorDiv(ms, msPerDay) }
+
+    static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
+        let q = a / b
+        return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
+    }
+
+    private static func digits(_ value: Int64, _ width: Int, _ bytes: inout [UInt8]) {
+        var divisor: Int64 = 1
+        for _ in 1..<width { divisor *= 10 }
+        var v = value
+        while divisor > 0 {
+            bytes.append(0x30 + UInt8(v / divisor % 10))
+            v %= divisor
+            divisor /= 10
+        }
+    }
+
+    /// Howard Hinnant's days-to-civil algorithm.
+    static func civil(fromDays z0: Int64) -> (Int64, Int64, Int64) {
+        let z = z0 + 719_468
+        let era = floorDiv(z, 146_097)
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    }
+}

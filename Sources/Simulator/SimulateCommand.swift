@@ -1,0 +1,128 @@
+import Foundation
+import PushLedgerCore
+
+/// `pushledger simulate`: its option spec, reading parsed options into a config, and running.
+/// The executable declares `spec` among its commands and calls `init(parsed:nowMs:)` + `run()`.
+public struct SimulateCommand: Sendable {
+    public static let spec = CommandSpec(
+        "simulate", summary: "Simulate a fleet and post its telemetry and sends (or only generate them)",
+        discussion: """
+            Generates installations over --days days ending at today's UTC midnight (so everything is \
+            within the 30-day age limit), posts telemetry first and then the sender's results to the \
+            ingest server, and can write the expected report figures (--truth). The same --seed gives \
+            byte-identical data. Scenarios for --inject: channel-block-spike, receipts-outage, \
+            apns-throttle-burst, each optionally @DAY (0-based; default the middle day).
+            """,
+        options: [
+            .value("url", help: "Ingest server base URL", default: "http://127.0.0.1:8080", environment: "PUSHLEDGER_INGEST_URL", placeholder: "url"),
+            .value("telemetry-key", help: "Bearer key with the telemetry scope", environment: "PUSHLEDGER_TELEMETRY_KEY", placeholder: "key"),
+            .value("sends-key", help: "Bearer key with the sends scope", environment: "PUSHLEDGER_SENDS_KEY", placeholder: "key"),
+            .value("installs", type: .integer, help: "Installations in the fleet", default: "20000"),
+            .value("days", type: .integer, help: "Simulated days (1-29)", default: "14"),
+            .value("seed", type: .integer, help: "Random seed", default: "1"),
+            .value("start", help: "First simulated day, YYYY-MM-DD (default: --days before today)", placeholder: "date"),
+            .repeatable("inject", help: "Scenario NAME[@DAY]; may be repeated", placeholder: "scenario"),
+            .value("truth", help: "Write the expected figures as JSON to this file", placeholder: "file"),
+            .value("threads", type: .integer, help: "Posting threads", default: "3"),
+            .value("flush-days", type: .integer, help: "Days an app queues telemetry before flushing", default: "1"),
+            .flag("no-gzip", help: "Post uncompressed bodies"),
+            .flag("no-progress", help: "No progress lines on stderr"),
+            .flag("dry-run", help: "Only generate (reports events per second); post nothing"),
+        ])
+
+    public var config: SimulationConfig
+    public var options: SimulationRunner.Options
+    public var dryRun: Bool
+    public var truthPath: String?
+
+    /// Reads parsed options; `nowMs` anchors the default days and bounds `--start`.
+    public init(parsed: ParsedCommand, nowMs: Int64) throws(SimulationError) {
+        func integer(_ name: String, _ range: ClosedRange<Int>) throws(SimulationError) -> Int {
+            guard let n = parsed.integer(name), range.contains(n) else {
+                throw SimulationError.invalidOption("--\(name)", "expected \(range.lowerBound)...\(range.upperBound)")
+            }
+            return n
+        }
+        let days = try integer("days", 1...29)
+        config = SimulationConfig.endingBefore(nowMs: nowMs, days: days)
+        if let start = parsed.string("start") {
+            config.startMs = try Self.parseDay(start)
+            guard config.endMs <= nowMs, nowMs - config.startMs <= 29 * SimTime.msPerDay else {
+                throw SimulationError.invalidOption("--start", "the simulated days must end by now and start within the last 29 days")
+            }
+        }
+        config.installs = try integer("installs", 1...10_000_000)
+        config.seed = UInt64(try integer("seed", 0...Int.max))
+        config.flushDays = try integer("flush-days", 1...29)
+        for text in parsed.strings("inject") { config.injections.append(try Injection.parse(text, days: days)) }
+        options = SimulationRunner.Options(
+            baseURL: parsed.string("url") ?? "http://127.0.0.1:8080", telemetryKey: parsed.string("telemetry-key") ?? "",
+            sendsKey: parsed.string("sends-key") ?? "")
+        options.threads = try integer("threads", 1...64)
+        options.gzip = !parsed.flag("no-gzip")
+        options.progress = !parsed.flag("no-progress")
+        dryRun = parsed.flag("dry-run")
+        truthPath = parsed.string("truth")
+        if !dryRun && (options.telemetryKey.isEmpty || options.sendsKey.isEmpty) {
+            throw SimulationError.invalidOption("--telemetry-key/--sends-key", "both keys are needed to post (or use --dry-run)")
+        }
+    }
+
+    /// Parses arguments after `simulate` with the project's command-line parser (tests, tools).
+    public init(arguments: [String], nowMs: Int64, environment: [String: String] = [:]) throws(SimulationError) {
+        switch CommandParser.parse(arguments, root: Self.spec, environment: environment) {
+        case .success(.run(let parsed)): try self.init(parsed: parsed, nowMs: nowMs)
+        case .success: throw SimulationError.invalidOption("simulate", "help and version are not runs")
+        case .failure(let usage): throw SimulationError.invalidOption("simulate", usage.reason)
+        }
+    }
+
+    static func parseDay(_ text: String) throws(SimulationError) -> Int64 {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false).map { Int64($0) }
+        guard parts.count == 3, let y = parts[0], let m = parts[1], let d = parts[2], (1...12).contains(m), (1...31).contains(d) else {
+            throw SimulationError.invalidOption("--start", "expected YYYY-MM-DD, got \(text)")
+        }
+        // days from civil (the inverse of SimTime.civil)
+        let shifted = m <= 2 ? y - 1 : y
+        let era = SimTime.floorDiv(shifted, 400)
+        let yoe = shifted - era * 400
+        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return (era * 146_097 + doe - 719_468) * SimTime.msPerDay
+    }
+
+    /// Runs; returns the exit status. Progress and errors go to stderr, the summary to stdout.
+    public func run() -> Int32 {
+        do throws(SimulationError) {
+            let summary: String
+            let truth: Truth
+            if dryRun {
+                let started = Date()
+                var events = 0, batches = 0
+                let result = Simulation.stream(config) { b, sends in
+                    batches += b.count
+                    events += b.reduce(sends) { $0 + ($1.isRetry ? 0 : $1.eventCount) }
+                }
+                let seconds = Date().timeIntervalSince(started)
+                truth = result.truth
+                summary = "generated \(events) events (\(truth.telemetryEvents) telemetry, \(truth.sends) sends) in "
+                    + "\(batches) telemetry and \(result.sends.count) send batches in \(String(format: "%.2f", seconds)) s: "
+                    + "\(Int(Double(events) / max(seconds, 1e-9))) events/s"
+            } else {
+                let result = try SimulationRunner.run(config, options: options)
+                truth = result.truth
+                summary = result.summary.description
+            }
+            if let truthPath {
+                guard FileManager.default.createFile(atPath: truthPath, contents: Data(truth.json())) else {
+                    throw SimulationError.invalidOption("--truth", "cannot write \(truthPath)")
+                }
+            }
+            print(summary)
+            return 0
+        } catch {
+            FileHandle.standardError.write(Data("pushledger simulate: \(error.detail)\n".utf8))
+            return 1
+        }
+    }
+}

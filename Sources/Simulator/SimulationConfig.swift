@@ -1,0 +1,149 @@
+import Foundation
+
+/// A named change to the fleet from a given day, to see whether reports and alerts notice it.
+public enum Injection: Sendable, Equatable {
+    /// From `day` (0-based), `share` more Android installations block the promotions channel.
+    case channelBlockSpike(day: Int, share: Double)
+    /// From `day`, app version `appVersion` stops reporting `notification_received` (opens go on).
+    case receiptsOutage(day: Int, appVersion: String)
+    /// On `day` from `hour` for `hours` hours (UTC), APNs answers 429 TooManyRequests with `probability`.
+    case apnsThrottleBurst(day: Int, hour: Int, hours: Int, probability: Double)
+
+    /// Parses `--inject NAME[@DAY]`, e.g. `channel-block-spike@7`; the day defaults to the middle.
+    public static func parse(_ text: String, days: Int) throws(SimulationError) -> Injection {
+        let parts = text.split(separator: "@", maxSplits: 1).map(String.init)
+        var day = days / 2
+        if parts.count == 2 {
+            guard let d = Int(parts[1]), (0..<days).contains(d) else {
+                throw SimulationError.invalidOption("--inject", "day must be 0..<\(days) in \(text)")
+            }
+            day = d
+        }
+        switch parts[0] {
+        case "channel-block-spike": return .channelBlockSpike(day: day, share: 0.30)
+        case "receipts-outage": return .receiptsOutage(day: day, appVersion: "5.2.0")
+        case "apns-throttle-burst": return .apnsThrottleBurst(day: day, hour: 9, hours: 3, probability: 0.4)
+        default:
+            throw SimulationError.invalidOption(
+                "--inject", "unknown scenario \(parts[0]) (channel-block-spike, receipts-outage, apns-throttle-burst)")
+        }
+    }
+}
+
+/// A simulator failure: a safe `description`, detail for logs.
+public enum SimulationError: Error, CustomStringConvertible, Equatable {
+    case invalidOption(String, String)
+    case ingestFailed(endpoint: String, status: Int, body: String)
+
+    public var description: String {
+        switch self {
+        case .invalidOption(let option, let why): "invalid \(option): \(why)"
+        case .ingestFailed(let endpoint, let status, _): "ingest refused a batch on \(endpoint) (HTTP \(status))"
+        }
+    }
+
+    public var detail: String {
+        switch self {
+        case .invalidOption: description
+        case .ingestFailed(_, _, let body): "\(description): \(body)"
+        }
+    }
+}
+
+/// One notification channel of the simulated app.
+public struct ChannelProfile: Sendable, Equatable {
+    public var id: String
+    /// Share of Android installations that block the channel some days after install.
+    public var blockRate: Double
+    /// Share of opens among displayed notifications.
+    public var openRate: Double
+    public var group: String
+    public init(id: String, blockRate: Double, openRate: Double, group: String) {
+        self.id = id
+        self.blockRate = blockRate
+        self.openRate = openRate
+        self.group = group
+    }
+}
+
+/// One arm of the prompt-timing experiment.
+public struct ExperimentArm: Sendable, Equatable {
+    public var variant: String
+    public var share: Double
+    /// Probability that the first system prompt is granted, per platform.
+    public var iosOptIn: Double
+    public var androidOptIn: Double
+    public init(variant: String, share: Double, iosOptIn: Double, androidOptIn: Double) {
+        self.variant = variant
+        self.share = share
+        self.iosOptIn = iosOptIn
+        self.androidOptIn = androidOptIn
+    }
+}
+
+/// Everything that shapes a simulated fortnight. Defaults follow platform-facts.md's
+/// industry figures (opt-in before Android 13: Android ~81%, iOS ~51%).
+public struct SimulationConfig: Sendable {
+    public var appID = "com.example.shop"
+    public var installs = 20_000
+    public var days = 14
+    /// Start of the first simulated day (ms since the epoch, UTC midnight recommended).
+    public var startMs: Int64
+    public var seed: UInt64 = 1
+    public var iosShare = 0.45
+    /// Users who had the app before the SDK shipped: first seen early, answered long ago, no experiment.
+    public var existingUserShare = 0.30
+    public var existingIOSOptIn = 0.51
+    public var existingAndroidOptIn = 0.81
+    public var channels = [
+        ChannelProfile(id: "orders", blockRate: 0.02, openRate: 0.30, group: "shop"),
+        ChannelProfile(id: "promotions", blockRate: 0.12, openRate: 0.04, group: "marketing"),
+        ChannelProfile(id: "chat", blockRate: 0.05, openRate: 0.45, group: "shop"),
+    ]
+    public var experiment = "push_prompt_timing"
+    public var arms = [
+        ExperimentArm(variant: "first_screen", share: 0.5, iosOptIn: 0.45, androidOptIn: 0.62),
+        ExperimentArm(variant: "after_first_order", share: 0.5, iosOptIn: 0.63, androidOptIn: 0.80),
+    ]
+    /// Share of installations that ever order (after_first_order prompts only them).
+    public var everOrderShare = 0.45
+    public var iosProvisionalShare = 0.08
+    /// Android API levels and weights; below 33 notifications need no runtime permission.
+    public var androidSdkMix: [(sdk: Int, weight: Double)] = [
+        (29, 0.07), (30, 0.10), (31, 0.08), (32, 0.07), (33, 0.18), (34, 0.32), (35, 0.18),
+    ]
+    /// Share of granted users who revoke 1–7 days later.
+    public var revocationRate = 0.06
+    /// App versions in rollout order; the last one rolls out from `rolloutDay`.
+    public var appVersions = ["5.1.0", "5.2.0"]
+    public var rolloutDay = 3
+    /// (platform, app version) pairs whose builds report `notification_received`.
+    public var receiptInstrumented: Set<String> = ["android/5.1.0", "android/5.2.0", "ios/5.2.0"]
+    public var offlineDailyChance = 0.08
+    public var uninstallRate = 0.06
+    public var tokenRotationRate = 0.04
+    /// Share of installations whose sends carry no installation_id (the sender knows only the token).
+    public var tokenOnlyShare = 0.20
+    public var skewedDeviceShare = 0.05
+    public var maxSkewHours = 12
+    /// Share of batches posted twice (a retry after a lost response).
+    public var duplicateBatchShare = 0.01
+    public var sendsPerBatch = 500
+    /// How many days of events an SDK queues before it flushes (fewer, larger telemetry requests).
+    public var flushDays = 1
+    /// Share of Android sends whose app code runs although nothing is shown (`displayed: false`).
+    public var hiddenReceiptShare = 0.25
+    public var injections: [Injection] = []
+
+    public init(startMs: Int64) { self.startMs = startMs }
+
+    /// A fortnight (or `days`) ending at the UTC midnight at or before `now`, so every event
+    /// is within the contract's 30-day age limit when posted.
+    public static func endingBefore(nowMs: Int64, days: Int = 14) -> SimulationConfig {
+        var config = SimulationConfig(startMs: (SimTime.day(nowMs) - Int64(days)) * SimTime.msPerDay)
+        config.days = days
+        return config
+    }
+
+    public var endMs: Int64 { startMs + Int64(days) * SimTime.msPerDay }
+}

@@ -1,0 +1,183 @@
+import PushLedgerCore
+
+/// The report window the truth is computed for (ms since the epoch).
+public struct TruthWindow: Sendable, Equatable {
+    public var from: Int64
+    public var to: Int64
+    public var asOf: Int64
+    public var confirmationWindowMs: Int64
+    public init(from: Int64, to: Int64, asOf: Int64, confirmationWindowMs: Int64 = 86_400_000) {
+        self.from = from
+        self.to = to
+        self.asOf = asOf
+        self.confirmationWindowMs = confirmationWindowMs
+    }
+}
+
+/// What reports over the simulated data must say, computed from the generated events with
+/// `OutcomeRules`, as the server sees them (corrected telemetry time = true time + the
+/// posting delay; the time grid keeps that delay from changing any comparison).
+public struct Truth: Sendable, Equatable {
+    public struct OutcomeCount: Sendable, Equatable, Hashable {
+        /// UTC day of `sent_at`, "YYYY-MM-DD".
+        public var day: String
+        public var channel: String
+        public var platform: Platform
+        /// The send's slice version (its installation's as-of snapshot); nil when unknown.
+        public var appVersion: String?
+        public var outcome: SendOutcome
+        public var count: Int
+    }
+
+    public struct RejectionCount: Sendable, Equatable {
+        public var provider: PushProvider
+        public var status: Int
+        public var reason: String?
+        public var rejectionClass: RejectionClass
+        public var count: Int
+    }
+
+    public struct Cohort: Sendable, Equatable {
+        public var variant: String
+        public var installs = 0
+        public var prompted = 0
+        public var optedIn = 0
+        public var provisional = 0
+        /// Installations whose as-of state at `as_of` can display.
+        public var reach = 0
+        public var grantedWithoutPrompt = 0
+        /// retained_7d: first prompt granted at g and a snapshot in [g + 7 d, as_of] (denominator) …
+        public var retainedEligible = 0
+        /// … of which the as-of state at g + 7 d can display (numerator).
+        public var retained = 0
+        /// Hours from the first telemetry event to the first shown system prompt, per prompted
+        /// installation (sorted); its median is the report's `median_hours_to_prompt`.
+        public var hoursToPrompt: [Double] = []
+
+        /// Median of `hoursToPrompt` (the mean of the two middle values on an even count).
+        public var medianHoursToPrompt: Double? {
+            guard !hoursToPrompt.isEmpty else { return nil }
+            let n = hoursToPrompt.count
+            return n % 2 == 1 ? hoursToPrompt[n / 2] : (hoursToPrompt[n / 2 - 1] + hoursToPrompt[n / 2]) / 2
+        }
+    }
+
+    public var appID: String
+    public var experiment: String
+    public var window: TruthWindow
+    /// "platform/app_version" slices with a `notification_received` in the window.
+    public var instrumentedSlices: [String]
+    public var outcomesByDay: [OutcomeCount]
+    public var rejections: [RejectionCount]
+    public var tokenInvalid: Int
+    public var sendsToKnownInvalidTokens: Int
+    public var cohorts: [Cohort]
+    /// Distinct telemetry events and sends generated (what the server should store).
+    public var telemetryEvents: Int
+    public var sends: Int
+    /// Events posted a second time in retried batches (the server should count them as duplicates).
+    public var duplicateEventsPosted: Int
+
+    /// Sends in the window with this outcome, optionally narrowed by channel, platform, day.
+    public func count(_ outcome: SendOutcome, channel: String? = nil, platform: Platform? = nil, day: String? = nil) -> Int {
+        outcomesByDay.filter {
+            $0.outcome == outcome && (channel == nil || $0.channel == channel) && (platform == nil || $0.platform == platform)
+                && (day == nil || $0.day == day)
+        }.reduce(0) { $0 + $1.count }
+    }
+
+    /// The truth as JSON (the `--truth FILE` format): one row per line.
+    public func json() -> [UInt8] {
+        var w = JSONBytes(capacity: 64 * 1_024)
+        w.raw("{")
+        w.key("app_id")
+        w.string(appID)
+        w.field("experiment", experiment)
+        w.field("from", time: window.from)
+        w.field("to", time: window.to)
+        w.field("as_of", time: window.asOf)
+        w.field("confirmation_window_hours", int: window.confirmationWindowMs / SimTime.msPerHour)
+        w.raw("\n")
+        w.next("instrumented_slices")
+        w.raw("[")
+        for (i, slice) in instrumentedSlices.enumerated() {
+            if i > 0 { w.raw(",") }
+            w.string(slice)
+        }
+        w.raw("]")
+        let totals = Dictionary(grouping: outcomesByDay) { [$0.channel, $0.platform.rawValue, $0.outcome.rawValue] }
+        rows("outcomes", totals.keys.sorted { $0.lexicographicallyPrecedes($1) }, into: &w) { key, w in
+            w.key("channel")
+            w.string(key[0])
+            w.field("platform", key[1])
+            w.field("outcome", key[2])
+            w.field("count", int: Int64(totals[key]!.reduce(0) { $0 + $1.count }))
+        }
+        rows("outcomes_by_day", outcomesByDay, into: &w) { row, w in
+            w.key("day")
+            w.string(row.day)
+            w.field("channel", row.channel)
+            w.field("platform", row.platform.rawValue)
+            w.field("app_version", nullable: row.appVersion)
+            w.field("outcome", row.outcome.rawValue)
+            w.field("count", int: Int64(row.count))
+        }
+        rows("rejections", rejections, into: &w) { row, w in
+            w.key("provider")
+            w.string(row.provider.rawValue)
+            w.field("status", int: Int64(row.status))
+            w.field("reason", nullable: row.reason)
+            w.field("class", row.rejectionClass.rawValue)
+            w.field("count", int: Int64(row.count))
+        }
+        w.raw(",\n")
+        w.key("token_invalid")
+        w.int(Int64(tokenInvalid))
+        w.field("sends_to_known_invalid_tokens", int: Int64(sendsToKnownInvalidTokens))
+        rows("cohorts", cohorts, into: &w) { c, w in
+            w.key("variant")
+            w.string(c.variant)
+            w.field("installs", int: Int64(c.installs))
+            w.field("prompted", int: Int64(c.prompted))
+            w.field("opted_in", int: Int64(c.optedIn))
+            w.field("provisional", int: Int64(c.provisional))
+            w.field("reach", int: Int64(c.reach))
+            w.field("granted_without_prompt", int: Int64(c.grantedWithoutPrompt))
+            w.field("retained_7d_eligible", int: Int64(c.retainedEligible))
+            w.field("retained_7d", int: Int64(c.retained))
+            w.next("median_hours_to_prompt")
+            if let median = c.medianHoursToPrompt { w.raw(contentsOf: "\(median)") } else { w.raw("null") }
+        }
+        w.raw(",\n")
+        w.key("ingest")
+        w.raw("{")
+        w.key("telemetry_events")
+        w.int(Int64(telemetryEvents))
+        w.field("sends", int: Int64(sends))
+        w.field("duplicate_events_posted", int: Int64(duplicateEventsPosted))
+        w.raw("},\n")
+        w.key("timing")
+        w.string(Self.timingNote)
+        w.raw("\n}\n")
+        return w.bytes
+    }
+
+    /// `,\n"name":[\n{row},\n{row}\n]`
+    private func rows<Row>(_ name: StaticString, _ items: [Row], into w: inout JSONBytes, _ write: (Row, inout JSONBytes) -> Void) {
+        w.raw(",\n")
+        w.key(name)
+        w.raw("[")
+        for (i, item) in items.enumerated() {
+            w.raw(i == 0 ? "\n{" : ",\n{")
+            write(item, &w)
+            w.raw("}")
+        }
+        w.raw("\n]")
+    }
+
+    static let timingNote =
+        "telemetry true times sit at seconds 5-25 of a minute, one event per installation per minute; "
+        + "sends at seconds 40-50; window bounds and as_of on whole minutes. The server's corrected time "
+        + "is the true time plus the delay between the runner stamping sent_at and the server stamping "
+        + "received_at, so every count holds while that delay stays under 15 s."
+}

@@ -1,0 +1,172 @@
+import Foundation
+import PushLedgerCore
+
+/// Folds generated installations into a `Truth`, one installation at a time (memory stays
+/// bounded). Whether a slice is instrumented is only known at the end, so each send keeps
+/// both possible outcomes until `finish()`.
+struct TruthAccumulator {
+    let config: SimulationConfig
+    let window: TruthWindow
+
+    private struct SendKey: Hashable {
+        var day: Int64
+        var channel: Int
+        var platform: Platform
+        var version: Int?
+        var ifInstrumented: SendOutcome
+        var ifNot: SendOutcome
+    }
+    private struct RejectionKey: Hashable {
+        var provider: PushProvider
+        var status: Int
+        var reason: String?
+    }
+    private struct Slice: Hashable {
+        var platform: Platform
+        var version: Int
+    }
+
+    private var sendCounts: [SendKey: Int] = [:]
+    private var rejections: [RejectionKey: Int] = [:]
+    private var instrumented = Set<Slice>()
+    private var cohorts: [String: Truth.Cohort] = [:]
+    private var tokenInvalid = 0
+    private var knownInvalid = 0
+    private var telemetryEvents = 0
+    private var sendsTotal = 0
+    private var duplicates = 0
+
+    init(config: SimulationConfig, window: TruthWindow) {
+        self.config = config
+        self.window = window
+    }
+
+    private func date(_ ms: Int64) -> Date { Date(timeIntervalSince1970: Double(ms) / 1_000) }
+    private func inWindow(_ t: Int64) -> Bool { t >= window.from && t < window.to && t <= window.asOf }
+
+    mutating func add(_ installation: GeneratedInstallation) {
+        let plan = installation.plan
+        telemetryEvents += installation.events.count
+        sendsTotal += installation.sends.count
+        duplicates += installation.batches.filter(\.isRetry).reduce(0) { $0 + $1.eventCount }
+
+        var snapshots: [(at: Int64, state: DisplayState, version: Int)] = []
+        var receipts: [SimUUID: [Receipt]] = [:]
+        var registrations: [String: [Int64]] = [:]
+        var exposure: (at: Int64, variant: String)?
+        var firstPrompt: (at: Int64, result: PromptResult)?
+        for event in installation.events where event.at <= window.asOf {
+            switch event.payload {
+            case .settings(let s):
+                snapshots.append((event.at, DisplayState(snapshot: s.snapshot(platform: plan.platform, channels: config.channels), platform: plan.platform), event.version))
+            case .received(let id, _, let displayed):
+                receipts[id, default: []].append(Receipt(kind: .received(displayed: displayed), at: date(event.at)))
+                if inWindow(event.at) { instrumented.insert(Slice(platform: plan.platform, version: event.version)) }
+            case .opened(let id, _, _):
+                receipts[id, default: []].append(Receipt(kind: .opened, at: date(event.at)))
+            case .token(let token):
+                registrations[token, default: []].append(event.at)
+            case .exposure(let variant):
+                if exposure == nil { exposure = (event.at, variant) }
+            case .prompt(_, let kind, let result):
+                let shown = PermissionPrompt(placement: "", prompt: kind, result: result).isShownSystemPrompt
+                if shown && firstPrompt == nil { firstPrompt = (event.at, result) }
+            }
+        }
+        let stateAt = { (t: Int64) -> (state: DisplayState, version: Int)? in
+            guard let i = snapshots.lastIndex(where: { $0.at <= t }) else { return nil }
+            return (snapshots[i].state, snapshots[i].version)
+        }
+
+        let sends = installation.sends.filter { $0.sentAt <= window.asOf }.sorted { ($0.sentAt, $0.eventID) < ($1.sentAt, $1.eventID) }
+        var lastInvalid: [String: Int64] = [:]
+        for send in sends {
+            let isInvalid = RejectionClass.isTokenInvalid(status: send.status, reason: send.reason)
+            let known = lastInvalid[send.token].map { invalidAt in
+                !(registrations[send.token] ?? []).contains { $0 > invalidAt && $0 <= send.sentAt }
+            } ?? false
+            if isInvalid { lastInvalid[send.token] = send.sentAt }
+            guard inWindow(send.sentAt) else { continue }
+            if known { knownInvalid += 1 }
+            if isInvalid { tokenInvalid += 1 }
+            if !(200...299).contains(send.status) {
+                rejections[RejectionKey(provider: send.provider, status: send.status, reason: send.reason), default: 0] += 1
+            }
+            let resolved = send.installationID != nil || (registrations[send.token] ?? []).contains { $0 <= send.sentAt }
+            let asOf = resolved ? stateAt(send.sentAt) : nil
+            let (sentAt, channel, asOfDate) = (date(send.sentAt), config.channels[send.channel].id, date(window.asOf))
+            let sendReceipts = receipts[send.notificationID] ?? []
+            let confirmation = Double(window.confirmationWindowMs) / 1_000
+            let classify = { (instrumented: Bool) in
+                OutcomeRules.classify(
+                    status: send.status, sentAt: sentAt, channel: channel, state: asOf?.state, receipts: sendReceipts,
+                    instrumented: instrumented, asOf: asOfDate, confirmationWindow: confirmation)
+            }
+            let key = SendKey(
+                day: SimTime.day(send.sentAt), channel: send.channel, platform: plan.platform, version: asOf?.version,
+                ifInstrumented: classify(true), ifNot: classify(false))
+            sendCounts[key, default: 0] += 1
+        }
+
+        if let exposure, inWindow(exposure.at) {
+            var cohort = cohorts[exposure.variant] ?? Truth.Cohort(variant: exposure.variant)
+            cohort.installs += 1
+            if let firstPrompt {
+                cohort.prompted += 1
+                if firstPrompt.result == .granted { cohort.optedIn += 1 }
+                if firstPrompt.result == .provisional { cohort.provisional += 1 }
+            }
+            let reach = stateAt(window.asOf)?.state.canDisplay ?? false
+            if reach { cohort.reach += 1 }
+            if reach && firstPrompt == nil { cohort.grantedWithoutPrompt += 1 }
+            if let firstPrompt, firstPrompt.result == .granted {
+                let week = firstPrompt.at + 7 * SimTime.msPerDay
+                if snapshots.contains(where: { $0.at >= week }) {
+                    cohort.retainedEligible += 1
+                    if stateAt(week)?.state.canDisplay == true { cohort.retained += 1 }
+                }
+            }
+            if let firstPrompt, let first = installation.events.first {
+                cohort.hoursToPrompt.append(Double(firstPrompt.at - first.at) / Double(SimTime.msPerHour))
+            }
+            cohorts[exposure.variant] = cohort
+        }
+    }
+
+    func finish(duplicateSendEvents: Int) -> Truth {
+        var merged: [Truth.OutcomeCount: Int] = [:]
+        for (key, count) in sendCounts {
+            let isInstrumented = key.version.map { instrumented.contains(Slice(platform: key.platform, version: $0)) } ?? false
+            let row = Truth.OutcomeCount(
+                day: String(SimTime.rfc3339(key.day * SimTime.msPerDay).prefix(10)), channel: config.channels[key.channel].id,
+                platform: key.platform, appVersion: key.version.map { config.appVersions[$0] },
+                outcome: isInstrumented ? key.ifInstrumented : key.ifNot, count: 0)
+            merged[row, default: 0] += count
+        }
+        let rows = merged.map { row, count in
+            var r = row
+            r.count = count
+            return r
+        }.sorted {
+            ($0.day, $0.channel, $0.platform.rawValue, $0.appVersion ?? "", $0.outcome.rawValue)
+                < ($1.day, $1.channel, $1.platform.rawValue, $1.appVersion ?? "", $1.outcome.rawValue)
+        }
+        let rejectionRows = rejections.map { key, count in
+            Truth.RejectionCount(
+                provider: key.provider, status: key.status, reason: key.reason,
+                rejectionClass: RejectionClass.of(status: key.status, reason: key.reason) ?? .other,
+                count: count)
+        }.sorted { ($0.provider.rawValue, $0.status, $0.reason ?? "") < ($1.provider.rawValue, $1.status, $1.reason ?? "") }
+        return Truth(
+            appID: config.appID, experiment: config.experiment, window: window,
+            instrumentedSlices: instrumented.map { "\($0.platform.rawValue)/\(config.appVersions[$0.version])" }.sorted(),
+            outcomesByDay: rows, rejections: rejectionRows, tokenInvalid: tokenInvalid,
+            sendsToKnownInvalidTokens: knownInvalid,
+            cohorts: cohorts.values.map { c in
+                var sorted = c
+                sorted.hoursToPrompt.sort()
+                return sorted
+            }.sorted { $0.variant < $1.variant },
+            telemetryEvents: telemetryEvents, sends: sendsTotal, duplicateEventsPosted: duplicates + duplicateSendEvents)
+    }
+}
