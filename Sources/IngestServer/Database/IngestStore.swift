@@ -1,0 +1,52 @@
+import PushLedgerCore
+
+/// The database as the ingest server sees it. The production one is `PostgresIngestStore`;
+/// tests may put a failing one in front of it.
+public protocol IngestStore: Sendable {
+    /// Writes `units` in one transaction and returns one outcome per unit, in order, after the
+    /// commit. On error nothing of the batch is stored.
+    func write(_ units: [IngestUnit]) throws(StoreError) -> [WriteOutcome]
+    /// Checks that the database answers (readiness and reconnect probe).
+    func ping() throws(StoreError)
+    /// All API keys, revoked ones included.
+    func loadKeys() throws(StoreError) -> [KeyRecord]
+}
+
+/// A database failure, classified for the HTTP answer: unreachable → 503, else 500.
+public struct StoreError: Error, CustomStringConvertible, CustomDebugStringConvertible {
+    /// The server is unreachable or the connection broke: nothing was committed, retry later.
+    public var isConnectionProblem: Bool
+    /// SQLSTATE when the server reported one.
+    public var sqlState: String?
+    /// Safe to show: no SQL, no parameters.
+    public var description: String
+    /// For logs.
+    public var debugDescription: String
+
+    public init(isConnectionProblem: Bool, sqlState: String? = nil, description: String, detail: String? = nil) {
+        self.isConnectionProblem = isConnectionProblem
+        self.sqlState = sqlState
+        self.description = description
+        self.debugDescription = detail ?? description
+    }
+}
+
+/// One API key as stored: only the SHA-256 of the key text is kept.
+public struct KeyRecord: Sendable, Equatable {
+    /// The key's row id, safe to log.
+    public var id: String
+    /// SHA-256 of the key text (32 bytes).
+    public var hash: [UInt8]
+    public var appID: String
+    /// `telemetry` or `sends`.
+    public var scope: String
+    public var revoked: Bool
+
+    public init(id: String, hash: [UInt8], appID: String, scope: String, revoked: Bool) {
+        self.id = id
+        self.hash = hash
+        self.appID = appID
+        self.scope = scope
+        self.revoked = revoked
+    }
+}

@@ -1,0 +1,57 @@
+import Postgres
+import PushLedgerCore
+import Store
+
+/// The production `IngestStore`: a pool of libpq connections, `Store.EventWriter` for the
+/// batches and `Store.KeyStore` for the key table.
+public final class PostgresIngestStore: IngestStore {
+    private let pool: ConnectionPool
+    private let writer = EventWriter()
+
+    /// `connections`: one per writer thread plus one for the maintenance loop.
+    public init(url: String, connections: Int) {
+        pool = ConnectionPool(url: url, maxConnections: max(1, connections))
+    }
+
+    public func write(_ units: [IngestUnit]) throws(StoreError) -> [WriteOutcome] {
+        try withConnection { try writer.write(units, on: $0) }
+    }
+
+    public func ping() throws(StoreError) {
+        try withConnection { _ = try $0.query("select 1") }
+    }
+
+    public func loadKeys() throws(StoreError) -> [KeyRecord] {
+        try withConnection { connection in
+            try KeyStore().loadActiveKeys(on: connection).map { key in
+                KeyRecord(id: key.id.uuidString.lowercased(), hash: key.hash, appID: key.appID, scope: key.scope.rawValue, revoked: false)
+            }
+        }
+    }
+
+    /// Runs `body` on a pooled connection; a connection problem also drops the idle ones, which
+    /// are likely broken the same way (the database restarted).
+    private func withConnection<T>(_ body: (Connection) throws -> T) throws(StoreError) -> T {
+        do {
+            return try pool.withConnection(body)
+        } catch let error as PostgresError {
+            if error.isConnectionProblem { pool.drain() }
+            throw StoreError(
+                isConnectionProblem: error.isConnectionProblem, sqlState: error.sqlState, description: error.description,
+                detail: error.debugDescription)
+        } catch {
+            throw StoreError(isConnectionProblem: false, description: "database work failed", detail: String(describing: error))
+        }
+    }
+}
+
+extension IngestServer {
+    /// `pushledger serve`: runs against the database at `databaseURL` until SIGTERM/SIGINT.
+    public static func run(
+        config: IngestServerConfig, databaseURL: String, logger: Logger, version: String = "dev",
+        started: (IngestServer) -> Void = { _ in }
+    ) throws(HTTPServerError) {
+        let store = PostgresIngestStore(url: databaseURL, connections: config.writerCount + 1)
+        try run(config: config, store: store, logger: logger, version: version, started: started)
+    }
+}

@@ -1,0 +1,204 @@
+import CMicroHTTPD
+import Foundation
+import Synchronization
+
+/// An error starting the HTTP listener.
+public struct HTTPServerError: Error, CustomStringConvertible {
+    public var description: String
+}
+
+/// libmicrohttpd in internal-thread mode with a thread pool, suspend/resume and ITC (for quiesce).
+///
+/// C callbacks are plain `@convention(c)` globals; they find this object and the per-request
+/// `RequestContext` through the `cls` / `con_cls` pointers.
+final class HTTPDaemon: @unchecked Sendable {
+    private let handler: any HTTPHandler
+    /// Set once in `start`, cleared in `stop`; read by `stop`/`quiesce` only (one caller).
+    nonisolated(unsafe) private var daemon: OpaquePointer?
+    nonisolated(unsafe) private var listenSocket: Int32 = -1
+    /// Requests between their first access-handler call and `NOTIFY_COMPLETED`.
+    private let inFlight = Atomic<Int>(0)
+    /// Set by `quiesce`: every answer closes its connection, so keep-alive clients leave.
+    private let closing = Atomic<Bool>(false)
+    /// The bound port (useful with port 0).
+    private(set) var port: UInt16 = 0
+
+    init(handler: any HTTPHandler) {
+        self.handler = handler
+    }
+
+    var requestsInFlight: Int { inFlight.load(ordering: .acquiring) }
+
+    /// Binds, listens and starts the polling threads.
+    func start(host: String, port: UInt16, config: IngestServerConfig) throws(HTTPServerError) {
+        let (socket, boundPort) = try Self.listen(host: host, port: port)
+        self.port = boundPort
+        let selfPointer = Unmanaged.passUnretained(self).toOpaque()
+        var options: [MHD_OptionItem] = [
+            MHD_OptionItem(option: .LISTEN_SOCKET, value: Int(socket), ptr_value: nil),
+            MHD_OptionItem(option: .THREAD_POOL_SIZE, value: max(1, config.httpThreads), ptr_value: nil),
+            MHD_OptionItem(option: .CONNECTION_LIMIT, value: max(1, config.connectionLimit), ptr_value: nil),
+            MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: config.connectionMemoryLimit, ptr_value: nil),
+            MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: max(0, config.requestTimeoutSeconds), ptr_value: nil),
+            MHD_OptionItem(
+                option: .NOTIFY_COMPLETED, value: unsafeBitCast(requestCompleted, to: Int.self), ptr_value: selfPointer),
+            MHD_OptionItem(option: .END, value: 0, ptr_value: nil),
+        ]
+        let flags = MHD_USE_AUTO_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ITC.rawValue
+        let started = options.withUnsafeMutableBufferPointer { items in
+            withVaList([MHD_OPTION.ARRAY.rawValue, items.baseAddress!, MHD_OPTION.END.rawValue]) { arguments in
+                MHD_start_daemon_va(flags, 0, nil, nil, accessHandler, selfPointer, arguments)
+            }
+        }
+        guard let started else {
+            close(socket)
+            throw HTTPServerError(description: "libmicrohttpd could not start on \(host):\(boundPort)")
+        }
+        daemon = started
+        listenSocket = socket
+    }
+
+    /// Stops accepting new connections; open ones keep being served.
+    func quiesce() {
+        closing.store(true, ordering: .releasing)
+        guard let daemon, listenSocket >= 0 else { return }
+        let socket = MHD_quiesce_daemon(daemon)
+        if socket >= 0 { close(socket) }
+        listenSocket = -1
+    }
+
+    /// Stops the polling threads and closes every connection. Call after in-flight requests
+    /// are answered: suspended connections must be resumed first.
+    func stop() {
+        guard let daemon else { return }
+        if listenSocket >= 0 { quiesce() }
+        MHD_stop_daemon(daemon)
+        self.daemon = nil
+    }
+
+    // MARK: - Callbacks (on libmicrohttpd threads)
+
+    fileprivate func access(
+        _ connection: OpaquePointer, url: String, method: String, upload: UnsafePointer<CChar>?,
+        uploadSize: UnsafeMutablePointer<Int>, conCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    ) -> MHD_Result {
+        guard let existing = conCls.pointee else {
+            let head = Self.readHead(connection, url: url, method: method)
+            inFlight.add(1, ordering: .relaxed)
+            switch handler.decide(head) {
+            case .respond(let response):
+                let context = RequestContext(head: head, connection: connection, answered: ())
+                conCls.pointee = Unmanaged.passRetained(context).toOpaque()
+                return queue(response, for: context, on: connection)
+            case .readBody(let limit, let value):
+                if let length = head.contentLength, length > limit {
+                    let context = RequestContext(head: head, connection: connection, answered: ())
+                    conCls.pointee = Unmanaged.passRetained(context).toOpaque()
+                    return queue(handler.bodyTooLarge(head), for: context, on: connection)
+                }
+                let context = RequestContext(head: head, connection: connection, limit: limit, context: value)
+                conCls.pointee = Unmanaged.passRetained(context).toOpaque()
+                return .YES
+            }
+        }
+        let context = Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue()
+        if uploadSize.pointee > 0 {
+            let chunk = UnsafeRawBufferPointer(start: upload, count: uploadSize.pointee)
+            uploadSize.pointee = 0
+            let result = context.append(chunk) { handler.bodyTooLarge(context.head) }
+            return result == .abort ? .NO : .YES
+        }
+        switch context.nextStep() {
+        case .handle(let body, let value):
+            handler.handle(context.head, body: body, context: value, reply: context)
+            guard let response = context.replyOrSuspend() else { return .YES }
+            return queue(response, for: context, on: connection)
+        case .respond(let response):
+            return queue(response, for: context, on: connection)
+        case .wait:
+            return .YES
+        }
+    }
+
+    fileprivate func completed(_ conCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
+        guard let pointer = conCls.pointee else { return }
+        conCls.pointee = nil
+        Unmanaged<RequestContext>.fromOpaque(pointer).release()
+        inFlight.subtract(1, ordering: .releasing)
+    }
+
+    private func queue(_ response: HTTPResponse, for context: RequestContext, on connection: OpaquePointer) -> MHD_Result {
+        let result = response.body.withUnsafeBytes { bytes -> MHD_Result in
+            guard
+                let mhdResponse = MHD_create_response_from_buffer(
+                    bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+            else { return .NO }
+            defer { MHD_destroy_response(mhdResponse) }
+            for header in response.headers {
+                _ = MHD_add_response_header(mhdResponse, header.name, header.value)
+            }
+            if closing.load(ordering: .acquiring) { _ = MHD_add_response_header(mhdResponse, "Connection", "close") }
+            return MHD_queue_response(connection, UInt32(response.status), mhdResponse)
+        }
+        if result == .YES { handler.responded(context.head, status: response.status) }
+        return result
+    }
+
+    private static func readHead(_ connection: OpaquePointer, url: String, method: String) -> RequestHead {
+        func header(_ name: String) -> String? {
+            MHD_lookup_connection_value(connection, .HEADER_KIND, name).map { String(cString: $0) }
+        }
+        let length = header("Content-Length").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        return RequestHead(
+            method: method, path: url, contentType: header("Content-Type"), contentEncoding: header("Content-Encoding"),
+            contentLength: length, authorization: header("Authorization"))
+    }
+
+    // MARK: - Listening socket
+
+    /// A non-blocking listening socket bound to `host:port`, and the port it got.
+    private static func listen(host: String, port: UInt16) throws(HTTPServerError) -> (Int32, UInt16) {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
+            throw HTTPServerError(description: "listen address \(host) is not an IPv4 address")
+        }
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard socket >= 0 else { throw HTTPServerError(description: "socket(): \(String(cString: strerror(errno)))") }
+        var one: Int32 = 1
+        setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0, Glibc.listen(socket, 128) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(socket)
+            throw HTTPServerError(description: "cannot listen on \(host):\(port): \(reason)")
+        }
+        _ = fcntl(socket, F_SETFL, fcntl(socket, F_GETFL) | O_NONBLOCK)
+        var actual = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &actual) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
+        }
+        return (socket, UInt16(bigEndian: actual.sin_port))
+    }
+}
+
+/// `MHD_AccessHandlerCallback`: `cls` is the `HTTPDaemon`, `con_cls` the `RequestContext`.
+private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, upload, uploadSize, conCls in
+    guard let cls, let connection, let uploadSize, let conCls else { return MHD_Result.NO }
+    let daemon = Unmanaged<HTTPDaemon>.fromOpaque(cls).takeUnretainedValue()
+    return daemon.access(
+        connection, url: url.map { String(cString: $0) } ?? "/", method: method.map { String(cString: $0) } ?? "",
+        upload: upload, uploadSize: uploadSize, conCls: conCls)
+}
+
+/// `MHD_RequestCompletedCallback`: frees the request's context.
+private let requestCompleted: MHD_RequestCompletedCallback = { cls, _, conCls, _ in
+    guard let cls, let conCls else { return }
+    Unmanaged<HTTPDaemon>.fromOpaque(cls).takeUnretainedValue().completed(conCls)
+}

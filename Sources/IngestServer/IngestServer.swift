@@ -1,0 +1,114 @@
+import Foundation
+import PushLedgerCore
+import Synchronization
+
+/// The `pushledger serve` service: HTTP on libmicrohttpd in front of a bounded queue of
+/// validated requests that writer threads commit to Postgres in batches.
+///
+/// `start()` returns once the port is bound; `stop()` drains gracefully. `run` does both
+/// around SIGTERM/SIGINT for the CLI.
+public final class IngestServer: Sendable {
+    private let config: IngestServerConfig
+    private let store: any IngestStore
+    private let logger: Logger
+    private let keys = KeyVerifier()
+    private let health = DatabaseHealth()
+    private let queue: IngestQueue
+    private let metrics: ServerMetrics
+    private let service: IngestService
+    private let daemon: HTTPDaemon
+    private let maintenance = Mutex<PeriodicTask?>(nil)
+    private let lastKeyLoad = Mutex<ContinuousClock.Instant?>(nil)
+    private let stopped = Atomic<Bool>(false)
+    private let probeFailing = Atomic<Bool>(false)
+
+    /// `version` shows in `pushledger_build_info`.
+    public init(config: IngestServerConfig, store: any IngestStore, logger: Logger, version: String = "dev") {
+        self.config = config
+        self.store = store
+        self.logger = logger
+        let metrics = ServerMetrics(version: version)
+        self.metrics = metrics
+        let writer = BatchWriter(store: store, health: health, metrics: metrics, logger: logger)
+        queue = IngestQueue(capacity: config.queueCapacity, maxBatch: config.maxUnitsPerBatch, writers: config.writerCount, write: writer.write)
+        service = IngestService(config: config, keys: keys, queue: queue, health: health, metrics: metrics, logger: logger)
+        daemon = HTTPDaemon(handler: service)
+        metrics.registerGauges(queue: queue, health: health, daemon: daemon)
+    }
+
+    /// The port listened on (the bound one when the config asked for 0).
+    public var port: UInt16 { daemon.port }
+
+    /// True when `/readyz` says ready: Postgres reachable, keys loaded, queue not full.
+    public var isReady: Bool { service.isReady }
+
+    /// Probes the database and loads the keys (a failure leaves the server up but not ready),
+    /// then starts listening and the maintenance loop.
+    public func start() throws(HTTPServerError) {
+        signal(SIGPIPE, SIG_IGN)
+        queue.start()
+        maintain()
+        try daemon.start(host: config.host, port: config.port, config: config)
+        let task = PeriodicTask(name: "pushledger-maintenance", interval: config.reconnectInterval) { [self] in maintain() }
+        maintenance.withLock { $0 = task }
+        logger.info("listening", ["address": "\(config.host):\(port)", "http_threads": "\(config.httpThreads)", "writers": "\(config.writerCount)"])
+    }
+
+    /// Requests waiting for a writer.
+    var queueDepth: Int { queue.depth }
+
+    /// Probes the database now if it was down, and reloads the key table (after
+    /// `pushledger keys create`, or in tests).
+    public func refreshKeys() {
+        lastKeyLoad.withLock { $0 = nil }
+        maintain()
+    }
+
+    /// Graceful stop: not ready, stop accepting, answer every request in flight after its
+    /// commit, then close. Safe to call twice.
+    public func stop() {
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        logger.info("stopping", ["in_flight": "\(daemon.requestsInFlight)", "queued": "\(queue.depth)"])
+        service.draining.store(true, ordering: .relaxed)
+        daemon.quiesce()
+        // Requests still uploading or waiting for a writer finish normally; the writers keep
+        // running until the queue is empty, so every suspended connection gets resumed.
+        while daemon.requestsInFlight > 0 { usleep(5_000) }
+        queue.drainAndStop()
+        daemon.stop()
+        maintenance.withLock { $0 }?.stop()
+        logger.info("stopped")
+    }
+
+    /// Reconnect probe while the database is down; periodic key reload while it is up.
+    private func maintain() {
+        if !health.isUp {
+            do {
+                try store.ping()
+                health.set(up: true)
+                probeFailing.store(false, ordering: .relaxed)
+                lastKeyLoad.withLock { $0 = nil }
+                logger.info("database reachable")
+            } catch {
+                metrics.recordDatabaseError(error)
+                // Once per outage at warning level; the probes that follow only at debug.
+                let first = !probeFailing.exchange(true, ordering: .relaxed)
+                logger.log(first ? .warning : .debug, "database unreachable", ["error": error.description])
+                return
+            }
+        }
+        let now = ContinuousClock.now
+        let due = lastKeyLoad.withLock { last in last.map { now - $0 >= .seconds(config.keyRefreshInterval) } ?? true }
+        guard due else { return }
+        do {
+            let records = try store.loadKeys()
+            keys.replace(with: records)
+            lastKeyLoad.withLock { $0 = now }
+            logger.debug("keys loaded", ["count": "\(records.count)"])
+        } catch {
+            metrics.recordDatabaseError(error)
+            if error.isConnectionProblem { health.set(up: false) }
+            logger.warning("key reload failed", ["error": error.description])
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import PushLedgerCore
+
+/// Settings of `pushledger serve`. Every limit that bounds memory is here, so the worst case is
+/// `connectionLimit × (limits.maxBodyBytes + limits.maxDecompressedBytes)` for bodies in flight
+/// plus `queueCapacity` validated units.
+public struct IngestServerConfig: Sendable {
+    /// Address to listen on (IPv4 literal).
+    public var host = "127.0.0.1"
+    /// TCP port; 0 picks a free one (tests read it back from `IngestServer.port`).
+    public var port: UInt16 = 8080
+    /// libmicrohttpd polling threads (thread pool size).
+    public var httpThreads = 4
+    /// Open connections at most; more are refused by libmicrohttpd.
+    public var connectionLimit = 256
+    /// libmicrohttpd memory pool per connection (headers and read buffer; bodies are copied out).
+    public var connectionMemoryLimit = 128 << 10
+    /// Idle seconds before a connection is closed (not counting time suspended for a commit).
+    public var requestTimeoutSeconds = 30
+    /// Body, event and time limits of the contract.
+    public var limits = IngestLimits()
+    /// Validated requests waiting for a writer; a full queue answers 429.
+    public var queueCapacity = 512
+    /// Writer threads, each with its own database connection.
+    public var writerCount = 2
+    /// Requests written together in one transaction at most.
+    public var maxUnitsPerBatch = 128
+    /// Seconds between reloads of the key table.
+    public var keyRefreshInterval: TimeInterval = 10
+    /// Seconds between reconnect attempts while Postgres is unreachable.
+    public var reconnectInterval: TimeInterval = 1
+    /// `Retry-After` seconds for 429.
+    public var retryAfterSaturated = 1
+    /// `Retry-After` seconds for 503.
+    public var retryAfterUnavailable = 5
+
+    public init() {}
+}

@@ -1,0 +1,109 @@
+import CMicroHTTPD
+import PushLedgerCore
+
+/// The metrics `pushledger serve` exposes on `/metrics`. Label values come from closed sets
+/// (routes, status codes, contract codes, SQLSTATEs), never from ids.
+final class ServerMetrics: Sendable {
+    let registry = MetricsRegistry()
+    let httpRequests: CounterMetric
+    let events: CounterMetric
+    let rejectedEvents: CounterMetric
+    let validEvents: CounterMetric
+    let failedRequests: CounterMetric
+    let batchUnits: HistogramMetric
+    let batchEvents: HistogramMetric
+    let commitSeconds: HistogramMetric
+    let databaseErrors: CounterMetric
+
+    private let version: String
+
+    /// `version`: the build's version string (set by the CLI).
+    init(version: String) {
+        self.version = version
+        httpRequests = registry.register(
+            CounterMetric("pushledger_http_requests_total", help: "HTTP requests answered, by endpoint and status.", labels: ["endpoint", "status"]))
+        events = registry.register(
+            CounterMetric("pushledger_events_total", help: "Events received, by kind (telemetry or send) and result (accepted, duplicate, rejected).",
+                    labels: ["kind", "result"]))
+        rejectedEvents = registry.register(
+            CounterMetric("pushledger_events_rejected_total", help: "Events rejected by validation, by kind and contract error code.",
+                    labels: ["kind", "code"]))
+        // Series alerts rate over exist from the start (an absent series never reads 0).
+        for kind in ["telemetry", "send"] {
+            for result in ["accepted", "duplicate", "rejected"] { events.increment([kind, result], by: 0) }
+        }
+        validEvents = registry.register(
+            CounterMetric("pushledger_events_valid_total", help: "Valid events committed (stored or duplicate), by event type (`send` for sends).",
+                    labels: ["type"]))
+        failedRequests = registry.register(
+            CounterMetric("pushledger_requests_failed_total", help: "Requests refused as a whole (400, 403, 413), by endpoint and code.",
+                    labels: ["endpoint", "code"]))
+        batchUnits = registry.register(
+            HistogramMetric("pushledger_write_batch_requests", help: "Requests written per database transaction.",
+                      buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256]))
+        batchEvents = registry.register(
+            HistogramMetric("pushledger_write_batch_events", help: "Events (valid and rejected) written per database transaction.",
+                      buckets: [1, 10, 100, 1_000, 5_000, 20_000, 100_000]))
+        commitSeconds = registry.register(
+            HistogramMetric("pushledger_write_commit_duration_seconds", help: "Time to write and commit one batch.",
+                      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]))
+        databaseErrors = registry.register(
+            CounterMetric("pushledger_database_errors_total", help: "Database errors, by SQLSTATE (`connection` when the server was unreachable).",
+                    labels: ["sqlstate"]))
+    }
+
+    /// The gauges, read at scrape time from the parts they describe.
+    func registerGauges(queue: IngestQueue, health: DatabaseHealth, daemon: HTTPDaemon) {
+        let capacity = Double(queue.capacity)
+        _ = registry.register(GaugeMetric("pushledger_queue_depth", help: "Requests validated and waiting for a writer.") { Double(queue.depth) })
+        _ = registry.register(GaugeMetric("pushledger_queue_capacity", help: "Requests the queue holds before answering 429.") { capacity })
+        _ = registry.register(GaugeMetric("pushledger_database_up", help: "1 when Postgres answered the last probe.") { health.isUp ? 1 : 0 })
+        _ = registry.register(
+            GaugeMetric("pushledger_http_requests_in_flight", help: "Requests received and not yet answered.") { Double(daemon.requestsInFlight) })
+        let labels = [version, String(cString: MHD_get_version())]
+        _ = registry.register(
+            GaugeMetric("pushledger_build_info", help: "Build information; the value is always 1.", labels: ["version", "libmicrohttpd"]) {
+                [(labels, 1)]
+            })
+    }
+
+    /// Counts a stored unit's events.
+    func recordStored(_ unit: IngestUnit, outcome: WriteOutcome) {
+        let kind: String
+        let rejections: [Rejection]
+        switch unit {
+        case .telemetry(let validated, _):
+            kind = "telemetry"
+            rejections = validated.rejections
+            for event in validated.events { validEvents.increment([event.payload.typeName]) }
+        case .sends(let validated, _, _):
+            kind = "send"
+            rejections = validated.rejections
+            if !validated.sends.isEmpty { validEvents.increment(["send"], by: Double(validated.sends.count)) }
+        case .failedRequest:
+            return
+        }
+        events.increment([kind, "accepted"], by: Double(outcome.accepted))
+        events.increment([kind, "duplicate"], by: Double(outcome.duplicates))
+        events.increment([kind, "rejected"], by: Double(rejections.count))
+        for rejection in rejections { rejectedEvents.increment([kind, rejection.code.rawValue]) }
+    }
+
+    /// Counts a database error by SQLSTATE, or as `connection` when the server was unreachable.
+    func recordDatabaseError(_ error: StoreError) {
+        databaseErrors.increment([error.isConnectionProblem ? "connection" : error.sqlState ?? "none"])
+    }
+
+    func render() -> String { registry.render() }
+}
+
+extension IngestUnit {
+    /// Events in the unit, valid and rejected (1 for a failed request).
+    var eventCount: Int {
+        switch self {
+        case .telemetry(let validated, _): validated.events.count + validated.rejections.count
+        case .sends(let validated, _, _): validated.sends.count + validated.rejections.count
+        case .failedRequest: 1
+        }
+    }
+}

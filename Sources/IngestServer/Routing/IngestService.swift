@@ -1,0 +1,181 @@
+import Foundation
+import Gzip
+import PushLedgerCore
+import Synchronization
+
+/// What `decide` learned from an ingest request's headers, handed back with its body.
+struct IngestRequest: Sendable {
+    var route: Route
+    var endpoint: IngestEndpoint
+    var key: KeyRecord
+    var format: BodyFormat
+}
+
+/// The application: routing, auth, decoding, validation, and handing units to the queue.
+final class IngestService: HTTPHandler {
+    private let config: IngestServerConfig
+    private let keys: KeyVerifier
+    private let queue: IngestQueue
+    private let health: DatabaseHealth
+    private let metrics: ServerMetrics
+    private let logger: Logger
+    /// Set while shutting down: `/readyz` answers 503 so load balancers move away.
+    let draining = Atomic<Bool>(false)
+
+    init(config: IngestServerConfig, keys: KeyVerifier, queue: IngestQueue, health: DatabaseHealth, metrics: ServerMetrics, logger: Logger) {
+        self.config = config
+        self.keys = keys
+        self.queue = queue
+        self.health = health
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    var isReady: Bool { health.isUp && keys.isLoaded && !queue.isSaturated && !draining.load(ordering: .relaxed) }
+
+    // MARK: HTTPHandler
+
+    func decide(_ head: RequestHead) -> HeadDecision {
+        let route: Route
+        switch Route.resolve(method: head.method, path: head.path) {
+        case .success(let resolved): route = resolved
+        case .failure(.notFound): return .respond(.notFound)
+        case .failure(.methodNotAllowed(let allow)): return .respond(.methodNotAllowed(allow: allow))
+        }
+        guard let endpoint = route.endpoint, let scope = route.scope else { return .respond(operations(route)) }
+        guard let token = bearerToken(head.authorization) else { return .respond(.missingKey) }
+        let key: KeyRecord
+        switch keys.verify(token) {
+        case .valid(let record): key = record
+        case .unknown:
+            logger.info("unknown key", ["path": head.path, "key_prefix": Logger.redact(token)])
+            return .respond(.unknownKey)
+        case .revoked(let record):
+            logger.info("revoked key", ["path": head.path, "key_id": record.id])
+            return .respond(.unknownKey)
+        case .unavailable: return .respond(.unavailable(retryAfter: config.retryAfterUnavailable))
+        }
+        guard key.scope == scope else {
+            metrics.failedRequests.increment([route.rawValue, "forbidden"])
+            return .respond(.wrongScope(needed: scope))
+        }
+        let format: BodyFormat
+        switch BodyFormat.negotiate(route: route, contentType: head.contentType, contentEncoding: head.contentEncoding) {
+        case .success(let negotiated): format = negotiated
+        case .failure(.unsupportedType(let type)):
+            let allowed = route == .sends ? "application/json or application/x-ndjson" : "application/json"
+            return .respond(.error(415, "unsupported_media_type", "Content-Type \(type ?? "(none)") is not \(allowed)"))
+        case .failure(.unsupportedEncoding(let encoding)):
+            return .respond(.error(415, "unsupported_encoding", "Content-Encoding \(encoding) is not gzip or identity"))
+        }
+        // Known trouble answers before the body is read.
+        guard !draining.load(ordering: .relaxed) else { return .respond(.shuttingDown(retryAfter: config.retryAfterUnavailable)) }
+        guard health.isUp else { return .respond(.unavailable(retryAfter: config.retryAfterUnavailable)) }
+        guard !queue.isSaturated else { return .respond(.saturated(retryAfter: config.retryAfterSaturated)) }
+        return .readBody(limit: config.limits.maxBodyBytes, context: IngestRequest(route: route, endpoint: endpoint, key: key, format: format))
+    }
+
+    func bodyTooLarge(_ head: RequestHead) -> HTTPResponse {
+        metrics.failedRequests.increment([Route.metricsLabel(path: head.path), "body_too_large"])
+        return .bodyTooLarge(limit: config.limits.maxBodyBytes)
+    }
+
+    func handle(_ head: RequestHead, body: [UInt8], context: any Sendable, reply: any ReplySlot) {
+        guard let request = context as? IngestRequest else { return reply.send(.internalError) }
+        let (unit, refusal) = prepare(body, request, receivedAt: Date())
+        guard let unit else { return reply.send(refusal.map(HTTPResponse.envelope) ?? .internalError) }
+        let retryAfter = (saturated: config.retryAfterSaturated, unavailable: config.retryAfterUnavailable)
+        let job = IngestJob(unit: unit) { result in
+            switch (result, refusal) {
+            case (_, let refusal?): reply.send(.envelope(refusal))
+            case (.success(let outcome), nil): reply.send(.json(200, IngestResponse.accepted(outcome, rejected: unit.rejections)))
+            case (.failure(.unavailable), nil): reply.send(.unavailable(retryAfter: retryAfter.unavailable))
+            case (.failure(.failed), nil): reply.send(.internalError)
+            }
+        }
+        let submission = queue.submit(job)
+        guard submission != .queued else { return }
+        if let refusal { return reply.send(.envelope(refusal)) }
+        reply.send(submission == .full ? .saturated(retryAfter: retryAfter.saturated) : .shuttingDown(retryAfter: retryAfter.unavailable))
+    }
+
+    func responded(_ head: RequestHead, status: Int) {
+        metrics.httpRequests.increment([Route.metricsLabel(path: head.path), String(status)])
+        // Failures are logged where they happen (writer, key check); this is the access log.
+        logger.debug("request", ["method": head.method, "path": Route.metricsLabel(path: head.path), "status": status])
+    }
+
+    // MARK: Steps
+
+    /// The unit to store and, for a request refused as a whole, the refusal to answer after
+    /// storing it. A 400 or 413 is kept in the failed-event store with the body's text (empty
+    /// when it was gzip that would not decompress); a 403 is not stored (no unit).
+    private func prepare(_ body: [UInt8], _ request: IngestRequest, receivedAt: Date) -> (IngestUnit?, EnvelopeError?) {
+        var text: [UInt8] = request.format.gzip ? [] : body
+        do {
+            let decoded = try decode(body, request)
+            text = decoded
+            return (try validate(decoded, request, receivedAt: receivedAt), nil)
+        } catch {
+            metrics.failedRequests.increment([request.route.rawValue, error.code])
+            guard error.status == 400 || error.status == 413 else { return (nil, error) }
+            let unit = IngestUnit.failedRequest(
+                endpoint: request.endpoint, appID: request.key.appID, code: error.code, message: error.message,
+                rawBody: String(decoding: text, as: UTF8.self), receivedAt: receivedAt)
+            return (unit, error)
+        }
+    }
+
+    /// The body as JSON text: gunzipped when sent gzip, within the decompressed limit.
+    private func decode(_ body: [UInt8], _ request: IngestRequest) throws(EnvelopeError) -> [UInt8] {
+        guard request.format.gzip else { return body }
+        let limit = config.limits.maxDecompressedBytes
+        do {
+            return try Gzip.decompress(body, limit: limit)
+        } catch {
+            switch error {
+            case .tooLarge:
+                throw EnvelopeError(status: 413, code: "decompressed_too_large", message: "the body decompresses to more than \(limit) bytes")
+            case .corrupt(let why):
+                throw EnvelopeError(status: 400, code: "invalid_gzip", message: "the body is not valid gzip: \(why)")
+            }
+        }
+    }
+
+    private func validate(_ body: [UInt8], _ request: IngestRequest, receivedAt: Date) throws(EnvelopeError) -> IngestUnit {
+        switch request.endpoint {
+        case .telemetry:
+            let validated = try TelemetryValidator.validate(body: body, keyAppID: request.key.appID, receivedAt: receivedAt, limits: config.limits)
+            return .telemetry(validated, receivedAt: receivedAt)
+        case .sends:
+            let validated = try SendsValidator.validate(
+                body: body, format: request.format.sendsFormat, keyAppID: request.key.appID, receivedAt: receivedAt, limits: config.limits)
+            return .sends(validated, appID: request.key.appID, receivedAt: receivedAt)
+        }
+    }
+
+    /// `/healthz`, `/readyz`, `/metrics`.
+    private func operations(_ route: Route) -> HTTPResponse {
+        switch route {
+        case .healthz:
+            return .content(200, "ok\n", type: "text/plain; charset=utf-8")
+        case .readyz:
+            return isReady ? .content(200, "ready\n", type: "text/plain; charset=utf-8") : .content(503, "not ready\n", type: "text/plain; charset=utf-8")
+        case .metrics:
+            return .content(200, metrics.render(), type: Prometheus.contentType)
+        case .telemetry, .sends:
+            return .notFound
+        }
+    }
+}
+
+extension IngestUnit {
+    /// The rejected events that go back in the 200 body.
+    var rejections: [Rejection] {
+        switch self {
+        case .telemetry(let validated, _): validated.rejections
+        case .sends(let validated, _, _): validated.rejections
+        case .failedRequest: []
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import PushLedgerCore
+
+/// Contract-shaped answers: every error body is `{"error": code, "message": text}`.
+extension HTTPResponse {
+    static let jsonType = "application/json"
+
+    static func json(_ status: Int, _ body: some ResponseBody) -> HTTPResponse {
+        HTTPResponse(status: status, headers: [("Content-Type", jsonType)], body: body.bytes)
+    }
+
+    static func error(_ status: Int, _ code: String, _ message: String) -> HTTPResponse {
+        json(status, IngestResponse.error(code: code, message: message))
+    }
+
+    static func envelope(_ error: EnvelopeError) -> HTTPResponse { .error(error.status, error.code, error.message) }
+
+    static let notFound = error(404, "not_found", "no such endpoint")
+    static func methodNotAllowed(allow: [String]) -> HTTPResponse {
+        error(405, "method_not_allowed", "use \(allow.joined(separator: " or "))").adding("Allow", allow.joined(separator: ", "))
+    }
+    static let missingKey = error(401, "unauthorized", "missing API key: send Authorization: Bearer <key>")
+    static let unknownKey = error(401, "unauthorized", "unknown or revoked API key")
+    static func wrongScope(needed: String) -> HTTPResponse { error(403, "forbidden", "this key's scope is not \(needed)") }
+    static func bodyTooLarge(limit: Int) -> HTTPResponse { error(413, "body_too_large", "request body over \(limit) bytes") }
+    static func saturated(retryAfter: Int) -> HTTPResponse {
+        error(429, "saturated", "the ingestor is busy; retry later").adding("Retry-After", "\(retryAfter)")
+    }
+    static func unavailable(retryAfter: Int) -> HTTPResponse {
+        error(503, "unavailable", "the database is unreachable; nothing was stored; retry later").adding("Retry-After", "\(retryAfter)")
+    }
+    static func shuttingDown(retryAfter: Int) -> HTTPResponse {
+        error(503, "shutting_down", "the server is shutting down; nothing was stored; retry").adding("Retry-After", "\(retryAfter)")
+    }
+    static let internalError = error(500, "internal_error", "the request could not be stored")
+}
+
+/// Whatever `IngestResponse` returns as a body (bytes, `Data` or text).
+protocol ResponseBody {
+    var bytes: [UInt8] { get }
+}
+
+extension Array: ResponseBody where Element == UInt8 {
+    var bytes: [UInt8] { self }
+}
+
+extension String: ResponseBody {
+    var bytes: [UInt8] { Array(utf8) }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import PushLedgerCore
+import Synchronization
+
+@testable import IngestServer
+
+/// The real Postgres store behind switches: it can pretend the database is unreachable or
+/// failing, and hold writers at a gate so tests can fill the queue deterministically.
+final class FaultyStore: IngestStore {
+    struct State {
+        /// Calls fail as a connection problem (503) without reaching the database.
+        var down = false
+        /// Writes fail with a non-connection error (a bug or constraint): 500.
+        var failing = false
+        /// Units per successful `write`, in order.
+        var batchSizes: [Int] = []
+    }
+
+    let state = Mutex(State())
+    private let inner: any IngestStore
+    private let gate = NSCondition()
+    nonisolated(unsafe) private var waitingAtGate = 0
+    nonisolated(unsafe) private var open = true
+
+    init(_ inner: any IngestStore) {
+        self.inner = inner
+    }
+
+    func write(_ units: [IngestUnit]) throws(StoreError) -> [WriteOutcome] {
+        passGate()
+        let faults = state.withLock { ($0.down, $0.failing) }
+        if faults.0 { throw Self.unreachable }
+        if faults.1 { throw StoreError(isConnectionProblem: false, sqlState: "XX000", description: "internal error") }
+        let outcomes = try inner.write(units)
+        state.withLock { $0.batchSizes.append(units.count) }
+        return outcomes
+    }
+
+    func ping() throws(StoreError) {
+        if state.withLock({ $0.down }) { throw Self.unreachable }
+        try inner.ping()
+    }
+
+    func loadKeys() throws(StoreError) -> [KeyRecord] {
+        if state.withLock({ $0.down }) { throw Self.unreachable }
+        return try inner.loadKeys()
+    }
+
+    private static let unreachable = StoreError(isConnectionProblem: true, description: "connection refused")
+
+    // MARK: Gate: hold writers inside `write` to fill the queue deterministically.
+
+    func closeGate() { gate.withLock { open = false } }
+
+    func openGate() {
+        gate.withLock {
+            open = true
+            gate.broadcast()
+        }
+    }
+
+    /// Blocks until `count` writers wait at the closed gate.
+    func waitForWriters(_ count: Int) {
+        gate.withLock { while waitingAtGate < count { gate.wait() } }
+    }
+
+    private func passGate() {
+        gate.withLock {
+            waitingAtGate += 1
+            gate.broadcast()
+            while !open { gate.wait() }
+            waitingAtGate -= 1
+        }
+    }
+}
