@@ -11,7 +11,7 @@ public final class IngestServer: Sendable {
     private let config: IngestServerConfig
     private let store: any IngestStore
     private let logger: Logger
-    private let keys = KeyVerifier()
+    private let keys: KeyVerifier
     private let health = DatabaseHealth()
     private let queue: IngestQueue
     private let metrics: ServerMetrics
@@ -27,6 +27,7 @@ public final class IngestServer: Sendable {
         self.config = config
         self.store = store
         self.logger = logger
+        keys = KeyVerifier(loader: { try? store.loadKeys() })
         let metrics = ServerMetrics(version: version)
         self.metrics = metrics
         let writer = BatchWriter(store: store, health: health, metrics: metrics, logger: logger)

@@ -2,7 +2,9 @@ import PushLedgerCore
 import Synchronization
 
 /// The in-memory key table, reloaded from the database every few seconds so that checking a
-/// key never waits for Postgres.
+/// key never waits for Postgres. An unknown key triggers one reload on the spot (at most one a
+/// second, so a flood of bad keys costs the database little): a key made with
+/// `pushledger keys create` works on its first request.
 final class KeyVerifier: Sendable {
     /// What a presented key turned out to be.
     enum Verdict: Equatable {
@@ -14,6 +16,15 @@ final class KeyVerifier: Sendable {
     }
 
     private let table = Mutex<[KeyRecord]?>(nil)
+    private let loader: (@Sendable () -> [KeyRecord]?)?
+    private let lastOnDemandLoad = Mutex<ContinuousClock.Instant?>(nil)
+    private let onDemandInterval: Duration
+
+    /// `loader` returns the current keys, or nil when the database can't say.
+    init(loader: (@Sendable () -> [KeyRecord]?)? = nil, onDemandInterval: Duration = .seconds(1)) {
+        self.loader = loader
+        self.onDemandInterval = onDemandInterval
+    }
 
     /// Replaces the table.
     func replace(with keys: [KeyRecord]) {
@@ -26,6 +37,23 @@ final class KeyVerifier: Sendable {
     /// and the scan never stops early, so timing says nothing about how close a guess came.
     func verify(_ key: String) -> Verdict {
         let presented = SHA256.hash(Array(key.utf8))
+        let verdict = lookup(presented)
+        guard verdict == .unknown, let loader, claimOnDemandLoad() else { return verdict }
+        if let records = loader() { replace(with: records) }
+        return lookup(presented)
+    }
+
+    /// True for the one caller a second that may reload the table.
+    private func claimOnDemandLoad() -> Bool {
+        let now = ContinuousClock.now
+        return lastOnDemandLoad.withLock { last in
+            if let last, now - last < onDemandInterval { return false }
+            last = now
+            return true
+        }
+    }
+
+    private func lookup(_ presented: [UInt8]) -> Verdict {
         guard let keys = table.withLock({ $0 }) else { return .unavailable }
         var match: KeyRecord?
         for record in keys where SHA256.constantTimeEquals(record.hash, presented) {
