@@ -32,6 +32,23 @@ import Testing
         #expect(calls.withLock { $0 } == 1)
     }
 
+    @Test func concurrentRequestsWaitForTheReloadInsteadOfFailing() {
+        let calls = Mutex(0)
+        let verifier = KeyVerifier(loader: {
+            calls.withLock { $0 += 1 }
+            usleep(100_000)
+            return [self.record("pl_t_new")]
+        }, onDemandInterval: .seconds(3600))
+        verifier.replace(with: [])
+        let results = Mutex<[KeyVerifier.Verdict]>([])
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            let verdict = verifier.verify("pl_t_new")
+            results.withLock { $0.append(verdict) }
+        }
+        #expect(results.withLock { $0 } == Array(repeating: .valid(record("pl_t_new")), count: 8))
+        #expect(calls.withLock { $0 } == 1)
+    }
+
     @Test func aFailedReloadKeepsTheTable() {
         let verifier = KeyVerifier(loader: { nil })
         verifier.replace(with: [record("pl_t_a")])

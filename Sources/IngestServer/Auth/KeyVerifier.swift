@@ -17,7 +17,7 @@ final class KeyVerifier: Sendable {
 
     private let table = Mutex<[KeyRecord]?>(nil)
     private let loader: (@Sendable () -> [KeyRecord]?)?
-    private let lastOnDemandLoad = Mutex<ContinuousClock.Instant?>(nil)
+    private let onDemand = Mutex<(started: ContinuousClock.Instant?, finished: ContinuousClock.Instant?)>((nil, nil))
     private let onDemandInterval: Duration
 
     /// `loader` returns the current keys, or nil when the database can't say.
@@ -38,19 +38,18 @@ final class KeyVerifier: Sendable {
     func verify(_ key: String) -> Verdict {
         let presented = SHA256.hash(Array(key.utf8))
         let verdict = lookup(presented)
-        guard verdict == .unknown, let loader, claimOnDemandLoad() else { return verdict }
-        if let records = loader() { replace(with: records) }
-        return lookup(presented)
-    }
-
-    /// True for the one caller a second that may reload the table.
-    private func claimOnDemandLoad() -> Bool {
-        let now = ContinuousClock.now
-        return lastOnDemandLoad.withLock { last in
-            if let last, now - last < onDemandInterval { return false }
-            last = now
+        guard verdict == .unknown, let loader else { return verdict }
+        let askedAt = ContinuousClock.now
+        // Requests that meet an unknown key while a reload runs wait for it rather than fail.
+        let reloaded = onDemand.withLock { state -> Bool in
+            if let finished = state.finished, finished > askedAt { return true }
+            if let started = state.started, askedAt - started < onDemandInterval { return false }
+            state.started = ContinuousClock.now
+            if let records = loader() { replace(with: records) }
+            state.finished = ContinuousClock.now
             return true
         }
+        return reloaded ? lookup(presented) : verdict
     }
 
     private func lookup(_ presented: [UInt8]) -> Verdict {
