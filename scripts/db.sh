@@ -23,7 +23,7 @@ fi
 # reach (a clone under /root is not reachable for it, so fall back to /tmp).
 as_pg=()
 if [ "$(id -u)" -eq 0 ]; then
-    as_pg=(runuser -u postgres --)
+    as_pg=(runuser -u postgres -- env -C /)
     mkdir -p "$dir"
     chown postgres "$dir" 2>/dev/null || true
     if ! runuser -u postgres -- test -w "$dir" 2>/dev/null; then
