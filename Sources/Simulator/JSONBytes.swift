@@ -1,3 +1,4 @@
+import PushLedgerCore
 /// Builds JSON text straight into bytes: the generator writes about a million events per
 /// run, far too many for JSONSerialization. Only what the simulator emits is supported
 /// (its strings are plain ASCII slugs, versions, URLs and hex tokens).
@@ -128,7 +129,8 @@ enum SimTime {
     static func appendRFC3339(_ ms: Int64, to bytes: inout [UInt8]) {
         let days = floorDiv(ms, msPerDay)
         let inDay = ms - days * msPerDay
-        let (y, m, d) = civil(fromDays: days)
+        let date = CivilDate(daysSinceEpoch: Int(days))
+        let (y, m, d) = (Int64(date.year), Int64(date.month), Int64(date.day))
         digits(y, 4, &bytes)
         bytes.append(0x2D)
         digits(m, 2, &bytes)
@@ -168,18 +170,5 @@ enum SimTime {
             v %= divisor
             divisor /= 10
         }
-    }
-
-    /// Howard Hinnant's days-to-civil algorithm.
-    static func civil(fromDays z0: Int64) -> (Int64, Int64, Int64) {
-        let z = z0 + 719_468
-        let era = floorDiv(z, 146_097)
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
     }
 }

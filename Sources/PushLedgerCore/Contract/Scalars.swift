@@ -26,7 +26,8 @@ public enum RFC3339 {
 
     public static func format(microseconds: Int64) -> String {
         let (days, micros) = microseconds.floorDiv(86_400_000_000)
-        let (y, m, d) = civil(fromDays: days)
+        let date = CivilDate(daysSinceEpoch: Int(days))
+        let (y, m, d) = (Int64(date.year), Int64(date.month), Int64(date.day))
         let seconds = micros / 1_000_000
         func pad(_ v: Int64, _ width: Int) -> String {
             let s = String(v)
@@ -51,7 +52,7 @@ public enum RFC3339 {
             let day = digits(8, 2), s[10] == UInt8(ascii: "T") || s[10] == UInt8(ascii: "t"),
             let hour = digits(11, 2), s[13] == UInt8(ascii: ":"), let minute = digits(14, 2),
             s[16] == UInt8(ascii: ":"), let second = digits(17, 2),
-            (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
+            let date = CivilDate(year: Int(year), month: Int(month), day: Int(day)),
             hour < 24, minute < 60, second <= 60
         else { return nil }
         var i = 19
@@ -82,41 +83,8 @@ public enum RFC3339 {
             return nil
         }
         guard i == s.count else { return nil }
-        let seconds = days(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second - offset
+        let seconds = Int64(date.daysSinceEpoch) * 86_400 + hour * 3600 + minute * 60 + second - offset
         return seconds * 1_000_000 + micros
-    }
-
-    static func isLeap(_ y: Int64) -> Bool { y % 4 == 0 && (y % 100 != 0 || y % 400 == 0) }
-
-    static func daysIn(month: Int64, year: Int64) -> Int64 {
-        switch month {
-        case 2: isLeap(year) ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's `days_from_civil`).
-    static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    /// The inverse of `days(year:month:day:)`.
-    static func civil(fromDays z0: Int64) -> (Int64, Int64, Int64) {
-        let z = z0 + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
     }
 }
 
