@@ -30,7 +30,7 @@ let package = Package(
         // Fleet simulator: generated installations and sender, with the expected truth.
         .target(name: "Simulator", dependencies: ["PushLedgerCore", "IngestClient"]),
         // Reports and alerts over the outcome engine in sql/.
-        .target(name: "Reports", dependencies: ["PushLedgerCore", "Postgres", "Store"]),
+        .target(name: "Reports", dependencies: ["PushLedgerCore", "Postgres", "Store", "IngestClient"]),
         .executableTarget(
             name: "pushledger",
             dependencies: ["PushLedgerCore", "Postgres", "Store", "IngestServer", "IngestClient", "Simulator", "Reports"]

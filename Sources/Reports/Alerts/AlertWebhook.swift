@@ -1,11 +1,12 @@
 import Foundation
+import IngestClient
 
 /// Posts one JSON body per transition to a webhook: a Slack-compatible `text` plus the
 /// structured fields of `alert_transitions`. Network errors, 5xx and 429 are retried with
 /// exponential backoff; other statuses fail at once. Every failure is returned, never dropped.
 public struct AlertWebhook: Sendable {
     public let url: String
-    let endpoint: HTTPPost.Endpoint
+    let client: IngestClient
     /// Bound on each attempt (connect, send, and waiting for the status line).
     public var timeout: Duration
     /// Attempts per transition, the first included.
@@ -15,11 +16,12 @@ public struct AlertWebhook: Sendable {
 
     /// Throws `invalidArgument` unless `url` is `http://host[:port][/path]`.
     public init(url: String, timeout: Duration = .seconds(10), attempts: Int = 3, backoff: Duration = .seconds(1)) throws(AlertError) {
-        guard let endpoint = HTTPPost.endpoint(url) else {
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        guard let client = try? IngestClient(baseURL: url, timeout: seconds) else {
             throw AlertError(.invalidArgument, "webhook URL must be http://host[:port][/path] (put a TLS relay in front of https endpoints)")
         }
         self.url = url
-        self.endpoint = endpoint
+        self.client = client
         self.timeout = timeout
         self.attempts = max(1, attempts)
         self.backoff = backoff
@@ -36,7 +38,6 @@ public struct AlertWebhook: Sendable {
 
     /// Delivers one body; nil on a 2xx.
     func deliver(_ body: [UInt8], what: String) -> AlertError? {
-        let client = HTTPPost(endpoint: endpoint, timeout: timeout)
         var pause = backoff
         var last = ""
         for attempt in 1...attempts {
@@ -44,21 +45,18 @@ public struct AlertWebhook: Sendable {
                 Thread.sleep(forTimeInterval: Double(pause.components.seconds) + Double(pause.components.attoseconds) / 1e18)
                 pause *= 2
             }
-            switch client.post(body) {
-            case .status(let code) where (200...299).contains(code):
-                return nil
-            case .status(let code):
+            do {
+                let code = try client.post(path: client.basePath.isEmpty ? "/" : "", body: body, contentType: "application/json").status
+                if (200...299).contains(code) { return nil }
                 last = "HTTP \(code)"
-                guard code >= 500 || code == 429 else { break }
-                continue
-            case .failed(let reason):
-                last = reason
-                continue
+                guard code >= 500 || code == 429 else { break }  // a status that retrying cannot fix
+            } catch {
+                client.close()
+                last = "\(error.kind.rawValue): \(error.detail)"
             }
-            break  // a status that retrying cannot fix
         }
         return AlertError(
-            .webhook, "webhook delivery of \(what) to \(endpoint.host):\(endpoint.port) failed: \(last)",
+            .webhook, "webhook delivery of \(what) to \(client.host):\(client.port) failed: \(last)",
             detail: "url \(url), \(attempts) attempt(s)")
     }
 }
