@@ -46,7 +46,11 @@ import Glibc
         // A graceful stop: in-flight requests finish, then exit 0.
         serve.terminate()
         serve.waitUntilExit()
+        // SIGTERM drains and exits 0 (tested on a real process: signalling the test process
+        // itself would interrupt every other test running in parallel).
         #expect(serve.terminationReason == .exit && serve.terminationStatus == 0, "\(Self.read(log))")
+        #expect(Self.read(log).contains("signal received, draining"))
+        #expect(Self.read(log).contains("msg=stopped"))
 
         let rollup = try CommandRunner.run(["rollup"], environment: env)
         #expect(rollup.status == 0, "\(rollup.stderr)")

@@ -124,30 +124,6 @@ struct OperationsTests {
         #expect(try harness.storedCount == 4)
     }
 
-    @Test func runStopsOnSIGTERM() throws {
-        let store = PostgresIngestStore(url: try TestDatabase.fresh(prefix: "srv"), connections: 2)
-        let log = LogCapture()
-        let port = Mutex<UInt16>(0)
-        let started = DispatchSemaphore(value: 0)
-        var settings = IngestServerConfig()
-        settings.port = 0
-        let config = settings
-        let running = Background {
-            try IngestServer.run(config: config, store: store, logger: log.logger) { server in
-                port.withLock { $0 = server.port }
-                started.signal()
-            }
-        }
-        started.wait()
-        let connection = try RawHTTPConnection(port: port.withLock { $0 })
-        connection.write(RawRequest.make("GET", "/readyz"))
-        #expect(try connection.readReply().status == 200)
-        kill(getpid(), SIGTERM)
-        try running.value()
-        #expect(log.text.contains("signal received"))
-        #expect(log.text.contains("stopped"))
-    }
-
     @Test func logsNeverContainAKey() throws {
         let harness = try Harness()
         let guessed = "pl_t_guessed-key-that-does-not-exist-000000"
