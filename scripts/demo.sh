@@ -42,7 +42,7 @@ sends_key=$("$bin" keys create --app "$app" --scope sends --log-level warning)
 
 step "Simulating two weeks of $installs installations and their pushes"
 "$bin" simulate --url "http://127.0.0.1:$port" --telemetry-key "$telemetry_key" --sends-key "$sends_key" \
-    --installs "$installs" --days 14 --seed 7 --truth .pgdata/demo-truth.json
+    --installs "$installs" --threads 24 --days 14 --seed 7 --truth .pgdata/demo-truth.json
 
 step "Stopping the server (graceful: in-flight requests finish first)"
 kill -TERM $server

@@ -23,7 +23,7 @@ public struct SimulateCommand: Sendable {
             .value("start", help: "First simulated day, YYYY-MM-DD (default: --days before today)", placeholder: "date"),
             .repeatable("inject", help: "Scenario NAME[@DAY]; may be repeated", placeholder: "scenario"),
             .value("truth", help: "Write the expected figures as JSON to this file", placeholder: "file"),
-            .value("threads", type: .integer, help: "Posting threads", default: "3"),
+            .value("threads", type: .integer, help: "Posting threads", default: "24"),
             .value("flush-days", type: .integer, help: "Days an app queues telemetry before flushing", default: "1"),
             .flag("no-gzip", help: "Post uncompressed bodies"),
             .flag("no-progress", help: "No progress lines on stderr"),

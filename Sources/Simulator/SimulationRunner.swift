@@ -9,7 +9,9 @@ public enum SimulationRunner {
         public var baseURL: String
         public var telemetryKey: String
         public var sendsKey: String
-        public var threads = 3
+        /// Requests in flight: the server commits concurrent requests together, so throughput
+        /// grows with them (3 threads: 133 events/s, 24: 718 events/s on a loaded 2-core box).
+        public var threads = 24
         public var gzip = true
         public var retry = RetryPolicy()
         public var progress = true
