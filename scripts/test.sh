@@ -6,7 +6,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
 if [ -z "${DATABASE_URL:-}" ]; then
-    trap 'scripts/db.sh destroy test' EXIT
+    # DATABASE_URL is exported below; db.sh would leave a caller's database alone, so clear it.
+    trap 'DATABASE_URL= scripts/db.sh destroy test' EXIT
     scripts/db.sh destroy test
     DATABASE_URL=$(scripts/db.sh start test)
     export DATABASE_URL
