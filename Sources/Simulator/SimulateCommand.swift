@@ -78,17 +78,13 @@ public struct SimulateCommand: Sendable {
     }
 
     static func parseDay(_ text: String) throws(SimulationError) -> Int64 {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false).map { Int64($0) }
-        guard parts.count == 3, let y = parts[0], let m = parts[1], let d = parts[2], (1...12).contains(m), (1...31).contains(d) else {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
+        guard parts.count == 3, let y = parts[0], let m = parts[1], let d = parts[2],
+            let date = CivilDate(year: y, month: m, day: d)
+        else {
             throw SimulationError.invalidOption("--start", "expected YYYY-MM-DD, got \(text)")
         }
-        // days from civil (the inverse of SimTime.civil)
-        let shifted = m <= 2 ? y - 1 : y
-        let era = SimTime.floorDiv(shifted, 400)
-        let yoe = shifted - era * 400
-        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return (era * 146_097 + doe - 719_468) * SimTime.msPerDay
+        return Int64(date.daysSinceEpoch) * SimTime.msPerDay
     }
 
     /// Runs; returns the exit status. Progress and errors go to stderr, the summary to stdout.
