@@ -59,9 +59,13 @@ struct ReportErrorTests {
 
     @Test func rollupSummaryNamesTheDays() {
         let asOf = Fixture.time(2026, 11, 30, 9)
-        let summary = ReportRollups.Summary(days: [("b", "2026-11-02"), ("a", "2026-11-01"), ("a", "2026-11-03")], asOf: asOf)
-        #expect(summary.text == "recomputed 3 days of 2 apps as of 2026-11-30T09:00:00.000Z\n  a: 2 (2026-11-01 … 2026-11-03)\n  b: 1 (2026-11-02)\n")
-        #expect(ReportRollups.Summary(days: [], asOf: asOf).text.contains("nothing to recompute"))
+        let summary = ReportRollups.Summary(days: [("b", "2026-11-02"), ("a", "2026-11-01"), ("a", "2026-11-03")],
+                                            promptCohortDays: 1, asOf: asOf)
+        #expect(summary.text == "recomputed 3 days of 2 apps and 1 prompt-cohort day as of 2026-11-30T09:00:00.000Z\n  a: 2 (2026-11-01 … 2026-11-03)\n  b: 1 (2026-11-02)\n")
+        #expect(ReportRollups.Summary(days: [], promptCohortDays: 0, asOf: asOf).text.contains("nothing to recompute"))
+        #expect(ReportRollups.Summary(days: [], promptCohortDays: 4, asOf: asOf).text
+                == "recomputed 4 prompt-cohort days as of 2026-11-30T09:00:00.000Z\n")
         #expect(summary.json.serialized().hasPrefix(#"{"as_of":"2026-11-30T09:00:00.000Z","days":[{"app":"b","day":"2026-11-02"}"#))
+        #expect(summary.json.serialized().hasSuffix(#""prompt_cohort_days":1}"#))
     }
 }

@@ -81,6 +81,23 @@ struct WeeklyReportTests {
         #expect(later.headline.current == report.headline.current)
     }
 
+    /// The prompt-timing section reads the prompt-cohort rollups and equals the cohorts computed
+    /// from the events as of the same time, for the week and the week before.
+    @Test func promptTimingFromRollupsEqualsTheEvents() throws {
+        let data = try PromptFixture()
+        let week = ISOWeek(year: 2026, week: 45)!  // PromptFixture's window, Monday 2 November
+        let report = try WeeklyReport.run(connection: data.fixture.connection, app: Fixture.app, week: week)
+        #expect(report.promptTiming.cohorts.count == 2 && report.promptTiming.mode == .intentToTreat)
+        for (w, section) in [(week, report.promptTiming), (week.previous, report.previousPromptTiming)] {
+            let direct = try PromptTimingReport.run(
+                connection: data.fixture.connection,
+                query: ReportQuery(app: Fixture.app, from: w.start(), to: w.end(), asOf: report.asOf),
+                options: .init(includeSends: false))
+            #expect(section.cohorts == direct.cohorts && section.mode == direct.mode)
+        }
+        #expect(report.previousPromptTiming.cohorts.isEmpty == false)
+    }
+
     @Test func everyFormatHasEverySection() throws {
         let data = try OutcomeFixture()
         let report = try WeeklyReport.run(connection: data.fixture.connection, app: Fixture.app, week: Self.week)
