@@ -154,7 +154,7 @@ struct PromptTimingReportTests {
 
     @Test func jsonHasTheIssueShape() throws {
         let report = try PromptTimingReport.run(connection: data.fixture.connection, query: data.query)
-        let json = try parse(report.json.serialized())
+        let json = try parse(report.json.jsonText)
         #expect(Set(json.keys) == ["from", "to", "as_of", "mode", "note", "baseline", "cohorts"])
         #expect(json["mode"] as? String == "intent_to_treat")
         let cohorts = try #require(json["cohorts"] as? [[String: Any]])
@@ -219,7 +219,7 @@ struct PromptTimingReportTests {
                                                 options: .init(experiment: "never_run"))
         #expect(report.mode == .asTreated && report.fellBack)
         try check(report, against: data.expected(asTreated: true))
-        #expect(try parse(report.json.serialized())["mode"] as? String == "as_treated")
+        #expect(try parse(report.json.jsonText)["mode"] as? String == "as_treated")
         for format in [ReportFormat.table, .markdown, .json] {
             #expect(try report.rendered(format).contains("fallback"), "\(format)")
         }

@@ -52,9 +52,9 @@ struct ReportErrorTests {
             ("text", .string("a\"b\\c\nd\u{1}é")), ("none", .null), ("rate", .double(0.125)), ("whole", .double(3)),
             ("list", .array([.int(-1), .bool(true), .bool(false)])), ("empty", .object([])), ("nothing", .array([])),
         ])
-        #expect(value.serialized() == #"{"text":"a\"b\\c\nd\u0001é","none":null,"rate":0.125,"whole":3,"list":[-1,true,false],"empty":{},"nothing":[]}"#)
-        #expect(value.serialized(pretty: true).contains("\n  \"none\": null,\n"))
-        #expect(JSONValue.double(.nan).serialized() == "null")
+        #expect(value.jsonText == #"{"text":"a\"b\\c\nd\u0001é","none":null,"rate":0.125,"whole":3,"list":[-1,true,false],"empty":{},"nothing":[]}"#)
+        #expect(value.jsonText(pretty: true).contains("\n  \"none\": null,\n"))
+        #expect(JSONValue.double(.nan).jsonText == "null")
     }
 
     @Test func rollupSummaryNamesTheDays() {
@@ -65,7 +65,7 @@ struct ReportErrorTests {
         #expect(ReportRollups.Summary(days: [], promptCohortDays: 0, asOf: asOf).text.contains("nothing to recompute"))
         #expect(ReportRollups.Summary(days: [], promptCohortDays: 4, asOf: asOf).text
                 == "recomputed 4 prompt-cohort days as of 2026-11-30T09:00:00.000Z\n")
-        #expect(summary.json.serialized().hasPrefix(#"{"as_of":"2026-11-30T09:00:00.000Z","days":[{"app":"b","day":"2026-11-02"}"#))
-        #expect(summary.json.serialized().hasSuffix(#""prompt_cohort_days":1}"#))
+        #expect(summary.json.jsonText.hasPrefix(#"{"as_of":"2026-11-30T09:00:00.000Z","days":[{"app":"b","day":"2026-11-02"}"#))
+        #expect(summary.json.jsonText.hasSuffix(#""prompt_cohort_days":1}"#))
     }
 }
