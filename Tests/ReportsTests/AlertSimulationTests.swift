@@ -32,7 +32,8 @@ struct AlertSimulationTests {
 
     /// The rate rules. `ingest_stale` reads the server's real receive times, which lie after
     /// every simulated check time (a check in the past sees no telemetry yet: the app is
-    /// retired, not judged); it is judged apart, at the real time, right after posting.
+    /// retired, not judged); it is judged apart, at the real time: quiet right after posting,
+    /// firing two hours on.
     static let rules = AlertRuleSet(rules: AlertRuleKind.allCases.filter { $0 != .ingestStale }.map(AlertRule.builtIn))
 
     /// A simulated fleet in its own fresh database.
@@ -80,10 +81,13 @@ struct AlertSimulationTests {
         // every event was stored, the warm-up's oldest ones too (the contract's age limit)
         #expect(summary.rejected == 0 && summary.accepted + summary.duplicates == summary.eventsPosted)
 
-        // ingest_stale at the real time: the app has just posted, so it is judged and quiet
-        let stale = AlertRuleSet(rules: [AlertRule.builtIn(.ingestStale)])
-        let now = try AlertChecker(rules: stale).check(connection: connection, at: Date())
+        // ingest_stale at the real time: the app has just posted, so it is judged and quiet; two
+        // hours on, with nothing posted since, it fires
+        let stale = AlertChecker(rules: AlertRuleSet(rules: [AlertRule.builtIn(.ingestStale)]))
+        let now = try stale.check(connection: connection, at: Date())
         #expect(now.findings.count == 1 && now.firing.isEmpty, "\(describe(now.findings))")
+        #expect(try stale.check(connection: connection, at: Date().addingTimeInterval(7_200)).firing.count == 1)
+        // the simulated-time checks start from no alert state
         try connection.execute("delete from alert_transitions")
         try connection.execute("delete from alert_states")
         return Fleet(connection: connection, config: config)
