@@ -22,6 +22,8 @@ final class HTTPDaemon: @unchecked Sendable {
     private let closing = Atomic<Bool>(false)
     /// The bound port (useful with port 0).
     private(set) var port: UInt16 = 0
+    /// Time a request body may take to arrive; set in `start`, before any request.
+    nonisolated(unsafe) private var uploadTime: Duration = .seconds(60)
 
     init(handler: any HTTPHandler) {
         self.handler = handler
@@ -33,6 +35,7 @@ final class HTTPDaemon: @unchecked Sendable {
     func start(host: String, port: UInt16, config: IngestServerConfig) throws(HTTPServerError) {
         let (socket, boundPort) = try Self.listen(host: host, port: port)
         self.port = boundPort
+        uploadTime = .seconds(max(1, config.uploadDeadlineSeconds))
         let selfPointer = Unmanaged.passUnretained(self).toOpaque()
         var options: [MHD_OptionItem] = [
             MHD_OptionItem(option: .LISTEN_SOCKET, value: Int(socket), ptr_value: nil),
@@ -96,7 +99,7 @@ final class HTTPDaemon: @unchecked Sendable {
                     conCls.pointee = Unmanaged.passRetained(context).toOpaque()
                     return queue(handler.bodyTooLarge(head), for: context, on: connection)
                 }
-                let context = RequestContext(head: head, connection: connection, limit: limit, context: value)
+                let context = RequestContext(head: head, connection: connection, limit: limit, context: value, uploadTime: uploadTime)
                 conCls.pointee = Unmanaged.passRetained(context).toOpaque()
                 return .YES
             }
