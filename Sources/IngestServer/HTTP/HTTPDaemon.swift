@@ -45,6 +45,7 @@ final class HTTPDaemon: @unchecked Sendable {
             MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: max(0, config.requestTimeoutSeconds), ptr_value: nil),
             MHD_OptionItem(
                 option: .NOTIFY_COMPLETED, value: unsafeBitCast(requestCompleted, to: Int.self), ptr_value: selfPointer),
+            MHD_OptionItem(option: .UNESCAPE_CALLBACK, value: unsafeBitCast(unescape, to: Int.self), ptr_value: nil),
             MHD_OptionItem(option: .END, value: 0, ptr_value: nil),
         ]
         let flags = MHD_USE_AUTO_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ITC.rawValue
@@ -198,6 +199,15 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     return daemon.access(
         connection, url: url.map { String(cString: $0) } ?? "/", method: method.map { String(cString: $0) } ?? "",
         upload: upload, uploadSize: uploadSize, conCls: conCls)
+}
+
+/// `MHD_UnescapeCallback`: percent-decoding as libmicrohttpd does it, except that a text holding
+/// `%00` stays as sent. Decoded, the NUL would cut the C string short, and
+/// `/v1/telemetry%00anything` would reach `/v1/telemetry`; kept, it is an unknown path (404).
+private let unescape: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<CChar>?) -> Int = { _, _, text in
+    guard let text else { return 0 }
+    if strstr(text, "%00") != nil { return strlen(text) }
+    return MHD_http_unescape(text)
 }
 
 /// `MHD_RequestCompletedCallback`: frees the request's context.
