@@ -22,7 +22,10 @@ final class AcknowledgedTraffic: Sendable {
         var answered200 = 0
         /// Batches whose attempts ran out (not acknowledged; allowed, never counted as stored).
         var gaveUp = 0
+        /// Final statuses of the batches.
         var statuses: [Int: Int] = [:]
+        /// Why attempts were retried ("HTTP 503", a network error…), and how often.
+        var retries: [String: Int] = [:]
     }
 
     private let batches: [Batch]
@@ -88,7 +91,12 @@ final class AcknowledgedTraffic: Sendable {
             do {
                 response = try client.postWithRetry(
                     path: batch.path, contentType: batch.contentType, bearer: batch.key, policy: policy,
-                    onRetry: { _, _ in summary.withLock { $0.requests += 1 } },
+                    onRetry: { _, reason in
+                        summary.withLock { summary in
+                            summary.requests += 1
+                            summary.retries[reason, default: 0] += 1
+                        }
+                    },
                     makeBody: { batch.body(Int64(Date().timeIntervalSince1970 * 1_000)) })
             } catch {
                 response = nil
