@@ -51,6 +51,10 @@ struct HostileInputTests {
         #expect(summary.gaveUp == 0)
         #expect(audit.missing == 0)
         #expect(audit.twice == 0)
+        // Refused bodies are kept in failed_events, a raw NUL byte too (as U+FFFD).
+        let rawNUL = requests.filter { $0.variant == "raw_nul" }.count
+        #expect(rawNUL > 0)
+        #expect(try database.count("select count(*)::int8 from failed_events where raw_json = \("{\"app_id\":\"raw\u{FFFD}nul\"}")") == rawNUL)
         // No hostile request got an event in: what is stored is exactly the valid traffic.
         #expect(try database.storedEventIDs() == summary.acknowledged)
         FaultFigures.logger.info(

@@ -78,7 +78,8 @@ struct HostileCorpus {
         case 2: broken = Array(body.prefix(1 + i % (body.count - 1))) + Array("}]}\"".utf8.prefix(i % 4))
         default: broken = Array(["", "null", "[]", "\"text\"", "42", "{", "{\"events\":", "{,}", "{'app_id': 1}", "\u{FEFF}{}", "{\"app_id\":\"raw\u{0}nul\"}"][i % 11].utf8)
         }
-        return HostileRequest(category: "malformed_json", bytes: post(broken), expect: .refused)
+        let variant = broken.contains(0) ? "raw_nul" : ""
+        return HostileRequest(category: "malformed_json", variant: variant, bytes: post(broken), expect: .refused)
     }
 
     func invalidUTF8(_ i: Int) -> HostileRequest {
