@@ -2,11 +2,12 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help deps build release demo test db-start db-stop clean
+.PHONY: help deps build release demo test fuzz db-start db-stop clean
 
 help:
 	@echo "make demo      local Postgres, ingest, simulated fleet, weekly report"
 	@echo "make test      the whole test suite on a throwaway local Postgres"
+	@echo "make fuzz      schemathesis (PyPI) against docs/openapi.yaml and a real server (not in make test)"
 	@echo "make build     debug build; make release for an optimised one"
 	@echo "make db-start  start the project-local Postgres (prints DATABASE_URL); make db-stop stops it"
 	@echo "make clean     remove build output and the local databases"
@@ -28,6 +29,10 @@ test:
 	@scripts/deps.sh chromium prometheus
 	@scripts/test.sh
 
+# Property-based fuzzing of the HTTP API from its OpenAPI document; installs schemathesis in .build/fuzz-venv.
+fuzz: deps
+	@scripts/fuzz.sh
+
 db-start: deps
 	@scripts/db.sh start demo
 
@@ -37,4 +42,6 @@ db-stop:
 clean:
 	-@scripts/db.sh destroy demo
 	-@scripts/db.sh destroy test
+	-@scripts/db.sh destroy fuzz
+	-@scripts/db.sh destroy fault-outage
 	rm -rf .build .pgdata

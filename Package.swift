@@ -46,6 +46,10 @@ let package = Package(
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "IngestServer", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "Simulator", "IngestServer", "TestSupport"]),
+        // Fault and abuse suite: the real `pushledger serve` as a child process, killed, starved of
+        // its database, stopped under load and fed hostile input.
+        .testTarget(
+            name: "FaultTests", dependencies: ["TestSupport", "IngestClient", "Simulator", "PushLedgerCore", "Postgres", "Gzip"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -5,6 +5,8 @@
 #   scripts/db.sh stop [NAME]    stop it
 #   scripts/db.sh destroy [NAME] stop it and delete its folder
 #   scripts/db.sh url [NAME]     print its DATABASE_URL
+#   scripts/db.sh resume [NAME]  start a stopped cluster again on the port it had (the fault tests
+#                                stop Postgres under a running server and bring it back)
 # When the caller has DATABASE_URL set, nothing is started or stopped and that URL is used.
 set -euo pipefail
 
@@ -87,7 +89,16 @@ url)
     [ -f "$dir/port" ] || { echo "db: cluster '$name' was never started" >&2; exit 1; }
     url
     ;;
+resume)
+    [ -f "$dir/port" ] && [ -f "$data/PG_VERSION" ] || { echo "db: cluster '$name' was never started" >&2; exit 1; }
+    if ! running; then
+        "${as_pg[@]}" "$bindir/pg_ctl" -D "$data" -l "$dir/server.log" -w -t 60 \
+            -o "-p $(cat "$dir/port") -k $sock -c listen_addresses=127.0.0.1 -c max_connections=100" \
+            start >&2 || { tail -n 20 "$dir/server.log" >&2; exit 1; }
+    fi
+    url
+    ;;
 *)
-    echo "usage: scripts/db.sh start|stop|destroy|url [NAME]" >&2; exit 64
+    echo "usage: scripts/db.sh start|stop|destroy|url|resume [NAME]" >&2; exit 64
     ;;
 esac

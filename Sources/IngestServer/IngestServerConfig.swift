@@ -17,6 +17,9 @@ public struct IngestServerConfig: Sendable {
     public var connectionMemoryLimit = 128 << 10
     /// Idle seconds before a connection is closed (not counting time suspended for a commit).
     public var requestTimeoutSeconds = 30
+    /// Seconds a request body may take to arrive in all. A client that trickles a byte now and
+    /// then never goes idle, so without this it would hold its connection for as long as it likes.
+    public var uploadDeadlineSeconds = 60
     /// Body, event and time limits of the contract.
     public var limits = IngestLimits()
     /// Validated requests waiting for a writer; a full queue answers 429.

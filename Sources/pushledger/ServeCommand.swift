@@ -16,6 +16,7 @@ enum ServeCommand: Command {
             .value("connections", type: .integer, help: "Open connections at most", default: "256"),
             .value("connection-memory", type: .integer, help: "Bytes of libmicrohttpd memory per connection", default: "131072"),
             .value("timeout", type: .integer, help: "Seconds an idle connection stays open", default: "30"),
+            .value("upload-deadline", type: .integer, help: "Seconds a request body may take to arrive in all (slow clients are cut off)", default: "60"),
             .value("max-body", type: .integer, help: "Bytes of a request body as sent", default: "1048576"),
             .value("max-decompressed", type: .integer, help: "Bytes of a body after gzip", default: "8388608"),
             .value("max-events", type: .integer, help: "Events (or sends) per request", default: "2000"),
@@ -57,6 +58,7 @@ enum ServeCommand: Command {
         config.connectionLimit = try positive("connections")
         config.connectionMemoryLimit = try positive("connection-memory")
         config.requestTimeoutSeconds = try positive("timeout")
+        config.uploadDeadlineSeconds = try positive("upload-deadline")
         config.limits.maxBodyBytes = try positive("max-body")
         config.limits.maxDecompressedBytes = try positive("max-decompressed")
         config.limits.maxEventsPerRequest = try positive("max-events")

@@ -16,19 +16,8 @@ import Glibc
         let migrate = try CommandRunner.run(["migrate", "--log-level", "warning"], environment: env)
         try #require(migrate.status == 0, "\(migrate.stderr)")
 
-        let port = try #require(Self.freePort())
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("demo-serve-\(UUID()).log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: log) }
-        let serve = Process()
-        serve.executableURL = CommandRunner.executable
-        serve.arguments = ["serve", "--listen", "127.0.0.1:\(port)"]
-        serve.environment = env.merging(["PATH": "/usr/bin:/bin"]) { $1 }
-        serve.standardError = try FileHandle(forWritingTo: log)
-        serve.standardOutput = FileHandle.nullDevice
-        try serve.run()
-        defer { if serve.isRunning { serve.terminate(); serve.waitUntilExit() } }
-        try #require(Self.waitForListener(port: port), "serve never listened: \(Self.read(log))")
+        let serve = try ServeProcess(databaseURL: database)
+        let port = serve.port
 
         var keys: [String] = []
         for scope in ["telemetry", "sends"] {
@@ -44,13 +33,13 @@ import Glibc
         try #require(simulate.status == 0, "\(simulate.stderr)")
 
         // A graceful stop: in-flight requests finish, then exit 0.
-        serve.terminate()
-        serve.waitUntilExit()
+        serve.send(SIGTERM)
+        let exit = serve.waitForExit()
         // SIGTERM drains and exits 0 (tested on a real process: signalling the test process
         // itself would interrupt every other test running in parallel).
-        #expect(serve.terminationReason == .exit && serve.terminationStatus == 0, "\(Self.read(log))")
-        #expect(Self.read(log).contains("signal received, draining"))
-        #expect(Self.read(log).contains("msg=stopped"))
+        #expect(exit.exited && exit.status == 0, "\(serve.logText)")
+        #expect(serve.logText.contains("signal received, draining"))
+        #expect(serve.logText.contains("msg=stopped"))
 
         let rollup = try CommandRunner.run(["rollup"], environment: env)
         #expect(rollup.status == 0, "\(rollup.stderr)")
@@ -90,44 +79,4 @@ import Glibc
     static let countFields: Set<String> = [
         "sends", "rejected", "pending", "opened", "received", "blocked_app", "blocked_channel", "unconfirmed", "unattributed",
     ]
-
-    static func read(_ url: URL) -> String { (try? String(contentsOf: url, encoding: .utf8)) ?? "" }
-
-    /// A port the kernel says is free now (bind to 0, read it back, release it).
-    static func freePort() -> UInt16? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var address = loopback(port: 0)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        return bound ? UInt16(bigEndian: address.sin_port) : nil
-    }
-
-    /// Polls until something accepts connections on `port` (at most ~20 s).
-    static func waitForListener(port: UInt16) -> Bool {
-        for _ in 0..<400 {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = loopback(port: port)
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-            }
-            close(fd)
-            if connected { return true }
-            usleep(50_000)
-        }
-        return false
-    }
-
-    static func loopback(port: UInt16) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        return address
-    }
 }

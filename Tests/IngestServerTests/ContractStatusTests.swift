@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Gzip
 import PushLedgerCore
 import Testing

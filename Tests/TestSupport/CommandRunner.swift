@@ -18,11 +18,13 @@ public enum CommandRunner {
         return folder.appendingPathComponent("pushledger")
     }
 
-    /// Runs `pushledger arguments…` with `environment` added to a clean one, optionally
-    /// feeding `input` on stdin, and waits for it.
-    public static func run(_ arguments: [String], environment: [String: String] = [:], input: Data? = nil) throws -> Output {
+    /// Runs `pushledger arguments…` (or another `program`, such as a script of `scripts/`) with
+    /// `environment` added to a clean one, optionally feeding `input` on stdin, and waits for it.
+    public static func run(
+        _ arguments: [String], environment: [String: String] = [:], input: Data? = nil, program: URL? = nil
+    ) throws -> Output {
         let process = Process()
-        process.executableURL = executable
+        process.executableURL = program ?? executable
         process.arguments = arguments
         var env = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
         env["PUSHLEDGER_SQL_DIR"] = TestDatabase.repositoryRoot.appendingPathComponent("sql").path
@@ -42,9 +44,9 @@ public enum CommandRunner {
         if let input { writeAll(inp.fileHandleForWriting.fileDescriptor, input) }
         try inp.fileHandleForWriting.close()
         group.wait()
-        process.waitUntilExit()
+        let ended = ChildExit.wait(process)
         return Output(
-            status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
+            status: ended.status, stdout: String(decoding: stdoutData, as: UTF8.self),
             stderr: String(decoding: stderrData, as: UTF8.self))
     }
 

@@ -22,6 +22,8 @@ final class HTTPDaemon: @unchecked Sendable {
     private let closing = Atomic<Bool>(false)
     /// The bound port (useful with port 0).
     private(set) var port: UInt16 = 0
+    /// Time a request body may take to arrive; set in `start`, before any request.
+    nonisolated(unsafe) private var uploadTime: Duration = .seconds(60)
 
     init(handler: any HTTPHandler) {
         self.handler = handler
@@ -33,6 +35,7 @@ final class HTTPDaemon: @unchecked Sendable {
     func start(host: String, port: UInt16, config: IngestServerConfig) throws(HTTPServerError) {
         let (socket, boundPort) = try Self.listen(host: host, port: port)
         self.port = boundPort
+        uploadTime = .seconds(max(1, config.uploadDeadlineSeconds))
         let selfPointer = Unmanaged.passUnretained(self).toOpaque()
         var options: [MHD_OptionItem] = [
             MHD_OptionItem(option: .LISTEN_SOCKET, value: Int(socket), ptr_value: nil),
@@ -42,6 +45,7 @@ final class HTTPDaemon: @unchecked Sendable {
             MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: max(0, config.requestTimeoutSeconds), ptr_value: nil),
             MHD_OptionItem(
                 option: .NOTIFY_COMPLETED, value: unsafeBitCast(requestCompleted, to: Int.self), ptr_value: selfPointer),
+            MHD_OptionItem(option: .UNESCAPE_CALLBACK, value: unsafeBitCast(unescape, to: Int.self), ptr_value: nil),
             MHD_OptionItem(option: .END, value: 0, ptr_value: nil),
         ]
         let flags = MHD_USE_AUTO_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ITC.rawValue
@@ -96,7 +100,7 @@ final class HTTPDaemon: @unchecked Sendable {
                     conCls.pointee = Unmanaged.passRetained(context).toOpaque()
                     return queue(handler.bodyTooLarge(head), for: context, on: connection)
                 }
-                let context = RequestContext(head: head, connection: connection, limit: limit, context: value)
+                let context = RequestContext(head: head, connection: connection, limit: limit, context: value, uploadTime: uploadTime)
                 conCls.pointee = Unmanaged.passRetained(context).toOpaque()
                 return .YES
             }
@@ -195,6 +199,15 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     return daemon.access(
         connection, url: url.map { String(cString: $0) } ?? "/", method: method.map { String(cString: $0) } ?? "",
         upload: upload, uploadSize: uploadSize, conCls: conCls)
+}
+
+/// `MHD_UnescapeCallback`: percent-decoding as libmicrohttpd does it, except that a text holding
+/// `%00` stays as sent. Decoded, the NUL would cut the C string short, and
+/// `/v1/telemetry%00anything` would reach `/v1/telemetry`; kept, it is an unknown path (404).
+private let unescape: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<CChar>?) -> Int = { _, _, text in
+    guard let text else { return 0 }
+    if strstr(text, "%00") != nil { return strlen(text) }
+    return MHD_http_unescape(text)
 }
 
 /// `MHD_RequestCompletedCallback`: frees the request's context.

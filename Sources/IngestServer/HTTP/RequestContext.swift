@@ -12,6 +12,8 @@ final class RequestContext: ReplySlot, @unchecked Sendable {
     /// Used only to suspend and resume; the connection outlives its suspension.
     nonisolated(unsafe) private let connection: OpaquePointer
     private let state: Mutex<State>
+    /// When the body must be complete (see `IngestServerConfig.uploadDeadlineSeconds`).
+    private let uploadDeadline: ContinuousClock.Instant
 
     private struct State {
         var phase: Phase
@@ -38,10 +40,11 @@ final class RequestContext: ReplySlot, @unchecked Sendable {
     /// What a body chunk did.
     enum ChunkResult { case stored, discarded, abort }
 
-    init(head: RequestHead, connection: OpaquePointer, limit: Int, context: any Sendable) {
+    init(head: RequestHead, connection: OpaquePointer, limit: Int, context: any Sendable, uploadTime: Duration) {
         self.head = head
         self.connection = connection
         state = Mutex(State(phase: .reading(limit: limit, context: context)))
+        uploadDeadline = .now + uploadTime
     }
 
     /// A request answered from its headers: any body is discarded.
@@ -49,14 +52,18 @@ final class RequestContext: ReplySlot, @unchecked Sendable {
         self.head = head
         self.connection = connection
         state = Mutex(State(phase: .answered))
+        uploadDeadline = .now
     }
 
     /// Appends a body chunk, counting bytes as they arrive. libmicrohttpd 0.9.75 refuses a
     /// reply while an upload is in progress, so past the limit the rest is discarded and
     /// `tooLarge` goes out when the upload ends — or the connection is dropped once the
-    /// discarded part passes the limit again (a client streaming without end).
+    /// discarded part passes the limit again (a client streaming without end). A body still
+    /// arriving after the upload deadline drops the connection (a slow client: no reply can go
+    /// out mid-upload, see above).
     func append(_ chunk: UnsafeRawBufferPointer, tooLarge: () -> HTTPResponse) -> ChunkResult {
-        state.withLock { state in
+        guard ContinuousClock.now <= uploadDeadline else { return .abort }
+        return state.withLock { state in
             switch state.phase {
             case .reading(let limit, _):
                 guard state.body.count + chunk.count <= limit else {

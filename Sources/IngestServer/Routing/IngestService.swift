@@ -119,9 +119,11 @@ final class IngestService: HTTPHandler {
         } catch {
             metrics.failedRequests.increment([request.route.rawValue, error.code])
             guard error.status == 400 || error.status == 413 else { return (nil, error) }
+            // Postgres text holds no U+0000 (a raw NUL byte would fail the whole COPY batch).
             let unit = IngestUnit.failedRequest(
-                endpoint: request.endpoint, appID: request.key.appID, code: error.code, message: error.message,
-                rawBody: String(decoding: text, as: UTF8.self), receivedAt: receivedAt)
+                endpoint: request.endpoint, appID: request.key.appID, code: error.code,
+                message: Rejection.storableText(Array(error.message.utf8)[...]), rawBody: Rejection.storableText(text[...]),
+                receivedAt: receivedAt)
             return (unit, error)
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Synchronization
 
 /// A TCP relay in front of Postgres that a test can cut and restore: a real outage for the

@@ -3,11 +3,11 @@ import Synchronization
 
 /// Runs work on its own thread; `value()` waits for the result (tests need requests that are
 /// in flight while they look at the server).
-final class Background<T: Sendable>: Sendable {
+public final class Background<T: Sendable>: Sendable {
     private let done = DispatchSemaphore(value: 0)
     private let result = Mutex<Result<T, any Error>?>(nil)
 
-    init(_ work: @escaping @Sendable () throws -> T) {
+    public init(_ work: @escaping @Sendable () throws -> T) {
         Thread { [self] in
             let outcome = Result { try work() }
             result.withLock { $0 = outcome }
@@ -15,18 +15,18 @@ final class Background<T: Sendable>: Sendable {
         }.start()
     }
 
-    func value() throws -> T {
+    public func value() throws -> T {
         done.wait()
         done.signal()
         return try result.withLock { $0! }.get()
     }
 
     /// True once the work finished (without waiting).
-    var isFinished: Bool { result.withLock { $0 != nil } }
+    public var isFinished: Bool { result.withLock { $0 != nil } }
 }
 
 /// Spins until `condition` holds. Not a timed assertion: the condition is bound to become true,
 /// and a broken server fails the test through the surrounding request instead.
-func waitUntil(_ condition: () -> Bool) {
+public func waitUntil(_ condition: () -> Bool) {
     while !condition() { usleep(2_000) }
 }

@@ -1,35 +1,42 @@
 import Foundation
 
 /// A response as read off the socket.
-struct RawReply: Sendable {
-    var status: Int
-    var headers: [String: String]
-    var body: [UInt8]
+public struct RawReply: Sendable {
+    public var status: Int
+    public var headers: [String: String]
+    public var body: [UInt8]
 
-    var text: String { String(decoding: body, as: UTF8.self) }
-    var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] }
-    func header(_ name: String) -> String? { headers[name.lowercased()] }
+    public init(status: Int, headers: [String: String], body: [UInt8]) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    public var text: String { String(decoding: body, as: UTF8.self) }
+    public var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] }
+    public func header(_ name: String) -> String? { headers[name.lowercased()] }
 }
 
-struct RawHTTPError: Error, CustomStringConvertible {
-    var description: String
+public struct RawHTTPError: Error, CustomStringConvertible {
+    public var description: String
+    public init(description: String) { self.description = description }
 }
 
 /// A deliberately low-level HTTP/1.1 client for the tests: it can send what a well-behaved
 /// client never would (partial bodies, bad chunking, headers without a body).
-final class RawHTTPConnection {
+public final class RawHTTPConnection {
     private let socket: Int32
     private var buffer: [UInt8] = []
 
-    init(port: UInt16) throws {
+    public init(port: UInt16, receiveTimeout: Int = 20) throws {
         socket = try Self.connectSocket(port: port)
         // A safety net so a broken server fails the test instead of hanging it; not an assertion.
-        var timeout = timeval(tv_sec: 20, tv_usec: 0)
+        var timeout = timeval(tv_sec: receiveTimeout, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
     /// A socket connected to `127.0.0.1:port`.
-    static func connectSocket(port: UInt16) throws -> Int32 {
+    public static func connectSocket(port: UInt16) throws -> Int32 {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw RawHTTPError(description: "socket") }
         var address = sockaddr_in()
@@ -50,7 +57,7 @@ final class RawHTTPConnection {
 
     /// Writes bytes; returns false when the peer closed (EPIPE / reset), which some tests expect.
     @discardableResult
-    func write(_ bytes: [UInt8]) -> Bool {
+    public func write(_ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -60,10 +67,10 @@ final class RawHTTPConnection {
         return true
     }
 
-    func write(_ text: String) { write(Array(text.utf8)) }
+    public func write(_ text: String) { write(Array(text.utf8)) }
 
     /// Reads one response (Content-Length or chunked body); a reply to HEAD has no body.
-    func readReply(toHead: Bool = false) throws -> RawReply {
+    public func readReply(toHead: Bool = false) throws -> RawReply {
         let headerEnd = try readUntil(Array("\r\n\r\n".utf8))
         let headText = String(decoding: buffer[..<headerEnd], as: UTF8.self)
         buffer.removeFirst(headerEnd + 4)
@@ -96,8 +103,27 @@ final class RawHTTPConnection {
         return RawReply(status: status, headers: headers, body: body)
     }
 
+    /// What a silent client sees next: the server closing (end of stream or reset), a reply,
+    /// or nothing within the receive timeout.
+    public enum Ending: Equatable, Sendable {
+        case closed
+        case reply(Int)
+        case nothing
+    }
+
+    /// Waits for the server to close the connection or to answer.
+    public func waitForEnding() -> Ending {
+        if !buffer.isEmpty, let reply = try? readReply() { return .reply(reply.status) }
+        var chunk = [UInt8](repeating: 0, count: 4_096)
+        let count = recv(socket, &chunk, chunk.count, 0)
+        if count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK) { return .closed }
+        if count < 0 { return .nothing }
+        buffer += chunk.prefix(count)
+        return (try? readReply()).map { .reply($0.status) } ?? .closed
+    }
+
     /// True when the server closed the connection (reads end of stream).
-    func isClosedByPeer() -> Bool {
+    public func isClosedByPeer() -> Bool {
         var byte: UInt8 = 0
         return recv(socket, &byte, 1, 0) <= 0
     }
@@ -122,8 +148,8 @@ final class RawHTTPConnection {
 }
 
 /// Builds request bytes.
-enum RawRequest {
-    static func make(
+public enum RawRequest {
+    public static func make(
         _ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8] = [], contentLength: Bool = true
     ) -> [UInt8] {
         var text = "\(method) \(path) HTTP/1.1\r\nHost: test\r\n"
@@ -134,10 +160,10 @@ enum RawRequest {
     }
 
     /// Headers of a chunked upload; send the chunks with `chunk(_:)` and finish with `lastChunk`.
-    static func chunkedHead(_ path: String, headers: [(String, String)]) -> [UInt8] {
+    public static func chunkedHead(_ path: String, headers: [(String, String)]) -> [UInt8] {
         make("POST", path, headers: headers + [("Transfer-Encoding", "chunked")], contentLength: false)
     }
 
-    static func chunk(_ bytes: [UInt8]) -> [UInt8] { Array(String(bytes.count, radix: 16).utf8) + [13, 10] + bytes + [13, 10] }
-    static let lastChunk: [UInt8] = Array("0\r\n\r\n".utf8)
+    public static func chunk(_ bytes: [UInt8]) -> [UInt8] { Array(String(bytes.count, radix: 16).utf8) + [13, 10] + bytes + [13, 10] }
+    public static let lastChunk: [UInt8] = Array("0\r\n\r\n".utf8)
 }

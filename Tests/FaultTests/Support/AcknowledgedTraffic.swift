@@ -1,0 +1,134 @@
+import Foundation
+import IngestClient
+import Simulator
+import Synchronization
+import TestSupport
+
+/// Valid traffic from the simulator (telemetry and sends), posted with retries by client
+/// threads. It remembers every event the server acknowledged: in a 200 whose `rejected` list
+/// does not name it. That set is what must be in Postgres at the end of a fault test.
+final class AcknowledgedTraffic: Sendable {
+    struct Batch: Sendable {
+        var path: String
+        var contentType: String
+        var key: String
+        var eventIDs: [String]
+        var body: @Sendable (_ nowMs: Int64) -> [UInt8]
+    }
+
+    struct Summary: Sendable {
+        var acknowledged: Set<String> = []
+        var requests = 0
+        var answered200 = 0
+        /// Batches whose attempts ran out (not acknowledged; allowed, never counted as stored).
+        var gaveUp = 0
+        /// Final statuses of the batches.
+        var statuses: [Int: Int] = [:]
+        /// Why attempts were retried ("HTTP 503", a network error…), and how often.
+        var retries: [String: Int] = [:]
+    }
+
+    private let batches: [Batch]
+    private let next = Atomic<Int>(0)
+    private let stopped = Atomic<Bool>(false)
+    private let summary = Mutex(Summary())
+
+    var batchCount: Int { batches.count }
+
+    /// A simulated fleet of `installs` over the last `days` days.
+    init(database: FaultDatabase, installs: Int, days: Int = 2, seed: UInt64) {
+        let nowMs = Int64(Date().timeIntervalSince1970 * 1_000)
+        var config = SimulationConfig.endingBefore(nowMs: nowMs, days: days)
+        config.installs = installs
+        config.seed = seed
+        config.sendsPerBatch = 100
+        let output = Simulation.generate(config)
+        let telemetry = output.telemetry.map { batch in
+            Batch(path: "/v1/telemetry", contentType: "application/json", key: database.telemetryKey,
+                  eventIDs: Self.eventIDs(batch.body, list: "events"), body: { batch.stamped(nowMs: $0) })
+        }
+        let sends = output.sends.map { batch in
+            Batch(path: "/v1/sends", contentType: batch.contentType, key: database.sendsKey,
+                  eventIDs: batch.contentType == "application/x-ndjson" ? Self.lineEventIDs(batch.body) : Self.eventIDs(batch.body, list: "sends"),
+                  body: { _ in batch.body })
+        }
+        // Interleaved, so any stretch of the run carries both kinds.
+        var mixed: [Batch] = []
+        let stride = max(1, telemetry.count / max(1, sends.count))
+        var sendIterator = sends.makeIterator()
+        for (index, batch) in telemetry.enumerated() {
+            mixed.append(batch)
+            if index % stride == 0, let send = sendIterator.next() { mixed.append(send) }
+        }
+        while let send = sendIterator.next() { mixed.append(send) }
+        batches = mixed
+    }
+
+    /// Posts the batches from `clients` threads until all are posted or `stop()`; the returned
+    /// handle's value is the summary once every client is done.
+    func post(to baseURL: String, clients: Int, policy: RetryPolicy) -> Background<Summary> {
+        Background { [self] in
+            let workers = (0..<clients).map { _ in Background { [self] in try postLoop(baseURL: baseURL, policy: policy) } }
+            for worker in workers { try worker.value() }
+            return summary.withLock { $0 }
+        }
+    }
+
+    /// Clients finish the batch they are posting and take no new one.
+    func stop() { stopped.store(true, ordering: .relaxed) }
+
+    /// Requests answered so far (any status).
+    var requests: Int { summary.withLock { $0.requests } }
+
+    private func postLoop(baseURL: String, policy: RetryPolicy) throws {
+        let client = try IngestClient(baseURL: baseURL, timeout: 60, connectTimeout: 5)
+        client.sleep = { seconds in usleep(UInt32(seconds * 1_000_000)) }
+        while !stopped.load(ordering: .relaxed) {
+            let index = next.add(1, ordering: .relaxed).oldValue
+            guard index < batches.count else { return }
+            let batch = batches[index]
+            let response: HTTPResponse?
+            do {
+                response = try client.postWithRetry(
+                    path: batch.path, contentType: batch.contentType, bearer: batch.key, policy: policy,
+                    onRetry: { _, reason in
+                        summary.withLock { summary in
+                            summary.requests += 1
+                            summary.retries[reason, default: 0] += 1
+                        }
+                    },
+                    makeBody: { batch.body(Int64(Date().timeIntervalSince1970 * 1_000)) })
+            } catch {
+                response = nil
+            }
+            summary.withLock { summary in
+                summary.requests += 1
+                guard let response else { return summary.gaveUp += 1 }
+                summary.statuses[response.status, default: 0] += 1
+                guard response.status == 200 else { return summary.gaveUp += 1 }
+                summary.answered200 += 1
+                let rejected = Self.rejectedIndexes(response.body)
+                for (index, id) in batch.eventIDs.enumerated() where !rejected.contains(index) {
+                    summary.acknowledged.insert(id)
+                }
+            }
+        }
+    }
+
+    private static func eventIDs(_ body: [UInt8], list: String) -> [String] {
+        let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
+        return (object?[list] as? [[String: Any]] ?? []).map { ($0["event_id"] as? String ?? "").lowercased() }
+    }
+
+    private static func lineEventIDs(_ body: [UInt8]) -> [String] {
+        body.split(separator: 10).map { line in
+            let object = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any]
+            return (object?["event_id"] as? String ?? "").lowercased()
+        }
+    }
+
+    private static func rejectedIndexes(_ body: [UInt8]) -> Set<Int> {
+        let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
+        return Set((object?["rejected"] as? [[String: Any]] ?? []).compactMap { $0["index"] as? Int })
+    }
+}

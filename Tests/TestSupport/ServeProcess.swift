@@ -1,0 +1,105 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `pushledger serve` as a child process of the test, so signals (SIGTERM, SIGKILL) hit it and
+/// never the test process. Its stderr goes to a log file the test can read.
+public final class ServeProcess: @unchecked Sendable {
+    public let port: UInt16
+    public let log: URL
+    private let process: Process
+
+    /// Starts `pushledger serve --listen 127.0.0.1:PORT extra…` against `databaseURL` and waits
+    /// until it accepts connections. `port` nil picks a free one; pass the old one to restart.
+    public init(databaseURL: String, port: UInt16? = nil, arguments: [String] = []) throws {
+        guard let port = port ?? Self.freePort() else { throw RawHTTPError(description: "no free port") }
+        self.port = port
+        log = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(port)-\(UUID()).log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        process = Process()
+        process.executableURL = CommandRunner.executable
+        process.arguments = ["serve", "--listen", "127.0.0.1:\(port)"] + arguments
+        process.environment = [
+            "PATH": "/usr/bin:/bin", "DATABASE_URL": databaseURL,
+            "PUSHLEDGER_SQL_DIR": TestDatabase.repositoryRoot.appendingPathComponent("sql").path,
+        ]
+        process.standardError = try FileHandle(forWritingTo: log)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let process = process
+        guard Self.waitForListener(port: port, while: { ChildExit.poll(process) == nil }) else {
+            throw RawHTTPError(description: "serve never listened: \(logText)")
+        }
+    }
+
+    /// Kills a server the test left running; the log file goes too.
+    deinit {
+        if isRunning { kill(pid, SIGKILL) }
+        ChildExit.wait(process)
+        try? FileManager.default.removeItem(at: log)
+    }
+
+    public var pid: Int32 { process.processIdentifier }
+    public var isRunning: Bool { ChildExit.poll(process) == nil }
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+    public var logText: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+
+    /// Sends `signal` to the server process.
+    public func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
+    /// Waits for the process to end: (exited normally, status or signal number).
+    @discardableResult
+    public func waitForExit() -> (exited: Bool, status: Int32) {
+        ChildExit.wait(process)
+    }
+
+    /// Resident memory now and its peak so far, in bytes (`VmRSS`, `VmHWM` of /proc/PID/status).
+    public func memory() -> (rss: Int, peak: Int)? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+        func kibibytes(_ field: String) -> Int? {
+            guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }) else { return nil }
+            return line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
+        }
+        guard let rss = kibibytes("VmRSS"), let peak = kibibytes("VmHWM") else { return nil }
+        return (rss << 10, peak << 10)
+    }
+
+    /// A port the kernel says is free now (bind to 0, read it back, release it).
+    public static func freePort() -> UInt16? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var address = loopback(port: 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        return bound ? UInt16(bigEndian: address.sin_port) : nil
+    }
+
+    /// Polls until something accepts connections on `port`, while `alive` holds (at most ~60 s).
+    public static func waitForListener(port: UInt16, while alive: () -> Bool = { true }) -> Bool {
+        for _ in 0..<1_200 where alive() {
+            guard let fd = try? RawHTTPConnection.connectSocket(port: port) else {
+                usleep(50_000)
+                continue
+            }
+            close(fd)
+            return true
+        }
+        return false
+    }
+
+    static func loopback(port: UInt16) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        return address
+    }
+}
