@@ -2,11 +2,13 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help deps build release demo test db-start db-stop clean
+.PHONY: help deps build release demo test bench bench-smoke db-start db-stop clean
 
 help:
 	@echo "make demo      local Postgres, ingest, simulated fleet, weekly report"
 	@echo "make test      the whole test suite on a throwaway local Postgres"
+	@echo "make bench     benchmarks: ingest vs COPY and naive INSERTs, rollups vs a scan (bench/results/)"
+	@echo "make bench-smoke  the benchmarks tiny, as make test runs them"
 	@echo "make build     debug build; make release for an optimised one"
 	@echo "make db-start  start the project-local Postgres (prints DATABASE_URL); make db-stop stops it"
 	@echo "make clean     remove build output and the local databases"
@@ -27,6 +29,15 @@ demo: deps
 test:
 	@scripts/deps.sh chromium prometheus
 	@scripts/test.sh
+
+# Minutes on 2 cores; not part of make test (which runs bench-smoke).
+bench:
+	@scripts/deps.sh
+	@scripts/bench.sh full
+
+bench-smoke:
+	@scripts/deps.sh
+	@scripts/bench.sh smoke
 
 db-start: deps
 	@scripts/db.sh start demo
