@@ -20,13 +20,13 @@ extension PromptTimingReport {
             rate.wilsonInterval().map { .array([.double($0.lower), .double($0.upper)]) } ?? .null
         }
         let versus: JSONValue = comparisons(cohort).map { list in
-            .object(list.map { name, comparison in
+            .object(JSONObject(list.map { name, comparison -> (String, JSONValue) in
                 (name, .object([
                     ("diff_pp", .number(comparison.differencePoints)),
                     ("p_value", .number(comparison.pValue)),
                     ("insufficient_data", .bool(comparison.insufficientData)),
                 ]))
-            })
+            }))
         } ?? .null
         return .object([
             ("cohort", .string(cohort.name)),
@@ -94,7 +94,7 @@ extension PromptTimingReport {
     /// line would break readers), so it says the mode in a leading `mode` column.
     public func rendered(_ format: ReportFormat) throws(ReportError) -> String {
         switch format {
-        case .json: return json.serialized(pretty: true) + "\n"
+        case .json: return json.jsonText(pretty: true) + "\n"
         case .csv:
             var table = table(for: .csv).table
             table.columns.insert(Table.Column("mode"), at: 0)

@@ -21,14 +21,18 @@ public struct PromptTimingReport: Sendable, Equatable {
         public var platform: String?
         /// Downstream send rates (they classify the window's sends; the weekly report skips them).
         public var includeSends: Bool
+        /// Read the daily prompt-cohort rollups (refreshed by the caller, as of their refresh)
+        /// instead of the events; the window must be whole UTC days and sends are not included.
+        public var fromRollups: Bool
 
         public init(experiment: String = "push_prompt_timing", baseline: String? = nil, asTreated: Bool = false,
-                    platform: String? = nil, includeSends: Bool = true) {
+                    platform: String? = nil, includeSends: Bool = true, fromRollups: Bool = false) {
             self.experiment = experiment
             self.baseline = baseline
             self.asTreated = asTreated
             self.platform = platform
             self.includeSends = includeSends
+            self.fromRollups = fromRollups
         }
     }
 
@@ -70,6 +74,12 @@ public struct PromptTimingReport: Sendable, Equatable {
         if let platform = options.platform, platform != "ios", platform != "android" {
             throw ReportError.invalidQuery("unknown platform '\(platform)' (expected ios or android)")
         }
+        if options.fromRollups {
+            let wholeDays = [query.from, query.to].allSatisfy { $0.timeIntervalSince1970.truncatingRemainder(dividingBy: 86_400) == 0 }
+            guard wholeDays, !options.includeSends else {
+                throw ReportError.invalidQuery("prompt-cohort rollups cover whole UTC days and no sends")
+            }
+        }
         var mode: Mode = options.asTreated ? .asTreated : .intentToTreat
         var cohorts = try loadCohorts(connection, query, options, mode: mode)
         let fellBack = mode == .intentToTreat && cohorts.isEmpty
@@ -89,13 +99,21 @@ public struct PromptTimingReport: Sendable, Equatable {
         throws(ReportError) -> [Cohort]
     {
         let asTreated = mode == .asTreated
+        let source: SQL = options.fromRollups
+            ? """
+              pushledger_rollup_prompt_cohorts(\(query.app), (\(query.from) at time zone 'UTC')::date,
+                  (\(query.to) at time zone 'UTC')::date, \(options.experiment), \(asTreated), \(options.platform))
+              """
+            : """
+              pushledger_prompt_cohorts(\(query.app), \(query.from), \(query.to), \(query.asOf),
+                  \(options.experiment), \(asTreated), \(options.platform))
+              """
         var cohorts = try databaseStep("computing prompt cohorts") {
             try connection.query(
                 """
                 select cohort, installs, prompted, granted, provisional, reached, granted_without_prompt,
                        retained_eligible, retained, median_hours_to_prompt
-                  from pushledger_prompt_cohorts(\(query.app), \(query.from), \(query.to), \(query.asOf),
-                                                 \(options.experiment), \(asTreated), \(options.platform))
+                  from \(source)
                 """
             ).map { row in
                 let installs: Int = try row.decode("installs")

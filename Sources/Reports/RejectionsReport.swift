@@ -125,7 +125,7 @@ public struct RejectionsReport: Sendable, Equatable {
     /// Renders in `table`, `json`, `csv` (the per-reason rows) or `markdown`.
     public func rendered(_ format: ReportFormat) throws(ReportError) -> String {
         switch format {
-        case .json: return json.serialized(pretty: true) + "\n"
+        case .json: return json.jsonText(pretty: true) + "\n"
         case .csv: return tables(for: .csv)[1].table.csv()
         case .table, .markdown: return tables(for: format).compactMap { $0.rendered(format) }.joined(separator: "\n")
         case .html, .text: throw ReportError.unsupported(format, report: "report rejections")

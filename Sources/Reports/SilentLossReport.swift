@@ -76,7 +76,7 @@ public struct SilentLossReport: Sendable, Equatable {
 
     /// Renders in `table`, `json`, `csv` or `markdown`.
     public func rendered(_ format: ReportFormat) throws(ReportError) -> String {
-        if format == .json { return json.serialized(pretty: true) + "\n" }
+        if format == .json { return json.jsonText(pretty: true) + "\n" }
         guard format != .text, let text = table(for: format).rendered(format) else {
             throw ReportError.unsupported(format, report: "report silent-loss")
         }

@@ -133,7 +133,7 @@ enum RollupCommand: Command {
         let connection = try context.connect()
         do throws(ReportError) {
             let summary = try ReportRollups.refresh(connection: connection)
-            context.print(context.command.string("format") == "json" ? summary.json.serialized(pretty: true) : summary.text)
+            context.print(context.command.string("format") == "json" ? summary.json.jsonText(pretty: true) : summary.text)
         } catch {
             throw CommandFailure(report: error)
         }

@@ -8,6 +8,25 @@ import Testing
         #expect(value.jsonText == #"{"zeta":1,"alpha":[true,null,2.5],"mid":{"b":"x","a":-3}}"#)
     }
 
+    @Test func prettyPutsEachMemberOnItsOwnLine() throws {
+        let value: JSONValue = ["a": 1, "list": [true, ["x": nil]], "empty": [:], "none": []]
+        #expect(value.jsonText(pretty: true) == """
+            {
+              "a": 1,
+              "list": [
+                true,
+                {
+                  "x": null
+                }
+              ],
+              "empty": {},
+              "none": []
+            }
+            """)
+        #expect(JSONValue.string("s").jsonText(pretty: true) == #""s""#)
+        #expect(try JSONParser.parseValue(value.jsonText(pretty: true)) == value)
+    }
+
     @Test func stringsAreEscaped() {
         let text = "q\" b\\ / \u{8}\u{C}\n\r\t \u{0}\u{1F} \u{7F} é 😀 \u{2028}"
         #expect(JSONValue.string(text).jsonText == #""q\" b\\ / \b\f\n\r\t \u0000\u001f "# + "\u{7F} é 😀 \u{2028}\"")

@@ -26,6 +26,81 @@ struct PromptTimingReportTests {
         }
     }
 
+    /// Recomputes the marked prompt-cohort rollups as of `asOf`; how many days it recomputed.
+    private func refreshRollups(asOf: Date) throws -> Int {
+        try data.fixture.connection.query("select pushledger_refresh_prompt_rollups(\(asOf)) as n")[0].decode("n")
+    }
+
+    private func fromRollups(asTreated: Bool = false, platform: String? = nil) throws -> PromptTimingReport {
+        try PromptTimingReport.run(connection: data.fixture.connection, query: data.query,
+                                   options: .init(asTreated: asTreated, platform: platform, includeSends: false, fromRollups: true))
+    }
+
+    @Test func rollupsHoldTheSameCohortsAsTheEvents() throws {
+        #expect(try refreshRollups(asOf: PromptFixture.asOf) > 0)
+        for asTreated in [false, true] {
+            for platform in [nil, "ios", "android"] {
+                let report = try fromRollups(asTreated: asTreated, platform: platform)
+                #expect(report.mode == (asTreated ? .asTreated : .intentToTreat) && !report.fellBack)
+                try check(report, against: data.expected(asTreated: asTreated, platform: platform))
+            }
+        }
+        // Members' events dated after as_of keep their installations marked until a refresh as
+        // of their time; after one as of a time past every event, nothing is left to recompute.
+        #expect(try refreshRollups(asOf: PromptFixture.asOf) > 0)
+        let future = Fixture.time(2027, 6, 1)
+        #expect(try refreshRollups(asOf: future) > 0)
+        #expect(try refreshRollups(asOf: future) == 0)
+    }
+
+    /// Late events re-open the days of their installation's membership, and an event dated after
+    /// the refresh's as_of counts once a refresh as of its time runs.
+    @Test func lateEventsReopenTheirMembersDays() throws {
+        var data = data
+        _ = try refreshRollups(asOf: PromptFixture.asOf)
+        let reached = try #require(data.installs.firstIndex { install in
+            PromptFixture.cohort(install, asTreated: false) != nil && PromptFixture.canDisplay(install, at: PromptFixture.asOf)
+        })
+        let install = data.installs[reached]
+        // Turned off a day before as_of: reach falls by one in its cohort.
+        let off = PromptFixture.asOf.addingTimeInterval(-86_400)
+        if install.platform == "ios" {
+            try data.fixture.snapshot(install.id, at: off, platform: "ios", authorization: "denied", alert: "disabled")
+        } else {
+            try data.fixture.snapshot(install.id, at: off, platform: "android", enabled: false)
+        }
+        data.installs[reached].snapshots.append(.init(at: off, canDisplay: false))
+        data.installs[reached].snapshots.sort { $0.at < $1.at }
+        #expect(try refreshRollups(asOf: PromptFixture.asOf) > 0)
+        try check(try fromRollups(), against: data.expected(asTreated: false))
+
+        // A new exposure of a never-exposed installation, dated an hour after as_of: not yet a member.
+        let newcomer = try #require(data.installs.firstIndex { $0.exposures.isEmpty && $0.firstSeen < PromptFixture.to })
+        let late = PromptFixture.asOf.addingTimeInterval(3600)
+        try data.fixture.exposure(data.installs[newcomer].id, at: late, variant: "first_screen",
+                                  platform: data.installs[newcomer].platform)
+        let lateWeek = ReportQuery(app: Fixture.app, from: Fixture.time(2026, 11, 23), to: Fixture.time(2026, 11, 30), asOf: late)
+        let rolledOptions = PromptTimingReport.Options(includeSends: false, fromRollups: true)
+        _ = try refreshRollups(asOf: PromptFixture.asOf)
+        #expect(try PromptTimingReport.run(connection: data.fixture.connection, query: lateWeek, options: rolledOptions).cohorts.isEmpty)
+        #expect(try refreshRollups(asOf: late) > 0)
+        let direct = try PromptTimingReport.run(connection: data.fixture.connection, query: lateWeek, options: .init(includeSends: false))
+        let rolled = try PromptTimingReport.run(connection: data.fixture.connection, query: lateWeek, options: rolledOptions)
+        #expect(rolled.cohorts.map(\.installs) == [1] && rolled.cohorts == direct.cohorts)
+    }
+
+    @Test func rollupsCoverWholeDaysAndNoSends() throws {
+        #expect(throws: ReportError.self) {
+            try PromptTimingReport.run(connection: data.fixture.connection, query: data.query, options: .init(fromRollups: true))
+        }
+        var query = data.query
+        query.from = query.from.addingTimeInterval(3600)
+        #expect(throws: ReportError.self) {
+            try PromptTimingReport.run(connection: data.fixture.connection, query: query,
+                                       options: .init(includeSends: false, fromRollups: true))
+        }
+    }
+
     @Test func intentToTreatCohortsMatchTheirDefinitions() throws {
         let report = try PromptTimingReport.run(connection: data.fixture.connection, query: data.query)
         #expect(report.mode == .intentToTreat && !report.fellBack)
@@ -79,7 +154,7 @@ struct PromptTimingReportTests {
 
     @Test func jsonHasTheIssueShape() throws {
         let report = try PromptTimingReport.run(connection: data.fixture.connection, query: data.query)
-        let json = try parse(report.json.serialized())
+        let json = try parse(report.json.jsonText)
         #expect(Set(json.keys) == ["from", "to", "as_of", "mode", "note", "baseline", "cohorts"])
         #expect(json["mode"] as? String == "intent_to_treat")
         let cohorts = try #require(json["cohorts"] as? [[String: Any]])
@@ -144,7 +219,7 @@ struct PromptTimingReportTests {
                                                 options: .init(experiment: "never_run"))
         #expect(report.mode == .asTreated && report.fellBack)
         try check(report, against: data.expected(asTreated: true))
-        #expect(try parse(report.json.serialized())["mode"] as? String == "as_treated")
+        #expect(try parse(report.json.jsonText)["mode"] as? String == "as_treated")
         for format in [ReportFormat.table, .markdown, .json] {
             #expect(try report.rendered(format).contains("fallback"), "\(format)")
         }

@@ -52,16 +52,20 @@ struct ReportErrorTests {
             ("text", .string("a\"b\\c\nd\u{1}é")), ("none", .null), ("rate", .double(0.125)), ("whole", .double(3)),
             ("list", .array([.int(-1), .bool(true), .bool(false)])), ("empty", .object([])), ("nothing", .array([])),
         ])
-        #expect(value.serialized() == #"{"text":"a\"b\\c\nd\u0001é","none":null,"rate":0.125,"whole":3,"list":[-1,true,false],"empty":{},"nothing":[]}"#)
-        #expect(value.serialized(pretty: true).contains("\n  \"none\": null,\n"))
-        #expect(JSONValue.double(.nan).serialized() == "null")
+        #expect(value.jsonText == #"{"text":"a\"b\\c\nd\u0001é","none":null,"rate":0.125,"whole":3,"list":[-1,true,false],"empty":{},"nothing":[]}"#)
+        #expect(value.jsonText(pretty: true).contains("\n  \"none\": null,\n"))
+        #expect(JSONValue.double(.nan).jsonText == "null")
     }
 
     @Test func rollupSummaryNamesTheDays() {
         let asOf = Fixture.time(2026, 11, 30, 9)
-        let summary = ReportRollups.Summary(days: [("b", "2026-11-02"), ("a", "2026-11-01"), ("a", "2026-11-03")], asOf: asOf)
-        #expect(summary.text == "recomputed 3 days of 2 apps as of 2026-11-30T09:00:00.000Z\n  a: 2 (2026-11-01 … 2026-11-03)\n  b: 1 (2026-11-02)\n")
-        #expect(ReportRollups.Summary(days: [], asOf: asOf).text.contains("nothing to recompute"))
-        #expect(summary.json.serialized().hasPrefix(#"{"as_of":"2026-11-30T09:00:00.000Z","days":[{"app":"b","day":"2026-11-02"}"#))
+        let summary = ReportRollups.Summary(days: [("b", "2026-11-02"), ("a", "2026-11-01"), ("a", "2026-11-03")],
+                                            promptCohortDays: 1, asOf: asOf)
+        #expect(summary.text == "recomputed 3 days of 2 apps and 1 prompt-cohort day as of 2026-11-30T09:00:00.000Z\n  a: 2 (2026-11-01 … 2026-11-03)\n  b: 1 (2026-11-02)\n")
+        #expect(ReportRollups.Summary(days: [], promptCohortDays: 0, asOf: asOf).text.contains("nothing to recompute"))
+        #expect(ReportRollups.Summary(days: [], promptCohortDays: 4, asOf: asOf).text
+                == "recomputed 4 prompt-cohort days as of 2026-11-30T09:00:00.000Z\n")
+        #expect(summary.json.jsonText.hasPrefix(#"{"as_of":"2026-11-30T09:00:00.000Z","days":[{"app":"b","day":"2026-11-02"}"#))
+        #expect(summary.json.jsonText.hasSuffix(#""prompt_cohort_days":1}"#))
     }
 }

@@ -61,7 +61,7 @@ struct SilentLossReportTests {
 
     @Test func ratesFollowTheirDefinitionsAndNullOnZeroDenominators() throws {
         let report = try SilentLossReport.run(connection: data.fixture.connection, query: data.query, by: [.channel])
-        let json = try parse(report.json.serialized())
+        let json = try parse(report.json.jsonText)
         let rows = try #require(json["rows"] as? [[String: Any]])
         let fields: Set<String> = [
             "channel", "sends", "accepted", "rejected", "pending", "opened", "received", "blocked_app", "blocked_channel",
@@ -104,7 +104,7 @@ struct SilentLossReportTests {
         let unregistered = try #require(report.reasons.first { $0.reason == "UNREGISTERED" })
         #expect(unregistered.status == 404 && unregistered.rejected == 2)
         #expect(unregistered.rate.denominator == data.counts { $0.provider == "fcm" }.sends)
-        let json = try parse(report.json.serialized())
+        let json = try parse(report.json.jsonText)
         #expect(Set(json.keys) == ["from", "to", "as_of", "providers", "reason_classes", "reasons"])
         let csv = try report.rendered(.csv)
         #expect(csv.hasPrefix("provider,reason_class,reason,status,rejected,share_of_sends\r\n"))
@@ -114,7 +114,7 @@ struct SilentLossReportTests {
         let empty = ReportQuery(app: Fixture.app, from: Fixture.time(2025, 1, 1), to: Fixture.time(2025, 1, 2), asOf: OutcomeFixture.asOf)
         let report = try SilentLossReport.run(connection: data.fixture.connection, query: empty, by: [.channel])
         #expect(report.rows.isEmpty)
-        #expect(try parse(report.json.serialized())["rows"] as? [Any] != nil)
+        #expect(try parse(report.json.jsonText)["rows"] as? [Any] != nil)
         #expect(try report.rendered(.table).contains("no sends in the window"))
         #expect(try RejectionsReport.run(connection: data.fixture.connection, query: empty).providers.isEmpty)
         let quick = try SilentLossReport.quick(connection: data.fixture.connection, app: "other.app", since: 86_400)

@@ -8,22 +8,26 @@ import Testing
 struct WeeklyReportTests {
     static let week = ISOWeek(year: 2026, week: 46)!  // Monday 9 November 2026: the outcome fixture's days
 
-    @Test func headlineAndSlicesEqualTheDailyClassification() throws {
+    /// The week's own classification (one window, receipt instrumentation judged over the week).
+    private func weekClassification(_ connection: Connection, asOf: Date, week: ISOWeek = Self.week)
+        throws -> (total: OutcomeCounts, byChannel: [String: OutcomeCounts])
+    {
+        let query = ReportQuery(app: Fixture.app, from: week.start(), to: week.end(), asOf: asOf)
+        var byChannel: [String: OutcomeCounts] = [:]
+        var total = OutcomeCounts()
+        for row in try SilentLossReport.run(connection: connection, query: query, by: [.channel]).rows {
+            let channel = try #require(row.values[.channel] ?? nil)
+            byChannel[channel] = row.counts
+            total = add(total, row.counts)
+        }
+        return (total, byChannel)
+    }
+
+    @Test func headlineAndSlicesEqualTheWeeksClassification() throws {
         let data = try OutcomeFixture()
         let connection = data.fixture.connection
         let report = try WeeklyReport.run(connection: connection, app: Fixture.app, week: Self.week)
-        // The rollups are one classification per UTC day; add the days up by hand.
-        var byChannel: [String: OutcomeCounts] = [:]
-        var total = OutcomeCounts()
-        for day in 0..<7 {
-            let from = Self.week.start().addingTimeInterval(Double(day) * 86_400)
-            let query = ReportQuery(app: Fixture.app, from: from, to: from.addingTimeInterval(86_400), asOf: report.asOf)
-            for row in try SilentLossReport.run(connection: connection, query: query, by: [.channel]).rows {
-                let channel = try #require(row.values[.channel] ?? nil)
-                byChannel[channel] = add(byChannel[channel] ?? OutcomeCounts(), row.counts)
-                total = add(total, row.counts)
-            }
-        }
+        let (total, byChannel) = try weekClassification(connection, asOf: report.asOf)
         // The fixture's window plus its send after the fixture's as_of (this report is as of now).
         #expect(total.sends == data.expected.count + 1)
         #expect(report.headline.current == total)
@@ -46,6 +50,52 @@ struct WeeklyReportTests {
         #expect(report.promptTiming.cohorts.isEmpty)
         #expect(report.alerts == [])  // alerting is set up (migration 0030) and nothing fired
         #expect(Set(report.trend.map(\.week)) == [Self.week.previous, Self.week])
+    }
+
+    /// A slice that reported receipts on Wednesday only: its Monday send with a known state is
+    /// `unconfirmed` for the week although Monday's own rollup calls it `unattributed`.
+    @Test func instrumentationIsJudgedOverTheWeekNotPerDay() throws {
+        var fixture = try Fixture()
+        let device = Fixture.id(0x1a, 1), other = Fixture.id(0x1a, 2)
+        for id in [device, other] {
+            try fixture.installation(id, platform: "ios", firstSeen: Fixture.time(2026, 11, 1))
+            try fixture.snapshot(id, at: Fixture.time(2026, 11, 1), platform: "ios", authorization: "authorized",
+                                 alert: "enabled", lockScreen: "enabled", center: "enabled")
+        }
+        try fixture.send(notification: Fixture.id(0x40, 1), installation: device, at: Fixture.time(2026, 11, 9, 10), provider: "apns")
+        let confirmed = Fixture.id(0x40, 2)
+        try fixture.send(notification: confirmed, installation: other, at: Fixture.time(2026, 11, 11, 10), provider: "apns")
+        try fixture.receipt(confirmed, installation: other, at: Fixture.time(2026, 11, 11, 10, 1), platform: "ios")
+        let report = try WeeklyReport.run(connection: fixture.connection, app: Fixture.app, week: Self.week)
+        let daily: Int = try fixture.connection.query(
+            "select sum(unattributed)::int as n from send_rollups_daily where day = '2026-11-09'")[0].decode("n")
+        #expect(daily == 1)
+        #expect(report.headline.current.unconfirmed == 1 && report.headline.current.unattributed == 0)
+        #expect(report.headline.current.received == 1)
+        #expect(report.headline.current == (try weekClassification(fixture.connection, asOf: report.asOf)).total)
+        #expect(report.platforms.first { $0.name == "ios" }?.current.unconfirmed == 1)
+        // The week before saw no receipt: its own window keeps such a send unattributed.
+        try fixture.send(notification: Fixture.id(0x40, 3), installation: device, at: Fixture.time(2026, 11, 3, 10), provider: "apns")
+        let later = try WeeklyReport.run(connection: fixture.connection, app: Fixture.app, week: Self.week)
+        #expect(later.headline.previous.unattributed == 1 && later.headline.previous.unconfirmed == 0)
+        #expect(later.headline.current == report.headline.current)
+    }
+
+    /// The prompt-timing section reads the prompt-cohort rollups and equals the cohorts computed
+    /// from the events as of the same time, for the week and the week before.
+    @Test func promptTimingFromRollupsEqualsTheEvents() throws {
+        let data = try PromptFixture()
+        let week = ISOWeek(year: 2026, week: 45)!  // PromptFixture's window, Monday 2 November
+        let report = try WeeklyReport.run(connection: data.fixture.connection, app: Fixture.app, week: week)
+        #expect(report.promptTiming.cohorts.count == 2 && report.promptTiming.mode == .intentToTreat)
+        for (w, section) in [(week, report.promptTiming), (week.previous, report.previousPromptTiming)] {
+            let direct = try PromptTimingReport.run(
+                connection: data.fixture.connection,
+                query: ReportQuery(app: Fixture.app, from: w.start(), to: w.end(), asOf: report.asOf),
+                options: .init(includeSends: false))
+            #expect(section.cohorts == direct.cohorts && section.mode == direct.mode)
+        }
+        #expect(report.previousPromptTiming.cohorts.isEmpty == false)
     }
 
     @Test func everyFormatHasEverySection() throws {

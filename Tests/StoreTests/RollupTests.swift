@@ -35,13 +35,15 @@ import Testing
                        count(*) filter (where outcome = 'blocked_app')::int as blocked_app,
                        count(*) filter (where outcome = 'blocked_channel')::int as blocked_channel,
                        count(*) filter (where outcome = 'unattributed')::int as unattributed,
-                       count(*) filter (where outcome = 'unconfirmed')::int as unconfirmed
+                       count(*) filter (where outcome = 'unconfirmed')::int as unconfirmed,
+                       count(*) filter (where token_invalid)::int as token_invalid,
+                       count(*) filter (where to_invalid_token)::int as to_invalid_token
                   from pushledger_classified_sends(\(F.app), \(day)::date::timestamp at time zone 'UTC',
                                                    (\(day)::date + 1)::timestamp at time zone 'UTC', \(F.time(hours)))
                  group by 1, 2, 3, 4, 5
             ), rolled as (
                 select platform, channel, app_version, campaign, provider, sends, accepted, rejected, opened, received,
-                       pending, blocked_app, blocked_channel, unattributed, unconfirmed
+                       pending, blocked_app, blocked_channel, unattributed, unconfirmed, token_invalid, to_invalid_token
                   from send_rollups_daily where app_id = \(F.app) and day = \(day)::date
             )
             select ((select count(*) from (select * from direct except select * from rolled) a)
@@ -102,6 +104,34 @@ import Testing
         #expect(try refresh(asOf: 100) == [nov10])
         #expect(try mismatches(day: nov10, asOf: 100) == 0)
         #expect(try rollupSum("blocked_app", day: nov10) == 0)
+    }
+
+    /// Token history changes other days' sends: a back-filled invalidating result makes a later
+    /// send "to a token already known invalid", and a late registration of the token undoes it.
+    @Test func lateTokenHistoryRefreshesTheDaysOfLaterSendsToTheToken() throws {
+        let nov11 = "2026-11-11"
+        let owner = F.installation(7)
+        _ = try db.write(F.sends([F.send(31, notification: 31, at: 30, token: "tok-z", installation: owner),
+                                  F.send(32, notification: 32, at: 30, token: "tok-q", installation: owner)]))
+        #expect(try refresh(asOf: 100) == [nov11])
+        #expect(try rollupSum("to_invalid_token", day: nov11) == 0)
+
+        _ = try db.write(F.sends([F.send(30, notification: 30, at: -30, token: "tok-z", installation: owner,
+                                         status: 404, reason: "UNREGISTERED")]))
+        #expect(try refresh(asOf: 100) == [nov9, nov11])
+        #expect(try rollupSum("to_invalid_token", day: nov11) == 1)
+        #expect(try mismatches(day: nov11, asOf: 100) == 0)
+
+        // The app registered the token again (Nov 10) after the Nov 9 result: the Nov 11 send
+        // went to a live token after all. Only the send's day is re-opened.
+        _ = try db.write(F.telemetry(F.envelope(installation: owner), [F.event(906, at: 0, F.token("tok-z"))]))
+        #expect(try refresh(asOf: 100) == [nov11])
+        #expect(try rollupSum("to_invalid_token", day: nov11) == 0)
+        #expect(try mismatches(day: nov11, asOf: 100) == 0)
+
+        // A registration of a token with no invalidating result changes nothing and re-opens nothing.
+        _ = try db.write(F.telemetry(F.envelope(installation: owner), [F.event(907, at: 1, F.token("tok-q"))]))
+        #expect(try refresh(asOf: 100).isEmpty)
     }
 
     @Test func pendingDaysAreReevaluatedUntilTheirWindowPassed() throws {

@@ -117,6 +117,9 @@ public struct JSONObject: Sendable, Equatable {
 
     public init(_ members: [Member] = []) { self.members = members }
 
+    /// Members from (key, value) pairs, in order.
+    public init(_ pairs: [(String, JSONValue)]) { self.members = pairs.map { Member(key: $0.0, value: $0.1) } }
+
     /// The first member's value with this key (objects here are small; a scan beats hashing).
     public subscript(key: String) -> JSONValue? {
         for member in members where Self.sameKey(member.key, key) { return member.value }
@@ -198,4 +201,9 @@ extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expre
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(JSONObject(elements.map { JSONObject.Member(key: $0.0, value: $0.1) }))
     }
+}
+
+// Built in code as `.object([("key", value), …])`: keys keep the order written.
+extension JSONObject: ExpressibleByArrayLiteral {
+    public init(arrayLiteral pairs: (String, JSONValue)...) { self.init(pairs) }
 }

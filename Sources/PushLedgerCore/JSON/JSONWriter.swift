@@ -1,14 +1,23 @@
 // Compact JSON output with deterministic key order (the order written). Reports and HTTP
 // responses are compared byte for byte in tests, so the output must never depend on hashing.
 
-/// Appends compact JSON to a byte buffer. Use it directly to stream large outputs, or build a
-/// `JSONValue` and call `serialized()`.
+/// Appends JSON to a byte buffer: compact, or `pretty` (one member or element per line, two
+/// spaces per level) for people reading reports. Use it directly to stream large outputs, or
+/// build a `JSONValue` and call `serialized()` / `jsonText(pretty:)`.
 public struct JSONWriter: Sendable {
     public private(set) var bytes: [UInt8] = []
     /// Whether the next value in the current container needs a leading comma.
     private var needsComma = false
+    private let pretty: Bool
+    /// Open containers (pretty output indents by it).
+    private var depth = 0
+    /// The next value follows its key on the same line.
+    private var afterKey = false
 
-    public init(reservingCapacity capacity: Int = 0) { bytes.reserveCapacity(capacity) }
+    public init(reservingCapacity capacity: Int = 0, pretty: Bool = false) {
+        bytes.reserveCapacity(capacity)
+        self.pretty = pretty
+    }
 
     /// The output as text (always valid UTF-8).
     public var string: String { String(decoding: bytes, as: UTF8.self) }
@@ -22,10 +31,14 @@ public struct JSONWriter: Sendable {
     private mutating func open(_ bracket: UInt8) {
         separate()
         bytes.append(bracket)
+        depth += 1
         needsComma = false
     }
 
     private mutating func close(_ bracket: UInt8) {
+        depth -= 1
+        // needsComma: the container holds something, so its end goes on a line of its own.
+        if pretty && needsComma { newline() }
         bytes.append(bracket)
         needsComma = true
     }
@@ -35,7 +48,9 @@ public struct JSONWriter: Sendable {
         separate()
         appendQuoted(key)
         bytes.append(UInt8(ascii: ":"))
+        if pretty { bytes.append(UInt8(ascii: " ")) }
         needsComma = false
+        afterKey = true
     }
 
     /// A quoted, escaped string value.
@@ -103,6 +118,13 @@ public struct JSONWriter: Sendable {
 
     @inline(__always) private mutating func separate() {
         if needsComma { bytes.append(UInt8(ascii: ",")) }
+        if pretty && !afterKey && depth > 0 { newline() }
+        afterKey = false
+    }
+
+    private mutating func newline() {
+        bytes.append(UInt8(ascii: "\n"))
+        bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * depth))
     }
 
     /// Quotes and escapes: `"` and `\`, and control characters (short forms where JSON has
@@ -143,5 +165,12 @@ extension JSONValue {
     }
 
     /// Compact JSON text, keys in member order.
-    public var jsonText: String { String(decoding: serialized(), as: UTF8.self) }
+    public var jsonText: String { jsonText(pretty: false) }
+
+    /// JSON text, keys in member order; `pretty` puts each member and element on its own line.
+    public func jsonText(pretty: Bool) -> String {
+        var writer = JSONWriter(pretty: pretty)
+        writer.value(self)
+        return writer.string
+    }
 }

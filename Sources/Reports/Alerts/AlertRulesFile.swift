@@ -32,7 +32,7 @@ public enum AlertRulesFile {
 
     /// Applies the JSON `data` over the built-in rules.
     public static func parse(_ data: Data, source: String = "rules file") throws(AlertError) -> AlertRuleSet {
-        let root: PushLedgerCore.JSONValue
+        let root: JSONValue
         do {
             root = try JSONParser.parseValue([UInt8](data))
         } catch {
@@ -97,14 +97,14 @@ public enum AlertRulesFile {
         }
     }
 
-    private static func number(_ value: PushLedgerCore.JSONValue, _ path: String, _ source: String, in range: ClosedRange<Double>) throws(AlertError) -> Double {
+    private static func number(_ value: JSONValue, _ path: String, _ source: String, in range: ClosedRange<Double>) throws(AlertError) -> Double {
         guard case .number(let json) = value, case let number = json.doubleValue, range.contains(number) else {
             throw invalid(source, "\(path) must be a number in \(range.lowerBound == 0 ? "[0" : "(0"), \(range.upperBound.formatted())]")
         }
         return number
     }
 
-    private static func span(_ value: PushLedgerCore.JSONValue, _ path: String, _ source: String) throws(AlertError) -> TimeSpan {
+    private static func span(_ value: JSONValue, _ path: String, _ source: String) throws(AlertError) -> TimeSpan {
         guard case .string(let text) = value else { throw invalid(source, "\(path) must be a duration like \"24h\" or \"7d\"") }
         let span: TimeSpan
         do {

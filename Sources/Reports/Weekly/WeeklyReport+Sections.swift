@@ -118,7 +118,7 @@ extension WeeklyReport {
             return "PushLedger weekly report\n\(subtitle)\n\n" + sections.map { $0.terminal(style: format == .table ? .unicode : .plain) }
                 .joined(separator: "\n")
         case .html: return html
-        case .json: return json.serialized(pretty: true) + "\n"
+        case .json: return json.jsonText(pretty: true) + "\n"
         case .csv: throw ReportError.unsupported(format, report: "report weekly")
         }
     }

@@ -87,7 +87,7 @@ public struct WeeklyReport: Sendable {
                       previous: rows.first { $0.week == week.previous && $0.name == name }?.counts ?? OutcomeCounts())
             }
         }
-        let options = PromptTimingReport.Options(experiment: experiment, includeSends: false)
+        let options = PromptTimingReport.Options(experiment: experiment, includeSends: false, fromRollups: true)
         func prompts(_ w: ISOWeek) throws(ReportError) -> PromptTimingReport {
             try PromptTimingReport.run(connection: connection, query: ReportQuery(app: app, from: w.start(), to: w.end(), asOf: asOf), options: options)
         }
