@@ -17,7 +17,7 @@ mode=${1:-full}
 app=com.example.shop
 case "$mode" in
 full)
-    installs=${BENCH_INSTALLS:-3000}; sends_1x=${BENCH_SENDS_1X:-1250000}; naive_every=${BENCH_NAIVE_EVERY:-20}
+    installs=${BENCH_INSTALLS:-3000}; sends_1x=${BENCH_SENDS_1X:-250000}; naive_every=${BENCH_NAIVE_EVERY:-20}
     config=release ;;
 smoke)
     installs=40; sends_1x=2000; naive_every=1; config=debug ;;
@@ -86,6 +86,16 @@ serve() {
     BENCH_SENDS_KEY=$(DATABASE_URL=$(db_url "bench_$1") "$bin" keys create --app $app --scope sends --log-level warning)
 }
 cpu_seconds() { awk -v t="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / t }' "/proc/$1/stat"; }
+# CPU seconds of the whole Postgres cluster: the postmaster with its reaped children (ended
+# backends) plus every live child. Wall time on a shared machine depends on the neighbours;
+# CPU per event much less so.
+postmaster=$(psql "$admin_url" -qAtc "select pid from pg_stat_activity where backend_type = 'checkpointer'" | xargs -I{} awk '{ print $4 }' /proc/{}/stat)
+pg_cpu() {
+    { awk '{ print $14 + $15 + $16 + $17 }' "/proc/$postmaster/stat"
+      for child in $(pgrep -P "$postmaster"); do awk '{ print $14 + $15 }' "/proc/$child/stat" 2>/dev/null || true; done
+    } | awk -v t="$(getconf CLK_TCK)" '{ s += $1 } END { printf "%.2f", s / t }'
+}
+per_million() { calc "%.0f" "($2 - $1) * 1000000 / $3"; }
 peak_rss_mib() { awk '/VmHWM/ { printf "%.0f", $2 / 1024 }' "/proc/$1/status"; }
 stop_server() { kill -TERM "$server"; wait "$server" || true; server=""; }
 
@@ -106,10 +116,11 @@ measured="xmin::text::bigint > $mark"
 
 log "Ingest: pushledger serve, 32 connections"
 serve ingest
-cpu0=$(cpu_seconds "$server")
+cpu0=$(cpu_seconds "$server") pg0=$(pg_cpu)
 eval "$("$benchbin" post --inputs "$work/inputs" --port "$port" --connections 32)"
 ingest_rate=$events_per_s ingest_p50=$p50_ms ingest_p99=$p99_ms ingest_seconds=$seconds
-ingest_cpu=$(calc "%.1f" "($(cpu_seconds "$server") - $cpu0) * 1000000 / $events")
+ingest_cpu=$(per_million "$cpu0" "$(cpu_seconds "$server")" "$events")
+ingest_pg_cpu=$(per_million "$pg0" "$(pg_cpu)" "$events")
 rss_32=$(peak_rss_mib "$server")
 stop_server
 stored=$(q ingest "select count(*) from event_ids where $measured")
@@ -123,9 +134,9 @@ for t in $(q ingest "select array_to_string(bench.tables(), ' ')"); do
     copy_in+="\\copy $t ($cols) from '$work/csv/$t.csv' with (format csv)"$'\n'
 done
 rows=$(cat "$work"/csv/*.csv | wc -l)
-t0=$(now)
+t0=$(now) pg0=$(pg_cpu)
 psql "$(db_url bench_copy)" -q -v ON_ERROR_STOP=1 <<<"$copy_in"
-copy_seconds=$(since "$t0")
+copy_seconds=$(since "$t0") copy_pg_cpu=$(per_million "$pg0" "$(pg_cpu)" "$events")
 copy_rate=$(calc "%.0f" "$events / $copy_seconds")
 [ "$(q copy "select count(*) from sends")" -eq "$(q ingest "select count(*) from sends")" ] || { echo "bench: copy lost rows" >&2; exit 1; }
 
@@ -136,13 +147,13 @@ log "Naive peer: one INSERT per row (every ${naive_every}th row, $per_request a 
 q ingest "select * from bench.naive_inserts($naive_every, '$measured')" >"$work/naive.sql"
 naive_rows=$(wc -l <"$work/naive.sql")
 split -n r/32 "$work/naive.sql" "$work/naive-part-"
-t0=$(now)
+t0=$(now) pg0=$(pg_cpu)
 for part in "$work"/naive-part-*; do
     awk -v n="$per_request" 'NR % n == 1 || n == 1 { print "begin;" } { print } NR % n == 0 { print "commit;" } END { if (NR % n) print "commit;" }' "$part" |
         psql "$(db_url bench_naive)" -q -v ON_ERROR_STOP=1 >/dev/null &
 done
 wait
-naive_seconds=$(since "$t0")
+naive_seconds=$(since "$t0") naive_pg_cpu=$(per_million "$pg0" "$(pg_cpu)" "$((events * naive_rows / rows))")
 naive_rate=$(calc "%.0f" "($events * $naive_rows / $rows) / $naive_seconds")
 
 log "Ingest again over 256 connections (peak RSS)"
@@ -188,14 +199,14 @@ Run $(date -u +%FT%TZ) on $(nproc) cores (shared), PostgreSQL $(q ingest "show s
 
 **Ingest** — week $week of the simulator's fleet: $events events ($sends sends in batches of 500, $((events - sends)) telemetry events in $telemetry_requests per-installation requests), $requests gzip requests.
 
-| Path | Events/s | vs COPY | Notes |
-|---|---:|---:|---|
-| \`psql \\copy\` of the stored rows (limit) | $copy_rate | 1.00× | $rows rows into the same tables and indexes, ${copy_seconds} s |
-| \`pushledger serve\`, 32 connections | $ingest_rate | $(calc "%.2f" "$ingest_rate / $copy_rate")× | p50 ${ingest_p50} ms, p99 ${ingest_p99} ms per request; ${ingest_cpu} server CPU-s per million events; peak RSS ${rss_32} MiB |
-| \`pushledger serve\`, 256 connections | $rss_rate | $(calc "%.2f" "$rss_rate / $copy_rate")× | peak RSS ${rss_256} MiB |
-| naive: one INSERT per row | $naive_rate | $(calc "%.3f" "$naive_rate / $copy_rate")× | $naive_rows of the $rows rows (every ${naive_every}th), $per_request rows (one request) a transaction, 32 sessions, ${naive_seconds} s |
+| Path | Events/s (wall) | vs COPY | CPU-s per M events (server + Postgres) | vs COPY (CPU) | Notes |
+|---|---:|---:|---:|---:|---|
+| \`psql \\copy\` of the stored rows (limit) | $copy_rate | 1.00× | $copy_pg_cpu | 1.00× | $rows rows into the same tables and indexes, ${copy_seconds} s |
+| \`pushledger serve\`, 32 connections | $ingest_rate | $(calc "%.2f" "$ingest_rate / $copy_rate")× | $ingest_cpu + $ingest_pg_cpu | $(calc "%.2f" "$copy_pg_cpu / ($ingest_cpu + $ingest_pg_cpu)")× | p50 ${ingest_p50} ms, p99 ${ingest_p99} ms a request; peak RSS ${rss_32} MiB |
+| \`pushledger serve\`, 256 connections | $rss_rate | $(calc "%.2f" "$rss_rate / $copy_rate")× | | | peak RSS ${rss_256} MiB |
+| naive: one INSERT per row | $naive_rate | $(calc "%.3f" "$naive_rate / $copy_rate")× | $naive_pg_cpu | $(calc "%.2f" "$copy_pg_cpu / $naive_pg_cpu")× | $naive_rows of the $rows rows (every ${naive_every}th), $per_request rows (one request) a transaction, 32 sessions, ${naive_seconds} s |
 
-serve vs naive: $(calc "%.1f" "$ingest_rate / $naive_rate")×.
+serve vs naive: $(calc "%.1f" "$ingest_rate / $naive_rate")× in events/s, $(calc "%.1f" "$naive_pg_cpu / ($ingest_cpu + $ingest_pg_cpu)")× in CPU per event. CPU pressure on the machine during the run (PSI \`some\` avg300): $(awk -F'avg300=' '/^some/ { split($2, a, " "); print a[1] }' /proc/pressure/cpu 2>/dev/null || echo n/a) %.
 
 **Reports** — rollup of the whole week and the weekly report, against the scan floor \`SELECT count(*)\` over the week's sends (copies of the fleet with new ids).
 
