@@ -20,7 +20,7 @@ full)
     installs=${BENCH_INSTALLS:-3000}; sends_1x=${BENCH_SENDS_1X:-250000}; naive_every=${BENCH_NAIVE_EVERY:-20}
     config=release ;;
 smoke)
-    installs=40; sends_1x=2000; naive_every=1; config=debug ;;
+    installs=12; sends_1x=300; naive_every=1; config=debug ;;
 *) echo "usage: scripts/bench.sh [full|smoke]" >&2; exit 64 ;;
 esac
 log() { printf '==> %s\n' "$*" >&2; }
