@@ -29,7 +29,7 @@ struct InstallationPlan {
     let timeZoneHours: Int64
 
     init(index: Int, config: SimulationConfig, random r: inout SimRandom) {
-        let start = config.startMs, end = config.endMs, span = end - start
+        let start = config.simulatedStartMs, end = config.endMs, span = end - start
         self.index = index
         id = r.uuid()
         platform = r.chance(config.iosShare) ? .ios : .android
@@ -37,7 +37,7 @@ struct InstallationPlan {
         existing = r.chance(config.existingUserShare)
         if existing {
             arm = nil
-            let delay = Int64(r.exponential(mean: 1.5 * Double(SimTime.msPerDay)))
+            let delay = Int64(r.exponential(mean: config.existingFirstSessionDays * Double(SimTime.msPerDay)))
             firstSeen = start + min(delay, span - SimTime.msPerHour)
         } else {
             arm = r.weighted(config.arms.map(\.share))
@@ -48,8 +48,10 @@ struct InstallationPlan {
             : 0
         sessionsPerDay = [0.3, 0.7, 1.2, 2.5][r.weighted([0.25, 0.35, 0.25, 0.15])]
         orderer = r.chance(config.everOrderShare)
-        uninstallAt = r.chance(config.uninstallRate)
-            ? firstSeen + SimTime.msPerHour + r.below(max(SimTime.msPerHour, end - firstSeen)) : nil
+        // a constant hazard: as many leave each day whatever the fleet's age
+        let lifetime = Int64(r.exponential(mean: Double(SimTime.msPerDay) / max(config.dailyUninstallRate, 1e-9)))
+        let uninstall = firstSeen + SimTime.msPerHour + lifetime
+        uninstallAt = uninstall < end ? uninstall : nil
         let rollout = start + Int64(config.rolloutDay) * SimTime.msPerDay
         let last = config.appVersions.count - 1
         if last > 0 && (existing || firstSeen < rollout) {

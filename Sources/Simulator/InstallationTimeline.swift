@@ -59,8 +59,13 @@ struct InstallationTimeline {
     private mutating func initialState() {
         state.importance = Array(repeating: nil, count: config.channels.count)
         if plan.existing {
-            // answered long ago; Android channels existed already
+            // answered long ago; Android channels existed already, and were blocked long ago
             for i in state.importance.indices { state.importance[i] = i == 0 ? 4 : 3 }
+            if plan.platform == .android {
+                for (i, channel) in config.channels.enumerated() where r.chance(channel.blockRate) {
+                    if r.chance(0.2) { state.blockedGroup = channel.group } else { state.importance[i] = 0 }
+                }
+            }
             let optIn = plan.platform == .ios ? config.existingIOSOptIn : config.existingAndroidOptIn
             if r.chance(optIn) { state.grant(platform: plan.platform, sdk: plan.sdk) } else { state.deny(platform: plan.platform, sdk: plan.sdk) }
             if plan.platform == .ios && state.authorization == .authorized && r.chance(0.03) { state.hideEverywhere() }
@@ -75,7 +80,8 @@ struct InstallationTimeline {
 
     private mutating func scheduleChanges() {
         guard plan.platform == .android else { return }
-        for (i, channel) in config.channels.enumerated() where r.chance(channel.blockRate) {
+        // new installs block channels in their first days (existing ones did long ago: `initialState`)
+        for (i, channel) in config.channels.enumerated() where !plan.existing && r.chance(channel.blockRate) {
             let at = plan.firstSeen + 12 * SimTime.msPerHour + r.below(10 * SimTime.msPerDay)
             scheduled.append((at, r.chance(0.2) ? .blockGroup(channel.group) : .blockChannel(i)))
         }

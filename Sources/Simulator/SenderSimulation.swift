@@ -69,9 +69,9 @@ struct SenderSimulation {
         let channels = config.channels
         let channel = { (id: String) in channels.firstIndex { $0.id == id } }
         if let promotions = channel("promotions") {
-            for day in 0..<config.days {
+            for day in 0..<config.simulatedDays {
                 for hour: Int64 in [10, 17] where r.chance(0.55) {
-                    let at = config.startMs + Int64(day) * SimTime.msPerDay + hour * SimTime.msPerHour + r.below(40 * SimTime.msPerMinute)
+                    let at = config.simulatedStartMs + Int64(day) * SimTime.msPerDay + hour * SimTime.msPerHour + r.below(40 * SimTime.msPerMinute)
                     intents.append(Intent(at: at, channel: promotions, campaign: hour == 10 ? "daily_deals" : "evening_offer", priority: 5))
                 }
             }

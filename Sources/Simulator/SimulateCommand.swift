@@ -11,16 +11,20 @@ public struct SimulateCommand: Sendable {
             within the 30-day age limit), posts telemetry first and then the sender's results to the \
             ingest server, and can write the expected report figures (--truth). The same --seed gives \
             byte-identical data. Scenarios for --inject: channel-block-spike, receipts-outage, \
-            apns-throttle-burst, each optionally @DAY (0-based; default the middle day).
+            apns-throttle-burst, each optionally @DAY (0-based; default the middle day). Without \
+            --warmup-days the SDK ships on the first day and the fleet grows and settles through the \
+            days (a launch); with it, a mature app's fleet is simulated (and posted) for that many days \
+            first, so the reported days are alike and `alert check` compares like with like.
             """,
         options: [
             .value("url", help: "Ingest server base URL", default: "http://127.0.0.1:8080", environment: "PUSHLEDGER_INGEST_URL", placeholder: "url"),
             .value("telemetry-key", help: "Bearer key with the telemetry scope", environment: "PUSHLEDGER_TELEMETRY_KEY", placeholder: "key"),
             .value("sends-key", help: "Bearer key with the sends scope", environment: "PUSHLEDGER_SENDS_KEY", placeholder: "key"),
-            .value("installs", type: .integer, help: "Installations in the fleet", default: "20000"),
-            .value("days", type: .integer, help: "Simulated days (1-29)", default: "14"),
+            .value("installs", type: .integer, help: "Installations over all simulated days", default: "20000"),
+            .value("days", type: .integer, help: "Reported days (1-29; with the warm-up 29 at most)", default: "14"),
+            .value("warmup-days", type: .integer, help: "Days of a mature, steady fleet before the reported days (0, or 11-28)", default: "0"),
             .value("seed", type: .integer, help: "Random seed", default: "1"),
-            .value("start", help: "First simulated day, YYYY-MM-DD (default: --days before today)", placeholder: "date"),
+            .value("start", help: "First reported day, YYYY-MM-DD (default: --days before today)", placeholder: "date"),
             .repeatable("inject", help: "Scenario NAME[@DAY]; may be repeated", placeholder: "scenario"),
             .value("truth", help: "Write the expected figures as JSON to this file", placeholder: "file"),
             .value("threads", type: .integer, help: "Posting threads", default: "24"),
@@ -45,9 +49,16 @@ public struct SimulateCommand: Sendable {
         }
         let days = try integer("days", 1...29)
         config = SimulationConfig.endingBefore(nowMs: nowMs, days: days)
+        let warmup = try integer("warmup-days", 0...28)
+        if warmup > 0 {
+            guard warmup >= 11, warmup + days <= 29 else {
+                throw SimulationError.invalidOption("--warmup-days", "expected 11...\(29 - days) with --days \(days) (0: none)")
+            }
+            config.makeSteady(warmupDays: warmup)
+        }
         if let start = parsed.string("start") {
             config.startMs = try Self.parseDay(start)
-            guard config.endMs <= nowMs, nowMs - config.startMs <= 29 * SimTime.msPerDay else {
+            guard config.endMs <= nowMs, nowMs - config.simulatedStartMs <= 29 * SimTime.msPerDay else {
                 throw SimulationError.invalidOption("--start", "the simulated days must end by now and start within the last 29 days")
             }
         }

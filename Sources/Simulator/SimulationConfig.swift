@@ -83,16 +83,26 @@ public struct ExperimentArm: Sendable, Equatable {
 
 /// Everything that shapes a simulated fortnight. Defaults follow platform-facts.md's
 /// industry figures (opt-in before Android 13: Android ~81%, iOS ~51%).
+///
+/// By default the SDK ships on the first day: a fleet that grows and settles through the
+/// days (a launch). `makeSteady` gives a mature app's fleet whose reported days look alike.
 public struct SimulationConfig: Sendable {
     public var appID = "com.example.shop"
+    /// Installations over all simulated days (warm-up included): existing users and new installs.
     public var installs = 20_000
+    /// Reported days: the truth, `--inject` days and the default report window cover these.
     public var days = 14
-    /// Start of the first simulated day (ms since the epoch, UTC midnight recommended).
+    /// Start of the first reported day (ms since the epoch, UTC midnight recommended).
     public var startMs: Int64
+    /// Days simulated (and posted) before `startMs`, so the reported days start in a steady state.
+    public var warmupDays = 0
     public var seed: UInt64 = 1
     public var iosShare = 0.45
-    /// Users who had the app before the SDK shipped: first seen early, answered long ago, no experiment.
+    /// Users who had the app before the SDK shipped: first seen early in the simulated days,
+    /// answered and blocked channels long ago, no experiment.
     public var existingUserShare = 0.30
+    /// Mean delay from the first simulated day to an existing user's first SDK session.
+    public var existingFirstSessionDays = 1.5
     public var existingIOSOptIn = 0.51
     public var existingAndroidOptIn = 0.81
     public var channels = [
@@ -116,11 +126,13 @@ public struct SimulationConfig: Sendable {
     public var revocationRate = 0.06
     /// App versions in rollout order; the last one rolls out from `rolloutDay`.
     public var appVersions = ["5.1.0", "5.2.0"]
+    /// Counted from the first simulated day (warm-up included); negative: before it.
     public var rolloutDay = 3
     /// (platform, app version) pairs whose builds report `notification_received`.
     public var receiptInstrumented: Set<String> = ["android/5.1.0", "android/5.2.0", "ios/5.2.0"]
     public var offlineDailyChance = 0.08
-    public var uninstallRate = 0.06
+    /// Chance per day that an installation is uninstalled (a steady outflow; ~6% over a fortnight).
+    public var dailyUninstallRate = 0.0043
     public var tokenRotationRate = 0.04
     /// Share of installations whose sends carry no installation_id (the sender knows only the token).
     public var tokenOnlyShare = 0.20
@@ -137,6 +149,21 @@ public struct SimulationConfig: Sendable {
 
     public init(startMs: Int64) { self.startMs = startMs }
 
+    /// A mature app's fleet, alike from one reported day to the next (what alerts compare): most
+    /// installations existed long before (settled), new installs arrive and old ones leave at a
+    /// steady pace, the current version rolled out two weeks before the simulated days, and
+    /// `warmupDays` (at least 11: young installs block channels up to 10.5 days after install)
+    /// are simulated first so that every transient has passed by the first reported day: the
+    /// SDK's first sessions on existing devices, young installs' blocks, revocations and
+    /// upgrades, tokens reported late.
+    public mutating func makeSteady(warmupDays: Int = 14) {
+        self.warmupDays = warmupDays
+        existingUserShare = 0.85
+        // their SDK has reported all along: every device is heard from on the first day
+        existingFirstSessionDays = 0.25
+        rolloutDay = -14
+    }
+
     /// A fortnight (or `days`) ending at the UTC midnight at or before `now`, so every event
     /// is within the contract's 30-day age limit when posted.
     public static func endingBefore(nowMs: Int64, days: Int = 14) -> SimulationConfig {
@@ -146,4 +173,10 @@ public struct SimulationConfig: Sendable {
     }
 
     public var endMs: Int64 { startMs + Int64(days) * SimTime.msPerDay }
+
+    /// Start of the first simulated day: `startMs` minus the warm-up.
+    public var simulatedStartMs: Int64 { startMs - Int64(warmupDays) * SimTime.msPerDay }
+
+    /// Simulated days, warm-up included.
+    public var simulatedDays: Int { warmupDays + days }
 }

@@ -187,6 +187,20 @@ struct RateComparisonTests {
         #expect(abs(try #require(Statistics.oneSidedPValue(candidate, versus: baseline, direction: .down)) - down) < 1e-9)
     }
 
+    /// Clustered counts: the variance uses the independent units (installations), the rates the
+    /// counted sends. Reference values from the formula in Python (`0.5 * erfc(z / sqrt 2)`).
+    @Test(arguments: [(2500, 2500, 1.5955641156815075, 0.055293072284287106),
+                      (2500, 10000, 2.0182467033543787, 0.021782787171724497)])
+    func sampleSizesReplaceTheDenominatorsInTheVariance(units1: Int, units2: Int, z: Double, up: Double) throws {
+        let candidate = Rate(210, of: 10000), baseline = Rate(150, of: 10000)
+        let sizes = (candidate: units1, baseline: units2)
+        #expect(abs(try #require(Statistics.pooledZ(candidate, versus: baseline, sampleSizes: sizes)) - z) < 1e-9)
+        #expect(abs(try #require(Statistics.oneSidedPValue(candidate, versus: baseline, direction: .up, sampleSizes: sizes)) - up) < 1e-9)
+        // More units than items cannot add certainty; none at all gives no test.
+        #expect(Statistics.pooledZ(candidate, versus: baseline, sampleSizes: (20000, 20000)) == Statistics.pooledZ(candidate, versus: baseline))
+        #expect(Statistics.pooledZ(candidate, versus: baseline, sampleSizes: (0, 100)) == nil)
+    }
+
     @Test(arguments: [(0, 40, 0, 70), (40, 40, 70, 70)])
     func noSpreadMeansNoEvidence(x1: Int, n1: Int, x2: Int, n2: Int) {
         let candidate = Rate(x1, of: n1), baseline = Rate(x2, of: n2)

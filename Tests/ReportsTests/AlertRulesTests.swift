@@ -89,6 +89,22 @@ struct AlertRulesTests {
             rule: rule, windows: windows)
     }
 
+    @Test("clustered sends: the z-test's sample sizes are the installations")
+    func installationsAreTheSampleSizes() {
+        // 10% vs 7.5% on 1000 / 7000 sends fires per send; from 250 / 1750 devices (four sends
+        // each, sharing their state) the same move is within noise.
+        let perSend = Self.judge(Rate(100, of: 1000), Rate(525, of: 7000))
+        #expect(perSend.firing && perSend.pValue! < 0.01)
+        let clustered = AlertEvaluator.evaluate(
+            AlertObservation(rule: .silentLossUp, appID: "a", slice: AlertSlice(["channel": "c"]),
+                             current: Rate(100, of: 1000), baseline: Rate(525, of: 7000), units: (250, 1750)),
+            rule: Self.rule, windows: Self.windows)
+        #expect(!clustered.firing && clustered.deltaPoints == perSend.deltaPoints)
+        #expect(clustered.pValue == Statistics.oneSidedPValue(Rate(100, of: 1000), versus: Rate(525, of: 7000), direction: .up,
+                                                              sampleSizes: (250, 1750)))
+        #expect(clustered.pValue! > 0.05)
+    }
+
     @Test("windows: recent ends a confirmation window before `at`; baseline ends where recent starts")
     func windowPlacement() {
         let at = Date(timeIntervalSince1970: 1_793_491_200)

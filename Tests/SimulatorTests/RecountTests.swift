@@ -16,15 +16,25 @@ struct RecountTests {
         var firstEvent: Int64 = .max
     }
 
-    @Test(arguments: [0, 1])
+    /// 0: the reported days; 1: a window inside them, as of an earlier time; 2: a steady fleet's
+    /// reported days, after warm-up days whose telemetry and sends are posted too.
+    @Test(arguments: [0, 1, 2])
     func recountMatches(windowChoice: Int) throws {
-        let config = Fixtures.config(installs: 400, seed: 11)
-        let window = windowChoice == 0
+        var config = Fixtures.config(installs: 400, seed: 11)
+        if windowChoice == 2 { config.makeSteady(warmupDays: 11) }
+        let window = windowChoice != 1
             ? Simulation.defaultWindow(config)
             : TruthWindow(from: config.startMs + 2 * SimTime.msPerDay, to: config.endMs - 3 * SimTime.msPerDay,
                           asOf: config.endMs - 2 * SimTime.msPerDay)
         let output = Simulation.generate(config, window: window)
         let recount = try recount(output, config: config, window: window)
+        if windowChoice == 2 {
+            // the warm-up was generated: sends before the window, which the truth leaves out
+            let sentAt = try output.sends.filter { !$0.isRetry }.flatMap { try Fixtures.sends($0) }.map { try Fixtures.ms($0["sent_at"]) }
+            #expect(sentAt.min().map { $0 < config.startMs - 10 * SimTime.msPerDay } == true)
+            #expect(output.truth.sends == sentAt.count)
+            #expect(output.truth.outcomesByDay.map(\.count).reduce(0, +) == sentAt.filter { $0 >= config.startMs && $0 < config.endMs }.count)
+        }
         let truthRows = Dictionary(output.truth.outcomesByDay.map { (key($0.day, $0.channel, $0.platform.rawValue, $0.appVersion, $0.outcome.rawValue), $0.count) }) { $0 + $1 }
         #expect(truthRows == recount.outcomes)
         #expect(output.truth.cohorts.map { [$0.variant: [$0.installs, $0.prompted, $0.optedIn, $0.provisional, $0.reach, $0.grantedWithoutPrompt, $0.retainedEligible, $0.retained]] }
@@ -37,8 +47,9 @@ struct RecountTests {
         #expect(output.truth.tokenInvalid == recount.tokenInvalid)
         #expect(output.truth.sendsToKnownInvalidTokens == recount.knownInvalid)
         #expect(Dictionary(output.truth.rejections.map { ("\($0.provider.rawValue) \($0.status) \($0.reason ?? "-")", $0.count) }) { $0 + $1 } == recount.rejections)
-        // the fleet exercises every outcome (nothing in the earlier window is young enough to be pending)
-        let expected = Set(SendOutcome.allCases).subtracting(windowChoice == 0 ? [] : [.pending])
+        // the fleet exercises every outcome (nothing in the earlier window is young enough to be
+        // pending; after a warm-up every device has reported and every slice is instrumented)
+        let expected = Set(SendOutcome.allCases).subtracting([[], [.pending], [.unattributed]][windowChoice])
         #expect(Set(output.truth.outcomesByDay.map(\.outcome)) == expected)
         #expect(output.truth.sendsToKnownInvalidTokens > 0 && output.truth.tokenInvalid > 0)
     }

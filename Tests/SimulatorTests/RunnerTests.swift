@@ -118,9 +118,23 @@ struct SimulateCommandTests {
         }
     }
 
+    @Test func warmupDaysMakeASteadyFleetThatStaysPostable() throws {
+        let command = try SimulateCommand(arguments: ["--dry-run", "--days", "14", "--warmup-days", "14"], nowMs: now)
+        #expect(command.config.warmupDays == 14 && command.config.existingUserShare == 0.85)
+        #expect(command.config.endMs == 20_500 * 86_400_000)
+        #expect(command.config.simulatedStartMs == command.config.startMs - 14 * SimTime.msPerDay)
+        // --start counts the reported days; the warm-up before them must stay within 29 days too
+        let early = SimulateCommand.parseDayForTests("2026-02-10")
+        #expect(try SimulateCommand(arguments: ["--dry-run", "--start", "2026-01-25", "--days", "3", "--warmup-days", "12"], nowMs: early)
+            .config.simulatedStartMs == SimulateCommand.parseDayForTests("2026-01-13"))
+        #expect(throws: SimulationError.self) {
+            try SimulateCommand(arguments: ["--dry-run", "--start", "2026-01-25", "--days", "3", "--warmup-days", "20"], nowMs: early)
+        }
+    }
+
     @Test(arguments: [
         ["--installs"], ["--installs", "0"], ["--days", "40"], ["--bogus"], ["--inject", "nope"], ["--start", "2026-13-01"],
-        ["--threads", "x"], [] as [String],
+        ["--threads", "x"], [] as [String], ["--warmup-days", "5"], ["--days", "20", "--warmup-days", "11"], ["--warmup-days", "-1"],
     ])
     func rejectsBadOptions(arguments: [String]) {
         #expect(throws: SimulationError.self) { try SimulateCommand(arguments: arguments, nowMs: now) }

@@ -47,13 +47,32 @@ public struct AlertObservation: Sendable, Hashable {
     public var slice: AlertSlice
     public var current: Rate
     public var baseline: Rate
+    /// Independent units (installations) behind each denominator; nil: every item is one.
+    public var units: (current: Int, baseline: Int)?
 
-    public init(rule: AlertRuleKind, appID: String, slice: AlertSlice, current: Rate, baseline: Rate) {
+    public init(rule: AlertRuleKind, appID: String, slice: AlertSlice, current: Rate, baseline: Rate,
+                units: (current: Int, baseline: Int)? = nil) {
         self.rule = rule
         self.appID = appID
         self.slice = slice
         self.current = current
         self.baseline = baseline
+        self.units = units
+    }
+
+    public static func == (a: AlertObservation, b: AlertObservation) -> Bool {
+        (a.rule, a.appID, a.slice, a.current, a.baseline) == (b.rule, b.appID, b.slice, b.current, b.baseline)
+            && a.units?.current == b.units?.current && a.units?.baseline == b.units?.baseline
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(rule)
+        hasher.combine(appID)
+        hasher.combine(slice)
+        hasher.combine(current)
+        hasher.combine(baseline)
+        hasher.combine(units?.current)
+        hasher.combine(units?.baseline)
     }
 }
 
@@ -71,7 +90,8 @@ public struct AlertFinding: Sendable, Hashable {
     public var baselineVolume: Int?
     /// Change of the rate from baseline to recent, in percentage points.
     public var deltaPoints: Double?
-    /// One-sided pooled z-test p-value in the rule's bad direction.
+    /// One-sided pooled z-test p-value in the rule's bad direction (installations as the sample
+    /// sizes for the delivery rules).
     public var pValue: Double?
     /// Rate rules only.
     public var windows: AlertWindows?
@@ -83,7 +103,8 @@ public struct AlertFinding: Sendable, Hashable {
 public enum AlertEvaluator {
     /// Fires when the rate moved in the bad direction by at least `minDeltaPoints`, the one-sided
     /// pooled z-test in that direction gives p below `maxP`, and the recent denominator is at
-    /// least `minVolume`. A slice with no volume in either window cannot fire.
+    /// least `minVolume`. A slice with no volume in either window cannot fire. With `units`, the
+    /// test's sample sizes are those units (clustered sends), not the denominators.
     public static func evaluate(_ observation: AlertObservation, rule: AlertRule, windows: AlertWindows) -> AlertFinding {
         var finding = AlertFinding(
             rule: observation.rule, appID: observation.appID, slice: observation.slice, firing: false,
@@ -94,7 +115,9 @@ public enum AlertEvaluator {
             let baseline = observation.baseline.value
         else { return finding }
         let delta = (current - baseline) * 100
-        let p = Statistics.oneSidedPValue(observation.current, versus: observation.baseline, direction: direction) ?? 1
+        let p = Statistics.oneSidedPValue(
+            observation.current, versus: observation.baseline, direction: direction,
+            sampleSizes: observation.units.map { (candidate: $0.current, baseline: $0.baseline) }) ?? 1
         finding.deltaPoints = delta
         finding.pValue = p
         let moved = direction == .up ? delta : -delta

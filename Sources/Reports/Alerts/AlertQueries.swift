@@ -12,6 +12,8 @@ enum AlertQueries {
         var keys: [String]
         var numerator: String
         var denominator: String
+        /// Independent units behind the denominator (installations), when its items cluster.
+        var units: String? = nil
         /// Whether the function classifies sends and so takes the confirmation window.
         var takesConfirmationWindow: Bool
 
@@ -19,10 +21,12 @@ enum AlertQueries {
             switch kind {
             case .silentLossUp:
                 RateSource(function: "pushledger_alert_delivery_counts", keys: ["platform", "channel"],
-                           numerator: "silent_loss", denominator: "accepted", takesConfirmationWindow: true)
+                           numerator: "silent_loss", denominator: "accepted", units: "accepted_installations",
+                           takesConfirmationWindow: true)
             case .confirmedDeliveryDown:
                 RateSource(function: "pushledger_alert_delivery_counts", keys: ["platform", "channel"],
-                           numerator: "confirmed", denominator: "accepted", takesConfirmationWindow: true)
+                           numerator: "confirmed", denominator: "accepted", units: "accepted_installations",
+                           takesConfirmationWindow: true)
             case .rejectionsUp:
                 RateSource(function: "pushledger_alert_rejection_counts", keys: ["provider", "reason_class"],
                            numerator: "rejected", denominator: "sends", takesConfirmationWindow: false)
@@ -51,11 +55,12 @@ enum AlertQueries {
         }
         let windows = AlertWindows(rule: rule, at: at, confirmationWindow: confirmationWindow)
         let keys = source.keys.joined(separator: ", ")
-        let num = source.numerator, den = source.denominator
+        let num = source.numerator, den = source.denominator, units = source.units ?? source.denominator
         let rows = try connection.query("""
             select app_id, \(unsafeRaw: keys),
                    coalesce(r.\(unsafeRaw: num), 0) as current_numerator, coalesce(r.\(unsafeRaw: den), 0) as current_denominator,
-                   coalesce(b.\(unsafeRaw: num), 0) as baseline_numerator, coalesce(b.\(unsafeRaw: den), 0) as baseline_denominator
+                   coalesce(b.\(unsafeRaw: num), 0) as baseline_numerator, coalesce(b.\(unsafeRaw: den), 0) as baseline_denominator,
+                   coalesce(r.\(unsafeRaw: units), 0) as current_units, coalesce(b.\(unsafeRaw: units), 0) as baseline_units
               from \(source.call(from: windows.recentFrom, to: windows.recentTo, at: at, confirmationWindow: confirmationWindow)) r
               full join \(source.call(from: windows.baselineFrom, to: windows.baselineTo, at: at, confirmationWindow: confirmationWindow)) b
              using (app_id, \(unsafeRaw: keys))
@@ -68,7 +73,8 @@ enum AlertQueries {
             let observation = AlertObservation(
                 rule: rule.kind, appID: try row.decode("app_id"), slice: AlertSlice(slice),
                 current: Rate(try row.decode("current_numerator"), of: try row.decode("current_denominator")),
-                baseline: Rate(try row.decode("baseline_numerator"), of: try row.decode("baseline_denominator")))
+                baseline: Rate(try row.decode("baseline_numerator"), of: try row.decode("baseline_denominator")),
+                units: source.units == nil ? nil : (try row.decode("current_units"), try row.decode("baseline_units")))
             findings.append(AlertEvaluator.evaluate(observation, rule: rule, windows: windows))
         }
         return findings
