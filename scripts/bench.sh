@@ -43,7 +43,7 @@ benchbin=$bindir/pushledger-bench
 admin_url=${DATABASE_URL:-$(scripts/db.sh start bench)}
 work=$root/.pgdata/bench-work-$mode
 rm -rf "$work" && mkdir -p "$work/csv"
-db_url() { echo "${admin_url/\/pushledger\?//$1?}"; }
+db_url() { sed -E "s#/[^/?]*(\?|\$)#/$1\1#" <<<"$admin_url"; }  # the same server, database $1
 server=""
 cleanup() {
     if [ -n "$server" ]; then kill -TERM "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
