@@ -95,6 +95,8 @@ pg_cpu() {
       for child in $(pgrep -P "$postmaster"); do awk '{ print $14 + $15 }' "/proc/$child/stat" 2>/dev/null || true; done
     } | awk -v t="$(getconf CLK_TCK)" '{ s += $1 } END { printf "%.2f", s / t }'
 }
+# After psql sessions end: their backends count once the postmaster has reaped them.
+pg_cpu_settled() { sleep 1; pg_cpu; }
 per_million() { calc "%.0f" "($2 - $1) * 1000000 / $3"; }
 peak_rss_mib() { awk '/VmHWM/ { printf "%.0f", $2 / 1024 }' "/proc/$1/status"; }
 stop_server() { kill -TERM "$server"; wait "$server" || true; server=""; }
@@ -136,7 +138,7 @@ done
 rows=$(cat "$work"/csv/*.csv | wc -l)
 t0=$(now) pg0=$(pg_cpu)
 psql "$(db_url bench_copy)" -q -v ON_ERROR_STOP=1 <<<"$copy_in"
-copy_seconds=$(since "$t0") copy_pg_cpu=$(per_million "$pg0" "$(pg_cpu)" "$events")
+copy_seconds=$(since "$t0") copy_pg_cpu=$(per_million "$pg0" "$(pg_cpu_settled)" "$events")
 copy_rate=$(calc "%.0f" "$events / $copy_seconds")
 [ "$(q copy "select count(*) from sends")" -eq "$(q ingest "select count(*) from sends")" ] || { echo "bench: copy lost rows" >&2; exit 1; }
 
@@ -153,7 +155,7 @@ for part in "$work"/naive-part-*; do
         psql "$(db_url bench_naive)" -q -v ON_ERROR_STOP=1 >/dev/null &
 done
 wait
-naive_seconds=$(since "$t0") naive_pg_cpu=$(per_million "$pg0" "$(pg_cpu)" "$((events * naive_rows / rows))")
+naive_seconds=$(since "$t0") naive_pg_cpu=$(per_million "$pg0" "$(pg_cpu_settled)" "$((events * naive_rows / rows))")
 naive_rate=$(calc "%.0f" "($events * $naive_rows / $rows) / $naive_seconds")
 
 log "Ingest again over 256 connections (peak RSS)"
@@ -173,7 +175,7 @@ monday_date=$(date -u -d "@$((monday * 86400))" +%F)
 week_filter="app_id = '$app' and sent_at >= '$monday_date'::date and sent_at < '$monday_date'::date + 7"
 copies=1
 report_rows=""
-for scale in 1 2 4; do
+for scale in ${BENCH_SCALES-1 2 4}; do  # BENCH_SCALES= skips the reports
     want=$(( (sends_1x * scale + base_sends - 1) / base_sends ))
     t0=$(now)
     while [ "$copies" -lt "$want" ]; do q reports "select bench.clone($copies)" >/dev/null; copies=$((copies + 1)); done
