@@ -2,11 +2,13 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help deps build release demo test fuzz db-start db-stop clean
+.PHONY: help deps build release demo test bench bench-smoke fuzz db-start db-stop clean
 
 help:
 	@echo "make demo      local Postgres, ingest, simulated fleet, weekly report"
 	@echo "make test      the whole test suite on a throwaway local Postgres"
+	@echo "make bench     benchmarks: ingest vs COPY and naive INSERTs, rollups vs a scan (bench/results/)"
+	@echo "make bench-smoke  the benchmarks tiny, as make test runs them"
 	@echo "make fuzz      schemathesis (PyPI) against docs/openapi.yaml and a real server (not in make test)"
 	@echo "make build     debug build; make release for an optimised one"
 	@echo "make db-start  start the project-local Postgres (prints DATABASE_URL); make db-stop stops it"
@@ -28,6 +30,15 @@ demo: deps
 test:
 	@scripts/deps.sh chromium prometheus
 	@scripts/test.sh
+
+# Minutes on 2 cores; not part of make test (which runs bench-smoke).
+bench:
+	@scripts/deps.sh
+	@scripts/bench.sh full
+
+bench-smoke:
+	@scripts/deps.sh
+	@scripts/bench.sh smoke
 
 # Property-based fuzzing of the HTTP API from its OpenAPI document; installs schemathesis in .build/fuzz-venv.
 fuzz: deps

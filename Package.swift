@@ -31,6 +31,9 @@ let package = Package(
         .target(name: "Simulator", dependencies: ["PushLedgerCore", "IngestClient"]),
         // Reports and alerts over the outcome engine in sql/.
         .target(name: "Reports", dependencies: ["PushLedgerCore", "Postgres", "Store", "IngestClient"]),
+        // Benchmark tooling for scripts/bench.sh (not part of the product).
+        .target(name: "Bench", dependencies: ["Simulator", "Gzip"]),
+        .executableTarget(name: "pushledger-bench", dependencies: ["Bench", "PushLedgerCore", "Simulator"]),
         .executableTarget(
             name: "pushledger",
             dependencies: ["PushLedgerCore", "Postgres", "Store", "IngestServer", "IngestClient", "Simulator", "Reports"]

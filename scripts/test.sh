@@ -15,3 +15,6 @@ fi
 export PUSHLEDGER_TEST_DATABASE_URL="$DATABASE_URL"
 swift build --build-tests "$@"
 swift test --skip-build "$@"
+# The benchmark code, tiny, on the same cluster: fails when it breaks, never on speed.
+# (Skipped when arguments pick some tests.)
+if [ $# -eq 0 ]; then scripts/bench.sh smoke; fi

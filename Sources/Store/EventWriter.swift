@@ -63,7 +63,8 @@ public struct EventWriter: Sendable {
             }
         }
         // Temp tables get no autovacuum: without statistics the planner guesses a handful of
-        // rows and picks nested loops over whole indexes. Sampling a batch costs milliseconds.
-        if batch.eventCount > 0 { try connection.executeScript("analyze stage_telemetry; analyze stage_sends") }
+        // rows and picks nested loops over whole indexes. Only when a batch outgrows them
+        // (0040): analyzing every batch made every statement of pushledger_apply_staged re-plan.
+        if batch.eventCount > 0 { try connection.execute("select pushledger_analyze_staging()") }
     }
 }

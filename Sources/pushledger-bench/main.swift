@@ -1,0 +1,84 @@
+import Bench
+import Foundation
+import PushLedgerCore
+import Simulator
+
+// `pushledger-bench`: tooling for scripts/bench.sh (generation only; the script runs the
+// server, the load generator and psql). Kept out of `pushledger`: not a product command.
+let inputs = CommandSpec(
+    "inputs", summary: "Write the simulator's fleet for the week before last (ISO) as gzip request bodies",
+    options: [
+        .value("out", help: "Folder for the bodies and manifest.tsv", required: true),
+        .value("installs", type: .integer, help: "Simulated installations", default: "4000"),
+        .value("seed", type: .integer, help: "Simulator seed", default: "7"),
+        .value("flush-days", type: .integer, help: "Days of events an SDK queues per telemetry request", default: "7"),
+        .value("sends-per-batch", type: .integer, help: "Sends per /v1/sends request", default: "500"),
+    ])
+let post = CommandSpec(
+    "post", summary: "Post every request of an inputs folder once over N connections; prints key=value figures",
+    options: [
+        .value("inputs", help: "Folder written by `inputs`", required: true),
+        .value("port", type: .integer, help: "Port of pushledger serve on 127.0.0.1", required: true),
+        .value("connections", type: .integer, help: "Concurrent keep-alive connections", default: "32"),
+        .value("limit", type: .integer, help: "Post only the first N requests"),
+        .value("telemetry-key", help: "Bearer key for /v1/telemetry", environment: "BENCH_TELEMETRY_KEY", required: true),
+        .value("sends-key", help: "Bearer key for /v1/sends", environment: "BENCH_SENDS_KEY", required: true),
+    ])
+let root = CommandSpec(
+    "pushledger-bench", summary: "Benchmark inputs and load for scripts/bench.sh", subcommands: [inputs, post],
+    version: "pushledger-bench 0.1.0")
+
+func fail(_ message: String, _ code: Int32) -> Never {
+    FileHandle.standardError.write(Data("pushledger-bench: \(message)\n".utf8))
+    exit(code)
+}
+
+/// Posts and prints the figures; fails when any request was not answered 200.
+func runPost(_ parsed: ParsedCommand) throws -> Int32 {
+    var requests = try LoadGenerator.load(URL(fileURLWithPath: parsed.string("inputs")!))
+    if let limit = parsed.integer("limit") { requests = Array(requests.prefix(limit)) }
+    guard let port = UInt16(exactly: parsed.integer("port")!) else { throw LoadError("bad --port") }
+    let generator = LoadGenerator(
+        port: port, connections: parsed.integer("connections")!,
+        keys: ["/v1/telemetry": parsed.string("telemetry-key")!, "/v1/sends": parsed.string("sends-key")!])
+    let r = generator.run(requests)
+    print(String(format: "seconds=%.3f requests=%d events=%d events_per_s=%.0f p50_ms=%.1f p99_ms=%.1f",
+                 r.seconds, r.requests, r.events, Double(r.events) / r.seconds, r.percentile(0.5) * 1e3, r.percentile(0.99) * 1e3))
+    guard r.failures.isEmpty else {
+        throw LoadError("requests not answered 200 (status: count): \(r.failures.sorted { $0.key < $1.key })")
+    }
+    return 0
+}
+
+switch CommandParser.parse(Array(CommandLine.arguments.dropFirst()), root: root, environment: ProcessInfo.processInfo.environment) {
+case .failure(let usage):
+    fail(usage.description, usage.exitCode)
+case .success(.help(let text)), .success(.version(let text)):
+    print(text)
+case .success(.run(let parsed)):
+    if parsed.path == ["post"] {
+        do { exit(try runPost(parsed)) } catch { fail("\(error)", 1) }
+    }
+    guard parsed.path == ["inputs"] else { fail("name a command; see pushledger-bench --help", 64) }
+    let now = Date()
+    // The week before last: no send of it is pending any more, so a rollup refresh (and the
+    // weekly report's own refresh) has only dirty days to do, whatever the time of day.
+    let week = ISOWeek(containing: now).previous.previous
+    var config = SimulationConfig(startMs: Int64(week.monday.daysSinceEpoch) * 86_400_000)
+    config.days = 7
+    config.installs = parsed.integer("installs")!
+    config.seed = UInt64(max(0, parsed.integer("seed")!))
+    config.flushDays = parsed.integer("flush-days")!
+    config.sendsPerBatch = parsed.integer("sends-per-batch")!
+    config.duplicateBatchShare = 0
+    do {
+        let out = URL(fileURLWithPath: parsed.string("out")!)
+        let s = try IngestInputs.write(config, to: out, nowMs: Int64(now.timeIntervalSince1970 * 1_000))
+        // Key=value for the script: the week and the counts it reports.
+        print("week=\(String(format: "%04d-W%02d", week.year, week.week)) monday=\(week.monday.daysSinceEpoch)")
+        print("requests=\(s.requests) telemetry_requests=\(s.telemetryRequests) sends_requests=\(s.sendsRequests)")
+        print("events=\(s.events) telemetry_events=\(s.telemetryEvents) sends=\(s.sends) gzip_bytes=\(s.gzipBytes)")
+    } catch {
+        fail("cannot write inputs: \(error)", 1)
+    }
+}

@@ -1,0 +1,225 @@
+#!/usr/bin/env bash
+# `make bench` (scripts/bench.sh) and `make bench-smoke` (scripts/bench.sh smoke): ingest and
+# reports measured side by side in one run on one machine, printed as a Markdown table and
+# saved under bench/results/ (full runs only). Ratios matter, not absolute times.
+#   1. ingest: the simulator's week as gzip JSON requests (sends in batches of 500) posted to
+#      `pushledger serve` over 32 connections, against `psql \copy` of exactly the rows it
+#      stored into the same tables, and against one INSERT per row (a sample, 500 a transaction,
+#      4 sessions); then the same requests over 256 connections for peak RSS.
+#   2. reports: that week copied k-fold (new ids and tokens per copy) to 1x/2x/4x sends; the
+#      rollup and the weekly report against SELECT count(*) over the week's sends.
+# Smoke mode runs it all tiny on the caller's DATABASE_URL (make test) and checks it worked.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+mode=${1:-full}
+app=com.example.shop
+case "$mode" in
+full)
+    installs=${BENCH_INSTALLS:-3000}; sends_1x=${BENCH_SENDS_1X:-250000}; naive_every=${BENCH_NAIVE_EVERY:-20}
+    config=release ;;
+smoke)
+    installs=12; sends_1x=300; naive_every=1; config=debug ;;
+*) echo "usage: scripts/bench.sh [full|smoke]" >&2; exit 64 ;;
+esac
+log() { printf '==> %s\n' "$*" >&2; }
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }'; }
+calc() { awk "BEGIN { printf \"$1\", $2 }"; }
+
+bindir=$(swift build -c "$config" --show-bin-path)
+# Full runs build release; smoke runs reuse make test's debug build (or build what is missing).
+if [ "$config" = release ] || [ ! -x "$bindir/pushledger" ] || [ ! -x "$bindir/pushledger-bench" ]; then
+    log "Building ($config)"
+    for product in pushledger pushledger-bench; do
+        swift build -c "$config" --product $product 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]' >&2 || true
+    done
+fi
+bin=$bindir/pushledger
+benchbin=$bindir/pushledger-bench
+[ -x "$bin" ] && [ -x "$benchbin" ] || { echo "bench: build the $config products first" >&2; exit 1; }
+
+admin_url=${DATABASE_URL:-$(scripts/db.sh start bench)}
+work=$root/.pgdata/bench-work-$mode
+rm -rf "$work" && mkdir -p "$work/csv"
+db_url() { sed -E "s#/[^/?]*(\?|\$)#/$1\1#" <<<"$admin_url"; }  # the same server, database $1
+server=""
+cleanup() {
+    if [ -n "$server" ]; then kill -TERM "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
+    [ -n "${BENCH_KEEP:-}" ] && return  # keep the databases to look into them
+    for db in warm ingest copy naive rss reports; do
+        psql "$admin_url" -qc "drop database if exists bench_$db with (force)" >/dev/null 2>&1 || true
+    done
+}
+trap cleanup EXIT
+fresh_db() {  # fresh_db NAME: migrated, partitions of the benchmark months created ahead
+    psql "$admin_url" -qc "drop database if exists bench_$1 with (force)" -c "create database bench_$1" >&2
+    DATABASE_URL=$(db_url "bench_$1") "$bin" migrate --log-level warning
+    psql "$(db_url "bench_$1")" -qAtc "select count(*) from pushledger_ensure_partitions(now() - interval '40 days', now() + interval '1 day')" >/dev/null
+    psql "$(db_url "bench_$1")" -qf bench/sql/bench.sql >/dev/null
+}
+q() { psql "$(db_url "bench_$1")" -qAtc "$2"; }
+
+log "Generating the simulator's week ($installs installations) as gzip requests, and a warm-up fleet"
+eval "$("$benchbin" inputs --out "$work/inputs" --installs "$installs" | tr '\n' ' ')"
+"$benchbin" inputs --out "$work/warm" --installs $((installs / 2)) --seed 8 >/dev/null
+log "week $week: $requests requests, $events events ($sends sends)"
+
+# serve NAME: starts pushledger serve on bench_NAME; sets server, port and keys.
+serve() {
+    # A port may look free yet be taken by a client socket in TIME_WAIT: try another then.
+    for _ in 1 2 3 4 5; do
+        port=$(scripts/free-port.sh)
+        DATABASE_URL=$(db_url "bench_$1") "$bin" serve --listen "127.0.0.1:$port" --log-level warning 2>"$work/serve-$1.log" &
+        server=$!
+        for _ in $(seq 1 200); do
+            kill -0 "$server" 2>/dev/null || break
+            if (exec 3<>"/dev/tcp/127.0.0.1/$port" && printf 'GET /readyz HTTP/1.0\r\n\r\n' >&3 && head -c 12 <&3 | grep -q 200) 2>/dev/null; then break 2; fi
+            sleep 0.1
+        done
+        wait "$server" 2>/dev/null || true
+    done
+    kill -0 "$server" 2>/dev/null || { cat "$work/serve-$1.log" >&2; echo "bench: pushledger serve did not start" >&2; exit 1; }
+    export BENCH_TELEMETRY_KEY BENCH_SENDS_KEY
+    BENCH_TELEMETRY_KEY=$(DATABASE_URL=$(db_url "bench_$1") "$bin" keys create --app $app --scope telemetry --log-level warning)
+    BENCH_SENDS_KEY=$(DATABASE_URL=$(db_url "bench_$1") "$bin" keys create --app $app --scope sends --log-level warning)
+}
+cpu_seconds() { awk -v t="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / t }' "/proc/$1/stat"; }
+# CPU seconds of the whole Postgres cluster: the postmaster with its reaped children (ended
+# backends) plus every live child. Wall time on a shared machine depends on the neighbours;
+# CPU per event much less so.
+postmaster=$(psql "$admin_url" -qAtc "select pid from pg_stat_activity where backend_type = 'checkpointer'" | xargs -I{} awk '{ print $4 }' /proc/{}/stat)
+pg_cpu() {
+    { awk '{ print $14 + $15 + $16 + $17 }' "/proc/$postmaster/stat"
+      for child in $(pgrep -P "$postmaster"); do awk '{ print $14 + $15 }' "/proc/$child/stat" 2>/dev/null || true; done
+    } | awk -v t="$(getconf CLK_TCK)" '{ s += $1 } END { printf "%.2f", s / t }'
+}
+# After psql sessions end: their backends count once the postmaster has reaped them.
+pg_cpu_settled() { sleep 1; pg_cpu; }
+per_million() { calc "%.0f" "($2 - $1) * 1000000 / $3"; }
+peak_rss_mib() { awk '/VmHWM/ { printf "%.0f", $2 / 1024 }' "/proc/$1/status"; }
+stop_server() { kill -TERM "$server"; wait "$server" || true; server=""; }
+
+# Every measured path starts from the same database holding another fleet of that week,
+# analysed (steady state: plans as on a live system, indexes not empty).
+log "Warm-up: another fleet of the week ingested and analysed (not measured)"
+fresh_db warm
+serve warm
+"$benchbin" post --inputs "$work/warm" --port "$port" --connections 32 >/dev/null
+stop_server
+q warm "vacuum analyze"
+for db in ingest copy naive rss; do
+    psql "$admin_url" -qc "drop database if exists bench_$db with (force)" -c "create database bench_$db template bench_warm" >&2
+done
+# Rows written after this transaction id are the measured run's (xmin; a fresh cluster is far from wraparound).
+mark=$(q ingest "select txid_current() % 4294967296")
+measured="xmin::text::bigint > $mark"
+
+log "Ingest: pushledger serve, 32 connections"
+serve ingest
+cpu0=$(cpu_seconds "$server") pg0=$(pg_cpu)
+eval "$("$benchbin" post --inputs "$work/inputs" --port "$port" --connections 32)"
+ingest_rate=$events_per_s ingest_p50=$p50_ms ingest_p99=$p99_ms ingest_seconds=$seconds
+ingest_cpu=$(per_million "$cpu0" "$(cpu_seconds "$server")" "$events")
+ingest_pg_cpu=$(per_million "$pg0" "$(pg_cpu)" "$events")
+rss_32=$(peak_rss_mib "$server")
+stop_server
+stored=$(q ingest "select count(*) from event_ids where $measured")
+[ "$stored" -eq "$events" ] || { echo "bench: $events events posted but $stored stored" >&2; exit 1; }
+
+log "Physical limit: psql \\copy of the same rows into the same tables"
+copy_in=""
+for t in $(q ingest "select array_to_string(bench.tables(), ' ')"); do
+    cols=$(q ingest "select bench.columns('$t')")
+    psql "$(db_url bench_ingest)" -qc "\\copy (select $cols from $t where $measured) to '$work/csv/$t.csv' with (format csv)"
+    copy_in+="\\copy $t ($cols) from '$work/csv/$t.csv' with (format csv)"$'\n'
+done
+rows=$(cat "$work"/csv/*.csv | wc -l)
+t0=$(now) pg0=$(pg_cpu)
+psql "$(db_url bench_copy)" -q -v ON_ERROR_STOP=1 <<<"$copy_in"
+copy_seconds=$(since "$t0") copy_pg_cpu=$(per_million "$pg0" "$(pg_cpu_settled)" "$events")
+copy_rate=$(calc "%.0f" "$events / $copy_seconds")
+[ "$(q copy "select count(*) from sends")" -eq "$(q ingest "select count(*) from sends")" ] || { echo "bench: copy lost rows" >&2; exit 1; }
+
+# A plain handler: one transaction per request, one INSERT per row, as many sessions as
+# the load generator has connections. Run on every Nth row and rated per event.
+per_request=$(( (rows + requests - 1) / requests ))
+log "Naive peer: one INSERT per row (every ${naive_every}th row, $per_request a transaction, 32 sessions)"
+q ingest "select * from bench.naive_inserts($naive_every, '$measured')" >"$work/naive.sql"
+naive_rows=$(wc -l <"$work/naive.sql")
+split -n r/32 "$work/naive.sql" "$work/naive-part-"
+t0=$(now) pg0=$(pg_cpu)
+for part in "$work"/naive-part-*; do
+    awk -v n="$per_request" 'NR % n == 1 || n == 1 { print "begin;" } { print } NR % n == 0 { print "commit;" } END { if (NR % n) print "commit;" }' "$part" |
+        psql "$(db_url bench_naive)" -q -v ON_ERROR_STOP=1 >/dev/null &
+done
+wait
+naive_seconds=$(since "$t0") naive_pg_cpu=$(per_million "$pg0" "$(pg_cpu_settled)" "$((events * naive_rows / rows))")
+naive_rate=$(calc "%.0f" "($events * $naive_rows / $rows) / $naive_seconds")
+
+log "Ingest again over 256 connections (peak RSS)"
+serve rss
+eval "$("$benchbin" post --inputs "$work/inputs" --port "$port" --connections 256)"
+rss_256=$(peak_rss_mib "$server") rss_rate=$events_per_s
+stop_server
+
+log "Reports: the week copied k-fold"
+fresh_db reports
+for t in $(q ingest "select array_to_string(bench.tables(), ' ')"); do
+    psql "$(db_url bench_reports)" -qc "\\copy $t ($(q ingest "select bench.columns('$t')")) from '$work/csv/$t.csv' with (format csv)"
+done
+q reports "select bench.save_base()" >/dev/null
+base_sends=$(q reports "select count(*) from sends")
+monday_date=$(date -u -d "@$((monday * 86400))" +%F)
+week_filter="app_id = '$app' and sent_at >= '$monday_date'::date and sent_at < '$monday_date'::date + 7"
+copies=1
+report_rows=""
+for scale in ${BENCH_SCALES-1 2 4}; do  # BENCH_SCALES= skips the reports
+    want=$(( (sends_1x * scale + base_sends - 1) / base_sends ))
+    t0=$(now)
+    while [ "$copies" -lt "$want" ]; do q reports "select bench.clone($copies)" >/dev/null; copies=$((copies + 1)); done
+    q reports "vacuum analyze" 2>/dev/null  # as autovacuum would have by the time a week is rolled up
+    load_seconds=$(since "$t0")
+    week_sends=$(q reports "select count(*) from sends where $week_filter")
+    q reports "select pushledger_mark_rollups_dirty('$app', '$monday_date', '$monday_date'::date + 6)" >/dev/null
+    q reports "select count(*) from sends where $week_filter" >/dev/null  # warm, as the rollup finds it
+    scan_seconds=$(psql "$(db_url bench_reports)" -qAt -c '\timing on' -c "select count(*) from sends where $week_filter" |
+        awk '/^Time:/ { printf "%.3f", $2 / 1000 }')
+    t0=$(now); DATABASE_URL=$(db_url bench_reports) "$bin" rollup --log-level warning >/dev/null; rollup_seconds=$(since "$t0")
+    t0=$(now); DATABASE_URL=$(db_url bench_reports) "$bin" report weekly --app $app --week "$week" --log-level warning >"$work/weekly-$scale.txt"
+    report_seconds=$(since "$t0")
+    grep -q . "$work/weekly-$scale.txt" || { echo "bench: empty weekly report" >&2; exit 1; }
+    rolled=$(q reports "select coalesce(sum(sends), 0) from send_rollups_daily where app_id = '$app' and day >= '$monday_date' and day < '$monday_date'::date + 7")
+    [ "$rolled" -eq "$week_sends" ] || { echo "bench: rollups count $rolled sends of $week_sends" >&2; exit 1; }
+    report_rows+="| ${scale}× | $week_sends | $scan_seconds | $rollup_seconds | $(calc "%.1f" "$rollup_seconds / $scan_seconds")× | $report_seconds | $load_seconds |"$'\n'
+    log "scale ${scale}x: $week_sends sends, scan ${scan_seconds}s, rollup ${rollup_seconds}s, weekly report ${report_seconds}s"
+done
+
+table=$(cat <<EOF
+Run $(date -u +%FT%TZ) on $(nproc) cores (shared), PostgreSQL $(q ingest "show server_version"), fsync on, $mode mode.
+
+**Ingest** — week $week of the simulator's fleet: $events events ($sends sends in batches of 500, $((events - sends)) telemetry events in $telemetry_requests per-installation requests), $requests gzip requests.
+
+| Path | Events/s (wall) | vs COPY | CPU-s per M events (server + Postgres) | vs COPY (CPU) | Notes |
+|---|---:|---:|---:|---:|---|
+| \`psql \\copy\` of the stored rows (limit) | $copy_rate | 1.00× | $copy_pg_cpu | 1.00× | $rows rows into the same tables and indexes, ${copy_seconds} s |
+| \`pushledger serve\`, 32 connections | $ingest_rate | $(calc "%.2f" "$ingest_rate / $copy_rate")× | $ingest_cpu + $ingest_pg_cpu | $(calc "%.2f" "$copy_pg_cpu / ($ingest_cpu + $ingest_pg_cpu)")× | p50 ${ingest_p50} ms, p99 ${ingest_p99} ms a request; peak RSS ${rss_32} MiB |
+| \`pushledger serve\`, 256 connections | $rss_rate | $(calc "%.2f" "$rss_rate / $copy_rate")× | | | peak RSS ${rss_256} MiB |
+| naive: one INSERT per row | $naive_rate | $(calc "%.3f" "$naive_rate / $copy_rate")× | $naive_pg_cpu | $(calc "%.2f" "$copy_pg_cpu / $naive_pg_cpu")× | $naive_rows of the $rows rows (every ${naive_every}th), $per_request rows (one request) a transaction, 32 sessions, ${naive_seconds} s |
+
+serve vs naive: $(calc "%.1f" "$ingest_rate / $naive_rate")× in events/s, $(calc "%.1f" "$naive_pg_cpu / ($ingest_cpu + $ingest_pg_cpu)")× in CPU per event. CPU pressure on the machine during the run (PSI \`some\` avg300): $(awk -F'avg300=' '/^some/ { split($2, a, " "); print a[1] }' /proc/pressure/cpu 2>/dev/null || echo n/a) %.
+
+**Reports** — rollup of the whole week and the weekly report, against the scan floor \`SELECT count(*)\` over the week's sends (copies of the fleet with new ids).
+
+| Scale | Sends in week | Scan floor s | Rollup s | Rollup / scan | Weekly report s | (load s) |
+|---|---:|---:|---:|---:|---:|---:|
+$report_rows
+EOF
+)
+printf '%s\n' "$table"
+if [ "$mode" = full ]; then
+    out="bench/results/$(date -u +%Y-%m-%dT%H%M).md"
+    printf '%s\n' "$table" >"$out"
+    log "saved $out"
+fi
