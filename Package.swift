@@ -32,7 +32,7 @@ let package = Package(
         // Reports and alerts over the outcome engine in sql/.
         .target(name: "Reports", dependencies: ["PushLedgerCore", "Postgres", "Store", "IngestClient"]),
         // Benchmark tooling for scripts/bench.sh (not part of the product).
-        .target(name: "Bench", dependencies: ["Simulator", "Gzip"]),
+        .target(name: "Bench", dependencies: ["Simulator", "Gzip", "IngestClient"]),
         .executableTarget(name: "pushledger-bench", dependencies: ["Bench", "PushLedgerCore", "Simulator"]),
         .executableTarget(
             name: "pushledger",

@@ -60,14 +60,17 @@ public final class IngestClient: @unchecked Sendable {
         connection = nil
     }
 
-    /// POSTs one body and returns the response, whatever its status.
+    /// POSTs one body and returns the response, whatever its status. `gzip` compresses it;
+    /// `bodyIsGzip` sends a body compressed ahead of time as it is (benchmarks keep the
+    /// client's compression off the measured machine), labelled gzip.
     public func post(
-        path: String, body: [UInt8], contentType: String, gzip: Bool = false, bearer: String? = nil
+        path: String, body: [UInt8], contentType: String, gzip: Bool = false, bodyIsGzip: Bool = false,
+        bearer: String? = nil
     ) throws(IngestClientError) -> HTTPResponse {
-        let payload = gzip ? Gzip.compress(body) : body
+        let payload = gzip && !bodyIsGzip ? Gzip.compress(body) : body
         var head = "POST \(basePath)\(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nContent-Type: \(contentType)\r\n"
         head += "Content-Length: \(payload.count)\r\nAccept: application/json\r\nConnection: keep-alive\r\n"
-        if gzip { head += "Content-Encoding: gzip\r\n" }
+        if gzip || bodyIsGzip { head += "Content-Encoding: gzip\r\n" }
         if let bearer { head += "Authorization: Bearer \(bearer)\r\n" }
         head += "\r\n"
         let request = Array(head.utf8) + payload

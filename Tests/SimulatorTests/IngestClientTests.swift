@@ -49,6 +49,19 @@ struct IngestClientTests {
         #expect(try Gzip.decompress(seen.body, limit: 1 << 20) == body)
     }
 
+    @Test func aBodyGzippedAheadIsSentAsItIs() throws {
+        let server = try LoopbackServer { _, _ in .status(200) }
+        defer { server.stop() }
+        let (client, _) = try client(server)
+        let body = Array(String(repeating: "{\"event\":2}", count: 300).utf8)
+        let compressed = Gzip.compress(body)
+        _ = try client.post(path: "/v1/sends", body: compressed, contentType: "application/json", bodyIsGzip: true)
+        let seen = try #require(server.seen.first)
+        #expect(seen.headers["content-encoding"] == "gzip")
+        #expect(seen.body == compressed)  // not compressed a second time
+        #expect(try Gzip.decompress(seen.body, limit: 1 << 20) == body)
+    }
+
     @Test func retriesHonourRetryAfterThenBackOff() throws {
         let server = try LoopbackServer { _, n in
             switch n {
