@@ -1,5 +1,5 @@
 -- Writer: statistics of the staging tables only when a batch outgrows them (found by
--- `make bench`, see bench/README-section.md). ANALYZE of the staging tables in every
+-- `make bench`, see README "Performance"). ANALYZE of the staging tables in every
 -- transaction changed their pg_class row, which invalidated every cached plan reading them:
 -- each batch re-planned the ~20 statements of pushledger_apply_staged over partitioned
 -- tables (a fifth of the writer's CPU in perf). Row estimates follow a table's current size

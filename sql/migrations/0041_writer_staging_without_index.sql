@@ -1,5 +1,5 @@
--- Writer: no index on the staging table of fresh events (found by `make bench`, see
--- bench/README-section.md). At every commit ON COMMIT DELETE ROWS truncates the staging
+-- Writer: no index on the staging table of fresh events (found by `make bench`, see README
+-- "Performance"). At every commit ON COMMIT DELETE ROWS truncates the staging
 -- tables and rebuilds their indexes; rebuilding stage_fresh's primary key updated its
 -- catalog statistics, which invalidated every cached plan that joins stage_fresh — nearly
 -- every statement of pushledger_apply_staged — so each batch re-planned them. Its rows are
