@@ -65,4 +65,5 @@ Next:
   psql "$DATABASE_URL" -c 'select * from send_rollup_rates_daily order by day desc limit 20'   # plain SQL, views in sql/
   $bin report prompt-timing --week $week   # also: report rejections, query silent-loss --since 24h, alert check
   dashboards/ holds Grafana provisioning and the Delivery, Permissions and Pipeline health dashboards
+  make db-stop   # the demo's Postgres stays up for the lines above; this stops it
 NEXT
