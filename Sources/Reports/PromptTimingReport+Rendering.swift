@@ -20,13 +20,13 @@ extension PromptTimingReport {
             rate.wilsonInterval().map { .array([.double($0.lower), .double($0.upper)]) } ?? .null
         }
         let versus: JSONValue = comparisons(cohort).map { list in
-            .object(JSONObject(list.map { name, comparison -> (String, JSONValue) in
+            .object(list.map { name, comparison -> (String, JSONValue) in
                 (name, .object([
                     ("diff_pp", .number(comparison.differencePoints)),
                     ("p_value", .number(comparison.pValue)),
                     ("insufficient_data", .bool(comparison.insufficientData)),
                 ]))
-            }))
+            })
         } ?? .null
         return .object([
             ("cohort", .string(cohort.name)),

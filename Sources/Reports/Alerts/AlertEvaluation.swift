@@ -48,7 +48,11 @@ public struct AlertObservation: Sendable, Hashable {
     public var current: Rate
     public var baseline: Rate
     /// Independent units (installations) behind each denominator; nil: every item is one.
-    public var units: (current: Int, baseline: Int)?
+    public var units: (current: Int, baseline: Int)? {
+        currentUnits.flatMap { current in baselineUnits.map { (current, $0) } }
+    }
+    private var currentUnits: Int?
+    private var baselineUnits: Int?
 
     public init(rule: AlertRuleKind, appID: String, slice: AlertSlice, current: Rate, baseline: Rate,
                 units: (current: Int, baseline: Int)? = nil) {
@@ -57,22 +61,8 @@ public struct AlertObservation: Sendable, Hashable {
         self.slice = slice
         self.current = current
         self.baseline = baseline
-        self.units = units
-    }
-
-    public static func == (a: AlertObservation, b: AlertObservation) -> Bool {
-        (a.rule, a.appID, a.slice, a.current, a.baseline) == (b.rule, b.appID, b.slice, b.current, b.baseline)
-            && a.units?.current == b.units?.current && a.units?.baseline == b.units?.baseline
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(rule)
-        hasher.combine(appID)
-        hasher.combine(slice)
-        hasher.combine(current)
-        hasher.combine(baseline)
-        hasher.combine(units?.current)
-        hasher.combine(units?.baseline)
+        currentUnits = units?.current
+        baselineUnits = units?.baseline
     }
 }
 
