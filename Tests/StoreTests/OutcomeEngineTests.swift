@@ -127,6 +127,45 @@ import Testing
         #expect(try classify().mapValues(\.outcome) == [1: "blocked_app", 2: "unconfirmed"])
     }
 
+    /// The as-of state of a send before the installation's first snapshot in the window comes
+    /// from before the window, channel states included; later sends follow the window's snapshot.
+    @Test func aSnapshotBeforeTheWindowDecidesUntilTheWindowsFirstSnapshot() throws {
+        let promoBlocked = [ChannelState(id: "orders", importance: 4), ChannelState(id: "promo", importance: 0)]
+        let promoOn = [ChannelState(id: "orders", importance: 4), ChannelState(id: "promo", importance: 3)]
+        _ = try db.write(
+            settings(1, event: 901, at: -24 * 3, F.androidSettings(enabled: true, channels: promoBlocked)),
+            settings(1, event: 902, at: -2, F.androidSettings(enabled: true, channels: promoOn)),
+            settings(2, event: 903, at: -24 * 3, F.androidSettings(enabled: false)),
+            device(3, [F.event(910, at: -9, F.received(50))]))
+        _ = try db.write(F.sends([
+            F.send(1, notification: 1, at: -5, installation: F.installation(1), channel: "promo"),
+            F.send(2, notification: 2, at: -5, installation: F.installation(1), channel: "orders"),
+            F.send(3, notification: 3, at: -2, installation: F.installation(1), channel: "promo"),  // same time: the new one
+            F.send(4, notification: 4, at: 5, installation: F.installation(1), channel: "promo"),
+            F.send(5, notification: 5, at: -5, installation: F.installation(2)),
+            F.send(6, notification: 6, at: -5, installation: F.installation(4)),                    // never reported
+        ]))
+        let got = try classify()
+        #expect(got.mapValues(\.outcome) == [1: "blocked_channel", 2: "unconfirmed", 3: "unconfirmed", 4: "unconfirmed",
+                                             5: "blocked_app", 6: "unattributed"])
+        #expect(got[1]?.row["channel_blocked"] == "true" && got[3]?.row["channel_blocked"] == "false")
+        #expect(got[6]?.row["display_state"] == "unknown")
+    }
+
+    /// Receipts and opens count however late they came, and from 32 days before the window
+    /// (none can be older: the contract refuses telemetry 30 days older than its arrival).
+    @Test func receiptsAndOpensCountFrom32DaysBeforeTheWindow() throws {
+        _ = try db.write(
+            settings(1, event: 901, at: -24 * 40, F.androidSettings(enabled: true)),
+            device(3, [F.event(910, at: -9, F.received(50))]),
+            device(1, [F.event(911, at: -12 - 24 * 31, F.received(1)), F.event(912, at: -12 - 24 * 33, F.received(2)),
+                       F.event(913, at: -12 - 24 * 31, F.opened(3)), F.event(914, at: -12 - 24 * 33, F.opened(4)),
+                       F.event(915, at: 29, F.opened(5))]))
+        _ = try db.write(F.sends((1...5).map { F.send($0, notification: $0, at: -5, installation: F.installation(1)) }))
+        #expect(try classify().mapValues(\.outcome) == [1: "received", 2: "unconfirmed", 3: "opened", 4: "unconfirmed",
+                                                        5: "opened"])
+    }
+
     @Test func snapshotTiesBreakByReceivedTimeThenEventID() throws {
         _ = try db.write(
             // Same time: the later received wins ...

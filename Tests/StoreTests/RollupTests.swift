@@ -134,6 +134,36 @@ import Testing
         #expect(try refresh(asOf: 100).isEmpty)
     }
 
+    /// Consecutive dirty days are classified in one pass, each still its own window: a slice
+    /// that reported receipts on Nov 10 only is not instrumented on Nov 9.
+    @Test func aRunOfDaysKeepsEachDayItsOwnWindow() throws {
+        let ios = F.envelope(installation: F.installation(5), platform: .ios, appVersion: "7.0")
+        _ = try db.write(F.telemetry(ios, [F.event(920, at: -40, .notificationSettings(SettingsSnapshot(authorizationStatus: .authorized))),
+                                           F.event(921, at: -5, F.received(99))]))
+        _ = try db.write(F.sends([F.send(41, notification: 41, at: -30, installation: F.installation(5), provider: .apns),
+                                  F.send(42, notification: 42, at: -5, installation: F.installation(5), provider: .apns)]))
+        #expect(try refresh(asOf: 100) == [nov9, nov10])
+        #expect(try mismatches(day: nov9, asOf: 100) == 0)
+        #expect(try mismatches(day: nov10, asOf: 100) == 0)
+        #expect(try rollupSum("unattributed", day: nov9) == 1)
+        #expect(try rollupSum("unattributed_uninstrumented", day: nov9) == 1)
+        #expect(try rollupSum("unconfirmed", day: nov10) == 1)
+    }
+
+    /// Dirty (app, day)s become runs of consecutive days, at most 7 days each.
+    @Test func dirtyDaysAreGroupedInRunsOfAtMostAWeek() throws {
+        let runs: [String] = try db.connection.query(
+            """
+            select app_id || ' ' || first_day || ' ' || last_day as run
+              from pushledger_day_runs(array['a', 'a', 'a', 'b', 'a', 'a', 'a', 'a', 'a', 'a', 'a'],
+                                       array['2026-01-01', '2026-01-02', '2026-01-04', '2026-01-01', '2026-01-05', '2026-01-06',
+                                             '2026-01-07', '2026-01-08', '2026-01-09', '2026-01-10', '2026-01-10']::date[])
+            """).map { try $0.decode("run") }
+        #expect(runs == ["a 2026-01-01 2026-01-02", "a 2026-01-04 2026-01-08", "a 2026-01-09 2026-01-10", "b 2026-01-01 2026-01-01"])
+        let none: Int = try db.value("select count(*)::int from pushledger_day_runs(null, null)")
+        #expect(none == 0)
+    }
+
     @Test func pendingDaysAreReevaluatedUntilTheirWindowPassed() throws {
         try seed()
         #expect(try refresh(asOf: 0) == [nov9, nov10])

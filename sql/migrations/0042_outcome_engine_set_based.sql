@@ -1,0 +1,342 @@
+-- Outcome engine, third version: the same definitions as 0004/0008, computed set-based.
+--
+-- 0008 classified a send with five index look-ups of its own (the as-of snapshot, its channel
+-- state, the latest earlier invalidating result, receipts and opens), ~60-150 us a send against
+-- ~1 us to scan it (README "Performance"). Here each input is read once for the whole window
+-- and joined by hash or merged in time order:
+--   * the as-of snapshot: the window's sends and the window's snapshots of the same
+--     installations, sorted per installation by time (a snapshot at a send's time sorts first);
+--     a running count of snapshots numbers each send with the latest snapshot before it. Only
+--     an installation whose first send in the window precedes all of its snapshots in the
+--     window looks up the latest snapshot before the window (one look-up per installation);
+--   * channel states: those of the window's snapshots by one range read, those of earlier
+--     snapshots by key;
+--   * invalidating results: the partial index sends_token_invalid (0004) of the window's tokens,
+--     joined to the sends that follow them.
+-- Rollups classify a run of consecutive days in one pass (pushledger_rollup_days) with
+-- receipt instrumentation still judged per UTC day (p_daily), so a rollup row stays the
+-- classification of its day as its own window (0005, 0023).
+
+create function pushledger_classify_sends(
+    p_app text, p_from timestamptz, p_to timestamptz, p_as_of timestamptz, p_window interval, p_daily boolean)
+returns table (
+    app_id text, event_id uuid, notification_id uuid, installation_id uuid, resolved_by text,
+    sent_at timestamptz, day date, provider text, channel text, campaign text,
+    status integer, reason text, reason_class text, token_invalid boolean, to_invalid_token boolean,
+    platform text, app_version text, snapshot_event_id uuid,
+    display_state text, authorization_status text,
+    channel_blocked boolean, instrumented boolean,
+    opened boolean, received_displayed boolean, received_undisplayed boolean,
+    outcome text)
+language plpgsql stable
+-- Planned as the set-based joins it is written for: with the window's values (a generic plan
+-- guesses ~1,000 sends), hash joins (the planner cannot count the distinct keys of a CTE and
+-- picks a look-up per send or sorts), and memory for the hashes (per node; ~100 bytes a send).
+set plan_cache_mode = force_custom_plan
+set enable_nestloop = off
+set enable_mergejoin = off
+set jit = off
+set work_mem = '256MB'
+as $$
+#variable_conflict use_column
+begin
+return query
+with window_sends as materialized (
+    select s.app_id, s.event_id, s.notification_id, s.installation_id, s.resolved_by, s.sent_at,
+           s.provider, s.token_key, s.channel, s.campaign, s.status, s.reason
+      from sends s
+     where s.app_id = p_app and s.sent_at >= p_from and s.sent_at < p_to and s.sent_at <= p_as_of
+), timeline as (
+    -- The window's sends and the window's snapshots of their installations, per installation in
+    -- time order (a snapshot at a send's time sorts first; ties between snapshots as 0004: the
+    -- last by received_at, then event_id, wins). `ordinal`: the snapshots so far, so a send
+    -- shares it with its as-of snapshot. Sends without an installation form one group with no
+    -- snapshot.
+    select t.*,
+           count(*) filter (where not t.is_send) over (
+               partition by t.installation_id order by t.at, t.is_send, t.received_at, t.event_id
+               rows unbounded preceding) as ordinal
+      from (select w.installation_id, w.sent_at as at, true as is_send, null::timestamptz as received_at,
+                   w.event_id, w.notification_id, w.resolved_by, w.provider, w.token_key, w.channel,
+                   w.campaign, w.status, w.reason,
+                   null::text as platform, null::text as app_version, null::boolean as can_display,
+                   null::text as authorization_status
+              from window_sends w
+            union all
+            select n.installation_id, n.occurred_at, false, n.received_at,
+                   n.event_id, null, null, null, null, null, null, null, null,
+                   n.platform, n.app_version, n.can_display, n.authorization_status
+              from settings_snapshots n
+             where n.app_id = p_app and n.occurred_at >= p_from and n.occurred_at < p_to
+               and n.installation_id in (select w.installation_id from window_sends w)) t
+), carried as (
+    -- Each row with the snapshot that opened its ordinal (rows are already in this order, so
+    -- the second sort is a pass).
+    select t.*,
+           first_value(case when not t.is_send then t.event_id end) over w as snap_event_id,
+           first_value(t.at) over w as snap_at,
+           first_value(t.platform) over w as snap_platform,
+           first_value(t.app_version) over w as snap_version,
+           first_value(t.can_display) over w as snap_can_display,
+           first_value(t.authorization_status) over w as snap_authorization
+      from timeline t
+    window w as (partition by t.installation_id, t.ordinal order by t.at, t.is_send, t.received_at, t.event_id)
+), window_facts as materialized (
+    select c.* from carried c where c.is_send
+), earlier_snapshots as materialized (
+    -- The latest snapshot before the window, for installations with a send before any of
+    -- their snapshots in it (as 0008: the last 31 days first, then older partitions).
+    select i.installation_id, snap.*
+      from (select distinct f.installation_id from window_facts f
+             where f.ordinal = 0 and f.installation_id is not null) i
+     cross join lateral (
+            select * from (
+                (select n.occurred_at, n.received_at, n.event_id, n.platform, n.app_version,
+                        n.can_display, n.authorization_status
+                   from settings_snapshots n
+                  where n.app_id = p_app and n.installation_id = i.installation_id
+                    and n.occurred_at < p_from and n.occurred_at >= p_from - interval '31 days'
+                  order by n.occurred_at desc, n.received_at desc, n.event_id desc
+                  limit 1)
+                union all
+                (select n.occurred_at, n.received_at, n.event_id, n.platform, n.app_version,
+                        n.can_display, n.authorization_status
+                   from settings_snapshots n
+                  where n.app_id = p_app and n.installation_id = i.installation_id
+                    and n.occurred_at < p_from - interval '31 days'
+                  order by n.occurred_at desc, n.received_at desc, n.event_id desc
+                  limit 1)
+            ) candidates
+            limit 1) snap
+), snapshot_channels as (
+    -- Channel states of the window's snapshots by one range read (one row per snapshot and
+    -- channel: the primary key) ...
+    select c.installation_id, c.snapshot_event_id, c.channel_id, c.blocked
+      from channel_states c
+     where c.app_id = p_app and c.occurred_at >= p_from and c.occurred_at < p_to
+    union all
+    -- ... and the earlier snapshots' by key.
+    select e.installation_id, e.event_id, c.channel_id, c.blocked
+      from earlier_snapshots e
+     cross join lateral (
+            select c.channel_id, c.blocked
+              from channel_states c
+             where c.app_id = p_app and c.occurred_at = e.occurred_at
+               and c.snapshot_event_id = e.event_id and c.installation_id = e.installation_id
+            offset 0) c  -- a look-up by key: not flattened into a hash join over every partition
+), confirmations as (
+    -- Every receipt and open of these notifications at or before as_of, however late it came.
+    -- None can have occurred 32 days before its send: the device reports it after the send,
+    -- and the contract refuses telemetry more than 30 days older than its arrival (and sends
+    -- more than 1 day ahead). So one read from there hashes, instead of a look-up per send in
+    -- every monthly partition.
+    select x.notification_id,
+           bool_or(x.is_receipt and x.displayed is distinct from false) as displayed,
+           bool_or(x.is_receipt and x.displayed = false) as undisplayed,
+           bool_or(not x.is_receipt) as opened
+      from (select r.notification_id, true as is_receipt, r.displayed
+              from notification_receipts r
+             where r.app_id = p_app and r.occurred_at >= p_from - interval '32 days' and r.occurred_at <= p_as_of
+            union all
+            select o.notification_id, false, null
+              from notification_opens o
+             where o.app_id = p_app and o.occurred_at >= p_from - interval '32 days' and o.occurred_at <= p_as_of) x
+     where x.notification_id in (select w.notification_id from window_sends w)
+     group by x.notification_id
+), invalidations as (
+    -- The latest earlier result that marked each send's token invalid (few sends have one).
+    select s.event_id, s.sent_at, max(p.sent_at) as invalid_at
+      from window_sends s
+      join sends p on p.app_id = p_app and p.provider = s.provider and p.token_key = s.token_key
+                  and p.sent_at < s.sent_at and p.sent_at < p_to
+                  and pushledger_reason_class(p.status, p.reason) = 'token_invalid'
+     group by s.event_id, s.sent_at
+), instrumented_slices as materialized (
+    -- Keyed so the lookup hashes: a null app_version is its own slice (chr(1) never is one);
+    -- per UTC day of the receipt when each day is its own window.
+    select distinct case when p_daily then pushledger_day(r.occurred_at) else date '-infinity' end as day_key,
+           r.platform, coalesce(r.app_version, chr(1)) as version_key
+      from notification_receipts r
+     where r.app_id = p_app and r.occurred_at >= p_from and r.occurred_at < p_to
+       and r.occurred_at <= p_as_of
+), facts as (
+    select f.installation_id, f.event_id, f.notification_id, f.resolved_by, f.at as sent_at, f.provider,
+           f.token_key, f.channel, f.campaign, f.status, f.reason,
+           coalesce(f.snap_event_id, e.event_id) as snap_event_id,
+           case when f.snap_event_id is not null then f.snap_version else e.app_version end as snap_version,
+           case when f.snap_event_id is not null then f.snap_can_display else e.can_display end as can_display,
+           case when f.snap_event_id is not null then f.snap_authorization else e.authorization_status end
+               as snap_authorization,
+           coalesce(case when f.snap_event_id is not null then f.snap_platform else e.platform end,
+                    i.platform, case f.provider when 'apns' then 'ios' else 'android' end) as send_platform,
+           coalesce(ch.blocked, false) as chan_blocked,
+           coalesce(cf.displayed, false) as has_displayed,
+           coalesce(cf.undisplayed, false) as has_undisplayed,
+           coalesce(cf.opened, false) as has_open,
+           inv.invalid_at
+      from window_facts f
+      left join earlier_snapshots e on e.installation_id = f.installation_id and f.ordinal = 0
+      left join installations i on i.app_id = p_app and i.installation_id = f.installation_id
+      left join snapshot_channels ch on ch.snapshot_event_id = coalesce(f.snap_event_id, e.event_id)
+                                    and ch.installation_id = f.installation_id and ch.channel_id = f.channel
+      left join confirmations cf on cf.notification_id = f.notification_id
+      left join invalidations inv on inv.event_id = f.event_id and inv.sent_at = f.at
+), judged as (
+    select f.*,
+           f.invalid_at is not null and not exists (
+               -- ... not followed by a registration of the token at or before this send.
+               select 1 from token_registrations r
+                where r.app_id = p_app and r.provider = f.provider and r.token_key = f.token_key
+                  and r.occurred_at > f.invalid_at and r.occurred_at <= f.sent_at) as to_invalid,
+           sl.platform is not null as is_instrumented
+      from facts f
+      left join instrumented_slices sl
+        on sl.day_key = case when p_daily then pushledger_day(f.sent_at) else date '-infinity' end
+       and sl.platform = f.send_platform and sl.version_key = coalesce(f.snap_version, chr(1))
+)
+select p_app, j.event_id, j.notification_id, j.installation_id, j.resolved_by,
+       j.sent_at, pushledger_day(j.sent_at), j.provider, j.channel, j.campaign,
+       j.status, j.reason, pushledger_reason_class(j.status, j.reason),
+       pushledger_reason_class(j.status, j.reason) is not distinct from 'token_invalid', j.to_invalid,
+       j.send_platform, j.snap_version, j.snap_event_id,
+       case when j.snap_event_id is null then 'unknown'
+            when j.can_display then 'can_display' else 'cannot_display' end,
+       j.snap_authorization,
+       j.chan_blocked, j.is_instrumented,
+       j.has_open, j.has_displayed, j.has_undisplayed,
+       case
+           when j.status not between 200 and 299 then 'rejected'
+           when j.has_open then 'opened'
+           when j.has_displayed then 'received'
+           when not j.has_undisplayed and j.sent_at > p_as_of - p_window then 'pending'
+           when j.snap_event_id is not null and not j.can_display then 'blocked_app'
+           when j.snap_event_id is not null and j.chan_blocked then 'blocked_channel'
+           when j.has_undisplayed then 'received'
+           when j.snap_event_id is null or j.installation_id is null or not j.is_instrumented then 'unattributed'
+           else 'unconfirmed'
+       end
+  from judged j;
+end
+$$;
+
+-- The report window's classification (signature and results of 0008).
+create or replace function pushledger_classified_sends(
+    p_app text, p_from timestamptz, p_to timestamptz,
+    p_as_of timestamptz default now(), p_window interval default '24 hours')
+returns table (
+    app_id text, event_id uuid, notification_id uuid, installation_id uuid, resolved_by text,
+    sent_at timestamptz, day date, provider text, channel text, campaign text,
+    status integer, reason text, reason_class text, token_invalid boolean, to_invalid_token boolean,
+    platform text, app_version text, snapshot_event_id uuid,
+    display_state text, authorization_status text,
+    channel_blocked boolean, instrumented boolean,
+    opened boolean, received_displayed boolean, received_undisplayed boolean,
+    outcome text)
+language sql stable as $$
+    select * from pushledger_classify_sends(p_app, p_from, p_to, p_as_of, p_window, false)
+$$;
+
+-- Recomputes one app's days [p_from, p_to) in one pass, each day judged as its own window.
+create function pushledger_rollup_days(p_app text, p_from date, p_to date, p_as_of timestamptz, p_window interval)
+returns void
+language plpgsql as $$
+declare
+    v_from timestamptz := p_from::timestamp at time zone 'UTC';
+    v_to timestamptz := p_to::timestamp at time zone 'UTC';
+begin
+    delete from send_rollups_daily where app_id = p_app and day >= p_from and day < p_to;
+    delete from send_rejections_daily where app_id = p_app and day >= p_from and day < p_to;
+    delete from instrumented_slices_daily where app_id = p_app and day >= p_from and day < p_to;
+    create temp table if not exists rollup_day_sends on commit drop as
+        select * from pushledger_classified_sends(p_app, v_from, v_from, p_as_of, p_window) with no data;
+    truncate rollup_day_sends;
+    insert into rollup_day_sends
+        select * from pushledger_classify_sends(p_app, v_from, v_to, p_as_of, p_window, true);
+    insert into send_rollups_daily (
+        app_id, day, platform, channel, app_version, campaign, provider, sends, accepted, rejected, opened,
+        received, pending, blocked_app, blocked_channel, unattributed, unconfirmed, token_invalid,
+        to_invalid_token, as_of, refreshed_at, unattributed_uninstrumented)
+    select p_app, day, platform, channel, app_version, campaign, provider,
+           count(*),
+           count(*) filter (where outcome not in ('rejected', 'pending')),
+           count(*) filter (where outcome = 'rejected'),
+           count(*) filter (where outcome = 'opened'),
+           count(*) filter (where outcome = 'received'),
+           count(*) filter (where outcome = 'pending'),
+           count(*) filter (where outcome = 'blocked_app'),
+           count(*) filter (where outcome = 'blocked_channel'),
+           count(*) filter (where outcome = 'unattributed'),
+           count(*) filter (where outcome = 'unconfirmed'),
+           count(*) filter (where token_invalid),
+           count(*) filter (where to_invalid_token),
+           p_as_of, now(),
+           -- Rule 8's other causes (no as-of snapshot, unresolved installation) hold in any window.
+           count(*) filter (where outcome = 'unattributed' and snapshot_event_id is not null
+                                  and installation_id is not null and not instrumented)
+      from rollup_day_sends
+     group by day, platform, channel, app_version, campaign, provider;
+    insert into send_rejections_daily
+    select p_app, day, platform, provider, reason_class, reason, status, count(*), now()
+      from rollup_day_sends
+     where outcome = 'rejected'
+     group by day, platform, provider, reason_class, reason, status;
+    -- The same slices as the engine's, day by day.
+    insert into instrumented_slices_daily (app_id, day, platform, app_version)
+    select distinct p_app, pushledger_day(r.occurred_at), r.platform, r.app_version
+      from notification_receipts r
+     where r.app_id = p_app and r.occurred_at >= v_from and r.occurred_at < v_to
+       and r.occurred_at <= p_as_of;
+end
+$$;
+
+create or replace function pushledger_rollup_day(p_app text, p_day date, p_as_of timestamptz, p_window interval)
+returns void
+language sql as $$
+    select pushledger_rollup_days(p_app, p_day, p_day + 1, p_as_of, p_window)
+$$;
+
+-- The (app, day) pairs as runs of consecutive days of an app, each at most 7 days long: a
+-- run is classified in one pass (the snapshots before it are looked up once per installation,
+-- not once per day).
+create function pushledger_day_runs(p_apps text[], p_days date[])
+returns table (app_id text, first_day date, last_day date)
+language sql immutable as $$
+select r.app_id, min(r.day), max(r.day)
+  from (select d.app_id, d.day,
+               -- Consecutive days share an island; islands are cut every 7 days.
+               d.day - (row_number() over w)::integer as island,
+               (row_number() over w - 1) / 7 as chunk
+          from (select distinct u.app_id, u.day from unnest(p_apps, p_days) u(app_id, day)) d
+        window w as (partition by d.app_id order by d.day)) r
+ group by r.app_id, r.island, r.chunk
+ order by 1, 2
+$$;
+
+-- As 0005, a run of days at a time.
+create or replace function pushledger_refresh_rollups(
+    p_as_of timestamptz default now(), p_window interval default '24 hours')
+returns table (refreshed_app text, refreshed_day date)
+language plpgsql as $$
+declare
+    v_apps text[];
+    v_days date[];
+    v_run record;
+begin
+    perform pg_advisory_xact_lock(hashtext('pushledger_refresh_rollups'));
+    with taken as (
+        delete from rollup_dirty_days returning app_id, day
+    )
+    select array_agg(d.app_id), array_agg(d.day)
+      into v_apps, v_days
+      from (select app_id, day from taken
+            union
+            select app_id, day from send_rollups_daily where pending > 0) d;
+    for v_run in select * from pushledger_day_runs(v_apps, v_days) loop
+        perform pushledger_rollup_days(v_run.app_id, v_run.first_day, v_run.last_day + 1, p_as_of, p_window);
+        for refreshed_day in select generate_series(v_run.first_day, v_run.last_day, interval '1 day')::date loop
+            refreshed_app := v_run.app_id;
+            return next;
+        end loop;
+    end loop;
+end
+$$;
