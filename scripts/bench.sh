@@ -7,7 +7,8 @@
 #      stored into the same tables, and against one INSERT per row (a sample, 500 a transaction,
 #      4 sessions); then the same requests over 256 connections for peak RSS.
 #   2. reports: that week copied k-fold (new ids and tokens per copy) to 1x/2x/4x sends; the
-#      rollup and the weekly report against SELECT count(*) over the week's sends.
+#      rollup and the weekly report against SELECT count(*) over the week's sends and against
+#      one input of the outcome engine alone (the sends joined with their receipts).
 # Smoke mode runs it all tiny on the caller's DATABASE_URL (make test) and checks it worked.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -60,6 +61,7 @@ fresh_db() {  # fresh_db NAME: migrated, partitions of the benchmark months crea
     psql "$(db_url "bench_$1")" -qf bench/sql/bench.sql >/dev/null
 }
 q() { psql "$(db_url "bench_$1")" -qAtc "$2"; }
+timed() { psql "$(db_url "bench_$1")" -qAt -c '\timing on' -c "$2" | awk '/^Time:/ { printf "%.3f", $2 / 1000 }'; }  # seconds
 
 log "Generating the simulator's week ($installs installations) as gzip requests, and a warm-up fleet"
 eval "$("$benchbin" inputs --out "$work/inputs" --installs "$installs" | tr '\n' ' ')"
@@ -184,15 +186,19 @@ for scale in ${BENCH_SCALES-1 2 4}; do  # BENCH_SCALES= skips the reports
     week_sends=$(q reports "select count(*) from sends where $week_filter")
     q reports "select pushledger_mark_rollups_dirty('$app', '$monday_date', '$monday_date'::date + 6)" >/dev/null
     q reports "select count(*) from sends where $week_filter" >/dev/null  # warm, as the rollup finds it
-    scan_seconds=$(psql "$(db_url bench_reports)" -qAt -c '\timing on' -c "select count(*) from sends where $week_filter" |
-        awk '/^Time:/ { printf "%.3f", $2 / 1000 }')
-    t0=$(now); DATABASE_URL=$(db_url bench_reports) "$bin" rollup --log-level warning >/dev/null; rollup_seconds=$(since "$t0")
+    scan_seconds=$(timed reports "select count(*) from sends where $week_filter")
+    # One of the engine's inputs: the week's sends joined with their receipts, as Postgres plans it.
+    join_seconds=$(timed reports "select count(*) from (select notification_id from sends where $week_filter) s
+        left join notification_receipts r on r.app_id = '$app' and r.notification_id = s.notification_id")
+    t0=$(now) pg0=$(pg_cpu)
+    DATABASE_URL=$(db_url bench_reports) "$bin" rollup --log-level warning >/dev/null
+    rollup_seconds=$(since "$t0") rollup_cpu=$(calc "%.1f" "$(pg_cpu_settled) - $pg0")
     t0=$(now); DATABASE_URL=$(db_url bench_reports) "$bin" report weekly --app $app --week "$week" --log-level warning >"$work/weekly-$scale.txt"
     report_seconds=$(since "$t0")
     grep -q . "$work/weekly-$scale.txt" || { echo "bench: empty weekly report" >&2; exit 1; }
     rolled=$(q reports "select coalesce(sum(sends), 0) from send_rollups_daily where app_id = '$app' and day >= '$monday_date' and day < '$monday_date'::date + 7")
     [ "$rolled" -eq "$week_sends" ] || { echo "bench: rollups count $rolled sends of $week_sends" >&2; exit 1; }
-    report_rows+="| ${scale}× | $week_sends | $scan_seconds | $rollup_seconds | $(calc "%.1f" "$rollup_seconds / $scan_seconds")× | $report_seconds | $load_seconds |"$'\n'
+    report_rows+="| ${scale}× | $week_sends | $scan_seconds | $join_seconds | $rollup_seconds | $(calc "%.1f" "$rollup_seconds / $scan_seconds")× | $(calc "%.1f" "$rollup_seconds / $join_seconds")× | $rollup_cpu | $report_seconds | $load_seconds |"$'\n'
     log "scale ${scale}x: $week_sends sends, scan ${scan_seconds}s, rollup ${rollup_seconds}s, weekly report ${report_seconds}s"
 done
 
@@ -210,10 +216,10 @@ Run $(date -u +%FT%TZ) on $(nproc) cores (shared), PostgreSQL $(q ingest "show s
 
 serve vs naive: $(calc "%.1f" "$ingest_rate / $naive_rate")× in events/s, $(calc "%.1f" "$naive_pg_cpu / ($ingest_cpu + $ingest_pg_cpu)")× in CPU per event. CPU pressure on the machine during the run (PSI \`some\` avg300): $(awk -F'avg300=' '/^some/ { split($2, a, " "); print a[1] }' /proc/pressure/cpu 2>/dev/null || echo n/a) %.
 
-**Reports** — rollup of the whole week and the weekly report, against the scan floor \`SELECT count(*)\` over the week's sends (copies of the fleet with new ids).
+**Reports** — rollup of the whole week and the weekly report, against the scan floor \`SELECT count(*)\` over the week's sends (copies of the fleet with new ids), and against one of the outcome engine's inputs alone: \`count(*)\` of the week's sends left-joined with their receipts.
 
-| Scale | Sends in week | Scan floor s | Rollup s | Rollup / scan | Weekly report s | (load s) |
-|---|---:|---:|---:|---:|---:|---:|
+| Scale | Sends in week | Scan floor s | One join s | Rollup s | Rollup / scan | Rollup / one join | Rollup Postgres CPU-s | Weekly report s | (load s) |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 $report_rows
 EOF
 )
