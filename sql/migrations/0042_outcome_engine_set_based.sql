@@ -17,17 +17,21 @@
 -- receipt instrumentation still judged per UTC day (p_daily), so a rollup row stays the
 -- classification of its day as its own window (0005, 0023).
 
-create function pushledger_classify_sends(
-    p_app text, p_from timestamptz, p_to timestamptz, p_as_of timestamptz, p_window interval, p_daily boolean)
-returns table (
+-- One classified send: the columns pushledger_classified_sends has returned since 0004.
+create type pushledger_classified_send as (
     app_id text, event_id uuid, notification_id uuid, installation_id uuid, resolved_by text,
     sent_at timestamptz, day date, provider text, channel text, campaign text,
     status integer, reason text, reason_class text, token_invalid boolean, to_invalid_token boolean,
     platform text, app_version text, snapshot_event_id uuid,
-    display_state text, authorization_status text,
+    display_state text,        -- unknown | can_display | cannot_display (app level, as of sent_at)
+    authorization_status text, -- of the as-of snapshot (iOS; provisional is reported apart)
     channel_blocked boolean, instrumented boolean,
     opened boolean, received_displayed boolean, received_undisplayed boolean,
-    outcome text)
+    outcome text);
+
+create function pushledger_classify_sends(
+    p_app text, p_from timestamptz, p_to timestamptz, p_as_of timestamptz, p_window interval, p_daily boolean)
+returns setof pushledger_classified_send
 language plpgsql stable
 -- Planned as the set-based joins it is written for: with the window's values (a generic plan
 -- guesses ~1,000 sends), hash joins (the planner cannot count the distinct keys of a CTE and
@@ -38,7 +42,6 @@ set enable_mergejoin = off
 set jit = off
 set work_mem = '256MB'
 as $$
-#variable_conflict use_column
 begin
 return query
 with window_sends as materialized (
@@ -219,19 +222,13 @@ select p_app, j.event_id, j.notification_id, j.installation_id, j.resolved_by,
 end
 $$;
 
--- The report window's classification (signature and results of 0008).
-create or replace function pushledger_classified_sends(
+-- The report window's classification (results of 0008; its row type is now named, so the
+-- function is re-created).
+drop function pushledger_classified_sends(text, timestamptz, timestamptz, timestamptz, interval);
+create function pushledger_classified_sends(
     p_app text, p_from timestamptz, p_to timestamptz,
     p_as_of timestamptz default now(), p_window interval default '24 hours')
-returns table (
-    app_id text, event_id uuid, notification_id uuid, installation_id uuid, resolved_by text,
-    sent_at timestamptz, day date, provider text, channel text, campaign text,
-    status integer, reason text, reason_class text, token_invalid boolean, to_invalid_token boolean,
-    platform text, app_version text, snapshot_event_id uuid,
-    display_state text, authorization_status text,
-    channel_blocked boolean, instrumented boolean,
-    opened boolean, received_displayed boolean, received_undisplayed boolean,
-    outcome text)
+returns setof pushledger_classified_send
 language sql stable as $$
     select * from pushledger_classify_sends(p_app, p_from, p_to, p_as_of, p_window, false)
 $$;
