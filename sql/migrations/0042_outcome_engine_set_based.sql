@@ -4,11 +4,10 @@
 -- state, the latest earlier invalidating result, receipts and opens), ~60-150 us a send against
 -- ~1 us to scan it (README "Performance"). Here each input is read once for the whole window
 -- and joined by hash or merged in time order:
---   * the as-of snapshot: the window's sends and the window's snapshots of the same
---     installations, sorted per installation by time (a snapshot at a send's time sorts first);
---     a running count of snapshots numbers each send with the latest snapshot before it. Only
---     an installation whose first send in the window precedes all of its snapshots in the
---     window looks up the latest snapshot before the window (one look-up per installation);
+--   * the as-of snapshot: each of the window's snapshots holds from its time until the next
+--     one of its installation (a window function over the snapshots), and a send joins the one
+--     whose span holds its time. Only an installation with a send before all of its snapshots
+--     in the window looks up the latest snapshot before the window (once per installation);
 --   * channel states: those of the window's snapshots by one range read, those of earlier
 --     snapshots by key;
 --   * invalidating results: the partial index sends_token_invalid (0004) of the window's tokens,
@@ -49,49 +48,30 @@ with window_sends as materialized (
            s.provider, s.token_key, s.channel, s.campaign, s.status, s.reason
       from sends s
      where s.app_id = p_app and s.sent_at >= p_from and s.sent_at < p_to and s.sent_at <= p_as_of
-), timeline as (
-    -- The window's sends and the window's snapshots of their installations, per installation in
-    -- time order (a snapshot at a send's time sorts first; ties between snapshots as 0004: the
-    -- last by received_at, then event_id, wins). `ordinal`: the snapshots so far, so a send
-    -- shares it with its as-of snapshot. Sends without an installation form one group with no
-    -- snapshot.
-    select t.*,
-           count(*) filter (where not t.is_send) over (
-               partition by t.installation_id order by t.at, t.is_send, t.received_at, t.event_id
-               rows unbounded preceding) as ordinal
-      from (select w.installation_id, w.sent_at as at, true as is_send, null::timestamptz as received_at,
-                   w.event_id, w.notification_id, w.resolved_by, w.provider, w.token_key, w.channel,
-                   w.campaign, w.status, w.reason,
-                   null::text as platform, null::text as app_version, null::boolean as can_display,
-                   null::text as authorization_status
-              from window_sends w
-            union all
-            select n.installation_id, n.occurred_at, false, n.received_at,
-                   n.event_id, null, null, null, null, null, null, null, null,
-                   n.platform, n.app_version, n.can_display, n.authorization_status
-              from settings_snapshots n
-             where n.app_id = p_app and n.occurred_at >= p_from and n.occurred_at < p_to
-               and n.installation_id in (select w.installation_id from window_sends w)) t
-), carried as (
-    -- Each row with the snapshot that opened its ordinal (rows are already in this order, so
-    -- the second sort is a pass).
-    select t.*,
-           first_value(case when not t.is_send then t.event_id end) over w as snap_event_id,
-           first_value(t.at) over w as snap_at,
-           first_value(t.platform) over w as snap_platform,
-           first_value(t.app_version) over w as snap_version,
-           first_value(t.can_display) over w as snap_can_display,
-           first_value(t.authorization_status) over w as snap_authorization
-      from timeline t
-    window w as (partition by t.installation_id, t.ordinal order by t.at, t.is_send, t.received_at, t.event_id)
+), snapshot_spans as (
+    -- The window's snapshots of the window's installations, each the as-of state from its time
+    -- until the next one's (0004's ties at one time: the last by received_at, then event_id,
+    -- holds; the others span nothing).
+    select n.installation_id, n.event_id, n.occurred_at, n.platform, n.app_version, n.can_display,
+           n.authorization_status,
+           lead(n.occurred_at, 1, 'infinity') over (
+               partition by n.installation_id order by n.occurred_at, n.received_at, n.event_id) as valid_to
+      from settings_snapshots n
+     where n.app_id = p_app and n.occurred_at >= p_from and n.occurred_at < p_to
+       and n.installation_id in (select w.installation_id from window_sends w)
 ), window_facts as materialized (
-    select c.* from carried c where c.is_send
+    select w.*, sp.event_id as snap_event_id, sp.occurred_at as snap_at, sp.platform as snap_platform,
+           sp.app_version as snap_version, sp.can_display as snap_can_display,
+           sp.authorization_status as snap_authorization
+      from window_sends w
+      left join snapshot_spans sp on sp.installation_id = w.installation_id
+                                 and w.sent_at >= sp.occurred_at and w.sent_at < sp.valid_to
 ), earlier_snapshots as materialized (
     -- The latest snapshot before the window, for installations with a send before any of
     -- their snapshots in it (as 0008: the last 31 days first, then older partitions).
     select i.installation_id, snap.*
       from (select distinct f.installation_id from window_facts f
-             where f.ordinal = 0 and f.installation_id is not null) i
+             where f.snap_event_id is null and f.installation_id is not null) i
      cross join lateral (
             select * from (
                 (select n.occurred_at, n.received_at, n.event_id, n.platform, n.app_version,
@@ -163,7 +143,7 @@ with window_sends as materialized (
      where r.app_id = p_app and r.occurred_at >= p_from and r.occurred_at < p_to
        and r.occurred_at <= p_as_of
 ), facts as (
-    select f.installation_id, f.event_id, f.notification_id, f.resolved_by, f.at as sent_at, f.provider,
+    select f.installation_id, f.event_id, f.notification_id, f.resolved_by, f.sent_at, f.provider,
            f.token_key, f.channel, f.campaign, f.status, f.reason,
            coalesce(f.snap_event_id, e.event_id) as snap_event_id,
            case when f.snap_event_id is not null then f.snap_version else e.app_version end as snap_version,
@@ -178,12 +158,12 @@ with window_sends as materialized (
            coalesce(cf.opened, false) as has_open,
            inv.invalid_at
       from window_facts f
-      left join earlier_snapshots e on e.installation_id = f.installation_id and f.ordinal = 0
+      left join earlier_snapshots e on e.installation_id = f.installation_id and f.snap_event_id is null
       left join installations i on i.app_id = p_app and i.installation_id = f.installation_id
       left join snapshot_channels ch on ch.snapshot_event_id = coalesce(f.snap_event_id, e.event_id)
                                     and ch.installation_id = f.installation_id and ch.channel_id = f.channel
       left join confirmations cf on cf.notification_id = f.notification_id
-      left join invalidations inv on inv.event_id = f.event_id and inv.sent_at = f.at
+      left join invalidations inv on inv.event_id = f.event_id and inv.sent_at = f.sent_at
 ), judged as (
     select f.*,
            f.invalid_at is not null and not exists (
