@@ -49,7 +49,7 @@ server=""
 cleanup() {
     if [ -n "$server" ]; then kill -TERM "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
     [ -n "${BENCH_KEEP:-}" ] && return  # keep the databases to look into them
-    for db in warm ingest copy naive rss reports; do
+    for db in warm ingest copy naive naive_auto rss reports; do
         psql "$admin_url" -qc "drop database if exists bench_$db with (force)" >/dev/null 2>&1 || true
     done
 }
@@ -111,7 +111,7 @@ serve warm
 "$benchbin" post --inputs "$work/warm" --port "$port" --connections 32 >/dev/null
 stop_server
 q warm "vacuum analyze"
-for db in ingest copy naive rss; do
+for db in ingest copy naive naive_auto rss; do
     psql "$admin_url" -qc "drop database if exists bench_$db with (force)" -c "create database bench_$db template bench_warm" >&2
 done
 # Rows written after this transaction id are the measured run's (xmin; a fresh cluster is far from wraparound).
@@ -144,21 +144,30 @@ copy_seconds=$(since "$t0") copy_pg_cpu=$(per_million "$pg0" "$(pg_cpu_settled)"
 copy_rate=$(calc "%.0f" "$events / $copy_seconds")
 [ "$(q copy "select count(*) from sends")" -eq "$(q ingest "select count(*) from sends")" ] || { echo "bench: copy lost rows" >&2; exit 1; }
 
-# A plain handler: one transaction per request, one INSERT per row, as many sessions as
-# the load generator has connections. Run on every Nth row and rated per event.
+# A plain handler: one INSERT per row, as many sessions as the load generator has
+# connections, run on every Nth row and rated per event; once with one transaction per
+# request (the headline), once in autocommit (each INSERT its own transaction).
 per_request=$(( (rows + requests - 1) / requests ))
-log "Naive peer: one INSERT per row (every ${naive_every}th row, $per_request a transaction, 32 sessions)"
 q ingest "select * from bench.naive_inserts($naive_every, '$measured')" >"$work/naive.sql"
 naive_rows=$(wc -l <"$work/naive.sql")
 split -n r/32 "$work/naive.sql" "$work/naive-part-"
-t0=$(now) pg0=$(pg_cpu)
-for part in "$work"/naive-part-*; do
-    awk -v n="$per_request" 'NR % n == 1 || n == 1 { print "begin;" } { print } NR % n == 0 { print "commit;" } END { if (NR % n) print "commit;" }' "$part" |
-        psql "$(db_url bench_naive)" -q -v ON_ERROR_STOP=1 >/dev/null &
-done
-wait
-naive_seconds=$(since "$t0") naive_pg_cpu=$(per_million "$pg0" "$(pg_cpu_settled)" "$((events * naive_rows / rows))")
-naive_rate=$(calc "%.0f" "($events * $naive_rows / $rows) / $naive_seconds")
+# naive_run DB ROWS_PER_TRANSACTION (0: autocommit): prints "seconds pg_cpu_per_M events_per_s"
+naive_run() {
+    local t0 pg0 seconds
+    t0=$(now) pg0=$(pg_cpu)
+    for part in "$work"/naive-part-*; do
+        awk -v n="$2" 'n == 0 { print; next } NR % n == 1 || n == 1 { print "begin;" } { print } NR % n == 0 { print "commit;" }
+                       END { if (n && NR % n) print "commit;" }' "$part" |
+            psql "$(db_url "bench_$1")" -q -v ON_ERROR_STOP=1 >/dev/null &
+    done
+    wait
+    seconds=$(since "$t0")
+    echo "$seconds $(per_million "$pg0" "$(pg_cpu_settled)" "$((events * naive_rows / rows))") $(calc "%.0f" "($events * $naive_rows / $rows) / $seconds")"
+}
+log "Naive peer: one INSERT per row (every ${naive_every}th row, $per_request a transaction, 32 sessions)"
+read -r naive_seconds naive_pg_cpu naive_rate < <(naive_run naive "$per_request")
+log "Naive peer in autocommit"
+read -r auto_seconds auto_pg_cpu auto_rate < <(naive_run naive_auto 0)
 
 log "Ingest again over 256 connections (peak RSS)"
 serve rss
@@ -213,8 +222,9 @@ Run $(date -u +%FT%TZ) on $(nproc) cores (shared), PostgreSQL $(q ingest "show s
 | \`pushledger serve\`, 32 connections | $ingest_rate | $(calc "%.2f" "$ingest_rate / $copy_rate")× | $ingest_cpu + $ingest_pg_cpu | $(calc "%.2f" "$copy_pg_cpu / ($ingest_cpu + $ingest_pg_cpu)")× | p50 ${ingest_p50} ms, p99 ${ingest_p99} ms a request; peak RSS ${rss_32} MiB |
 | \`pushledger serve\`, 256 connections | $rss_rate | $(calc "%.2f" "$rss_rate / $copy_rate")× | | | peak RSS ${rss_256} MiB |
 | naive: one INSERT per row | $naive_rate | $(calc "%.3f" "$naive_rate / $copy_rate")× | $naive_pg_cpu | $(calc "%.2f" "$copy_pg_cpu / $naive_pg_cpu")× | $naive_rows of the $rows rows (every ${naive_every}th), $per_request rows (one request) a transaction, 32 sessions, ${naive_seconds} s |
+| naive, autocommit | $auto_rate | $(calc "%.3f" "$auto_rate / $copy_rate")× | $auto_pg_cpu | $(calc "%.2f" "$copy_pg_cpu / $auto_pg_cpu")× | the same rows, each INSERT its own transaction, 32 sessions, ${auto_seconds} s |
 
-serve vs naive: $(calc "%.1f" "$ingest_rate / $naive_rate")× in events/s, $(calc "%.1f" "$naive_pg_cpu / ($ingest_cpu + $ingest_pg_cpu)")× in CPU per event. CPU pressure on the machine during the run (PSI \`some\` avg300): $(awk -F'avg300=' '/^some/ { split($2, a, " "); print a[1] }' /proc/pressure/cpu 2>/dev/null || echo n/a) %.
+serve vs naive: $(calc "%.1f" "$ingest_rate / $naive_rate")× in events/s, $(calc "%.1f" "$naive_pg_cpu / ($ingest_cpu + $ingest_pg_cpu)")× in CPU per event (vs naive in autocommit: $(calc "%.1f" "$ingest_rate / $auto_rate")× in events/s). CPU pressure on the machine during the run (PSI \`some\` avg300): $(awk -F'avg300=' '/^some/ { split($2, a, " "); print a[1] }' /proc/pressure/cpu 2>/dev/null || echo n/a) %.
 
 **Reports** — rollup of the whole week and the weekly report, against the scan floor \`SELECT count(*)\` over the week's sends (copies of the fleet with new ids), and against one of the outcome engine's inputs alone: \`count(*)\` of the week's sends left-joined with their receipts.
 
