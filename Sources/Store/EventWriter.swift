@@ -5,8 +5,7 @@ import PushLedgerCore
 /// Stores validated ingest units: the units of many requests in one transaction, so a writer
 /// worker commits a whole batch at once and every request in it is durable before it is answered.
 ///
-/// All events are COPYed into session-local staging tables (emptied at the start of each batch,
-/// sql/migrations/0045), then one SQL call
+/// All events are COPYed into session-local staging tables, then one SQL call
 /// (`pushledger_apply_staged`, sql/migrations/0003) de-duplicates by (app_id, event_id) — the
 /// first copy by unit order then index wins, across requests, batches and event types — and
 /// inserts set-based: no statement per row. Rejections and failed requests go to
@@ -35,10 +34,8 @@ public struct EventWriter: Sendable {
     }
 
     private func write(_ batch: StagedBatch, on connection: Connection) throws -> [WriteOutcome] {
-        // In a transaction of its own: the previous batch's staged rows are then dead to the
-        // batch's statements, which prune them on first read (0045).
-        try connection.execute("select pushledger_begin_staging()")
         let stored = try connection.transaction { connection -> [Int: Int] in
+            try connection.execute("select pushledger_create_staging()")
             try copy(batch, on: connection)
             guard batch.eventCount > 0 else { return [:] }
             var stored: [Int: Int] = [:]

@@ -160,38 +160,6 @@ import Testing
         #expect(try EventWriter().write([], on: db.connection).isEmpty)
     }
 
-    @Test func eachBatchStagesOnlyItsOwnRowsAfterCommitsFailuresAndTruncation() throws {
-        let a = F.telemetry(F.envelope(installation: F.installation(1)),
-                            [F.event(1, at: 1, F.received(1)), F.event(2, at: 2, F.token("t1"))])
-        let b = F.telemetry(F.envelope(installation: F.installation(2)), [F.event(3, at: 3, F.received(3))])
-        let c = F.sends([F.send(4, notification: 4, at: 4, installation: F.installation(2))])
-        #expect(try db.write(a) == [WriteOutcome(accepted: 2, duplicates: 0)])
-        // Staged rows outlive their commit (0045) and are deleted before the next batch.
-        #expect(try db.count("stage_telemetry") == 2)
-        #expect(try db.write(b) == [WriteOutcome(accepted: 1, duplicates: 0)])
-        #expect(try db.count("stage_telemetry") == 1)
-        #expect(try db.count("stage_fresh") == 1)
-
-        // A failed batch rolls its staged rows back with it; the next one starts clean.
-        try db.connection.execute("alter table sends add constraint no_sends check (false) not valid")
-        #expect(throws: PostgresError.self) { try db.write(c) }
-        try db.connection.execute("alter table sends drop constraint no_sends")
-        #expect(try db.write(c) == [WriteOutcome(accepted: 1, duplicates: 0)])
-        #expect(try db.count("stage_sends") == 1)
-        #expect(try db.count("stage_telemetry") == 0)
-
-        // Past the size limit the tables are truncated (new files); batches go on as before.
-        try db.connection.execute("select pushledger_begin_staging(0)")
-        for table in ["stage_telemetry", "stage_channels", "stage_sends", "stage_fresh"] {
-            #expect(try db.count(table) == 0)
-        }
-        #expect(try db.write(a, b, c) == [WriteOutcome(accepted: 0, duplicates: 2), WriteOutcome(accepted: 0, duplicates: 1),
-                                          WriteOutcome(accepted: 0, duplicates: 1)])
-        #expect(try db.count("event_ids") == 4)
-        #expect(try db.count("sends") == 1)
-        #expect(try db.count("installations") == 2)
-    }
-
     @Test func installationsKeepFirstAndLastSeenAndTheLatestVersions() throws {
         let new = F.envelope(installation: F.installation(1), appVersion: "2.0")
         let old = F.envelope(installation: F.installation(1), appVersion: "1.0")

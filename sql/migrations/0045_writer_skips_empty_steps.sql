@@ -1,11 +1,12 @@
 -- Writer: a batch runs only the steps it has rows for (found by `make bench`, see README
 -- "Performance"). Every statement of pushledger_apply_staged ran in every batch, most of them
--- inserting nothing: a batch of a few installations' telemetry has no sends, few event types
--- and no invalid tokens. A statement that inserts nothing still pays executor start-up over
--- partitioned tables (every partition, index and generated column) and fires its
--- statement-level dirty-day triggers, whose queries run too: about half of the Postgres CPU
--- of a small batch. The statements are those of 0003, each behind a check of the staged rows;
--- the staging statistics check no longer plans dynamic SQL in every batch.
+-- inserting nothing when a batch is small: one installation's request has no sends, few event
+-- types and no invalid tokens. A statement that inserts nothing still pays executor start-up
+-- over partitioned tables (every partition, index and generated column) and fires its
+-- statement-level dirty-day triggers, whose queries run too. Measured: Postgres CPU of a
+-- one-event batch 5.2 -> 3.0 ms; no change on the benchmark's batches of ~10 requests, which
+-- hold every event type. The statements are those of 0003, each behind a check of the staged
+-- rows; the staging statistics check no longer plans dynamic SQL in every batch.
 
 -- Stores the staged batch (as in 0003): de-duplicates, inserts, folds tokens and
 -- installations, resolves sends. Returns the newly stored event count per unit.
