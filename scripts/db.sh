@@ -39,12 +39,16 @@ mkdir -p "$dir"
 data="$dir/data"
 sock="$dir/run"
 
+# Ports below the kernel's ephemeral range (32768-60999 here): an outgoing connection of a test
+# client can hold a port in that range, and Postgres then cannot bind it although nothing
+# listens there. Scanned from a random point so clusters started together rarely pick the same.
 free_port() {
-    local p
-    for p in $(seq 54320 54999); do
+    local p i start=$((RANDOM % 680))
+    for i in $(seq 0 679); do
+        p=$((24320 + (start + i) % 680))
         if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
     done
-    echo "db: no free port in 54320-54999" >&2; exit 1
+    echo "db: no free port in 24320-24999" >&2; exit 1
 }
 
 url() { echo "postgres://pushledger@127.0.0.1:$(cat "$dir/port")/pushledger?sslmode=disable"; }
@@ -62,14 +66,21 @@ start)
             || { cat "$dir/initdb.log" >&2; exit 1; }
     fi
     if ! running; then
-        free_port >"$dir/port"
         "${as_pg[@]}" mkdir -p "$sock"
         extra=""
         # The throwaway test cluster trades crash safety of Postgres itself for speed.
         [ "$name" = test ] && extra="-c fsync=off -c full_page_writes=off -c synchronous_commit=off"
-        "${as_pg[@]}" "$bindir/pg_ctl" -D "$data" -l "$dir/server.log" -w -t 60 \
-            -o "-p $(cat "$dir/port") -k $sock -c listen_addresses=127.0.0.1 -c max_connections=300 -c shared_buffers=256MB $extra" \
-            start >&2 || { tail -n 20 "$dir/server.log" >&2; exit 1; }
+        for attempt in 1 2 3 4 5; do
+            free_port >"$dir/port"
+            "${as_pg[@]}" "$bindir/pg_ctl" -D "$data" -l "$dir/server.log" -w -t 60 \
+                -o "-p $(cat "$dir/port") -k $sock -c listen_addresses=127.0.0.1 -c max_connections=300 -c shared_buffers=256MB $extra" \
+                start >&2 && break
+            # Taken between the check and the bind (another cluster starting): the next free port.
+            if [ "$attempt" -lt 5 ] && tail -n 8 "$dir/server.log" | grep -q "Address already in use"; then
+                echo "db: port $(cat "$dir/port") was taken meanwhile; trying another" >&2; continue
+            fi
+            tail -n 20 "$dir/server.log" >&2; exit 1
+        done
     fi
     port=$(cat "$dir/port")
     if ! "$bindir/psql" -h 127.0.0.1 -p "$port" -U pushledger -d postgres -tAc \
