@@ -60,7 +60,7 @@ with window_sends as materialized (
      where n.app_id = p_app and n.occurred_at >= p_from and n.occurred_at < p_to
        and n.installation_id in (select w.installation_id from window_sends w)
 ), window_facts as materialized (
-    select w.*, sp.event_id as snap_event_id, sp.occurred_at as snap_at, sp.platform as snap_platform,
+    select w.*, sp.event_id as snap_event_id, sp.platform as snap_platform,
            sp.app_version as snap_version, sp.can_display as snap_can_display,
            sp.authorization_status as snap_authorization
       from window_sends w
@@ -74,7 +74,7 @@ with window_sends as materialized (
              where f.snap_event_id is null and f.installation_id is not null) i
      cross join lateral (
             select * from (
-                (select n.occurred_at, n.received_at, n.event_id, n.platform, n.app_version,
+                (select n.occurred_at, n.event_id, n.platform, n.app_version,
                         n.can_display, n.authorization_status
                    from settings_snapshots n
                   where n.app_id = p_app and n.installation_id = i.installation_id
@@ -82,7 +82,7 @@ with window_sends as materialized (
                   order by n.occurred_at desc, n.received_at desc, n.event_id desc
                   limit 1)
                 union all
-                (select n.occurred_at, n.received_at, n.event_id, n.platform, n.app_version,
+                (select n.occurred_at, n.event_id, n.platform, n.app_version,
                         n.can_display, n.authorization_status
                    from settings_snapshots n
                   where n.app_id = p_app and n.installation_id = i.installation_id
