@@ -20,22 +20,27 @@ public struct EventWriter: Sendable {
     /// one) and returns one outcome per unit, in order. Throws `PostgresError` and then nothing
     /// of the batch is stored (`isConnectionProblem` tells a 503 from a bug). A batch chosen as
     /// a deadlock victim (40P01, possible when two writers touch the same tokens) is retried.
+    /// A batch holding a row too big for the TOAST-less staging tables (54000, sql/migrations/0046)
+    /// is retried once with staging tables that have TOAST; the session keeps those.
     public func write(_ units: [IngestUnit], on connection: Connection) throws -> [WriteOutcome] {
         guard !units.isEmpty else { return [] }
         let batch = StagedBatch(units)
         var attempt = 1
+        var stagingWithTOAST = false
         while true {
             do {
-                return try write(batch, on: connection)
+                return try write(batch, stagingWithTOAST: stagingWithTOAST, on: connection)
             } catch let error as PostgresError where error.sqlState == "40P01" && attempt < Self.maxAttempts {
                 attempt += 1
+            } catch let error as PostgresError where error.sqlState == "54000" && !stagingWithTOAST {
+                stagingWithTOAST = true
             }
         }
     }
 
-    private func write(_ batch: StagedBatch, on connection: Connection) throws -> [WriteOutcome] {
+    private func write(_ batch: StagedBatch, stagingWithTOAST: Bool, on connection: Connection) throws -> [WriteOutcome] {
         let stored = try connection.transaction { connection -> [Int: Int] in
-            try connection.execute("select pushledger_create_staging()")
+            try connection.execute("select pushledger_create_staging(\(stagingWithTOAST))")
             try copy(batch, on: connection)
             guard batch.eventCount > 0 else { return [:] }
             var stored: [Int: Int] = [:]

@@ -101,6 +101,30 @@ import Testing
         #expect(try row.decode("campaign", as: String?.self) == "order_update")
     }
 
+    /// Staging tables have no TOAST (0046) until a batch holds a row over a page: that batch is
+    /// retried with TOAST staging, stored whole, and the session keeps those tables.
+    @Test func aRowTooBigForTOASTLessStagingIsStoredByARetryWithTOAST() throws {
+        let env = F.envelope(installation: F.installation(1))
+        let stagingTOAST: SQL = "select reltoastrelid <> 0 from pg_class where oid = to_regclass('pg_temp.stage_telemetry')"
+        #expect(try db.write(F.telemetry(env, [F.event(1, at: 1, F.received(1))])) == [WriteOutcome(accepted: 1, duplicates: 0)])
+        #expect(try db.value(stagingTOAST, as: Bool.self) == false)
+
+        // Random text does not compress: 20,000 bytes cannot fit in an 8 kB page as PLAIN.
+        var generator = SystemRandomNumberGenerator()
+        let link = "https://shop.example.com/o/" + String((0..<20_000).map { _ in "abcdefghijklmnopqrstuvwxyz0123456789".randomElement(using: &generator)! })
+        let open = F.event(2, at: 2, .notificationOpened(NotificationOpen(notificationID: F.notification(1), action: "default",
+                                                                           link: link, landed: .target)))
+        let neighbour = F.telemetry(F.envelope(installation: F.installation(2)), [F.event(3, at: 2, F.received(3))])
+        #expect(try db.write(F.telemetry(env, [open]), neighbour)
+            == [WriteOutcome(accepted: 1, duplicates: 0), WriteOutcome(accepted: 1, duplicates: 0)])
+        #expect(try db.value("select link from notification_opens", as: String.self) == link)
+        #expect(try db.count("notification_receipts") == 2)
+        #expect(try db.value(stagingTOAST, as: Bool.self) == true)
+
+        #expect(try db.write(F.telemetry(env, [F.event(4, at: 3, F.received(4))])) == [WriteOutcome(accepted: 1, duplicates: 0)])
+        #expect(try db.count("event_ids") == 4)
+    }
+
     @Test func duplicatesWithinAndAcrossBatchesAreCountedNeverStoredTwice() throws {
         let env = F.envelope(installation: F.installation(1))
         let first = F.telemetry(env, [F.event(1, at: 1, F.received(1)), F.event(2, at: 2, F.received(2)),
