@@ -4,11 +4,14 @@
 # saved under bench/results/ (full runs only). Ratios matter, not absolute times.
 #   1. ingest: the simulator's week as gzip JSON requests (sends in batches of 500) posted to
 #      `pushledger serve` over 32 connections, against `psql \copy` of exactly the rows it
-#      stored into the same tables, and against one INSERT per row (a sample, 500 a transaction,
-#      4 sessions); then the same requests over 256 connections for peak RSS.
+#      stored into the same tables, and against one INSERT per row (a sample; one request's
+#      rows a transaction, then autocommit; 32 sessions); then the same requests over 256
+#      connections (peak RSS). Autovacuum is off in these databases (bench/sql/bench.sql).
 #   2. reports: that week copied k-fold (new ids and tokens per copy) to 1x/2x/4x sends; the
-#      rollup and the weekly report against SELECT count(*) over the week's sends and against
-#      one input of the outcome engine alone (the sends joined with their receipts).
+#      rollup and the weekly report against SELECT count(*) over the week's sends, against
+#      one input of the outcome engine alone (the sends joined with their receipts), and the
+#      rollup's grouping alone over sends already classified (the floor of a rollup that
+#      would only aggregate).
 # Smoke mode runs it all tiny on the caller's DATABASE_URL (make test) and checks it worked.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -111,6 +114,7 @@ serve warm
 "$benchbin" post --inputs "$work/warm" --port "$port" --connections 32 >/dev/null
 stop_server
 q warm "vacuum analyze"
+q warm "select bench.autovacuum(false)" >/dev/null  # for every copy below (see bench/sql/bench.sql)
 for db in ingest copy naive naive_auto rss; do
     psql "$admin_url" -qc "drop database if exists bench_$db with (force)" -c "create database bench_$db template bench_warm" >&2
 done
@@ -171,8 +175,10 @@ read -r auto_seconds auto_pg_cpu auto_rate < <(naive_run naive_auto 0)
 
 log "Ingest again over 256 connections (peak RSS)"
 serve rss
+cpu0=$(cpu_seconds "$server") pg0=$(pg_cpu)
 eval "$("$benchbin" post --inputs "$work/inputs" --port "$port" --connections 256)"
 rss_256=$(peak_rss_mib "$server") rss_rate=$events_per_s
+rss_cpu=$(per_million "$cpu0" "$(cpu_seconds "$server")" "$events") rss_pg_cpu=$(per_million "$pg0" "$(pg_cpu)" "$events")
 stop_server
 
 log "Reports: the week copied k-fold"
@@ -202,12 +208,17 @@ for scale in ${BENCH_SCALES-1 2 4}; do  # BENCH_SCALES= skips the reports
     t0=$(now) pg0=$(pg_cpu)
     DATABASE_URL=$(db_url bench_reports) "$bin" rollup --log-level warning >/dev/null
     rollup_seconds=$(since "$t0") rollup_cpu=$(calc "%.1f" "$(pg_cpu_settled) - $pg0")
+    # A rollup that only aggregates (the outcomes already on the sends): its floor.
+    q reports "select bench.classify_week('$app', '$monday_date')" >/dev/null
+    q reports "vacuum analyze bench.classified"
+    q reports "select count(r) from bench.classified_rollup r" >/dev/null  # warm
+    aggregate_seconds=$(timed reports "select count(r) from bench.classified_rollup r")
     t0=$(now); DATABASE_URL=$(db_url bench_reports) "$bin" report weekly --app $app --week "$week" --log-level warning >"$work/weekly-$scale.txt"
     report_seconds=$(since "$t0")
     grep -q . "$work/weekly-$scale.txt" || { echo "bench: empty weekly report" >&2; exit 1; }
     rolled=$(q reports "select coalesce(sum(sends), 0) from send_rollups_daily where app_id = '$app' and day >= '$monday_date' and day < '$monday_date'::date + 7")
     [ "$rolled" -eq "$week_sends" ] || { echo "bench: rollups count $rolled sends of $week_sends" >&2; exit 1; }
-    report_rows+="| ${scale}× | $week_sends | $scan_seconds | $join_seconds | $rollup_seconds | $(calc "%.1f" "$rollup_seconds / $scan_seconds")× | $(calc "%.1f" "$rollup_seconds / $join_seconds")× | $rollup_cpu | $report_seconds | $load_seconds |"$'\n'
+    report_rows+="| ${scale}× | $week_sends | $scan_seconds | $join_seconds | $rollup_seconds | $(calc "%.1f" "$rollup_seconds / $scan_seconds")× | $(calc "%.1f" "$rollup_seconds / $join_seconds")× | $rollup_cpu | $aggregate_seconds | $(calc "%.1f" "$aggregate_seconds / $scan_seconds")× | $report_seconds | $load_seconds |"$'\n'
     log "scale ${scale}x: $week_sends sends, scan ${scan_seconds}s, rollup ${rollup_seconds}s, weekly report ${report_seconds}s"
 done
 
@@ -220,16 +231,16 @@ Run $(date -u +%FT%TZ) on $(nproc) cores (shared), PostgreSQL $(q ingest "show s
 |---|---:|---:|---:|---:|---|
 | \`psql \\copy\` of the stored rows (limit) | $copy_rate | 1.00× | $copy_pg_cpu | 1.00× | $rows rows into the same tables and indexes, ${copy_seconds} s |
 | \`pushledger serve\`, 32 connections | $ingest_rate | $(calc "%.2f" "$ingest_rate / $copy_rate")× | $ingest_cpu + $ingest_pg_cpu | $(calc "%.2f" "$copy_pg_cpu / ($ingest_cpu + $ingest_pg_cpu)")× | p50 ${ingest_p50} ms, p99 ${ingest_p99} ms a request; peak RSS ${rss_32} MiB |
-| \`pushledger serve\`, 256 connections | $rss_rate | $(calc "%.2f" "$rss_rate / $copy_rate")× | | | peak RSS ${rss_256} MiB |
+| \`pushledger serve\`, 256 connections | $rss_rate | $(calc "%.2f" "$rss_rate / $copy_rate")× | $rss_cpu + $rss_pg_cpu | $(calc "%.2f" "$copy_pg_cpu / ($rss_cpu + $rss_pg_cpu)")× | peak RSS ${rss_256} MiB |
 | naive: one INSERT per row | $naive_rate | $(calc "%.3f" "$naive_rate / $copy_rate")× | $naive_pg_cpu | $(calc "%.2f" "$copy_pg_cpu / $naive_pg_cpu")× | $naive_rows of the $rows rows (every ${naive_every}th), $per_request rows (one request) a transaction, 32 sessions, ${naive_seconds} s |
 | naive, autocommit | $auto_rate | $(calc "%.3f" "$auto_rate / $copy_rate")× | $auto_pg_cpu | $(calc "%.2f" "$copy_pg_cpu / $auto_pg_cpu")× | the same rows, each INSERT its own transaction, 32 sessions, ${auto_seconds} s |
 
 serve vs naive: $(calc "%.1f" "$ingest_rate / $naive_rate")× in events/s, $(calc "%.1f" "$naive_pg_cpu / ($ingest_cpu + $ingest_pg_cpu)")× in CPU per event (vs naive in autocommit: $(calc "%.1f" "$ingest_rate / $auto_rate")× in events/s). CPU pressure on the machine during the run (PSI \`some\` avg300): $(awk -F'avg300=' '/^some/ { split($2, a, " "); print a[1] }' /proc/pressure/cpu 2>/dev/null || echo n/a) %.
 
-**Reports** — rollup of the whole week and the weekly report, against the scan floor \`SELECT count(*)\` over the week's sends (copies of the fleet with new ids), and against one of the outcome engine's inputs alone: \`count(*)\` of the week's sends left-joined with their receipts.
+**Reports** — rollup of the whole week and the weekly report, against the scan floor \`SELECT count(*)\` over the week's sends (copies of the fleet with new ids), and against one of the outcome engine's inputs alone: \`count(*)\` of the week's sends left-joined with their receipts. "Aggregate only": the grouping of the rollup over the week's sends already classified (as if each send carried its outcome), the floor of a rollup that would only aggregate.
 
-| Scale | Sends in week | Scan floor s | One join s | Rollup s | Rollup / scan | Rollup / one join | Rollup Postgres CPU-s | Weekly report s | (load s) |
-|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+| Scale | Sends in week | Scan floor s | One join s | Rollup s | Rollup / scan | Rollup / one join | Rollup Postgres CPU-s | Aggregate only s | Aggregate / scan | Weekly report s | (load s) |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 $report_rows
 EOF
 )

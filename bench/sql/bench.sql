@@ -68,3 +68,48 @@ begin
     end loop;
 end
 $$;
+
+-- Autovacuum on or off for every table of this database. The ingest paths are measured with
+-- it off: the rows each path writes are the same, so the autovacuum they cause is the same
+-- too, but it lands inside a measured window or after it by chance (an ANALYZE of the
+-- partitions took 9-15 % of Postgres CPU inside serve's window, none inside COPY's 3 s).
+create or replace function bench.autovacuum(p_on boolean) returns void language plpgsql as $$
+declare
+    v_table regclass;
+begin
+    for v_table in select c.oid from pg_class c where c.relnamespace = 'public'::regnamespace and c.relkind = 'r' loop
+        execute format('alter table %s set (autovacuum_enabled = %s)', v_table, p_on);
+    end loop;
+end
+$$;
+
+-- The floor of a rollup that would only aggregate: the week's sends already classified (as if
+-- every send carried its outcome, resolved when events were written), in bench.classified,
+-- and bench.classified_rollup grouping them as pushledger_rollup_days does (0042). Select
+-- whole rows of the view, or the planner drops the counts nobody reads.
+create or replace function bench.classify_week(p_app text, p_from date) returns void language plpgsql as $$
+begin
+    drop table if exists bench.classified cascade;
+    create table bench.classified as
+        select * from pushledger_classify_sends(p_app, p_from::timestamp at time zone 'UTC',
+                                                (p_from + 7)::timestamp at time zone 'UTC', now(), '24 hours', true);
+    create view bench.classified_rollup as
+    select day, platform, channel, app_version, campaign, provider,
+           count(*) as sends,
+           count(*) filter (where outcome not in ('rejected', 'pending')) as accepted,
+           count(*) filter (where outcome = 'rejected') as rejected,
+           count(*) filter (where outcome = 'opened') as opened,
+           count(*) filter (where outcome = 'received') as received,
+           count(*) filter (where outcome = 'pending') as pending,
+           count(*) filter (where outcome = 'blocked_app') as blocked_app,
+           count(*) filter (where outcome = 'blocked_channel') as blocked_channel,
+           count(*) filter (where outcome = 'unattributed') as unattributed,
+           count(*) filter (where outcome = 'unconfirmed') as unconfirmed,
+           count(*) filter (where token_invalid) as token_invalid,
+           count(*) filter (where to_invalid_token) as to_invalid_token,
+           count(*) filter (where outcome = 'unattributed' and snapshot_event_id is not null
+                                  and installation_id is not null and not instrumented) as unattributed_uninstrumented
+      from bench.classified
+     group by day, platform, channel, app_version, campaign, provider;
+end
+$$;
