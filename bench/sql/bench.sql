@@ -89,6 +89,7 @@ $$;
 -- whole rows of the view, or the planner drops the counts nobody reads.
 create or replace function bench.classify_week(p_app text, p_from date) returns void language plpgsql as $$
 begin
+    set local client_min_messages = warning;  -- no notices from the drop
     drop table if exists bench.classified cascade;
     create table bench.classified as
         select * from pushledger_classify_sends(p_app, p_from::timestamp at time zone 'UTC',

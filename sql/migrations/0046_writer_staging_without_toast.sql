@@ -4,41 +4,18 @@
 -- Postgres CPU of an ingested event at 32 connections, half of it the TOAST index builds.
 -- A table whose variable-length columns are all STORAGE PLAIN gets no TOAST table, and
 -- CREATE TABLE takes a column's storage only through LIKE ... INCLUDING STORAGE, hence the
--- empty shape tables below (the columns of 0041).
+-- empty shape tables below: the columns of 0041's staging tables, copied from them.
 --
 -- A PLAIN row must fit in a page (~8 kB). Events may reach 32 KiB, so a batch with a bigger
 -- row fails its COPY with 54000 ("row is too big"); the writer then retries the batch once
 -- with pushledger_create_staging(true), which swaps this session's staging tables for ones
 -- with TOAST, kept until the connection closes.
 
-create table pushledger_stage_telemetry_shape (
-    seq integer not null, unit integer not null,
-    app_id text not null, event_id uuid not null, installation_id uuid not null,
-    platform text not null, app_version text, os_version text, sdk_int integer,
-    type text not null, at timestamptz not null, occurred_at timestamptz not null,
-    received_at timestamptz not null,
-    authorization_status text, alert_setting text, sound_setting text, badge_setting text,
-    lock_screen_setting text, notification_center_setting text, time_sensitive_setting text,
-    scheduled_delivery_setting text, alert_style text, notifications_enabled boolean,
-    post_notifications text, channel_count integer,
-    placement text, prompt text, result text,
-    experiment text, variant text,
-    provider text, token text, environment text,
-    notification_id uuid, channel text, displayed boolean,
-    action text, link text, landed text
-);
-create table pushledger_stage_channels_shape (
-    seq integer not null, channel_id text not null, importance integer not null,
-    group_id text, group_blocked boolean
-);
-create table pushledger_stage_sends_shape (
-    seq integer not null, unit integer not null,
-    app_id text not null, event_id uuid not null, notification_id uuid not null,
-    provider text not null, token text not null, installation_id uuid,
-    channel text not null, campaign text, sent_at timestamptz not null, status integer not null,
-    reason text, apns_id text, unregistered_at timestamptz, priority integer, push_type text,
-    environment text, latency_ms integer, received_at timestamptz not null
-);
+select pushledger_create_staging();  -- 0041: creates them in this session
+create table pushledger_stage_telemetry_shape (like pg_temp.stage_telemetry);
+create table pushledger_stage_channels_shape (like pg_temp.stage_channels);
+create table pushledger_stage_sends_shape (like pg_temp.stage_sends);
+drop table pg_temp.stage_telemetry, pg_temp.stage_channels, pg_temp.stage_sends, pg_temp.stage_fresh;
 
 do $$
 declare
