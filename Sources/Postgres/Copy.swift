@@ -17,7 +17,6 @@ public struct CopyWriter {
 
     /// Appends one row; nil values are NULL.
     public mutating func row(_ values: [(any PostgresEncodable)?]) {
-        var field: [UInt8] = []
         for (i, value) in values.enumerated() {
             if i > 0 { buffer.append(UInt8(ascii: "\t")) }
             guard let value else {
@@ -25,9 +24,14 @@ public struct CopyWriter {
                 buffer.append(UInt8(ascii: "N"))
                 continue
             }
-            field.removeAll(keepingCapacity: true)
-            value.encodePostgresText(into: &field)
-            CopyWriter.escape(field, into: &buffer)
+            // Encoded in place; only a value holding a byte to escape is copied out and back.
+            let start = buffer.count
+            value.encodePostgresText(into: &buffer)
+            if buffer[start...].contains(where: CopyWriter.needsEscape) {
+                let field = Array(buffer[start...])
+                buffer.removeSubrange(start...)
+                CopyWriter.escape(field, into: &buffer)
+            }
         }
         buffer.append(UInt8(ascii: "\n"))
         rowCount += 1
@@ -36,6 +40,11 @@ public struct CopyWriter {
 
     /// COPY text escaping of one field value.
     public static func escape(_ field: [UInt8], into out: inout [UInt8]) {
+        // Most values hold nothing to escape: one copy instead of a byte at a time.
+        guard field.contains(where: needsEscape) else {
+            out.append(contentsOf: field)
+            return
+        }
         for byte in field {
             switch byte {
             case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "\\"))
@@ -45,6 +54,10 @@ public struct CopyWriter {
             default: out.append(byte)
             }
         }
+    }
+
+    static func needsEscape(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r")
     }
 
     mutating func flush() {

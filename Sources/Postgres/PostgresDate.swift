@@ -16,11 +16,7 @@ extension Date: PostgresEncodable, PostgresDecodable {
         let (y, m, d) = civil(fromDays: days)
         let seconds = rest / 1_000_000
         let fraction = rest % 1_000_000
-        func pad(_ v: Int64, _ width: Int) {
-            let digits = String(v)
-            buffer.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: max(0, width - digits.utf8.count)))
-            buffer.append(contentsOf: digits.utf8)
-        }
+        func pad(_ v: Int64, _ width: Int) { appendDecimal(v, into: &buffer, width: width) }
         pad(y, 4); buffer.append(UInt8(ascii: "-")); pad(m, 2); buffer.append(UInt8(ascii: "-")); pad(d, 2)
         buffer.append(UInt8(ascii: " "))
         pad(seconds / 3600, 2); buffer.append(UInt8(ascii: ":")); pad(seconds / 60 % 60, 2)

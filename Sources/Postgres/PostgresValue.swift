@@ -44,8 +44,24 @@ extension String: PostgresEncodable, PostgresDecodable {
     }
 }
 
-private func appendDecimal<T: BinaryInteger>(_ value: T, into buffer: inout [UInt8]) {
-    buffer.append(contentsOf: String(value).utf8)
+// Digits straight into the buffer: a String per value was a large part of encoding a COPY row.
+func appendDecimal<T: BinaryInteger>(_ value: T, into buffer: inout [UInt8], width: Int = 1) {
+    var magnitude = value.magnitude
+    if value < 0 { buffer.append(UInt8(ascii: "-")) }
+    var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: the 20 digits of UInt64.max and then some
+    let count = withUnsafeMutableBytes(of: &digits) { scratch -> Int in
+        var n = 0
+        repeat {
+            scratch[n] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude % 10)
+            magnitude /= 10
+            n += 1
+        } while magnitude != 0
+        return n
+    }
+    if width > count { buffer.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: width - count)) }
+    withUnsafeBytes(of: &digits) { scratch in
+        for i in stride(from: count - 1, through: 0, by: -1) { buffer.append(scratch[i]) }
+    }
 }
 
 private func parseInteger<T: FixedWidthInteger>(_ text: UnsafeBufferPointer<UInt8>) -> T? {
@@ -121,7 +137,19 @@ extension Bool: PostgresEncodable, PostgresDecodable {
 
 extension UUID: PostgresEncodable, PostgresDecodable {
     public static var postgresType: PostgresType { .uuid }
-    public func encodePostgresText(into buffer: inout [UInt8]) { buffer.append(contentsOf: uuidString.lowercased().utf8) }
+    public func encodePostgresText(into buffer: inout [UInt8]) {
+        // Lower-case hex from the bytes: uuidString.lowercased() went through Foundation strings.
+        let hex: StaticString = "0123456789abcdef"
+        withUnsafeBytes(of: uuid) { bytes in
+            hex.withUTF8Buffer { digits in
+                for (i, byte) in bytes.enumerated() {
+                    if i == 4 || i == 6 || i == 8 || i == 10 { buffer.append(UInt8(ascii: "-")) }
+                    buffer.append(digits[Int(byte >> 4)])
+                    buffer.append(digits[Int(byte & 0x0f)])
+                }
+            }
+        }
+    }
     public static func decodePostgresText(_ text: UnsafeBufferPointer<UInt8>) -> UUID? {
         UUID(uuidString: String(decoding: text, as: UTF8.self))
     }

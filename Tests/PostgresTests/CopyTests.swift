@@ -87,5 +87,25 @@ import Testing
         var out: [UInt8] = []
         CopyWriter.escape(Array("a\tb\nc\rd\\e".utf8), into: &out)
         #expect(String(decoding: out, as: UTF8.self) == "a\\tb\\nc\\rd\\\\e")
+        out.removeAll()
+        CopyWriter.escape(Array("plain ünï".utf8), into: &out)
+        #expect(String(decoding: out, as: UTF8.self) == "plain ünï")
+    }
+
+    /// The text COPY rows and binds carry, byte for byte (the encoders write digits and hex
+    /// themselves instead of going through String).
+    @Test func valuesEncodeToPostgresText() {
+        func text(_ value: any PostgresEncodable) -> String {
+            var out: [UInt8] = []
+            value.encodePostgresText(into: &out)
+            return String(decoding: out, as: UTF8.self)
+        }
+        #expect(text(UUID(uuidString: "0A1B2C3D-4E5F-6071-8293-A4B5C6D7E8F9")!) == "0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9")
+        #expect(text(UUID(uuidString: "00000000-0000-0000-0000-000000000000")!) == "00000000-0000-0000-0000-000000000000")
+        #expect([0, 7, -7, 10, 1_000_000, Int.max, Int.min].map(text)
+            == ["0", "7", "-7", "10", "1000000", "9223372036854775807", "-9223372036854775808"])
+        #expect(text(Int16.min) == "-32768" && text(Int32.max) == "2147483647")
+        #expect(text(Date(timeIntervalSince1970: 1_796_032_805.000042)) == "2026-11-30 10:00:05.000042+00")
+        #expect(text(Date(timeIntervalSince1970: -62_135_596_800)) == "0001-01-01 00:00:00.000000+00")
     }
 }
