@@ -18,6 +18,8 @@ struct RoutingTests {
             == BodyFormat(sendsFormat: .ndjson, gzip: true))
         #expect(try BodyFormat.negotiate(route: .telemetry, contentType: "application/json;charset=utf-8", contentEncoding: "identity").get()
             == BodyFormat(sendsFormat: .json, gzip: false))
+        #expect(try BodyFormat.negotiate(route: .sends, contentType: " Application/JSON\t; charset=utf-8", contentEncoding: "\tgzip ").get()
+            == BodyFormat(sendsFormat: .json, gzip: true))
         #expect(throws: BodyFormat.Problem.unsupportedType("application/x-ndjson")) {
             try BodyFormat.negotiate(route: .telemetry, contentType: "application/x-ndjson", contentEncoding: nil).get()
         }
@@ -35,6 +37,15 @@ struct RoutingTests {
         #expect(bearerToken("Bearer") == nil)
         #expect(bearerToken("Basic abc") == nil)
         #expect(bearerToken(nil) == nil)
+        #expect(bearerToken("\t Bearer \tabc\t ") == "abc")
+        #expect(bearerToken("Bearer  \t ") == nil)
+    }
+
+    @Test func headerWhitespaceIsSpacesAndTabsOnly() {
+        #expect(" \t a b \t".trimmingHeaderWhitespace == "a b")
+        #expect("abc".trimmingHeaderWhitespace == "abc")
+        #expect(" \t ".trimmingHeaderWhitespace.isEmpty && "".trimmingHeaderWhitespace.isEmpty)
+        #expect("\r\nabc".trimmingHeaderWhitespace == "\r\nabc")
     }
 
     @Test func verifiesKeysByHash() {

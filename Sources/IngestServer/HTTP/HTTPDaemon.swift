@@ -152,7 +152,7 @@ final class HTTPDaemon: @unchecked Sendable {
         func header(_ name: String) -> String? {
             MHD_lookup_connection_value(connection, .HEADER_KIND, name).map { String(cString: $0) }
         }
-        let length = header("Content-Length").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        let length = header("Content-Length").flatMap { Int($0.trimmingHeaderWhitespace) }
         return RequestHead(
             method: method, path: url, contentType: header("Content-Type"), contentEncoding: header("Content-Encoding"),
             contentLength: length, authorization: header("Authorization"))

@@ -66,7 +66,7 @@ struct BodyFormat: Sendable, Equatable {
     /// identity or gzip encoding.
     static func negotiate(route: Route, contentType: String?, contentEncoding: String?) -> Result<BodyFormat, Problem> {
         let mediaType = contentType.map { type in
-            String(type.split(separator: ";", maxSplits: 1).first ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+            (type.split(separator: ";", maxSplits: 1).first ?? "").trimmingHeaderWhitespace.lowercased()
         }
         let format: SendsFormat
         switch mediaType {
@@ -74,7 +74,7 @@ struct BodyFormat: Sendable, Equatable {
         case "application/x-ndjson" where route == .sends: format = .ndjson
         default: return .failure(.unsupportedType(contentType))
         }
-        switch contentEncoding?.trimmingCharacters(in: .whitespaces).lowercased() {
+        switch contentEncoding?.trimmingHeaderWhitespace.lowercased() {
         case nil, "", "identity": return .success(BodyFormat(sendsFormat: format, gzip: false))
         case "gzip", "x-gzip": return .success(BodyFormat(sendsFormat: format, gzip: true))
         case let other?: return .failure(.unsupportedEncoding(other))
@@ -85,8 +85,8 @@ struct BodyFormat: Sendable, Equatable {
 /// The credential of an `Authorization: Bearer <key>` header, or nil when there is none.
 func bearerToken(_ authorization: String?) -> String? {
     guard let authorization else { return nil }
-    let parts = authorization.trimmingCharacters(in: .whitespaces).split(separator: " ", maxSplits: 1)
+    let parts = authorization.trimmingHeaderWhitespace.split(separator: " ", maxSplits: 1)
     guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-    let token = parts[1].trimmingCharacters(in: .whitespaces)
-    return token.isEmpty ? nil : token
+    let token = parts[1].trimmingHeaderWhitespace
+    return token.isEmpty ? nil : String(token)
 }
