@@ -7,7 +7,7 @@ public struct HTTPServerError: Error, CustomStringConvertible {
     public var description: String
 }
 
-/// libmicrohttpd in internal-thread mode with a thread pool, suspend/resume and ITC (for quiesce).
+/// libmicrohttpd in internal-thread mode (poll) with a thread pool, suspend/resume and ITC (for quiesce).
 ///
 /// C callbacks are plain `@convention(c)` globals; they find this object and the per-request
 /// `RequestContext` through the `cls` / `con_cls` pointers.
@@ -48,7 +48,12 @@ final class HTTPDaemon: @unchecked Sendable {
             MHD_OptionItem(option: .UNESCAPE_CALLBACK, value: unsafeBitCast(unescape, to: Int.self), ptr_value: nil),
             MHD_OptionItem(option: .END, value: 0, ptr_value: nil),
         ]
-        let flags = MHD_USE_AUTO_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ITC.rawValue
+        // poll(), not AUTO (epoll on Linux): with epoll, MHD_quiesce_daemon races a worker thread
+        // that removes the listen socket from its epoll set at the same moment, and libmicrohttpd
+        // 0.9.75 aborts the process ("Failed to remove listen FD from epoll set", daemon.c:5531):
+        // a graceful stop under traffic could crash. Reproduced in 8 of 10 runs of 300 quiesces
+        // under connection churn with epoll, 0 of 10 with poll; see HTTPDaemonTests.
+        let flags = MHD_USE_POLL_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ITC.rawValue
         let started = options.withUnsafeMutableBufferPointer { items in
             withVaList([MHD_OPTION.ARRAY.rawValue, items.baseAddress!, MHD_OPTION.END.rawValue]) { arguments in
                 MHD_start_daemon_va(flags, 0, nil, nil, accessHandler, selfPointer, arguments)
