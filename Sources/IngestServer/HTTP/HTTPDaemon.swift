@@ -16,6 +16,8 @@ final class HTTPDaemon: @unchecked Sendable {
     /// Set once in `start`, cleared in `stop`; read by `stop`/`quiesce` only (one caller).
     nonisolated(unsafe) private var daemon: OpaquePointer?
     nonisolated(unsafe) private var listenSocket: Int32 = -1
+    /// The listen socket MHD handed back at `quiesce`: shut down at once, closed in `stop`.
+    nonisolated(unsafe) private var quiescedSocket: Int32 = -1
     /// Requests between their first access-handler call and `NOTIFY_COMPLETED`.
     private let inFlight = Atomic<Int>(0)
     /// Set by `quiesce`: every answer closes its connection, so keep-alive clients leave.
@@ -72,7 +74,14 @@ final class HTTPDaemon: @unchecked Sendable {
         closing.store(true, ordering: .releasing)
         guard let daemon, listenSocket >= 0 else { return }
         let socket = MHD_quiesce_daemon(daemon)
-        if socket >= 0 { close(socket) }
+        // Shut down, not closed: a worker may still be inside poll() with this descriptor, which
+        // keeps a closed socket listening until poll returns, and once closed its number can be
+        // reused by another socket before the worker has left it. shutdown() stops the listening
+        // at once; the descriptor is closed in `stop`, after the workers are joined.
+        if socket >= 0 {
+            shutdown(socket, Int32(SHUT_RDWR))
+            quiescedSocket = socket
+        }
         listenSocket = -1
     }
 
@@ -83,6 +92,10 @@ final class HTTPDaemon: @unchecked Sendable {
         if listenSocket >= 0 { quiesce() }
         MHD_stop_daemon(daemon)
         self.daemon = nil
+        if quiescedSocket >= 0 {
+            close(quiescedSocket)
+            quiescedSocket = -1
+        }
     }
 
     // MARK: - Callbacks (on libmicrohttpd threads)
