@@ -9,7 +9,8 @@
 #      connections (peak RSS). Autovacuum is off in these databases (bench/sql/bench.sql).
 #   2. reports: that week copied k-fold (new ids and tokens per copy) to 1x/2x/4x sends; the
 #      rollup and the weekly report against SELECT count(*) over the week's sends, against
-#      one input of the outcome engine alone (the sends joined with their receipts), and the
+#      one input of the outcome engine alone (the sends joined with their receipts), against
+#      reading every input of the engine once (count(*) of each), and the
 #      rollup's grouping alone over sends already classified (the floor of a rollup that
 #      would only aggregate).
 # Smoke mode runs it all tiny on the caller's DATABASE_URL (make test) and checks it worked.
@@ -205,6 +206,15 @@ for scale in ${BENCH_SCALES-1 2 4}; do  # BENCH_SCALES= skips the reports
     # One of the engine's inputs: the week's sends joined with their receipts, as Postgres plans it.
     join_seconds=$(timed reports "select count(*) from (select notification_id from sends where $week_filter) s
         left join notification_receipts r on r.app_id = '$app' and r.notification_id = s.notification_id")
+    # Every input the outcome engine reads for the week, each counted once (sends; snapshots and
+    # channel states of the week; receipts and opens from 32 days before it; installations):
+    # the floor of any rollup that reads its inputs when it runs.
+    inputs_seconds=$(timed reports "select (select count(*) from sends where $week_filter)
+        + (select count(*) from settings_snapshots where app_id = '$app' and occurred_at >= '$monday_date'::date and occurred_at < '$monday_date'::date + 7)
+        + (select count(*) from channel_states where app_id = '$app' and occurred_at >= '$monday_date'::date and occurred_at < '$monday_date'::date + 7)
+        + (select count(*) from notification_receipts where app_id = '$app' and occurred_at >= '$monday_date'::date - 32)
+        + (select count(*) from notification_opens where app_id = '$app' and occurred_at >= '$monday_date'::date - 32)
+        + (select count(*) from installations where app_id = '$app')")
     t0=$(now) pg0=$(pg_cpu)
     DATABASE_URL=$(db_url bench_reports) "$bin" rollup --log-level warning >/dev/null
     rollup_seconds=$(since "$t0") rollup_cpu=$(calc "%.1f" "$(pg_cpu_settled) - $pg0")
@@ -218,7 +228,7 @@ for scale in ${BENCH_SCALES-1 2 4}; do  # BENCH_SCALES= skips the reports
     grep -q . "$work/weekly-$scale.txt" || { echo "bench: empty weekly report" >&2; exit 1; }
     rolled=$(q reports "select coalesce(sum(sends), 0) from send_rollups_daily where app_id = '$app' and day >= '$monday_date' and day < '$monday_date'::date + 7")
     [ "$rolled" -eq "$week_sends" ] || { echo "bench: rollups count $rolled sends of $week_sends" >&2; exit 1; }
-    report_rows+="| ${scale}× | $week_sends | $scan_seconds | $join_seconds | $rollup_seconds | $(calc "%.1f" "$rollup_seconds / $scan_seconds")× | $(calc "%.1f" "$rollup_seconds / $join_seconds")× | $rollup_cpu | $aggregate_seconds | $(calc "%.1f" "$aggregate_seconds / $scan_seconds")× | $report_seconds | $load_seconds |"$'\n'
+    report_rows+="| ${scale}× | $week_sends | $scan_seconds | $join_seconds | $inputs_seconds | $(calc "%.1f" "$inputs_seconds / $scan_seconds")× | $rollup_seconds | $(calc "%.1f" "$rollup_seconds / $scan_seconds")× | $(calc "%.1f" "$rollup_seconds / $join_seconds")× | $rollup_cpu | $aggregate_seconds | $(calc "%.1f" "$aggregate_seconds / $scan_seconds")× | $report_seconds | $load_seconds |"$'\n'
     log "scale ${scale}x: $week_sends sends, scan ${scan_seconds}s, rollup ${rollup_seconds}s, weekly report ${report_seconds}s"
 done
 
@@ -237,10 +247,10 @@ Run $(date -u +%FT%TZ) on $(nproc) cores (shared), PostgreSQL $(q ingest "show s
 
 serve vs naive: $(calc "%.1f" "$ingest_rate / $naive_rate")× in events/s, $(calc "%.1f" "$naive_pg_cpu / ($ingest_cpu + $ingest_pg_cpu)")× in CPU per event (vs naive in autocommit: $(calc "%.1f" "$ingest_rate / $auto_rate")× in events/s). CPU pressure on the machine during the run (PSI \`some\` avg300): $(awk -F'avg300=' '/^some/ { split($2, a, " "); print a[1] }' /proc/pressure/cpu 2>/dev/null || echo n/a) %.
 
-**Reports** — rollup of the whole week and the weekly report, against the scan floor \`SELECT count(*)\` over the week's sends (copies of the fleet with new ids), and against one of the outcome engine's inputs alone: \`count(*)\` of the week's sends left-joined with their receipts. "Aggregate only": the grouping of the rollup over the week's sends already classified (as if each send carried its outcome), the floor of a rollup that would only aggregate.
+**Reports** — rollup of the whole week and the weekly report, against the scan floor \`SELECT count(*)\` over the week's sends (copies of the fleet with new ids), and against one of the outcome engine's inputs alone: \`count(*)\` of the week's sends left-joined with their receipts. "Inputs read": every input the outcome engine reads for the week counted once each (the week's sends, snapshots and channel states, receipts and opens from 32 days before it, installations), the floor of any rollup that reads its inputs when it runs. "Aggregate only": the grouping of the rollup over the week's sends already classified (as if each send carried its outcome), the floor of a rollup that would only aggregate.
 
-| Scale | Sends in week | Scan floor s | One join s | Rollup s | Rollup / scan | Rollup / one join | Rollup Postgres CPU-s | Aggregate only s | Aggregate / scan | Weekly report s | (load s) |
-|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+| Scale | Sends in week | Scan floor s | One join s | Inputs read s | Inputs / scan | Rollup s | Rollup / scan | Rollup / one join | Rollup Postgres CPU-s | Aggregate only s | Aggregate / scan | Weekly report s | (load s) |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 $report_rows
 EOF
 )
