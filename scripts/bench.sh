@@ -190,7 +190,8 @@ done
 q reports "select bench.save_base()" >/dev/null
 base_sends=$(q reports "select count(*) from sends")
 monday_date=$(date -u -d "@$((monday * 86400))" +%F)
-week_filter="app_id = '$app' and sent_at >= '$monday_date'::date and sent_at < '$monday_date'::date + 7"
+in_week() { echo "app_id = '$app' and $1 >= '$monday_date'::date and $1 < '$monday_date'::date + 7"; }  # in_week COLUMN
+week_filter=$(in_week sent_at)
 copies=1
 report_rows=""
 for scale in ${BENCH_SCALES-1 2 4}; do  # BENCH_SCALES= skips the reports
@@ -210,8 +211,8 @@ for scale in ${BENCH_SCALES-1 2 4}; do  # BENCH_SCALES= skips the reports
     # channel states of the week; receipts and opens from 32 days before it; installations):
     # the floor of any rollup that reads its inputs when it runs.
     inputs_seconds=$(timed reports "select (select count(*) from sends where $week_filter)
-        + (select count(*) from settings_snapshots where app_id = '$app' and occurred_at >= '$monday_date'::date and occurred_at < '$monday_date'::date + 7)
-        + (select count(*) from channel_states where app_id = '$app' and occurred_at >= '$monday_date'::date and occurred_at < '$monday_date'::date + 7)
+        + (select count(*) from settings_snapshots where $(in_week occurred_at))
+        + (select count(*) from channel_states where $(in_week occurred_at))
         + (select count(*) from notification_receipts where app_id = '$app' and occurred_at >= '$monday_date'::date - 32)
         + (select count(*) from notification_opens where app_id = '$app' and occurred_at >= '$monday_date'::date - 32)
         + (select count(*) from installations where app_id = '$app')")
