@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Layers, bottom up: C shims (system libraries) → pure core → Postgres client → store →
+// Layers, bottom up: C shims (system libraries) → support, contract, rules (pure) → Postgres client → store →
 // ingest server / reports / simulator → the `pushledger` executable that only wires them.
 let package = Package(
     name: "PushLedger",
@@ -15,33 +15,42 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
-        // Pure logic: contract types and validation, outcome rules, statistics, encoders, CLI parsing.
-        .target(name: "PushLedgerCore"),
+        // Support shared by every layer: time and ISO weeks, JSON, SHA-256, structured logs.
+        .target(name: "PushLedgerSupport"),
+        // The wire contract: event types, limits, validation, encoding.
+        .target(name: "PushLedgerContract", dependencies: ["PushLedgerSupport"]),
+        // The rulebook's Swift side: outcome rules, rejection classes, display state, statistics.
+        .target(name: "PushLedgerRules", dependencies: ["PushLedgerContract"]),
+        // Command-line parsing, help text, tables and their JSON/CSV export.
+        .target(name: "PushLedgerCLI", dependencies: ["PushLedgerSupport", "PushLedgerRules"]),
         // The one way the project talks to PostgreSQL.
-        .target(name: "Postgres", dependencies: ["CLibPQ"]),
+        .target(name: "Postgres", dependencies: ["CLibPQ", "PushLedgerSupport"]),
         // gzip encode/decode on zlib.
         .target(name: "Gzip", dependencies: ["CZlib"]),
         // Product-specific database work: migrations, keys, event writer, retention, rollups.
-        .target(name: "Store", dependencies: ["PushLedgerCore", "Postgres"]),
-        // The v1 HTTP ingest service on libmicrohttpd.
-        .target(name: "IngestServer", dependencies: ["PushLedgerCore", "Postgres", "Store", "Gzip", "CMicroHTTPD"]),
-        // A small HTTP/1.1 client for posting batches (simulator, tests, benchmarks).
+        .target(name: "Store", dependencies: ["PushLedgerContract", "Postgres"]),
+        // The v1 HTTP ingest service on libmicrohttpd, with its Prometheus exposition.
+        .target(name: "IngestServer", dependencies: ["PushLedgerContract", "Postgres", "Store", "Gzip", "CMicroHTTPD"]),
+        // A small HTTP/1.1 client for posting batches (simulator, tests, benchmarks, alert webhooks).
         .target(name: "IngestClient", dependencies: ["Gzip"]),
         // Fleet simulator: generated installations and sender, with the expected truth.
-        .target(name: "Simulator", dependencies: ["PushLedgerCore", "IngestClient"]),
+        .target(name: "Simulator", dependencies: ["PushLedgerSupport", "PushLedgerContract", "PushLedgerRules", "PushLedgerCLI", "IngestClient"]),
         // Reports and alerts over the outcome engine in sql/.
-        .target(name: "Reports", dependencies: ["PushLedgerCore", "Postgres", "Store", "IngestClient"]),
+        .target(name: "Reports", dependencies: ["PushLedgerRules", "PushLedgerCLI", "Postgres", "IngestClient"]),
         // Benchmark tooling for scripts/bench.sh (not part of the product).
         .target(name: "Bench", dependencies: ["Simulator", "Gzip", "IngestClient"]),
-        .executableTarget(name: "pushledger-bench", dependencies: ["Bench", "PushLedgerCore", "Simulator"]),
+        .executableTarget(name: "pushledger-bench", dependencies: ["Bench", "PushLedgerCLI", "Simulator"]),
         .executableTarget(
             name: "pushledger",
-            dependencies: ["PushLedgerCore", "Postgres", "Store", "IngestServer", "IngestClient", "Simulator", "Reports"]
+            dependencies: ["PushLedgerCLI", "Postgres", "Store", "IngestServer", "Simulator", "Reports"]
         ),
 
         // Test helpers: throwaway databases on the project-local cluster.
         .target(name: "TestSupport", dependencies: ["Postgres", "Store"], path: "Tests/TestSupport"),
-        .testTarget(name: "PushLedgerCoreTests", dependencies: ["PushLedgerCore"]),
+        .testTarget(name: "PushLedgerSupportTests", dependencies: ["PushLedgerSupport"]),
+        .testTarget(name: "PushLedgerContractTests", dependencies: ["PushLedgerContract", "PushLedgerSupport"]),
+        .testTarget(name: "PushLedgerRulesTests", dependencies: ["PushLedgerRules", "PushLedgerContract"]),
+        .testTarget(name: "PushLedgerCLITests", dependencies: ["PushLedgerCLI", "PushLedgerSupport", "PushLedgerRules"]),
         .testTarget(name: "GzipTests", dependencies: ["Gzip"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "TestSupport"]),
@@ -52,7 +61,7 @@ let package = Package(
         // Fault and abuse suite: the real `pushledger serve` as a child process, killed, starved of
         // its database, stopped under load and fed hostile input.
         .testTarget(
-            name: "FaultTests", dependencies: ["TestSupport", "IngestClient", "Simulator", "PushLedgerCore", "Postgres", "Gzip"]),
+            name: "FaultTests", dependencies: ["TestSupport", "IngestClient", "Simulator", "PushLedgerContract", "Postgres", "Gzip"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,5 @@
 import Foundation
-import PushLedgerCore
+import PushLedgerSupport
 import Synchronization
 
 /// The `pushledger serve` service: HTTP on libmicrohttpd in front of a bounded queue of

@@ -1,5 +1,5 @@
 import Foundation
-import PushLedgerCore
+import PushLedgerContract
 
 /// Settings of `pushledger serve`. Every limit that bounds memory is here, so the worst case is
 /// `connectionLimit × (limits.maxBodyBytes + limits.maxDecompressedBytes)` for bodies in flight

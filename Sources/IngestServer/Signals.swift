@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import PushLedgerCore
+import PushLedgerSupport
 import Synchronization
 
 extension IngestServer {

@@ -1,4 +1,5 @@
 import Foundation
+import PushLedgerSupport
 
 // timestamptz travels as text with microseconds. The session runs with TimeZone=UTC and
 // DateStyle=ISO, so the server prints `YYYY-MM-DD HH:MM:SS[.ffffff]+00`.
@@ -13,7 +14,8 @@ extension Date: PostgresEncodable, PostgresDecodable {
         var days = micros / 86_400_000_000
         var rest = micros % 86_400_000_000
         if rest < 0 { rest += 86_400_000_000; days -= 1 }
-        let (y, m, d) = civil(fromDays: days)
+        let date = CivilDate(daysSinceEpoch: Int(days))
+        let (y, m, d) = (Int64(date.year), Int64(date.month), Int64(date.day))
         let seconds = rest / 1_000_000
         let fraction = rest % 1_000_000
         func pad(_ v: Int64, _ width: Int) { appendDecimal(v, into: &buffer, width: width) }
@@ -29,29 +31,6 @@ extension Date: PostgresEncodable, PostgresDecodable {
         var p = TimestampParser(text: text)
         return p.parse()
     }
-}
-
-/// Days since 1970-01-01 → proleptic Gregorian (year, month, day) (H. Hinnant's algorithm).
-func civil(fromDays z0: Int64) -> (Int64, Int64, Int64) {
-    let z = z0 + 719_468
-    let era = (z >= 0 ? z : z - 146_096) / 146_097
-    let doe = z - era * 146_097
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-    let mp = (5 * doy + 2) / 153
-    let d = doy - (153 * mp + 2) / 5 + 1
-    let m = mp < 10 ? mp + 3 : mp - 9
-    return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
-}
-
-/// Proleptic Gregorian date → days since 1970-01-01.
-func days(fromCivil y0: Int64, _ m: Int64, _ d: Int64) -> Int64 {
-    let y = m <= 2 ? y0 - 1 : y0
-    let era = (y >= 0 ? y : y - 399) / 400
-    let yoe = y - era * 400
-    let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-    return era * 146_097 + doe - 719_468
 }
 
 /// Parses `YYYY-MM-DD[ HH:MM:SS[.f…]][±HH[:MM[:SS]]]`, `infinity` and `-infinity`.
@@ -87,9 +66,9 @@ private struct TimestampParser {
         var yearDigits = 0
         while yearDigits < text.count, text[yearDigits] != UInt8(ascii: "-") { yearDigits += 1 }
         guard yearDigits >= 4, let y = number(yearDigits), expect("-"), let m = number(2), expect("-"),
-            let d = number(2), (1...12).contains(m), (1...31).contains(d)
+            let d = number(2), let date = CivilDate(year: Int(y), month: Int(m), day: Int(d))
         else { return nil }
-        var micros = days(fromCivil: y, m, d) * 86_400_000_000
+        var micros = Int64(date.daysSinceEpoch) * 86_400_000_000
         if i == text.count { return Date(timeIntervalSince1970: Double(micros) / 1_000_000) }
         guard expect(" ") || expect("T"), let hh = number(2), expect(":"), let mm = number(2), expect(":"),
             let ss = number(2)

@@ -1,5 +1,6 @@
 import Postgres
-import PushLedgerCore
+import PushLedgerSupport
+import PushLedgerRules
 
 /// Outcome counts of a set of send attempts and the rates of spec/metrics.md "Rates".
 public struct OutcomeCounts: Sendable, Equatable {

@@ -1,5 +1,7 @@
 import Foundation
-import PushLedgerCore
+import PushLedgerSupport
+import PushLedgerRules
+import PushLedgerCLI
 
 extension PromptTimingReport {
     /// The JSON shape, plus `note` naming the mode (and the fallback, when it happened).

@@ -1,6 +1,6 @@
 import Foundation
 import Postgres
-import PushLedgerCore
+import PushLedgerRules
 
 /// `report prompt-timing`: permission-prompt cohorts compared with a baseline cohort
 /// (spec/metrics.md "Permission prompt timing").

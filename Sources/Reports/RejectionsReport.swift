@@ -1,6 +1,8 @@
 import Foundation
 import Postgres
-import PushLedgerCore
+import PushLedgerSupport
+import PushLedgerRules
+import PushLedgerCLI
 
 /// `report rejections`: provider rejections by reason and reason class, invalid tokens, and
 /// sends to tokens already known invalid at send time (spec/metrics.md "Rates").

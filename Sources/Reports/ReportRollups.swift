@@ -1,6 +1,6 @@
 import Foundation
 import Postgres
-import PushLedgerCore
+import PushLedgerSupport
 
 /// `pushledger rollup`: the incremental refresh of the daily rollups the weekly report reads
 /// (send outcomes and rejections from sql/migrations/0005, tap-through landing from 0020,

@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
-import PushLedgerCore
+import PushLedgerRules
+import PushLedgerCLI
 
 extension SilentLossReport {
     /// `query silent-loss --since 24h`: the on-call answer, one line per slice with the silent

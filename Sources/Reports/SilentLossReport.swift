@@ -1,6 +1,8 @@
 import Foundation
 import Postgres
-import PushLedgerCore
+import PushLedgerSupport
+import PushLedgerRules
+import PushLedgerCLI
 
 /// `report silent-loss`: outcome counts and rates per slice of the chosen dimensions
 /// (spec/metrics.md "Outcome of one send attempt" and "Rates"), classified over the exact window.

@@ -1,4 +1,5 @@
-import PushLedgerCore
+import PushLedgerContract
+import PushLedgerRules
 
 /// The true notification settings of one simulated device (what the OS would report).
 struct DeviceSettings: Equatable {

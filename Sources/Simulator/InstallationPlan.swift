@@ -1,4 +1,4 @@
-import PushLedgerCore
+import PushLedgerContract
 
 /// The fixed traits of one simulated installation, drawn once from its own random stream.
 struct InstallationPlan {

@@ -1,4 +1,4 @@
-import PushLedgerCore
+import PushLedgerContract
 
 /// Lives one installation's fortnight: sessions, prompts, settings changes, tokens and
 /// orders, and the telemetry the SDK records along the way (at intended times).

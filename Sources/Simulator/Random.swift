@@ -1,4 +1,5 @@
 import Foundation
+import PushLedgerSupport
 
 /// The simulator's own seeded generator (xoshiro256**, seeded by SplitMix64), so one seed
 /// gives byte-identical output on every platform and Swift version.
@@ -15,11 +16,9 @@ struct SimRandom {
     }
 
     static func splitMix(_ x: inout UInt64) -> UInt64 {
-        x &+= 0x9E37_79B9_7F4A_7C15
-        var z = x
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+        var generator = SplitMix64(seed: x)
+        defer { x = generator.state }
+        return generator.next()
     }
 
     mutating func next() -> UInt64 {

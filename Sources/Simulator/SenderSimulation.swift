@@ -1,4 +1,4 @@
-import PushLedgerCore
+import PushLedgerRules
 
 /// The push sender's side for one installation: what it sent on each channel, what APNs/FCM
 /// answered, and — where the device could show it — the receipts and opens the app reported.

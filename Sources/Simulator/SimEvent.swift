@@ -1,4 +1,4 @@
-import PushLedgerCore
+import PushLedgerContract
 
 /// One telemetry event as the generator knows it (true time, before encoding).
 enum SimPayload {

@@ -1,5 +1,6 @@
 import Foundation
-import PushLedgerCore
+import PushLedgerSupport
+import PushLedgerCLI
 
 /// `pushledger simulate`: its option spec, reading parsed options into a config, and running.
 /// The executable declares `spec` among its commands and calls `init(parsed:nowMs:)` + `run()`.

@@ -1,4 +1,4 @@
-import PushLedgerCore
+import PushLedgerContract
 
 /// Writes an installation's events as `/v1/telemetry` bodies, grouped the way an SDK flushes:
 /// one batch per flush period the device was online in (offline stretches flush together) and app version.

@@ -1,4 +1,5 @@
-import PushLedgerCore
+import PushLedgerContract
+import PushLedgerRules
 
 /// The report window the truth is computed for (ms since the epoch).
 public struct TruthWindow: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import Foundation
-import PushLedgerCore
+import PushLedgerContract
+import PushLedgerRules
 
 /// Folds generated installations into a `Truth`, one installation at a time (memory stays
 /// bounded). Whether a slice is instrumented is only known at the end, so each send keeps

@@ -1,6 +1,6 @@
 import Foundation
 import Postgres
-import PushLedgerCore
+import PushLedgerContract
 
 /// Stores validated ingest units: the units of many requests in one transaction, so a writer
 /// worker commits a whole batch at once and every request in it is durable before it is answered.

@@ -1,6 +1,6 @@
 import Foundation
 import Postgres
-import PushLedgerCore
+import PushLedgerSupport
 
 /// What an API key may do: one endpoint each (telemetry-v1.md, Authentication).
 public enum KeyScope: String, Sendable, CaseIterable, Codable {

@@ -1,6 +1,6 @@
 import Foundation
 import Postgres
-import PushLedgerCore
+import PushLedgerContract
 
 /// The COPY rows of one writer batch. `seq` numbers every valid event in unit order, then
 /// index order: the order in which duplicate copies compete (the first one is stored).

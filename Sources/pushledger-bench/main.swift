@@ -1,6 +1,7 @@
 import Bench
 import Foundation
-import PushLedgerCore
+import PushLedgerSupport
+import PushLedgerCLI
 import Simulator
 
 // `pushledger-bench`: tooling for scripts/bench.sh (generation only; the script runs the

@@ -1,6 +1,6 @@
 import Foundation
 import Postgres
-import PushLedgerCore
+import PushLedgerCLI
 import Reports
 
 /// `pushledger alert check|list`. Exit status of `check` is like diff's: 0 nothing firing,

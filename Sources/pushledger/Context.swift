@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
-import PushLedgerCore
+import PushLedgerSupport
+import PushLedgerCLI
 
 /// A failure a command reports to its user: a safe one-line message, the exit status, and
 /// detail for the log.

@@ -1,5 +1,7 @@
 import Foundation
-import PushLedgerCore
+import PushLedgerSupport
+import PushLedgerContract
+import PushLedgerCLI
 import Store
 
 /// `pushledger import sends FILE|-`: a sender's NDJSON log through the same validation and

@@ -1,5 +1,6 @@
 import Foundation
-import PushLedgerCore
+import PushLedgerSupport
+import PushLedgerCLI
 import Store
 
 enum MigrateCommand: Command {

@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
-import PushLedgerCore
+import PushLedgerSupport
+import PushLedgerCLI
 import Reports
 
 /// Options every report shares: which app, which window, as of when, which format.

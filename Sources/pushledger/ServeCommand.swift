@@ -1,6 +1,6 @@
 import Foundation
 import IngestServer
-import PushLedgerCore
+import PushLedgerCLI
 
 /// `pushledger serve`: the v1 ingest API until SIGTERM/SIGINT (which drain in-flight requests).
 enum ServeCommand: Command {

@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
-import PushLedgerCore
+import PushLedgerSupport
+import PushLedgerCLI
 
 /// Every command of the tool; the executable only parses and dispatches.
 let commands: [any Command.Type] = [MigrateCommand.self, KeysCommand.self, RetentionCommand.self, ImportCommand.self, SimulateCLI.self, AlertCommand.self, ReportCommand.self, QueryCommand.self, RollupCommand.self, ServeCommand.self]

@@ -1,6 +1,5 @@
 import Foundation
 import IngestClient
-import PushLedgerCore
 import TestSupport
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 import IngestClient
-import PushLedgerCore
+import PushLedgerContract
 import TestSupport
 import Testing
 

@@ -1,7 +1,6 @@
 import Foundation
 import TestSupport
 import Gzip
-import PushLedgerCore
 import Testing
 
 @testable import IngestServer

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
-import PushLedgerCore
+import PushLedgerSupport
+import PushLedgerContract
 import Testing
 
 @testable import IngestServer

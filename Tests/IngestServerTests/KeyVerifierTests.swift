@@ -1,5 +1,5 @@
 import Foundation
-import PushLedgerCore
+import PushLedgerSupport
 import Synchronization
 import Testing
 

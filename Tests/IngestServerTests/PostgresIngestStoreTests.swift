@@ -1,5 +1,4 @@
 import Foundation
-import PushLedgerCore
 import Testing
 import TestSupport
 

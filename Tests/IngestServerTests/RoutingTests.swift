@@ -1,4 +1,3 @@
-import PushLedgerCore
 import Testing
 
 @testable import IngestServer

@@ -1,6 +1,5 @@
 import Foundation
 import Postgres
-import PushLedgerCore
 import TestSupport
 
 /// Hand-built fleets for alert tests, written straight into the tables with set-based SQL.

@@ -1,5 +1,5 @@
 import Foundation
-import PushLedgerCore
+import PushLedgerRules
 import TestSupport
 import Testing
 

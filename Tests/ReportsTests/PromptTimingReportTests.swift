@@ -1,6 +1,6 @@
 import Foundation
 import Postgres
-import PushLedgerCore
+import PushLedgerRules
 import Testing
 @testable import Reports
 

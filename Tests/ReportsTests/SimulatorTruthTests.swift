@@ -1,7 +1,7 @@
 import Foundation
 import IngestServer
 import Postgres
-import PushLedgerCore
+import PushLedgerSupport
 import Simulator
 import Testing
 import TestSupport

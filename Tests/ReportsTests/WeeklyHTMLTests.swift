@@ -1,6 +1,6 @@
 import Foundation
 import Postgres
-import PushLedgerCore
+import PushLedgerSupport
 import Testing
 import TestSupport
 @testable import Reports

@@ -1,5 +1,4 @@
 import Foundation
-import PushLedgerCore
 import Testing
 @testable import Simulator
 

@@ -1,5 +1,7 @@
 import Foundation
-import PushLedgerCore
+import PushLedgerSupport
+import PushLedgerContract
+import PushLedgerRules
 import Testing
 @testable import Simulator
 

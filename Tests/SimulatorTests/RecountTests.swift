@@ -1,5 +1,6 @@
 import Foundation
-import PushLedgerCore
+import PushLedgerContract
+import PushLedgerRules
 import Testing
 @testable import Simulator
 

@@ -1,4 +1,4 @@
-import PushLedgerCore
+import PushLedgerRules
 import Testing
 @testable import Simulator
 

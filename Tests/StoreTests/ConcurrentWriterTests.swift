@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import Postgres
-import PushLedgerCore
+import PushLedgerContract
 import Store
 import Synchronization
 import Testing

@@ -1,6 +1,6 @@
 import Foundation
 import Postgres
-import PushLedgerCore
+import PushLedgerContract
 import Store
 import Testing
 

@@ -1,6 +1,5 @@
 import Foundation
 import Postgres
-import PushLedgerCore
 import Store
 import Testing
 

@@ -1,4 +1,4 @@
-import PushLedgerCore
+import PushLedgerSupport
 import Synchronization
 
 /// The in-memory key table, reloaded from the database every few seconds so that checking a

@@ -1,4 +1,4 @@
-import PushLedgerCore
+import PushLedgerContract
 
 /// The database as the ingest server sees it. The production one is `PostgresIngestStore`;
 /// tests may put a failing one in front of it.

@@ -1,5 +1,6 @@
 import Postgres
-import PushLedgerCore
+import PushLedgerSupport
+import PushLedgerContract
 import Store
 
 /// The production `IngestStore`: a pool of libpq connections, `Store.EventWriter` for the

@@ -1,4 +1,4 @@
-import PushLedgerCore
+import PushLedgerSupport
 import Synchronization
 
 /// Whether Postgres answered lately. Writers mark it down on a connection error; the

@@ -1,5 +1,5 @@
 import Foundation
-import PushLedgerCore
+import PushLedgerContract
 
 /// Why a unit was not stored.
 enum WriteFailure: Error, Equatable {

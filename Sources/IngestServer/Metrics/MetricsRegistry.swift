@@ -1,4 +1,3 @@
-import PushLedgerCore
 import Synchronization
 
 /// A live metric that can give a snapshot of itself as a Core `MetricFamily`.

@@ -1,5 +1,5 @@
 import CMicroHTTPD
-import PushLedgerCore
+import PushLedgerContract
 
 /// The metrics `pushledger serve` exposes on `/metrics`. Label values come from closed sets
 /// (routes, status codes, contract codes, SQLSTATEs), never from ids.

@@ -1,6 +1,7 @@
 import Foundation
 import Gzip
-import PushLedgerCore
+import PushLedgerSupport
+import PushLedgerContract
 import Synchronization
 
 /// What `decide` learned from an ingest request's headers, handed back with its body.

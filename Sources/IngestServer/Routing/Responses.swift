@@ -1,4 +1,4 @@
-import PushLedgerCore
+import PushLedgerContract
 
 /// Contract-shaped answers: every error body is `{"error": code, "message": text}`.
 extension HTTPResponse {

@@ -1,5 +1,5 @@
 import Foundation
-import PushLedgerCore
+import PushLedgerContract
 
 /// The paths the server answers; anything else is 404.
 enum Route: String, Sendable, CaseIterable {

@@ -1,6 +1,5 @@
 import Foundation
 import Postgres
-import PushLedgerCore
 
 /// What one `alert check` found and changed.
 public struct AlertCheckResult: Sendable {

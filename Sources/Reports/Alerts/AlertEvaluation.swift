@@ -1,5 +1,6 @@
 import Foundation
-import PushLedgerCore
+import PushLedgerSupport
+import PushLedgerRules
 
 /// The slice an alert is about, besides its app: e.g. platform and channel, or provider and
 /// reason class. Stored as a JSON object in `alert_transitions.slice`.

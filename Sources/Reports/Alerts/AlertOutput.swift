@@ -1,5 +1,5 @@
 import Foundation
-import PushLedgerCore
+import PushLedgerSupport
 
 /// Output formats of `pushledger alert check` and `alert list`.
 public enum AlertOutputFormat: String, Sendable, CaseIterable {

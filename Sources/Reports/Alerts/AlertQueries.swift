@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
-import PushLedgerCore
+import PushLedgerSupport
+import PushLedgerRules
 
 /// Reads each rule's counts per slice from the functions of sql/migrations/0030_alerts.sql and
 /// turns them into findings. One query per rule: the recent and baseline windows full-joined.

@@ -1,4 +1,5 @@
-import PushLedgerCore
+import PushLedgerSupport
+import PushLedgerRules
 
 /// The built-in regression rules of spec/metrics.md "Regression alerts".
 public enum AlertRuleKind: String, Sendable, Hashable, Codable, CaseIterable {

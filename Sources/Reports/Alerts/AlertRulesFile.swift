@@ -1,5 +1,5 @@
 import Foundation
-import PushLedgerCore
+import PushLedgerSupport
 
 /// The JSON rules file of `pushledger alert check --rules FILE`: overrides of the built-in
 /// defaults, rule by rule. Rules and settings it doesn't mention keep their defaults; an
@@ -56,7 +56,7 @@ public enum AlertRulesFile {
         return set
     }
 
-    private static func apply(_ settings: PushLedgerCore.JSONObject, to base: AlertRule, _ source: String) throws(AlertError) -> AlertRule {
+    private static func apply(_ settings: PushLedgerSupport.JSONObject, to base: AlertRule, _ source: String) throws(AlertError) -> AlertRule {
         let name = base.kind.rawValue
         try checkKeys(settings, allowed: base.kind == .ingestStale ? staleSettings : rateSettings, at: "rule \"\(name)\"", source)
         var rule = base
@@ -87,7 +87,7 @@ public enum AlertRulesFile {
     }
 
     /// Unknown and repeated keys are errors: either would leave a setting other than intended.
-    private static func checkKeys(_ object: PushLedgerCore.JSONObject, allowed: Set<String>, at place: String, _ source: String) throws(AlertError) {
+    private static func checkKeys(_ object: PushLedgerSupport.JSONObject, allowed: Set<String>, at place: String, _ source: String) throws(AlertError) {
         if let unknown = object.members.map(\.key).first(where: { !allowed.contains($0) }) {
             let what = place == "rules" ? "rule" : "setting"
             throw invalid(source, "unknown \(what) \"\(unknown)\" at \(place) (allowed: \(allowed.sorted().joined(separator: ", ")))")

@@ -1,6 +1,5 @@
 import Foundation
 import Postgres
-import PushLedgerCore
 
 /// Alert state in Postgres: `alert_states` holds what is firing now, `alert_transitions` every
 /// change. A check records only changes, so a repeated check with the same findings records

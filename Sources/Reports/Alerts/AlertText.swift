@@ -1,5 +1,5 @@
 import Foundation
-import PushLedgerCore
+import PushLedgerSupport
 
 /// Whether an alert is firing or has resolved.
 public enum AlertState: String, Sendable, Hashable, Codable {

@@ -1,5 +1,5 @@
 import Foundation
-import PushLedgerCore
+import PushLedgerSupport
 
 /// One row of `alert_transitions`: a rule's slice started or stopped firing.
 public struct AlertTransition: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import PushLedgerCore
+import PushLedgerSupport
 
 // Reports promise explicit nulls: a rate with a zero denominator and an absent dimension value
 // are `null` in JSON, never a missing key.

@@ -1,5 +1,7 @@
 import Foundation
-import PushLedgerCore
+import PushLedgerSupport
+import PushLedgerRules
+import PushLedgerCLI
 
 /// A titled ``Table`` with notes (mode labels, low-volume marks, an empty window), rendered by
 /// the core renderers: a boxed terminal table, plain text, RFC 4180 CSV or Markdown.

@@ -1,5 +1,5 @@
 import Foundation
-import PushLedgerCore
+import PushLedgerRules
 
 extension WeeklyReport {
     /// One self-contained page: inline CSS and SVG, no scripts, nothing fetched. Reads on a

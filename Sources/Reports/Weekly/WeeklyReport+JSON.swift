@@ -1,5 +1,7 @@
 import Foundation
-import PushLedgerCore
+import PushLedgerSupport
+import PushLedgerContract
+import PushLedgerRules
 
 extension WeeklyReport {
     /// Every section with this week's and last week's figures and the change (counts as a

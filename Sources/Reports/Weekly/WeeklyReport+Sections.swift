@@ -1,5 +1,6 @@
 import Foundation
-import PushLedgerCore
+import PushLedgerRules
+import PushLedgerCLI
 
 extension WeeklyReport {
     /// The headline rates, named as the report shows them.

@@ -1,6 +1,8 @@
 import Foundation
 import Postgres
-import PushLedgerCore
+import PushLedgerSupport
+import PushLedgerContract
+import PushLedgerRules
 
 /// `report weekly`: the sections of spec/metrics.md "Weekly report", each with the previous
 /// week beside it. Reads only rollups (refreshed first), so its time does not grow with events.

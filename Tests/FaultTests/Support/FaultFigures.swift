@@ -1,4 +1,4 @@
-import PushLedgerCore
+import PushLedgerSupport
 
 /// The figures of a fault run, one structured line per test on stderr
 /// (`component=fault-tests msg="fault figures" test=…`), for the README's Reliability section.

@@ -1,5 +1,5 @@
 import Foundation
-import PushLedgerCore
+import PushLedgerContract
 import Synchronization
 
 @testable import IngestServer

@@ -1,7 +1,7 @@
 import Foundation
 import Gzip
 import Postgres
-import PushLedgerCore
+import PushLedgerSupport
 import Synchronization
 import TestSupport
 

@@ -1,0 +1,155 @@
+import Foundation
+import PushLedgerSupport
+
+// The contract's scalar formats, parsed by hand on UTF-8 bytes: they run for every field of
+// every event, and we want exactly the accepted syntax (Foundation is laxer in places).
+
+/// RFC 3339 timestamps: `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±hh:mm)`.
+public enum RFC3339 {
+    /// Microseconds since 1970 (UTC), or nil when the text is not RFC 3339. Fractions keep
+    /// microseconds (further digits are truncated, as the store keeps microseconds); `T`/`Z`
+    /// may be lower case (RFC 3339 §5.6); a leap second `:60` rolls into the next minute.
+    public static func microseconds(_ text: String) -> Int64? {
+        var text = text
+        return text.withUTF8 { parse($0) }
+    }
+
+    /// The time as a `Date`, or nil when the text is not RFC 3339.
+    public static func date(_ text: String) -> Date? { microseconds(text).map(date(microseconds:)) }
+
+    public static func date(microseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(microseconds) / 1e6) }
+
+    /// Rounded to the microsecond.
+    public static func microseconds(of date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1e6).rounded()) }
+
+    /// `2026-11-30T10:00:05.120000Z`: UTC, always six fraction digits.
+    public static func format(_ date: Date) -> String { format(microseconds: microseconds(of: date)) }
+
+    public static func format(microseconds: Int64) -> String {
+        let (days, micros) = microseconds.floorDiv(86_400_000_000)
+        let date = CivilDate(daysSinceEpoch: Int(days))
+        let (y, m, d) = (Int64(date.year), Int64(date.month), Int64(date.day))
+        let seconds = micros / 1_000_000
+        func pad(_ v: Int64, _ width: Int) -> String {
+            let s = String(v)
+            return String(repeating: "0", count: max(0, width - s.count)) + s
+        }
+        return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(seconds / 3600, 2)):\(pad(seconds / 60 % 60, 2)):"
+            + "\(pad(seconds % 60, 2)).\(pad(micros % 1_000_000, 6))Z"
+    }
+
+    static func parse(_ s: UnsafeBufferPointer<UInt8>) -> Int64? {
+        guard s.count >= 20 else { return nil }
+        func digits(_ at: Int, _ count: Int) -> Int64? {
+            var v: Int64 = 0
+            for k in at..<at + count {
+                let d = s[k] &- 48
+                guard d < 10 else { return nil }
+                v = v * 10 + Int64(d)
+            }
+            return v
+        }
+        guard let year = digits(0, 4), s[4] == UInt8(ascii: "-"), let month = digits(5, 2), s[7] == UInt8(ascii: "-"),
+            let day = digits(8, 2), s[10] == UInt8(ascii: "T") || s[10] == UInt8(ascii: "t"),
+            let hour = digits(11, 2), s[13] == UInt8(ascii: ":"), let minute = digits(14, 2),
+            s[16] == UInt8(ascii: ":"), let second = digits(17, 2),
+            let date = CivilDate(year: Int(year), month: Int(month), day: Int(day)),
+            hour < 24, minute < 60, second <= 60
+        else { return nil }
+        var i = 19
+        var micros: Int64 = 0
+        if s[i] == UInt8(ascii: ".") {
+            i += 1
+            let fractionStart = i
+            var scale: Int64 = 100_000
+            while i < s.count, s[i] &- 48 < 10 {
+                micros += Int64(s[i] &- 48) * scale
+                scale /= 10
+                i += 1
+            }
+            guard i > fractionStart else { return nil }
+        }
+        guard i < s.count else { return nil }
+        var offset: Int64 = 0
+        switch s[i] {
+        case UInt8(ascii: "Z"), UInt8(ascii: "z"):
+            i += 1
+        case UInt8(ascii: "+"), UInt8(ascii: "-"):
+            guard i + 6 == s.count, let oh = digits(i + 1, 2), s[i + 3] == UInt8(ascii: ":"), let om = digits(i + 4, 2),
+                oh < 24, om < 60
+            else { return nil }
+            offset = (oh * 60 + om) * 60 * (s[i] == UInt8(ascii: "-") ? -1 : 1)
+            i += 6
+        default:
+            return nil
+        }
+        guard i == s.count else { return nil }
+        let seconds = Int64(date.daysSinceEpoch) * 86_400 + hour * 3600 + minute * 60 + second - offset
+        return seconds * 1_000_000 + micros
+    }
+}
+
+extension Int64 {
+    /// Quotient rounded down and a non-negative remainder (times before 1970 format correctly).
+    func floorDiv(_ d: Int64) -> (Int64, Int64) {
+        let q = self / d, r = self % d
+        return r < 0 ? (q - 1, r + d) : (q, r)
+    }
+}
+
+/// The contract's identifier and token formats.
+public enum ContractFormat {
+    /// A UUID in canonical 8-4-4-4-12 hex form, any case; nil otherwise (no braces, no URN).
+    public static func uuid(_ text: String) -> UUID? {
+        var text = text
+        return text.withUTF8 { s -> UUID? in
+            guard s.count == 36 else { return nil }
+            var value: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            let ok = withUnsafeMutableBytes(of: &value) { bytes -> Bool in
+                var out = 0
+                var k = 0
+                while k < 36 {
+                    if k == 8 || k == 13 || k == 18 || k == 23 {
+                        guard s[k] == UInt8(ascii: "-") else { return false }
+                        k += 1
+                        continue
+                    }
+                    guard let hi = hexValue(s[k]), let lo = hexValue(s[k + 1]) else { return false }
+                    bytes[out] = hi << 4 | lo
+                    out += 1
+                    k += 2
+                }
+                return true
+            }
+            return ok ? UUID(uuid: value) : nil
+        }
+    }
+
+    /// `[a-z0-9_]{1,64}`: placements, experiments and variants (they become report labels).
+    public static func isSlug(_ text: String) -> Bool {
+        let utf8 = text.utf8
+        return (1...64).contains(utf8.count)
+            && utf8.allSatisfy { ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || $0 &- 48 < 10 || $0 == UInt8(ascii: "_") }
+    }
+
+    /// An APNs device token: hex of even length 64…200 (Apple says not to hard-code 64).
+    public static func isAPNsToken(_ text: String) -> Bool {
+        let utf8 = text.utf8
+        return (64...200).contains(utf8.count) && utf8.count % 2 == 0 && utf8.allSatisfy { hexValue($0) != nil }
+    }
+
+    /// An FCM registration token: 1…4,096 printable ASCII characters.
+    public static func isFCMToken(_ text: String) -> Bool {
+        let utf8 = text.utf8
+        return (1...4096).contains(utf8.count) && utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
+    }
+
+    @inline(__always) static func hexValue(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - 48
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - 87
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - 55
+        default: nil
+        }
+    }
+}
