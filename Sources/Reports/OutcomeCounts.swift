@@ -1,7 +1,7 @@
 import Postgres
 import PushLedgerCore
 
-/// Outcome counts of a set of send attempts and the rates of spec/metrics.md "Rates".
+/// Outcome counts of a set of send attempts and the rates of docs/metrics.md "Rates".
 public struct OutcomeCounts: Sendable, Equatable {
     public var sends = 0
     /// 2xx and not pending.

@@ -1,6 +1,6 @@
 import PushLedgerCore
 
-/// The built-in regression rules of spec/metrics.md "Regression alerts".
+/// The built-in regression rules of docs/metrics.md "Regression alerts".
 public enum AlertRuleKind: String, Sendable, Hashable, Codable, CaseIterable {
     case silentLossUp = "silent_loss_up"
     case rejectionsUp = "rejections_up"
