@@ -8,7 +8,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
 app=com.example.shop
-installs=${DEMO_INSTALLS:-3000}
+installs=${DEMO_INSTALLS:-2500}
 # The weekly report compares the last full ISO week with the one before, so both must be
 # days of a settled fleet: the reported days start at the Monday of the week before last
 # (at most 18 days back, so that with the 11-day warm-up everything is within the contract's
