@@ -5,7 +5,7 @@ SHELL := /bin/bash
 .PHONY: help deps build release demo test bench bench-smoke fuzz db-start db-stop clean
 
 help:
-	@echo "make demo      local Postgres, ingest, simulated fleet, weekly report"
+	@echo "make demo      local Postgres, ingest, a simulated mature fleet, the weekly report (Markdown and HTML)"
 	@echo "make test      the whole test suite on a throwaway local Postgres"
 	@echo "make bench     benchmarks: ingest vs COPY and naive INSERTs, rollups vs a scan (bench/results/)"
 	@echo "make bench-smoke  the benchmarks tiny, as make test runs them"

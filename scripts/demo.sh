@@ -1,14 +1,23 @@
 #!/usr/bin/env bash
 # `make demo`: the whole product on one machine — local Postgres, the ingest server, a
-# simulated fortnight of an app's fleet and its push sender posted over HTTP, then the
-# weekly report and the silent-loss table per channel. Safe to run again: each run starts
-# from a fresh demo database.
+# simulated mature app's fleet and its push sender posted over HTTP, then the weekly report
+# (Markdown on the terminal, Markdown and HTML files) and the silent-loss table per channel.
+# Safe to run again: each run starts from a fresh demo database.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
 app=com.example.shop
-installs=${DEMO_INSTALLS:-6000}
+installs=${DEMO_INSTALLS:-2500}
+# The weekly report compares the last full ISO week with the one before, so both must be
+# days of a settled fleet: the reported days start at the Monday of the week before last
+# (at most 18 days back, so that with the 11-day warm-up everything is within the contract's
+# 30-day age limit), after 11 days of warm-up (the least that lets young installations settle).
+warmup=11
+days=$((14 + $(date -u +%u) - 1))
+[ "$days" -le 18 ] || days=18
+week=$(date -u -d '7 days ago' +%G-W%V)
+reports=.pgdata/demo-report
 step() { printf '\n==> %s\n' "$*" >&2; }
 
 step "Building pushledger (release)"
@@ -40,9 +49,9 @@ step "Creating API keys for $app"
 telemetry_key=$("$bin" keys create --app "$app" --scope telemetry --log-level warning)
 sends_key=$("$bin" keys create --app "$app" --scope sends --log-level warning)
 
-step "Simulating two weeks of $installs installations and their pushes"
+step "Simulating $installs installations of a mature app and their pushes: $warmup days of warm-up, then $days days"
 "$bin" simulate --url "http://127.0.0.1:$port" --telemetry-key "$telemetry_key" --sends-key "$sends_key" \
-    --installs "$installs" --threads 24 --days 14 --seed 7 --truth .pgdata/demo-truth.json
+    --installs "$installs" --threads 24 --warmup-days "$warmup" --days "$days" --seed 7 --truth .pgdata/demo-truth.json
 
 step "Stopping the server (graceful: in-flight requests finish first)"
 kill -TERM $server
@@ -52,14 +61,20 @@ trap - EXIT
 step "Refreshing rollups"
 "$bin" rollup
 
-week=$(date -u -d '7 days ago' +%G-W%V)
-step "Weekly report for $week"
-"$bin" report weekly --week "$week"
+step "Weekly report for $week (against the week before)"
+mkdir -p "$reports"
+"$bin" report weekly --week "$week" --format markdown --log-level warning >"$reports/weekly-$week.md"
+"$bin" report weekly --week "$week" --format html --log-level warning >"$reports/weekly-$week.html"
+cat "$reports/weekly-$week.md"
 
 step "Silent loss per channel, last 14 days"
 "$bin" report silent-loss --by channel --from "$(date -u -d '14 days ago' +%F)" --to "$(date -u +%F)"
 
 cat <<NEXT
+
+The weekly report, as Markdown and as HTML with its charts:
+  $root/$reports/weekly-$week.md
+  $root/$reports/weekly-$week.html
 
 Next:
   psql "$DATABASE_URL" -c 'select * from send_rollup_rates_daily order by day desc limit 20'   # plain SQL, views in sql/

@@ -1,6 +1,6 @@
 import Foundation
 
-// Contract types of ../shared/spec/telemetry-v1.md, as they are after validation.
+// Contract types of docs/contract.md, as they are after validation.
 // Raw JSON never travels past validation except as `rawJSON` of a rejection (for the
 // failed-event store) — everything downstream works with these checked values.
 

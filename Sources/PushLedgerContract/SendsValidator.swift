@@ -1,7 +1,7 @@
 import Foundation
 import PushLedgerSupport
 
-/// Validates a `POST /v1/sends` body: `{"sends": […]}` or NDJSON (telemetry-v1.md).
+/// Validates a `POST /v1/sends` body: `{"sends": […]}` or NDJSON (docs/contract.md).
 public enum SendsValidator {
     /// Envelope problems throw (400 for a JSON body that is not JSON or lacks a `sends` array;
     /// 413 `too_many_events`). NDJSON has no envelope: each non-blank line is one send, indexed

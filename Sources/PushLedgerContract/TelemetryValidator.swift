@@ -1,7 +1,7 @@
 import Foundation
 import PushLedgerSupport
 
-/// Validates a `POST /v1/telemetry` body (telemetry-v1.md). The server has already checked
+/// Validates a `POST /v1/telemetry` body (docs/contract.md). The server has already checked
 /// the body's byte limits and decompressed it.
 public enum TelemetryValidator {
     /// Envelope problems throw (400 `invalid_json` / `missing_field` / `invalid_field`,

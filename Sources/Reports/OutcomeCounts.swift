@@ -2,7 +2,7 @@ import Postgres
 import PushLedgerSupport
 import PushLedgerRules
 
-/// Outcome counts of a set of send attempts and the rates of spec/metrics.md "Rates".
+/// Outcome counts of a set of send attempts and the rates of docs/metrics.md "Rates".
 public struct OutcomeCounts: Sendable, Equatable {
     public var sends = 0
     /// 2xx and not pending.

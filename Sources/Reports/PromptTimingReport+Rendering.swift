@@ -4,7 +4,7 @@ import PushLedgerRules
 import PushLedgerCLI
 
 extension PromptTimingReport {
-    /// The JSON shape, plus `note` naming the mode (and the fallback, when it happened).
+    /// The JSON shape, plus `note` naming the mode (and the fallback, when it happened).
     public var json: JSONValue {
         .object([
             ("from", .string(Display.timestamp(query.from))),

@@ -3,7 +3,7 @@ import Postgres
 import PushLedgerRules
 
 /// `report prompt-timing`: permission-prompt cohorts compared with a baseline cohort
-/// (spec/metrics.md "Permission prompt timing").
+/// (docs/metrics.md "Permission prompt timing").
 public struct PromptTimingReport: Sendable, Equatable {
     public enum Mode: String, Sendable {
         case intentToTreat = "intent_to_treat"

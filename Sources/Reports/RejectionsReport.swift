@@ -5,7 +5,7 @@ import PushLedgerRules
 import PushLedgerCLI
 
 /// `report rejections`: provider rejections by reason and reason class, invalid tokens, and
-/// sends to tokens already known invalid at send time (spec/metrics.md "Rates").
+/// sends to tokens already known invalid at send time (docs/metrics.md "Rates").
 public struct RejectionsReport: Sendable, Equatable {
     /// One provider's totals.
     public struct Provider: Sendable, Equatable {

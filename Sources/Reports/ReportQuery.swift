@@ -1,7 +1,7 @@
 import Foundation
 
 /// What every report covers: one app, the window [from, to) in UTC, evaluated as of `asOf`
-/// (spec/metrics.md "Times"). Nothing after `asOf` counts.
+/// (docs/metrics.md "Times"). Nothing after `asOf` counts.
 public struct ReportQuery: Sendable, Equatable {
     public var app: String
     public var from: Date

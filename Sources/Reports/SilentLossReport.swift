@@ -5,7 +5,7 @@ import PushLedgerRules
 import PushLedgerCLI
 
 /// `report silent-loss`: outcome counts and rates per slice of the chosen dimensions
-/// (spec/metrics.md "Outcome of one send attempt" and "Rates"), classified over the exact window.
+/// (docs/metrics.md "Outcome of one send attempt" and "Rates"), classified over the exact window.
 public struct SilentLossReport: Sendable, Equatable {
     /// One slice: its dimension values (nil is a real null, e.g. a batch without app_version).
     public struct Row: Sendable, Equatable {
@@ -42,7 +42,7 @@ public struct SilentLossReport: Sendable, Equatable {
         return SilentLossReport(query: query, dimensions: dimensions, rows: rows)
     }
 
-    /// The JSON shape: `{"from", "to", "as_of", "rows": [{<dimensions>, counts, rates, "low_volume"}]}`.
+    /// The JSON shape: `{"from", "to", "as_of", "rows": [{<dimensions>, counts, rates, "low_volume"}]}`.
     public var json: JSONValue {
         .object([
             ("from", .string(Display.timestamp(query.from))),

@@ -81,7 +81,7 @@ public struct ExperimentArm: Sendable, Equatable {
     }
 }
 
-/// Everything that shapes a simulated fortnight. Defaults follow platform-facts.md's
+/// Everything that shapes a simulated fortnight. Defaults follow published
 /// industry figures (opt-in before Android 13: Android ~81%, iOS ~51%).
 ///
 /// By default the SDK ships on the first day: a fleet that grows and settles through the

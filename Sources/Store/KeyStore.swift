@@ -2,7 +2,7 @@ import Foundation
 import Postgres
 import PushLedgerSupport
 
-/// What an API key may do: one endpoint each (telemetry-v1.md, Authentication).
+/// What an API key may do: one endpoint each (docs/contract.md, Authentication).
 public enum KeyScope: String, Sendable, CaseIterable, Codable {
     case telemetry, sends
 

@@ -21,7 +21,7 @@ private func formatOption(_ formats: [ReportFormat], default value: ReportFormat
 enum ReportCommand: Command {
     static let spec = CommandSpec(
         "report", summary: "Silent loss, prompt timing, rejections and the weekly report",
-        discussion: "Windows are [from, to) in UTC. An empty window gives an empty report. Definitions: docs in README \"Metric definitions\".",
+        discussion: "Windows are [from, to) in UTC. An empty window gives an empty report. Definitions: docs/metrics.md.",
         subcommands: [
             CommandSpec(
                 "silent-loss", summary: "Outcome counts and silent-loss rates of sends, optionally sliced",

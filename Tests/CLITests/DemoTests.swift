@@ -7,8 +7,8 @@ import Glibc
 #endif
 
 /// `make demo` in small: the real binaries as scripts/demo.sh runs them (migrate, serve as a
-/// child process, keys, simulate, rollup, reports, SIGTERM), with the silent-loss report held
-/// against the simulator's `--truth` file.
+/// child process, keys, simulate a mature fleet after a warm-up, rollup, the weekly report as
+/// JSON and HTML, SIGTERM), with the silent-loss report held against the simulator's `--truth` file.
 @Suite struct DemoTests {
     @Test func reducedDemoMatchesTheTruthFile() throws {
         let database = try TestDatabase.empty(prefix: "demo")
@@ -29,7 +29,7 @@ import Glibc
         defer { try? FileManager.default.removeItem(at: truthFile) }
         let simulate = try CommandRunner.run(
             ["simulate", "--url", "http://127.0.0.1:\(port)", "--telemetry-key", keys[0], "--sends-key", keys[1],
-             "--installs", "300", "--days", "8", "--seed", "7", "--no-progress", "--truth", truthFile.path], environment: env)
+             "--installs", "300", "--warmup-days", "11", "--days", "8", "--seed", "7", "--no-progress", "--truth", truthFile.path], environment: env)
         try #require(simulate.status == 0, "\(simulate.stderr)")
 
         // A graceful stop: in-flight requests finish, then exit 0.
@@ -50,6 +50,9 @@ import Glibc
         let weekly = try CommandRunner.run(["report", "weekly", "--format", "json"], environment: env)
         #expect(weekly.status == 0, "\(weekly.stderr)")
         #expect(try JSONSerialization.jsonObject(with: Data(weekly.stdout.utf8)) is [String: Any])
+        let html = try CommandRunner.run(["report", "weekly", "--format", "html"], environment: env)
+        #expect(html.status == 0, "\(html.stderr)")
+        #expect(html.stdout.hasPrefix("<!DOCTYPE html>") && html.stdout.contains("<svg"), "the HTML report with its charts")
 
         let report = try CommandRunner.run(
             ["report", "silent-loss", "--by", "channel", "--format", "json", "--from", from, "--to", to, "--as-of", asOf], environment: env)

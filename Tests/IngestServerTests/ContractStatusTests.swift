@@ -5,7 +5,7 @@ import Testing
 
 @testable import IngestServer
 
-/// Every status of telemetry-v1.md over real HTTP, each refused as early as the contract allows.
+/// Every status of docs/contract.md over real HTTP, each refused as early as the contract allows.
 @Suite("Contract statuses over HTTP")
 struct ContractStatusTests {
     let harness: Harness

@@ -13,7 +13,7 @@ private let tool = CommandSpec(
             "report", summary: "Reports over the outcome engine.",
             subcommands: [
                 CommandSpec(
-                    "silent-loss", summary: "Silent loss by slice.", discussion: "Rates follow spec/metrics.md.",
+                    "silent-loss", summary: "Silent loss by slice.", discussion: "Rates follow docs/metrics.md.",
                     options: [
                         .value("app", help: "App id.", required: true),
                         .value("from", type: .timestamp, help: "Window start."),
@@ -231,7 +231,7 @@ struct CommandLineTests {
 
                 Usage: pushledger report silent-loss --app <value> [<options>]
 
-                Rates follow spec/metrics.md.
+                Rates follow docs/metrics.md.
 
                 OPTIONS:
                   --app <value>                 App id. (required)

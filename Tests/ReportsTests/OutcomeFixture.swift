@@ -2,7 +2,7 @@ import Foundation
 import Postgres
 @testable import Reports
 
-/// Sends that exercise every outcome rule of spec/metrics.md, each with the outcome the rules
+/// Sends that exercise every outcome rule of docs/metrics.md, each with the outcome the rules
 /// give by hand. Window [Nov 9, Nov 12) 2026, as of Nov 11 12:00 (pending after Nov 10 12:00).
 struct OutcomeFixture {
     struct Expected {

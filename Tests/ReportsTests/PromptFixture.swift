@@ -2,7 +2,7 @@ import Foundation
 @testable import Reports
 
 /// A deterministic random fleet for the prompt-timing report, with every figure of
-/// spec/metrics.md "Permission prompt timing" recomputed here in plain Swift from the same plan.
+/// docs/metrics.md "Permission prompt timing" recomputed here in plain Swift from the same plan.
 struct PromptFixture {
     struct Prompt { var at: Date; var prompt: String; var result: String; var placement: String }
     struct Snapshot { var at: Date; var canDisplay: Bool; var provisional: Bool = false }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Simulator
 
-/// Every generated body has the shape of telemetry-v1.md (checked field by field with
+/// Every generated body has the shape of docs/contract.md (checked field by field with
 /// JSONSerialization, independent of the byte-level encoders).
 @Suite("Generated bodies follow the v1 contract")
 struct ContractShapeTests {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Statistics used by reports and alerts: the standard normal distribution, the median, Wilson
-/// score intervals and pooled two-proportion z-tests (definitions in spec/metrics.md).
+/// score intervals and pooled two-proportion z-tests (definitions in docs/metrics.md).
 public enum Statistics {
     /// The two-sided 95% critical value of the standard normal, Φ⁻¹(0.975).
     public static let z95 = 1.959_963_984_540_054

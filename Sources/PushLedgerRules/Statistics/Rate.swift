@@ -1,4 +1,4 @@
-/// A proportion with its counts, as every rate in reports is shown (spec/metrics.md "Rates").
+/// A proportion with its counts, as every rate in reports is shown (docs/metrics.md "Rates").
 public struct Rate: Sendable, Hashable {
     /// Denominators under this are marked `low_volume` (and comparisons `insufficient_data`).
     public static let lowVolumeThreshold = 30

@@ -25,7 +25,7 @@ extension Statistics {
     }
 
     /// Two-sided p-value of the pooled two-proportion z-test; 1.0 when both rates are 0 or both
-    /// 1 (spec/metrics.md); nil when either denominator is 0.
+    /// 1 (docs/metrics.md); nil when either denominator is 0.
     public static func twoSidedPValue(_ candidate: Rate, versus baseline: Rate) -> Double? {
         guard candidate.denominator > 0, baseline.denominator > 0 else { return nil }
         guard let z = pooledZ(candidate, versus: baseline) else { return 1 }
@@ -51,7 +51,7 @@ extension Statistics {
 }
 
 /// A cohort's rate against a baseline's: difference, Wilson intervals and the two-sided
-/// pooled z-test p-value (spec/metrics.md, "Comparison with a baseline cohort").
+/// pooled z-test p-value (docs/metrics.md, "Comparison with a baseline cohort").
 public struct RateComparison: Sendable, Hashable {
     public let candidate: Rate
     public let baseline: Rate

@@ -31,7 +31,7 @@ public struct AlertCheckOutcome: Sendable {
     }
 }
 
-/// Evaluates the rules of spec/metrics.md "Regression alerts" against the database.
+/// Evaluates the rules of docs/metrics.md "Regression alerts" against the database.
 public struct AlertChecker: Sendable {
     public var rules: AlertRuleSet
 

@@ -90,7 +90,7 @@ public struct AlertFinding: Sendable, Hashable {
     public var latestTelemetry: Date?
 }
 
-/// The decision rules of spec/metrics.md "Regression alerts", without I/O.
+/// The decision rules of docs/metrics.md "Regression alerts", without I/O.
 public enum AlertEvaluator {
     /// Fires when the rate moved in the bad direction by at least `minDeltaPoints`, the one-sided
     /// pooled z-test in that direction gives p below `maxP`, and the recent denominator is at

@@ -1,7 +1,7 @@
 import PushLedgerSupport
 import PushLedgerRules
 
-/// The built-in regression rules of spec/metrics.md "Regression alerts".
+/// The built-in regression rules of docs/metrics.md "Regression alerts".
 public enum AlertRuleKind: String, Sendable, Hashable, Codable, CaseIterable {
     case silentLossUp = "silent_loss_up"
     case rejectionsUp = "rejections_up"

@@ -19,7 +19,7 @@ extension WeeklyReport {
         [.integer(current), .integer(previous), Display.change(current - previous)]
     }
 
-    /// Every section as a titled table, in the order of spec/metrics.md "Weekly report".
+    /// Every section as a titled table, in the order of docs/metrics.md "Weekly report".
     public var sections: [ReportTable] {
         [headlineTable, sliceTable("Per channel", "channel", channels), sliceTable("Per platform", "platform", platforms),
          rejectionTable, hygieneTable, landingTable, promptTable, alertTable]

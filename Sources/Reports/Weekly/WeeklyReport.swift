@@ -4,7 +4,7 @@ import PushLedgerSupport
 import PushLedgerContract
 import PushLedgerRules
 
-/// `report weekly`: the sections of spec/metrics.md "Weekly report", each with the previous
+/// `report weekly`: the sections of docs/metrics.md "Weekly report", each with the previous
 /// week beside it. Reads only rollups (refreshed first), so its time does not grow with events.
 public struct WeeklyReport: Sendable {
     /// A slice's outcome counts this week and the week before.
