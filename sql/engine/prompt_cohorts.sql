@@ -111,7 +111,8 @@ language sql stable as $$
 select m.cohort,
        count(*) filter (where c.outcome not in ('rejected', 'pending')),
        count(*) filter (where c.outcome = 'opened'),
-       count(*) filter (where c.outcome in ('blocked_app', 'blocked_channel', 'unconfirmed'))
+       (select r.numerator from pushledger_outcome_rates(array_agg(c.outcome), array_agg(c.token_invalid)) r
+         where r.rate = 'silent_loss_rate')
   from pushledger_prompt_cohort_members(p_app, p_from, p_to, p_as_of, p_experiment, p_as_treated, p_platform) m
   join pushledger_classified_sends(p_app, p_from, p_to, p_as_of, p_window) c on c.installation_id = m.installation_id
  group by m.cohort
