@@ -1,7 +1,6 @@
 -- Tap-through landing: per open, and as daily rollups kept beside send_rollups_daily so the
--- weekly report reads no events. Opens are read from 32 days before the window, as the outcome
--- engine reads them: an open arrives after a send of its notification, and the contract refuses
--- telemetry more than 30 days older than its arrival.
+-- weekly report reads no events. Opens are read from pushledger_confirmation_lookback() before
+-- the window, as the outcome engine reads them.
 
 -- Tap-through landing (metrics.md misrouted_open_rate; weekly report "tap-through landing"):
 -- each open with the channel, campaign and provider of its notification's latest send attempt
@@ -28,7 +27,7 @@ language sql stable as $$
 with opens as materialized (
     select o.notification_id, o.landed
       from notification_opens o
-     where o.app_id = p_app and o.occurred_at >= p_from - interval '32 days' and o.occurred_at <= p_as_of
+     where o.app_id = p_app and o.occurred_at >= p_from - pushledger_confirmation_lookback() and o.occurred_at <= p_as_of
 ), latest as (
     select distinct on (s.notification_id) s.notification_id, s.event_id, s.sent_at, s.channel, s.campaign
       from sends s

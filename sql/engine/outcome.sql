@@ -11,8 +11,8 @@
 --     snapshots by key;
 --   * invalidating results: the partial index sends_token_invalid (sql/engine/rejection_class.sql)
 --     of the window's tokens, joined to the sends that follow them.
--- Receipts and opens are read from 32 days before the window: the contract refuses telemetry
--- more than 30 days older than its arrival (Tests/StoreTests/OutcomeLookBackTests).
+-- Receipts and opens are read from pushledger_confirmation_lookback() before the window
+-- (sql/engine/day.sql): none of a window's sends can be older.
 -- Rollups classify a run of consecutive days in one pass (sql/engine/rollups.sql) with
 -- receipt instrumentation still judged per UTC day (p_daily), so a rollup row stays the
 -- classification of its day as its own window.
@@ -39,7 +39,7 @@ with window_sends as materialized (
      where s.app_id = p_app and s.sent_at >= p_from and s.sent_at < p_to and s.sent_at <= p_as_of
 ), snapshot_spans as (
     -- The window's snapshots of the window's installations, each the as-of state from its time
-    -- until the next one's (0004's ties at one time: the last by received_at, then event_id,
+    -- until the next one's (ties at one time: the last by received_at, then event_id,
     -- holds; the others span nothing).
     select n.installation_id, n.event_id, n.occurred_at, n.platform, n.app_version, n.can_display,
            n.authorization_status,
@@ -57,7 +57,8 @@ with window_sends as materialized (
                                  and w.sent_at >= sp.occurred_at and w.sent_at < sp.valid_to
 ), earlier_snapshots as materialized (
     -- The latest snapshot before the window, for installations with a send before any of
-    -- their snapshots in it (as 0008: the last 31 days first, then older partitions).
+    -- their snapshots in it (the last 31 days first, then older partitions: a split for partition pruning,
+    -- not a bound, as the union reads all of them).
     select i.installation_id, snap.*
       from (select distinct f.installation_id from window_facts f
              where f.snap_event_id is null and f.installation_id is not null) i
@@ -98,21 +99,20 @@ with window_sends as materialized (
             offset 0) c  -- a look-up by key: not flattened into a hash join over every partition
 ), confirmations as (
     -- Every receipt and open of these notifications at or before as_of, however late it came.
-    -- None can have occurred 32 days before its send: the device reports it after the send,
-    -- and the contract refuses telemetry more than 30 days older than its arrival (and sends
-    -- more than 1 day ahead). So one read from there hashes, instead of a look-up per send in
-    -- every monthly partition.
+    -- None can have occurred pushledger_confirmation_lookback() before its send (the contract's
+    -- age limits), so one read from there hashes, instead of a look-up per send in every
+    -- monthly partition.
     select x.notification_id,
            bool_or(x.is_receipt and x.displayed is distinct from false) as displayed,
            bool_or(x.is_receipt and x.displayed = false) as undisplayed,
            bool_or(not x.is_receipt) as opened
       from (select r.notification_id, true as is_receipt, r.displayed
               from notification_receipts r
-             where r.app_id = p_app and r.occurred_at >= p_from - interval '32 days' and r.occurred_at <= p_as_of
+             where r.app_id = p_app and r.occurred_at >= p_from - pushledger_confirmation_lookback() and r.occurred_at <= p_as_of
             union all
             select o.notification_id, false, null
               from notification_opens o
-             where o.app_id = p_app and o.occurred_at >= p_from - interval '32 days' and o.occurred_at <= p_as_of) x
+             where o.app_id = p_app and o.occurred_at >= p_from - pushledger_confirmation_lookback() and o.occurred_at <= p_as_of) x
      where x.notification_id in (select w.notification_id from window_sends w)
      group by x.notification_id
 ), invalidations as (
