@@ -9,29 +9,21 @@ create or replace function pushledger_alert_delivery_counts(
 returns table (app_id text, platform text, channel text, accepted bigint, silent_loss bigint, confirmed bigint,
                accepted_installations bigint)
 language sql stable as $$
-    select d.app_id, d.platform, d.channel, d.accepted,
+    select g.app_id, g.platform, g.channel, g.accepted,
            max(r.numerator) filter (where r.rate = 'silent_loss_rate'),
            max(r.numerator) filter (where r.rate = 'confirmed_delivery_rate'),
-           d.accepted_installations
+           g.accepted_installations
       from (select c.app_id, c.platform, c.channel,
-                   count(*) as sends,
                    count(*) filter (where c.outcome not in ('rejected', 'pending')) as accepted,
-                   count(*) filter (where c.outcome = 'rejected') as rejected,
-                   count(*) filter (where c.outcome = 'opened') as opened,
-                   count(*) filter (where c.outcome = 'received') as received,
-                   count(*) filter (where c.outcome = 'blocked_app') as blocked_app,
-                   count(*) filter (where c.outcome = 'blocked_channel') as blocked_channel,
-                   count(*) filter (where c.outcome = 'unconfirmed') as unconfirmed,
-                   count(*) filter (where c.token_invalid) as token_invalid,
                    count(distinct coalesce(c.installation_id, c.event_id))
-                       filter (where c.outcome not in ('rejected', 'pending')) as accepted_installations
+                       filter (where c.outcome not in ('rejected', 'pending')) as accepted_installations,
+                   array_agg(c.outcome) as outcomes, array_agg(c.token_invalid) as token_invalid
               from (select distinct s.app_id from sends s
                      where s.sent_at >= p_from and s.sent_at < p_to and s.sent_at <= p_as_of) apps
              cross join lateral pushledger_classified_sends(apps.app_id, p_from, p_to, p_as_of, p_window) c
-             group by c.app_id, c.platform, c.channel) d
-     cross join lateral pushledger_rates(d.sends, d.accepted, d.rejected, d.opened, d.received, d.blocked_app,
-                                         d.blocked_channel, d.unconfirmed, d.token_invalid) r
-     group by d.app_id, d.platform, d.channel, d.accepted, d.accepted_installations
+             group by c.app_id, c.platform, c.channel) g
+     cross join lateral pushledger_outcome_rates(g.outcomes, g.token_invalid) r
+     group by g.app_id, g.platform, g.channel, g.accepted, g.accepted_installations
 $$;
 
 -- The reason classes rejections_up watches: metrics.md's five, plus the engine's 'other'.

@@ -23,8 +23,8 @@ select r.rate, r.numerator, r.denominator, r.numerator::double precision / nulli
  order by r.position
 $$;
 
--- The rates of a set of classified sends, from their outcomes and token_invalid flags (for
--- small sets: the arrays hold every send).
+-- The rates of a set of classified sends, from their outcomes and token_invalid flags (the
+-- arrays hold one element a send: for the sets of an alert window or a report, not of years).
 create or replace function pushledger_outcome_rates(p_outcomes text[], p_token_invalid boolean[])
 returns table (rate text, numerator bigint, denominator bigint, value double precision, low_volume boolean)
 language sql immutable parallel safe as $$
