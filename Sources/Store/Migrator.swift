@@ -147,7 +147,10 @@ public struct Migrator: Sendable {
                 applied[String(try row.decode("version", as: Int.self))] = (try row.decode("checksum"), try row.decode("applied_at"))
             }
             var out: [Status] = migrations.map { m in
-                if legacy { return Status(kind: .migration, name: m.fileName, state: .legacy, appliedAt: nil) }
+                if legacy, m.version == migrations.first?.version {
+                    return Status(kind: .migration, name: m.fileName, state: .legacy, appliedAt: nil)
+                }
+                if legacy { return Status(kind: .migration, name: m.fileName, state: .pending, appliedAt: nil) }
                 return Self.status(.migration, m.fileName, text: m.sql, recorded: applied[String(m.version)])
             }
             var definitionRows: [String: (String, Date)] = [:]

@@ -45,7 +45,7 @@ import Testing
         let connection = try Connection.connect(url: url)
         try LegacyMigrations.migrate(files: legacy, on: connection)
         let status = try Migrator(directory: directory).status(connection)
-        #expect(status.map(\.state) == [.legacy, .legacy, .pending])
+        #expect(status.map(\.state) == [.legacy, .pending, .pending])
         let outcome = try Migrator(directory: directory).migrate(connection)
         // Running the baseline would fail: its tables exist.
         #expect(outcome.foldedLegacy && outcome.migrations == ["0002_later.sql"] && outcome.definitions == ["fns/a.sql"])

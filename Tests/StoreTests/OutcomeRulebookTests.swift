@@ -122,6 +122,8 @@ struct OutcomeRulebookTests {
             #expect(try row.decode("reason_class", as: String?.self) == c.reason_class?.rawValue, "\(c.name)")
             #expect(try row.decode("token_invalid", as: Bool.self) == (c.token_invalid ?? false), "\(c.name)")
         }
+        let classes = try connection.query("select * from pushledger_alert_reason_classes()").map { try $0.decode(0, as: String.self) }
+        #expect(Set(classes) == Set(RejectionClass.allCases.map(\.rawValue)) && classes.count == RejectionClass.allCases.count)
         for c in Self.book.rejection_classes {
             let found = try connection.query("select pushledger_reason_class(\(c.status)::integer, \(c.reason)) as c")[0].decode("c", as: String?.self)
             #expect(found == c.class?.rawValue, "\(c.testDescription)")

@@ -26,13 +26,6 @@ language sql stable as $$
      group by g.app_id, g.platform, g.channel, g.accepted, g.accepted_installations
 $$;
 
--- The reason classes rejections_up watches: metrics.md's five, plus the engine's 'other'.
-create or replace function pushledger_alert_reason_classes()
-returns setof text
-language sql immutable as $$
-    values ('token_invalid'), ('throttled'), ('auth'), ('payload'), ('provider_error'), ('other')
-$$;
-
 -- rejections_up, per app, provider and reason class: sends of the class over all sends of the
 -- app and provider (pending sends stay in the denominator; a rejection is known at once).
 -- Every class gets a row for every (app, provider) with sends, so a class that appears only

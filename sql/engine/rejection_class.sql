@@ -19,6 +19,14 @@ language sql immutable parallel safe as $$
     end
 $$;
 
+-- Every class pushledger_reason_class gives (metrics.md's five, plus 'other'): the classes the
+-- rejections_up alert watches.
+create or replace function pushledger_alert_reason_classes()
+returns setof text
+language sql immutable as $$
+    values ('token_invalid'), ('throttled'), ('auth'), ('payload'), ('provider_error'), ('other')
+$$;
+
 -- Finds the latest earlier send result that invalidated a token (partial: few rows).
 drop index if exists sends_token_invalid;
 create index sends_token_invalid on sends (app_id, provider, token_key, sent_at)
