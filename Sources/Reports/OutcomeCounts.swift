@@ -2,7 +2,8 @@ import Postgres
 import PushLedgerSupport
 import PushLedgerRules
 
-/// Outcome counts of a set of send attempts and the rates of docs/metrics.md "Rates".
+/// Outcome counts of a set of send attempts and the rates of docs/metrics.md "Rates": the Swift
+/// reading of `pushledger_rates` (sql/views/rates.sql), held equal to it by RatesTests.
 public struct OutcomeCounts: Sendable, Equatable {
     public var sends = 0
     /// 2xx and not pending.
@@ -37,7 +38,22 @@ public struct OutcomeCounts: Sendable, Equatable {
         toInvalidToken = try row.decode("to_invalid_token")
     }
 
-    public var silentLoss: Int { blockedApp + blockedChannel + unconfirmed }
+    /// The sends with `outcome`.
+    public func count(of outcome: SendOutcome) -> Int {
+        switch outcome {
+        case .rejected: rejected
+        case .opened: opened
+        case .received: received
+        case .pending: pending
+        case .blockedApp: blockedApp
+        case .blockedChannel: blockedChannel
+        case .unattributed: unattributed
+        case .unconfirmed: unconfirmed
+        }
+    }
+
+    /// The outcomes that lose a send without the sender seeing an error (``SendOutcome/isSilentLoss``).
+    public var silentLoss: Int { SendOutcome.allCases.filter(\.isSilentLoss).map(count(of:)).reduce(0, +) }
 
     public var silentLossRate: Rate { Rate(silentLoss, of: accepted) }
     public var knownBlockedRate: Rate { Rate(blockedApp + blockedChannel, of: accepted) }

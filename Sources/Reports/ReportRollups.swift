@@ -3,8 +3,8 @@ import Postgres
 import PushLedgerSupport
 
 /// `pushledger rollup`: the incremental refresh of the daily rollups the weekly report reads
-/// (send outcomes and rejections from sql/migrations/0005, tap-through landing from 0020,
-/// prompt cohorts from 0024).
+/// (send outcomes and rejections from sql/engine/rollups.sql, tap-through landing from
+/// sql/engine/landings.sql, prompt cohorts from sql/engine/prompt_rollups.sql).
 public enum ReportRollups {
     /// What a refresh recomputed.
     public struct Summary: Sendable, Equatable {

@@ -6,7 +6,7 @@ import PushLedgerContract
 /// worker commits a whole batch at once and every request in it is durable before it is answered.
 ///
 /// All events are COPYed into session-local staging tables, then one SQL call
-/// (`pushledger_apply_staged`, sql/migrations/0003) de-duplicates by (app_id, event_id) — the
+/// (`pushledger_apply_staged`, sql/writer/apply.sql) de-duplicates by (app_id, event_id) — the
 /// first copy by unit order then index wins, across requests, batches and event types — and
 /// inserts set-based: no statement per row. Rejections and failed requests go to
 /// `failed_events`.
@@ -20,7 +20,7 @@ public struct EventWriter: Sendable {
     /// one) and returns one outcome per unit, in order. Throws `PostgresError` and then nothing
     /// of the batch is stored (`isConnectionProblem` tells a 503 from a bug). A batch chosen as
     /// a deadlock victim (40P01, possible when two writers touch the same tokens) is retried.
-    /// A batch holding a row too big for the TOAST-less staging tables (54000, sql/migrations/0046)
+    /// A batch holding a row too big for the TOAST-less staging tables (54000, sql/writer/staging.sql)
     /// is retried once with staging tables that have TOAST; the session keeps those.
     public func write(_ units: [IngestUnit], on connection: Connection) throws -> [WriteOutcome] {
         guard !units.isEmpty else { return [] }

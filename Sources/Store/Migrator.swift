@@ -1,110 +1,170 @@
 import Foundation
 import Postgres
+import PushLedgerSupport
 
-/// Applies the versioned SQL files `sql/migrations/NNNN_name.sql` in order, each in its own
-/// transaction, and records them in `schema_migrations` with a checksum. Two runs at once are
-/// serialised by an advisory lock; an applied file whose text changed is an error naming it.
+/// Brings a database onto the SQL of `sql/`: applies the pending numbered migrations in order,
+/// each in its own transaction (recorded in `schema_migrations`), then re-applies every
+/// definition file whose text changed, in `definitions.list` order and in one transaction
+/// (recorded in `schema_definitions`). A database migrated by the releases the baseline folds
+/// is recognised and moved onto the baseline first, without running anything (`LegacySchema`).
+/// Two runs at once are serialised by an advisory lock; an applied migration whose text changed
+/// is an error naming it.
 public struct Migrator: Sendable {
-    /// One migration file.
-    public struct Migration: Sendable, Equatable {
-        public let version: Int
-        public let name: String
-        public let sql: String
-        public var fileName: String { String(format: "%04d_%@.sql", version, name) }
-    }
+    public typealias Migration = MigrationSource.Migration
+    public typealias Definition = MigrationSource.Definition
 
     /// One line of `migrate --status`.
     public struct Status: Sendable, Equatable {
-        public enum State: String, Sendable { case applied, pending, changed }
-        public let version: Int
+        public enum Kind: String, Sendable { case migration, definition }
+        /// `legacy`: the baseline of a database migrated by the releases it folds; the next
+        /// migrate marks it applied without running it.
+        public enum State: String, Sendable { case applied, pending, changed, legacy }
+        public let kind: Kind
+        /// A migration's file name, or a definition's path below `sql/`.
         public let name: String
         public let state: State
         public let appliedAt: Date?
     }
 
-    public enum Failure: Error, Equatable, CustomStringConvertible {
+    /// What a run did.
+    public struct Outcome: Sendable, Equatable {
+        /// True when the database held the folded releases and was moved onto the baseline.
+        public var foldedLegacy = false
+        public var migrations: [String] = []
+        public var definitions: [String] = []
+        public init() {}
+    }
+
+    /// Every failure, with a message safe to show; `detail` adds the server's words for logs.
+    public enum Failure: Error, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
         case badFileName(String)
         case duplicateVersion(Int)
         case changed(file: String)
         case unreadable(String)
+        case badDefinitionList(line: Int, String)
+        case unlistedDefinition(String)
+        case badFoldedList(line: Int)
+        /// A database with some of the folded migrations, or with other checksums or versions.
+        case unrecognisedLegacy(missing: [String], changed: [String], unknown: [Int])
+        /// A migration or definition file failed; `message` is the database error's safe text.
+        case failed(file: String, message: String, detail: String)
 
         public var description: String {
             switch self {
             case .badFileName(let name): "migration file name \(name) is not NNNN_name.sql"
             case .duplicateVersion(let v): "two migration files have version \(v)"
             case .changed(let file): "migration \(file) was changed after it was applied; add a new migration instead"
-            case .unreadable(let path): "cannot read migrations in \(path)"
+            case .unreadable(let path): "cannot read \(path)"
+            case .badDefinitionList(let line, let path):
+                "\(MigrationSource.definitionsList) line \(line): \(path) is not a new relative path to a .sql file outside migrations/"
+            case .unlistedDefinition(let path): "\(path) is not listed in \(MigrationSource.definitionsList)"
+            case .badFoldedList(let line): "\(MigrationSource.foldedList) line \(line) is not 'version name sha256'"
+            case .unrecognisedLegacy(let missing, let changed, let unknown):
+                "the database holds migrations of an older release that do not match it (missing: "
+                    + [missing.joined(separator: ", "), "changed: " + changed.joined(separator: ", "),
+                       "unknown versions: " + unknown.map(String.init).joined(separator: ", ")].joined(separator: "; ")
+                    + "); migrate it with that release's own files first"
+            case .failed(let file, let message, _): "\(file) failed: \(message)"
             }
+        }
+
+        public var debugDescription: String {
+            if case .failed(_, _, let detail) = self { return description + " (" + detail + ")" }
+            return description
         }
     }
 
     /// Arbitrary constant shared by every PushLedger process: the advisory lock's key.
     static let lockKey = 7_245_019_311
-    public let migrations: [Migration]
+    public let source: MigrationSource
+    public var migrations: [Migration] { source.migrations }
+    public var definitions: [Definition] { source.definitions }
 
-    /// Reads the migrations in `directory`.
-    public init(directory: URL) throws {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else {
-            throw Failure.unreadable(directory.path)
-        }
-        var found: [Migration] = []
-        for name in names.sorted() where name.hasSuffix(".sql") {
-            let stem = name.dropLast(4)
-            guard let underscore = stem.firstIndex(of: "_"), let version = Int(stem[..<underscore]),
-                stem[..<underscore].count == 4
-            else { throw Failure.badFileName(name) }
-            guard let text = try? String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8) else {
-                throw Failure.unreadable(name)
-            }
-            if found.contains(where: { $0.version == version }) { throw Failure.duplicateVersion(version) }
-            found.append(Migration(version: version, name: String(stem[stem.index(after: underscore)...]), sql: text))
-        }
-        migrations = found
+    /// Reads the `sql/` folder `directory`.
+    public init(directory: URL) throws(Failure) {
+        source = try MigrationSource(directory: directory)
     }
 
-    /// Applies every pending migration; returns the ones applied now.
+    /// Applies what is pending; `progress` names each file before it runs.
     @discardableResult
-    public func migrate(_ connection: Connection, progress: (Migration) -> Void = { _ in }) throws -> [Migration] {
+    public func migrate(_ connection: Connection, progress: (String) -> Void = { _ in }) throws -> Outcome {
         try withLock(connection) {
-            let applied = try appliedChecksums(connection)
-            var done: [Migration] = []
+            var outcome = Outcome()
+            outcome.foldedLegacy = try LegacySchema(source: source).fold(connection)
+            let applied = try recorded(connection, "select version::text as key, checksum from schema_migrations")
             for migration in migrations {
-                let checksum = try self.checksum(of: migration, on: connection)
-                if let existing = applied[migration.version] {
+                let checksum = Self.checksum(migration.sql)
+                if let existing = applied[String(migration.version)] {
                     guard existing == checksum else { throw Failure.changed(file: migration.fileName) }
                     continue
                 }
-                progress(migration)
+                progress(migration.fileName)
                 try connection.transaction { connection in
-                    try connection.executeScript(migration.sql)
+                    try Self.run(migration.sql, file: migration.fileName, on: connection)
                     try connection.execute(
                         """
                         insert into schema_migrations (version, name, checksum)
                         values (\(migration.version), \(migration.name), \(checksum))
                         """)
                 }
-                done.append(migration)
+                outcome.migrations.append(migration.fileName)
             }
-            return done
+            outcome.definitions = try applyDefinitions(connection, progress: progress)
+            return outcome
         }
     }
 
-    /// Applied, pending and changed migrations, in version order.
+    /// Re-applies the changed definition files in list order, all in one transaction, and
+    /// forgets files no longer listed (their objects go by a migration that drops them).
+    private func applyDefinitions(_ connection: Connection, progress: (String) -> Void) throws -> [String] {
+        let applied = try recorded(connection, "select path as key, checksum from schema_definitions")
+        let changed = definitions.filter { applied[$0.path] != Self.checksum($0.sql) }
+        let listed = Set(definitions.map(\.path))
+        let forgotten = applied.keys.filter { !listed.contains($0) }.sorted()
+        guard !changed.isEmpty || !forgotten.isEmpty else { return [] }
+        try connection.transaction { connection in
+            for definition in changed {
+                progress(definition.path)
+                try Self.run(definition.sql, file: definition.path, on: connection)
+                try connection.execute(
+                    """
+                    insert into schema_definitions (path, checksum) values (\(definition.path), \(Self.checksum(definition.sql)))
+                    on conflict (path) do update set checksum = excluded.checksum, applied_at = now()
+                    """)
+            }
+            for path in forgotten { try connection.execute("delete from schema_definitions where path = \(path)") }
+        }
+        return changed.map(\.path)
+    }
+
+    /// Migrations, then definitions, in apply order.
     public func status(_ connection: Connection) throws -> [Status] {
         try withLock(connection) {
-            let rows = try connection.query("select version, checksum, applied_at from schema_migrations")
-            var applied: [Int: (String, Date)] = [:]
-            for row in rows {
-                applied[try row.decode("version")] = (try row.decode("checksum"), try row.decode("applied_at"))
+            let legacy = try LegacySchema(source: source).isLegacy(connection)
+            let migrationRows = try connection.query("select version, checksum, applied_at from schema_migrations")
+            var applied: [String: (String, Date)] = [:]
+            for row in migrationRows {
+                applied[String(try row.decode("version", as: Int.self))] = (try row.decode("checksum"), try row.decode("applied_at"))
             }
-            return try migrations.map { m in
-                guard let (checksum, at) = applied[m.version] else {
-                    return Status(version: m.version, name: m.name, state: .pending, appliedAt: nil)
+            var out: [Status] = migrations.map { m in
+                if legacy, m.version == migrations.first?.version {
+                    return Status(kind: .migration, name: m.fileName, state: .legacy, appliedAt: nil)
                 }
-                let same = try self.checksum(of: m, on: connection) == checksum
-                return Status(version: m.version, name: m.name, state: same ? .applied : .changed, appliedAt: at)
+                if legacy { return Status(kind: .migration, name: m.fileName, state: .pending, appliedAt: nil) }
+                return Self.status(.migration, m.fileName, text: m.sql, recorded: applied[String(m.version)])
             }
+            var definitionRows: [String: (String, Date)] = [:]
+            for row in try connection.query("select path, checksum, applied_at from schema_definitions") {
+                definitionRows[try row.decode("path")] = (try row.decode("checksum"), try row.decode("applied_at"))
+            }
+            out += definitions.map { Self.status(.definition, $0.path, text: $0.sql, recorded: definitionRows[$0.path]) }
+            return out
         }
+    }
+
+    private static func status(_ kind: Status.Kind, _ name: String, text: String, recorded: (String, Date)?) -> Status {
+        guard let (checksum, at) = recorded else { return Status(kind: kind, name: name, state: .pending, appliedAt: nil) }
+        return Status(kind: kind, name: name, state: checksum == Self.checksum(text) ? .applied : .changed, appliedAt: at)
     }
 
     private func withLock<T>(_ connection: Connection, _ body: () throws -> T) throws -> T {
@@ -117,21 +177,30 @@ public struct Migrator: Sendable {
                 name       text not null,
                 checksum   text not null,
                 applied_at timestamptz not null default now()
+            );
+            create table if not exists schema_definitions (
+                path       text primary key,
+                checksum   text not null,
+                applied_at timestamptz not null default now()
             )
             """)
         return try body()
     }
 
-    private func appliedChecksums(_ connection: Connection) throws -> [Int: String] {
-        var out: [Int: String] = [:]
-        for row in try connection.query("select version, checksum from schema_migrations") {
-            out[try row.decode("version")] = try row.decode("checksum")
-        }
+    private func recorded(_ connection: Connection, _ query: SQL) throws -> [String: String] {
+        var out: [String: String] = [:]
+        for row in try connection.query(query) { out[try row.decode("key")] = try row.decode("checksum") }
         return out
     }
 
-    /// SHA-256 of the file text, computed by the server so no hashing code is needed here.
-    private func checksum(of migration: Migration, on connection: Connection) throws -> String {
-        try connection.query("select encode(sha256(convert_to(\(migration.sql), 'UTF8')), 'hex') as sum")[0].decode("sum")
+    static func run(_ script: String, file: String, on connection: Connection) throws {
+        do {
+            try connection.executeScript(script)
+        } catch {
+            throw Failure.failed(file: file, message: error.description, detail: error.debugDescription)
+        }
     }
+
+    /// SHA-256 of the file's UTF-8 text, in hex: the checksum releases have always recorded.
+    static func checksum(_ text: String) -> String { SHA256.hex(SHA256.hash(text)) }
 }

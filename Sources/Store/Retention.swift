@@ -3,7 +3,7 @@ import Postgres
 
 /// Keeps the event tables to a number of days: drops whole monthly partitions whose last
 /// instant is older than the cutoff, and deletes older rows from the default partitions, the
-/// de-duplication ledger and the failed-event store (sql/migrations/0006). Rollups are kept.
+/// de-duplication ledger and the failed-event store (sql/retention/retention.sql). Rollups are kept.
 public struct Retention: Sendable {
     /// Something retention removed.
     public struct Removal: Sendable, Equatable {

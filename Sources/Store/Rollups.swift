@@ -1,7 +1,7 @@
 import Foundation
 import Postgres
 
-/// The daily send rollups (sql/migrations/0005): refreshed from the outcome engine for the
+/// The daily send rollups (sql/engine/rollups.sql): refreshed from the outcome engine for the
 /// days whose inputs changed and the days that may still hold pending sends.
 public struct Rollups: Sendable {
     /// One recomputed (app, UTC day); `day` is "YYYY-MM-DD".

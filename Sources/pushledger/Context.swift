@@ -29,19 +29,19 @@ struct CommandContext {
         }
     }
 
-    /// The folder of SQL migrations: `--sql-dir`/`PUSHLEDGER_SQL_DIR`, else the nearest
-    /// `sql/migrations` above the executable or the working directory.
-    func migrationsDirectory() throws -> URL {
-        if let explicit = command.string("sql-dir") {
-            return URL(fileURLWithPath: explicit).appendingPathComponent("migrations")
-        }
+    /// The `sql/` folder (migrations and definition files): `--sql-dir`/`PUSHLEDGER_SQL_DIR`,
+    /// else the nearest `sql/` holding `definitions.list` above the executable or the working directory.
+    func sqlDirectory() throws -> URL {
+        if let explicit = command.string("sql-dir") { return URL(fileURLWithPath: explicit) }
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         let starts = [executable.deletingLastPathComponent(), URL(fileURLWithPath: FileManager.default.currentDirectoryPath)]
         for start in starts {
             var folder = start.standardizedFileURL
             while folder.path != "/" {
-                let candidate = folder.appendingPathComponent("sql/migrations")
-                if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
+                let candidate = folder.appendingPathComponent("sql")
+                if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("definitions.list").path) {
+                    return candidate
+                }
                 folder.deleteLastPathComponent()
             }
         }

@@ -5,26 +5,43 @@ import Store
 
 enum MigrateCommand: Command {
     static let spec = CommandSpec(
-        "migrate", summary: "Apply pending SQL migrations (or list them with --status)",
-        discussion: "Each file of sql/migrations runs once, in order, in its own transaction. Safe to run concurrently.",
-        options: [.flag("status", help: "List applied, pending and changed migrations instead of applying")])
+        "migrate", summary: "Apply pending SQL migrations and changed definitions (or list them with --status)",
+        discussion: """
+            Each file of sql/migrations runs once, in order, in its own transaction; then every definition \
+            file of sql/definitions.list whose text changed is applied again, in list order, in one transaction. \
+            A database migrated by a release before the baseline is moved onto it without running it. \
+            Safe to run concurrently.
+            """,
+        options: [.flag("status", help: "List migrations and definitions (applied, pending, changed) instead of applying")])
 
     static func run(_ context: CommandContext) throws -> Int32 {
-        let migrator = try Migrator(directory: context.migrationsDirectory())
+        do {
+            return try migrate(context)
+        } catch let failure as Migrator.Failure {
+            throw CommandFailure(message: failure.description, detail: failure.debugDescription)
+        }
+    }
+
+    private static func migrate(_ context: CommandContext) throws -> Int32 {
+        let migrator = try Migrator(directory: context.sqlDirectory())
         let connection = try context.connect()
         if context.command.flag("status") {
             let table = Table(
-                headers: ["version", "name", "state", "applied_at"],
+                headers: ["kind", "name", "state", "applied_at"],
                 rows: try migrator.status(connection).map { s in
-                    [.integer(s.version), .text(s.name), .text(s.state.rawValue), s.appliedAt.map { .text(Timestamp.rfc3339($0)) } ?? .null]
+                    [.text(s.kind.rawValue), .text(s.name), .text(s.state.rawValue), s.appliedAt.map { .text(Timestamp.rfc3339($0)) } ?? .null]
                 })
             context.print(table.terminal())
             return 0
         }
-        let applied = try migrator.migrate(connection) { m in
-            context.logger.info("applying migration", ["file": m.fileName])
+        let outcome = try migrator.migrate(connection) { file in
+            context.logger.info("applying", ["file": file])
         }
-        context.logger.info("migrations up to date", ["applied_now": applied.count, "total": migrator.migrations.count])
+        if outcome.foldedLegacy { context.logger.info("moved a database of the folded migrations onto the baseline") }
+        context.logger.info(
+            "schema up to date",
+            ["migrations_applied": outcome.migrations.count, "definitions_applied": outcome.definitions.count,
+             "migrations": migrator.migrations.count, "definitions": migrator.definitions.count])
         return 0
     }
 }

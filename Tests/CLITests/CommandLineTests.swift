@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 import TestSupport
 import Testing
 
@@ -48,13 +49,32 @@ import Testing
         let url = try TestDatabase.empty(prefix: "cli")
         let first = try CommandRunner.run(["migrate"], environment: ["DATABASE_URL": url])
         #expect(first.status == 0, "\(first.stderr)")
-        #expect(first.stderr.contains("msg=\"applying migration\" file=0001_"))
+        #expect(first.stderr.contains("msg=applying file=0001_baseline.sql"))
+        #expect(first.stderr.contains("msg=applying file=engine/outcome.sql"))
         let again = try CommandRunner.run(["migrate"], environment: ["DATABASE_URL": url])
         #expect(again.status == 0)
-        #expect(!again.stderr.contains("applying migration"))
+        #expect(!again.stderr.contains("msg=applying"))
         let status = try CommandRunner.run(["migrate", "--status", "--database-url", url])
         #expect(status.status == 0)
+        #expect(status.stdout.contains("│ migration  │ 0001_baseline.sql "))
+        #expect(status.stdout.contains("│ definition │ engine/outcome.sql "))
         #expect(status.stdout.contains("applied"))
         #expect(!status.stdout.contains("pending"))
+    }
+
+    @Test func migrateRefusesAPartlyMigratedOldDatabaseInOneLine() throws {
+        let url = try TestDatabase.empty(prefix: "cli")
+        let connection = try Connection.connect(url: url)
+        try connection.executeScript(
+            """
+            create table schema_migrations (version integer primary key, name text not null, checksum text not null,
+                                            applied_at timestamptz not null default now());
+            insert into schema_migrations (version, name, checksum) values (1, 'core_tables', 'x');
+            """)
+        let result = try CommandRunner.run(["migrate"], environment: ["DATABASE_URL": url])
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("pushledger: the database holds migrations of an older release that do not match it (missing: 0002_partitioned_tables.sql, "))
+        #expect(result.stderr.contains("changed: 0001_core_tables.sql; unknown versions: ); migrate it with"))
+        #expect(result.stderr.filter { $0 == "\n" }.count == 1)
     }
 }

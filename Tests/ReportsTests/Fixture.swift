@@ -9,8 +9,9 @@ struct Fixture {
     let connection: Connection
     private var counter = 0
 
-    init() throws {
-        connection = try Connection.connect(url: try TestDatabase.fresh(prefix: "rep"))
+    /// On a fresh database, or on `url`'s.
+    init(url: String? = nil) throws {
+        connection = try Connection.connect(url: try url ?? TestDatabase.fresh(prefix: "rep"))
     }
 
     /// A UUID whose first byte is `kind` and last group `n`: readable in failures.

@@ -31,8 +31,8 @@ struct OutcomeFixture {
 
     static func installation(_ n: Int) -> UUID { Fixture.id(0x1a, n) }
 
-    init() throws {
-        fixture = try Fixture()
+    init(into fixture: Fixture? = nil) throws {
+        self.fixture = try fixture ?? Fixture()
         try build()
     }
 

@@ -14,9 +14,11 @@ struct SimulatorTruthTests {
     static let telemetryKey = "pl_t_simulated-fleet-telemetry-key-0123456789"
     static let sendsKey = "pl_s_simulated-fleet-sends-key-0123456789abcd"
 
-    /// Posts a fleet of `installs` for `days` through a server on a fresh database.
-    static func simulate(seed: UInt64, _ configure: (inout SimulationConfig) -> Void = { _ in }) throws -> (Connection, Truth) {
-        let url = try TestDatabase.fresh(prefix: "sim")
+    /// Posts a fleet of `installs` for `days` through a server on a fresh database (or `url`'s).
+    static func simulate(seed: UInt64, url: String? = nil, _ configure: (inout SimulationConfig) -> Void = { _ in }) throws
+        -> (Connection, Truth)
+    {
+        let url = try url ?? TestDatabase.fresh(prefix: "sim")
         let connection = try Connection.connect(url: url)
         var simulation = SimulationConfig.endingBefore(nowMs: Int64(Date().timeIntervalSince1970 * 1000) - 3_600_000, days: 3)
         // small enough that the whole suite stays well under a minute on 2 cores; one flush per

@@ -10,7 +10,8 @@ public enum TestDatabase {
     public static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    public static var migrationsDirectory: URL { repositoryRoot.appendingPathComponent("sql/migrations") }
+    /// The `sql/` folder the migrator reads.
+    public static var sqlDirectory: URL { repositoryRoot.appendingPathComponent("sql") }
 
     /// The cluster's admin URL.
     public static var adminURL: String {
@@ -49,7 +50,7 @@ public enum TestDatabase {
             let admin = try Connection.connect(url: adminURL)
             try admin.execute("create database \(identifier: name)")
             let connection = try Connection.connect(url: url(database: name))
-            try Migrator(directory: migrationsDirectory).migrate(connection)
+            try Migrator(directory: sqlDirectory).migrate(connection)
             cached = name
             return name
         }

@@ -85,7 +85,7 @@ $$;
 
 -- The floor of a rollup that would only aggregate: the week's sends already classified (as if
 -- every send carried its outcome, resolved when events were written), in bench.classified,
--- and bench.classified_rollup grouping them as pushledger_rollup_days does (0042). Select
+-- and bench.classified_rollup grouping them as pushledger_rollup_days does (sql/engine/rollups.sql). Select
 -- whole rows of the view, or the planner drops the counts nobody reads.
 create or replace function bench.classify_week(p_app text, p_from date) returns void language plpgsql as $$
 begin

@@ -3,7 +3,7 @@ import Postgres
 import PushLedgerSupport
 import PushLedgerRules
 
-/// Reads each rule's counts per slice from the functions of sql/migrations/0030_alerts.sql and
+/// Reads each rule's counts per slice from the functions of sql/alerts/counts.sql and
 /// turns them into findings. One query per rule: the recent and baseline windows full-joined.
 enum AlertQueries {
     /// Where a rate rule's numerator and denominator come from.

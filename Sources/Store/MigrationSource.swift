@@ -1,0 +1,115 @@
+import Foundation
+
+/// The SQL of the `sql/` folder as the migrator reads it: the numbered migrations of
+/// `migrations/`, the definition files named by `definitions.list` in their apply order, and the
+/// released migrations the baseline folds (`legacy-migrations.txt`).
+public struct MigrationSource: Sendable, Equatable {
+    /// One numbered migration, `migrations/NNNN_name.sql`: tables, indexes, types, grants.
+    public struct Migration: Sendable, Equatable {
+        public let version: Int
+        public let name: String
+        public let sql: String
+        public var fileName: String { String(format: "%04d_%@.sql", version, name) }
+    }
+
+    /// One definition file (functions, views, triggers), by its path below `sql/`.
+    public struct Definition: Sendable, Equatable {
+        public let path: String
+        public let sql: String
+    }
+
+    /// A migration released before the baseline folded it: recognised by its checksum.
+    public struct FoldedMigration: Sendable, Equatable {
+        public let version: Int
+        public let name: String
+        public let checksum: String
+    }
+
+    public static let definitionsList = "definitions.list"
+    public static let foldedList = "legacy-migrations.txt"
+
+    public let migrations: [Migration]
+    public let definitions: [Definition]
+    /// Empty when the folder has no `legacy-migrations.txt`.
+    public let folded: [FoldedMigration]
+
+    /// Reads `directory` (the `sql/` folder). Every `.sql` file outside `migrations/` must be
+    /// listed in `definitions.list`, so no definition is silently left out.
+    public init(directory: URL) throws(Migrator.Failure) {
+        migrations = try Self.readMigrations(directory.appendingPathComponent("migrations"))
+        definitions = try Self.readDefinitions(directory)
+        folded = try Self.readFolded(directory.appendingPathComponent(Self.foldedList))
+    }
+
+    private static func read(_ url: URL, as name: String) throws(Migrator.Failure) -> String {
+        guard let text = try? String(contentsOf: url, encoding: .utf8) else { throw .unreadable(name) }
+        return text
+    }
+
+    private static func readMigrations(_ directory: URL) throws(Migrator.Failure) -> [Migration] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else {
+            throw .unreadable(directory.path)
+        }
+        var found: [Migration] = []
+        for name in names.sorted() where name.hasSuffix(".sql") {
+            let stem = name.dropLast(4)
+            guard let underscore = stem.firstIndex(of: "_"), let version = Int(stem[..<underscore]),
+                stem[..<underscore].count == 4
+            else { throw .badFileName(name) }
+            let text = try read(directory.appendingPathComponent(name), as: name)
+            if found.contains(where: { $0.version == version }) { throw .duplicateVersion(version) }
+            found.append(Migration(version: version, name: String(stem[stem.index(after: underscore)...]), sql: text))
+        }
+        return found
+    }
+
+    /// Meaningful lines of a list file: `#` starts a comment, blank lines are skipped.
+    private static func lines(_ text: String) -> [(number: Int, text: String)] {
+        text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().compactMap { index, raw in
+            let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
+                .trimmingCharacters(in: .whitespaces)
+            return line.isEmpty ? nil : (index + 1, line)
+        }
+    }
+
+    private static func readDefinitions(_ directory: URL) throws(Migrator.Failure) -> [Definition] {
+        let list = try read(directory.appendingPathComponent(definitionsList), as: definitionsList)
+        var found: [Definition] = []
+        for (number, path) in lines(list) {
+            let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+            guard path.hasSuffix(".sql"), !path.hasPrefix("/"), !parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }),
+                parts.first != "migrations"
+            else { throw .badDefinitionList(line: number, path) }
+            if found.contains(where: { $0.path == path }) { throw .badDefinitionList(line: number, path) }
+            found.append(Definition(path: path, sql: try read(directory.appendingPathComponent(path), as: path)))
+        }
+        let listed = Set(found.map(\.path))
+        if let stray = sqlFiles(below: directory).first(where: { !listed.contains($0) }) {
+            throw .unlistedDefinition(stray)
+        }
+        return found
+    }
+
+    /// Paths below `directory` of every `.sql` file outside `migrations/`, sorted.
+    private static func sqlFiles(below directory: URL) -> [String] {
+        guard let walker = FileManager.default.enumerator(atPath: directory.path) else { return [] }
+        var paths: [String] = []
+        while let path = walker.nextObject() as? String {
+            if path.hasSuffix(".sql"), !path.hasPrefix("migrations/") { paths.append(path) }
+        }
+        return paths.sorted()
+    }
+
+    private static func readFolded(_ url: URL) throws(Migrator.Failure) -> [FoldedMigration] {
+        guard FileManager.default.fileExists(atPath: url.path) else { return [] }
+        var found: [FoldedMigration] = []
+        for (number, line) in lines(try read(url, as: foldedList)) {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count == 3, let version = Int(fields[0]), fields[2].count == 64,
+                fields[2].allSatisfy(\.isHexDigit)
+            else { throw .badFoldedList(line: number) }
+            found.append(FoldedMigration(version: version, name: String(fields[1]), checksum: String(fields[2])))
+        }
+        return found
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import Postgres
+import Store
+import Testing
+import TestSupport
+@testable import Reports
+
+/// A database migrated and filled by the release of migrations 0001-0046 (the frozen files of
+/// Tests/Fixtures/schema-0046, as that release's migrator ran them) upgrades in place: the same
+/// schema as a fresh database (`pg_dump --schema-only`), and its data and rollups intact.
+@Suite("Upgrading a database of the folded migrations")
+struct SchemaUpgradeTests {
+    /// A database as the release left it: migrated by its files.
+    static func released() throws -> (String, Connection) {
+        let url = try TestDatabase.empty(prefix: "old")
+        let connection = try Connection.connect(url: url)
+        try LegacyMigrations.migrate(files: LegacyMigrations.schema0046, on: connection)
+        return (url, connection)
+    }
+
+    /// Every outcome rule's sends and the prompt cohorts, with their rollups as of the fixture's time.
+    static func fill(_ url: String) throws {
+        let outcomes = try OutcomeFixture(into: try Fixture(url: url))
+        let prompts = try PromptFixture(into: outcomes.fixture)
+        _ = try ReportRollups.refresh(connection: prompts.fixture.connection, asOf: OutcomeFixture.asOf)
+    }
+
+    /// Every row of every table but the migrator's own, as text, sorted per table; columns that
+    /// hold the wall-clock time of a refresh or insert are left out.
+    static func contents(_ connection: Connection) throws -> [String: String] {
+        let tables = try connection.query(
+            """
+            select c.relname from pg_class c
+             where c.relnamespace = 'public'::regnamespace and c.relkind in ('r', 'p') and not c.relispartition
+               and c.relname not in ('schema_migrations', 'schema_definitions')
+             order by 1
+            """
+        ).map { try $0.decode(0, as: String.self) }
+        var out: [String: String] = [:]
+        for table in tables {
+            let columns = try connection.query(
+                """
+                select string_agg(quote_ident(attname), ', ' order by attnum) from pg_attribute
+                 where attrelid = \(table)::regclass and attnum > 0 and not attisdropped
+                   and attname not in ('refreshed_at', 'marked_at', 'created_at')
+                """)[0].decode(0, as: String.self)
+            out[table] = try connection.query(
+                "select coalesce(string_agg(t::text, E'\\n' order by t::text), '') from (select \(unsafeRaw: columns) from \(identifier: table)) t"
+            )[0].decode(0, as: String.self)
+        }
+        return out
+    }
+
+    /// `pg_dump --schema-only`, without the per-run `\restrict` key lines.
+    static func schema(_ url: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/lib/postgresql/15/bin/pg_dump")
+        process.arguments = ["--schema-only", "--dbname=\(url)"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        return String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { !$0.hasPrefix("\\restrict") && !$0.hasPrefix("\\unrestrict") }.joined(separator: "\n")
+    }
+
+    @Test func upgradesToTheFreshSchemaWithDataAndRollupsIntact() throws {
+        let (oldURL, old) = try Self.released()
+        try Self.fill(oldURL)
+        let before = try Self.contents(old)
+        #expect(try old.query("select count(*) from send_rollups_daily")[0].decode(0, as: Int.self) > 0)
+        #expect(try old.query("select count(*) from prompt_cohorts_daily")[0].decode(0, as: Int.self) > 0)
+
+        let outcome = try Migrator(directory: TestDatabase.sqlDirectory).migrate(old)
+        #expect(outcome.foldedLegacy && outcome.migrations.isEmpty)
+        #expect(try outcome.definitions.count == Migrator(directory: TestDatabase.sqlDirectory).definitions.count)
+        #expect(try Self.contents(old) == before)
+
+        let freshURL = try TestDatabase.fresh(prefix: "new")
+        try Self.fill(freshURL)
+        let fresh = try Connection.connect(url: freshURL)
+        let after = try Self.contents(old)
+        let expected = try Self.contents(fresh)
+        #expect(after.keys.sorted() == expected.keys.sorted())
+        for table in expected.keys.sorted() { #expect(after[table] == expected[table], "\(table)") }
+
+        let (oldSchema, freshSchema) = (try Self.schema(oldURL), try Self.schema(freshURL))
+        #expect(oldSchema.contains("CREATE FUNCTION public.pushledger_classify_sends"))
+        let (oldLines, freshLines) = (oldSchema.split(separator: "\n"), freshSchema.split(separator: "\n"))
+        let first = zip(oldLines, freshLines).enumerated().first { $0.element.0 != $0.element.1 }
+        #expect(oldSchema == freshSchema,
+                "first difference at line \(first?.offset ?? min(oldLines.count, freshLines.count)): \(first.map { "\($0.element.0) | \($0.element.1)" } ?? "one dump is longer")")
+
+        // Both are now one schema: a refresh after the upgrade computes the same rollups.
+        for connection in [old, fresh] {
+            try connection.execute("select pushledger_mark_rollups_dirty(\(Fixture.app), '2026-11-01', '2026-11-12')")
+            _ = try ReportRollups.refresh(connection: connection, asOf: OutcomeFixture.asOf)
+        }
+        #expect(try Self.contents(old) == (try Self.contents(fresh)))
+    }
+
+    @Test func aReleasedDatabaseFilledThroughIngestReportsTheSimulatorsTruth() throws {
+        let (url, old) = try Self.released()
+        let (_, truth) = try SimulatorTruthTests.simulate(seed: 5, url: url)
+        _ = try ReportRollups.refresh(connection: old)
+        let before = try Self.contents(old)
+        #expect(try Migrator(directory: TestDatabase.sqlDirectory).migrate(old).foldedLegacy)
+        #expect(try Self.contents(old) == before)
+        try SimulatorTruthTests.check(old, truth)
+    }
+}

@@ -1,0 +1,201 @@
+import Foundation
+import Postgres
+import PushLedgerContract
+import PushLedgerRules
+import TestSupport
+import Testing
+
+/// The truth table of Tests/Fixtures/outcome-rules.json, one row a case of metrics.md's outcome
+/// rules, display state or rejection classes.
+struct Rulebook: Decodable {
+    struct Channel: Decodable {
+        var id: String
+        var importance: Int
+        var group_blocked: Bool?
+    }
+    struct Snapshot: Decodable {
+        var platform: Platform
+        var notifications_enabled: Bool?
+        var channels: [Channel]?
+        var authorization_status: AuthorizationStatus?
+        var alert_setting: NotificationSetting?
+        var lock_screen_setting: NotificationSetting?
+        var notification_center_setting: NotificationSetting?
+
+        var settings: SettingsSnapshot {
+            SettingsSnapshot(
+                authorizationStatus: authorization_status, alertSetting: alert_setting, lockScreenSetting: lock_screen_setting,
+                notificationCenterSetting: notification_center_setting, notificationsEnabled: notifications_enabled,
+                channels: channels?.map { ChannelState(id: $0.id, importance: $0.importance, groupBlocked: $0.group_blocked) })
+        }
+    }
+    struct Confirmation: Decodable {
+        var kind: String
+        var displayed: Bool?
+        var hours_ago: Double?
+    }
+    struct Case: Decodable, CustomTestStringConvertible {
+        var name: String
+        var status: Int?
+        var reason: String?
+        var channel: String?
+        var sent_hours_ago: Double?
+        var installation: Bool?
+        var snapshot: Snapshot?
+        var receipts: [Confirmation]?
+        var instrumented: Bool?
+        var outcome: SendOutcome
+        var display_state: String
+        var reason_class: RejectionClass?
+        var token_invalid: Bool?
+
+        var testDescription: String { name }
+        var sentHoursAgo: Double { sent_hours_ago ?? 30 }
+        var platform: Platform { snapshot?.platform ?? .android }
+        /// A receipt's hours before as_of: by default an hour after the send.
+        func hoursAgo(_ receipt: Confirmation) -> Double { receipt.hours_ago ?? sentHoursAgo - 1 }
+    }
+    struct RejectionCase: Decodable, CustomTestStringConvertible {
+        var status: Int
+        var reason: String?
+        var `class`: RejectionClass?
+        var testDescription: String { "\(status) \(reason ?? "-")" }
+    }
+    var confirmation_window_hours: Double
+    var outcomes: [Case]
+    var rejection_classes: [RejectionCase]
+
+    static let shared: Rulebook = {
+        let url = TestDatabase.repositoryRoot.appendingPathComponent("Tests/Fixtures/outcome-rules.json")
+        return try! JSONDecoder().decode(Rulebook.self, from: Data(contentsOf: url))
+    }()
+    static let asOf = Date(timeIntervalSince1970: 1_794_312_000)  // 2026-11-10T12:00:00Z
+    static func time(hoursAgo: Double) -> Date { asOf.addingTimeInterval(-hoursAgo * 3_600) }
+}
+
+@Suite("The outcome rulebook: Swift rules and the SQL engine pass one truth table")
+struct OutcomeRulebookTests {
+    static let book = Rulebook.shared
+
+    @Test func theTableCoversEveryOutcomeAndClass() {
+        #expect(Set(Self.book.outcomes.map(\.outcome)) == Set(SendOutcome.allCases))
+        #expect(Set(Self.book.rejection_classes.compactMap(\.class)) == Set(RejectionClass.allCases))
+        #expect(Set(Self.book.outcomes.map(\.display_state)) == ["unknown", "can_display", "cannot_display"])
+    }
+
+    @Test(arguments: book.outcomes)
+    func swiftRules(_ c: Rulebook.Case) {
+        let state = c.snapshot.map { DisplayState(snapshot: $0.settings, platform: $0.platform) }
+        let receipts = (c.receipts ?? []).map { r in
+            Receipt(kind: r.kind == "opened" ? .opened : .received(displayed: r.displayed), at: Rulebook.time(hoursAgo: c.hoursAgo(r)))
+        }
+        let outcome = OutcomeRules.classify(
+            status: c.status ?? 200, sentAt: Rulebook.time(hoursAgo: c.sentHoursAgo), channel: c.channel ?? "orders",
+            state: c.installation == false ? nil : state, receipts: receipts, instrumented: c.instrumented ?? true,
+            asOf: Rulebook.asOf, confirmationWindow: Self.book.confirmation_window_hours * 3_600)
+        #expect(outcome == c.outcome)
+        #expect((state.map { $0.canDisplay ? "can_display" : "cannot_display" } ?? "unknown") == c.display_state)
+        let status = c.status ?? 200
+        #expect(RejectionClass.of(status: status, reason: c.reason) == c.reason_class)
+        #expect(RejectionClass.isTokenInvalid(status: status, reason: c.reason) == (c.token_invalid ?? false))
+    }
+
+    @Test(arguments: book.rejection_classes)
+    func swiftRejectionClasses(_ c: Rulebook.RejectionCase) {
+        #expect(RejectionClass.of(status: c.status, reason: c.reason) == c.class)
+        #expect(RejectionClass.isTokenInvalid(status: c.status, reason: c.reason) == (c.class == .tokenInvalid))
+    }
+
+    @Test func sqlEngine() throws {
+        let connection = try Connection.connect(url: try TestDatabase.fresh(prefix: "rules"))
+        for (n, c) in Self.book.outcomes.enumerated() { try RulebookRows.insert(c, app: "rule-\(n)", on: connection) }
+        for (n, c) in Self.book.outcomes.enumerated() {
+            let rows = try connection.query(
+                """
+                select outcome, display_state, reason_class, token_invalid
+                  from pushledger_classified_sends(\("rule-\(n)"), \(Rulebook.time(hoursAgo: 72)), \(Rulebook.time(hoursAgo: -1)),
+                                                   \(Rulebook.asOf), \("\(Int(Self.book.confirmation_window_hours)) hours")::interval)
+                """)
+            #expect(rows.count == 1, "\(c.name)")
+            guard let row = rows.first else { continue }
+            #expect(try row.decode("outcome", as: String.self) == c.outcome.rawValue, "\(c.name)")
+            #expect(try row.decode("display_state", as: String.self) == c.display_state, "\(c.name)")
+            #expect(try row.decode("reason_class", as: String?.self) == c.reason_class?.rawValue, "\(c.name)")
+            #expect(try row.decode("token_invalid", as: Bool.self) == (c.token_invalid ?? false), "\(c.name)")
+        }
+        let classes = try connection.query("select * from pushledger_alert_reason_classes()").map { try $0.decode(0, as: String.self) }
+        #expect(Set(classes) == Set(RejectionClass.allCases.map(\.rawValue)) && classes.count == RejectionClass.allCases.count)
+        for c in Self.book.rejection_classes {
+            let found = try connection.query("select pushledger_reason_class(\(c.status)::integer, \(c.reason)) as c")[0].decode("c", as: String?.self)
+            #expect(found == c.class?.rawValue, "\(c.testDescription)")
+        }
+    }
+}
+
+/// The fewest rows that give the SQL engine one case: its send, the installation and its
+/// snapshot, the send's receipts and, for an instrumented slice, a receipt of another notification.
+enum RulebookRows {
+    static func insert(_ c: Rulebook.Case, app: String, on connection: Connection) throws {
+        let installation = UUID()
+        let notification = UUID()
+        let platform = c.platform.rawValue
+        let sentAt = Rulebook.time(hoursAgo: c.sentHoursAgo)
+        let resolved = c.installation ?? true
+        if resolved {
+            try connection.execute(
+                """
+                insert into installations (app_id, installation_id, platform, first_seen_at, last_seen_at, last_received_at)
+                values (\(app), \(installation), \(platform), \(sentAt), \(sentAt), \(sentAt))
+                """)
+        }
+        if let snapshot = c.snapshot, resolved {
+            let event = UUID()
+            let at = sentAt.addingTimeInterval(-3_600)
+            try connection.execute(
+                """
+                insert into settings_snapshots (app_id, event_id, installation_id, platform, authorization_status, alert_setting,
+                    lock_screen_setting, notification_center_setting, notifications_enabled, channel_count, at, occurred_at, received_at)
+                values (\(app), \(event), \(installation), \(platform), \(snapshot.authorization_status?.rawValue),
+                        \(snapshot.alert_setting?.rawValue), \(snapshot.lock_screen_setting?.rawValue),
+                        \(snapshot.notification_center_setting?.rawValue), \(snapshot.notifications_enabled),
+                        \(snapshot.channels?.count), \(at), \(at), \(at))
+                """)
+            for channel in snapshot.channels ?? [] {
+                try connection.execute(
+                    """
+                    insert into channel_states (app_id, snapshot_event_id, installation_id, channel_id, importance, group_blocked,
+                                                occurred_at, received_at)
+                    values (\(app), \(event), \(installation), \(channel.id), \(channel.importance), \(channel.group_blocked), \(at), \(at))
+                    """)
+            }
+        }
+        try connection.execute(
+            """
+            insert into sends (app_id, event_id, notification_id, provider, token, installation_id, resolved_by, channel,
+                               sent_at, status, reason, received_at)
+            values (\(app), \(UUID()), \(notification), \(c.platform == .ios ? "apns" : "fcm"), 'token',
+                    \(resolved ? installation : nil), \(resolved ? "explicit" : "unresolved"), \(c.channel ?? "orders"),
+                    \(sentAt), \(c.status ?? 200), \(c.reason), \(sentAt))
+            """)
+        var confirmations = (c.receipts ?? []).map { (notification, $0.kind, $0.displayed, c.hoursAgo($0)) }
+        if c.instrumented ?? true { confirmations.append((UUID(), "received", true, c.sentHoursAgo - 1)) }
+        for (id, kind, displayed, hoursAgo) in confirmations {
+            let at = Rulebook.time(hoursAgo: hoursAgo)
+            if kind == "opened" {
+                try connection.execute(
+                    """
+                    insert into notification_opens (app_id, event_id, installation_id, platform, notification_id, action,
+                                                    at, occurred_at, received_at)
+                    values (\(app), \(UUID()), \(installation), \(platform), \(id), 'default', \(at), \(at), \(at))
+                    """)
+            } else {
+                try connection.execute(
+                    """
+                    insert into notification_receipts (app_id, event_id, installation_id, platform, notification_id, displayed,
+                                                       at, occurred_at, received_at)
+                    values (\(app), \(UUID()), \(installation), \(platform), \(id), \(displayed), \(at), \(at), \(at))
+                    """)
+            }
+        }
+    }
+}

@@ -1,0 +1,71 @@
+-- Every rate of metrics.md "Rates", defined once: the rollup view, the alert counts, the prompt
+-- cohorts' downstream figures and the dashboards read them here (Swift's Reports.OutcomeCounts
+-- holds the same table for its renderings; RatesTests holds the two equal).
+
+-- The rates of one set of outcome counts, one row a rate in report order: numerator,
+-- denominator, value (null when the denominator is 0) and low_volume (a denominator under 30,
+-- metrics.md "Low volume").
+create or replace function pushledger_rates(
+    p_sends bigint, p_accepted bigint, p_rejected bigint, p_opened bigint, p_received bigint,
+    p_blocked_app bigint, p_blocked_channel bigint, p_unconfirmed bigint, p_token_invalid bigint)
+returns table (rate text, numerator bigint, denominator bigint, value double precision, low_volume boolean)
+language sql immutable parallel safe as $$
+select r.rate, r.numerator, r.denominator, r.numerator::double precision / nullif(r.denominator, 0),
+       r.denominator < 30
+  from (values (1, 'silent_loss_rate', p_blocked_app + p_blocked_channel + p_unconfirmed, p_accepted),
+               (2, 'known_blocked_rate', p_blocked_app + p_blocked_channel, p_accepted),
+               (3, 'unconfirmed_rate', p_unconfirmed, p_accepted),
+               (4, 'confirmed_delivery_rate', p_received + p_opened, p_accepted),
+               (5, 'open_rate', p_opened, p_accepted),
+               (6, 'open_rate_of_received', p_opened, p_received + p_opened),
+               (7, 'rejection_rate', p_rejected, p_sends),
+               (8, 'token_invalid_rate', p_token_invalid, p_sends)) r(position, rate, numerator, denominator)
+ order by r.position
+$$;
+
+-- The rates of a set of classified sends, from their outcomes and token_invalid flags (the
+-- arrays hold one element a send: for the sets of an alert window or a report, not of years).
+create or replace function pushledger_outcome_rates(p_outcomes text[], p_token_invalid boolean[])
+returns table (rate text, numerator bigint, denominator bigint, value double precision, low_volume boolean)
+language sql immutable parallel safe as $$
+select r.*
+  from (select count(*) as sends,
+               count(*) filter (where u.outcome not in ('rejected', 'pending')) as accepted,
+               count(*) filter (where u.outcome = 'rejected') as rejected,
+               count(*) filter (where u.outcome = 'opened') as opened,
+               count(*) filter (where u.outcome = 'received') as received,
+               count(*) filter (where u.outcome = 'blocked_app') as blocked_app,
+               count(*) filter (where u.outcome = 'blocked_channel') as blocked_channel,
+               count(*) filter (where u.outcome = 'unconfirmed') as unconfirmed,
+               count(*) filter (where u.token_invalid) as token_invalid
+          from unnest(p_outcomes, p_token_invalid) u(outcome, token_invalid)) c
+ cross join lateral pushledger_rates(c.sends, c.accepted, c.rejected, c.opened, c.received, c.blocked_app,
+                                     c.blocked_channel, c.unconfirmed, c.token_invalid) r
+$$;
+
+-- Rates per rollup row, with the numerators the dashboards sum (silent_loss, known_blocked,
+-- confirmed); low_volume: of the rates over accepted sends.
+drop view if exists send_rollup_rates_daily;
+create view send_rollup_rates_daily as
+select r.*,
+       x.silent_loss, x.known_blocked, x.confirmed,
+       x.silent_loss_rate, x.known_blocked_rate, x.unconfirmed_rate, x.confirmed_delivery_rate, x.open_rate,
+       x.open_rate_of_received, x.rejection_rate, x.token_invalid_rate, x.low_volume
+  from send_rollups_daily r
+ cross join lateral (
+        select max(p.numerator) filter (where p.rate = 'silent_loss_rate') as silent_loss,
+               max(p.numerator) filter (where p.rate = 'known_blocked_rate') as known_blocked,
+               max(p.numerator) filter (where p.rate = 'confirmed_delivery_rate') as confirmed,
+               max(p.value) filter (where p.rate = 'silent_loss_rate') as silent_loss_rate,
+               max(p.value) filter (where p.rate = 'known_blocked_rate') as known_blocked_rate,
+               max(p.value) filter (where p.rate = 'unconfirmed_rate') as unconfirmed_rate,
+               max(p.value) filter (where p.rate = 'confirmed_delivery_rate') as confirmed_delivery_rate,
+               max(p.value) filter (where p.rate = 'open_rate') as open_rate,
+               max(p.value) filter (where p.rate = 'open_rate_of_received') as open_rate_of_received,
+               max(p.value) filter (where p.rate = 'rejection_rate') as rejection_rate,
+               max(p.value) filter (where p.rate = 'token_invalid_rate') as token_invalid_rate,
+               bool_or(p.low_volume) filter (where p.rate = 'silent_loss_rate') as low_volume
+          from pushledger_rates(r.sends, r.accepted, r.rejected, r.opened, r.received, r.blocked_app,
+                                r.blocked_channel, r.unconfirmed, r.token_invalid) p) x;
+
+grant select on send_rollup_rates_daily to pushledger_reader;
