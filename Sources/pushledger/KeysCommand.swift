@@ -19,7 +19,7 @@ enum KeysCommand: Command {
                 options: [
                     .value("app", help: "Only this app's keys"),
                     .value("format", type: .choice(["table", "json", "csv"]), help: "Output format", default: "table"),
-                ]),
+                ] + ColumnChoice.options),
             CommandSpec("revoke", summary: "Revoke a key by id", positionals: [PositionalSpec("id", help: "The key id from keys list")]),
         ])
 
@@ -28,21 +28,23 @@ enum KeysCommand: Command {
         let command = context.command
         switch command.path.last {
         case "create":
-            let scope = KeyScope(rawValue: command.string("scope")!)!
-            let app = command.string("app")!
+            let scope = try command.choice(KeyScope.self, "scope")
+            let app = try command.value(String.self, "app")
             let connection = try context.connect()
             let key = try store.create(app: app, scope: scope, on: connection)
             context.logger.info("key created", ["id": key.id.uuidString.lowercased(), "app": app, "scope": scope.rawValue])
             context.print(key.secret)
         case "list":
             let keys = try store.list(app: command.string("app"), on: context.connect())
-            try context.printTable(
-                format: command.string("format")!,
-                headers: ["id", "app_id", "scope", "prefix", "created_at", "revoked_at"],
+            let table = ReportTable(
+                title: "", columns: ["id", "app_id", "scope", "prefix", "created_at", "revoked_at"],
                 rows: keys.map { k in
                     [.text(k.id.uuidString.lowercased()), .text(k.appID), .text(k.scope.rawValue), .text(k.prefix + "…"),
                      .text(Timestamp.rfc3339(k.createdAt)), k.revokedAt.map { .text(Timestamp.rfc3339($0)) } ?? .null]
-                })
+                },
+                key: ["id", "app_id", "scope", "prefix", "revoked_at"])
+            let choice = try command.columnChoice().checked(against: [table.table])
+            context.print(table.rendered(try command.choice(TableFormat.self, "format"), columns: choice))
         default:
             let text = command.positional("id") ?? ""
             guard let id = UUID(uuidString: text) else {
@@ -67,7 +69,7 @@ enum RetentionCommand: Command {
         ])
 
     static func run(_ context: CommandContext) throws -> Int32 {
-        let keep = context.command.duration("keep")!
+        let keep = try context.command.value(TimeSpan.self, "keep")
         let days = keep.seconds / 86_400
         guard days >= 1 else { throw CommandFailure(message: "--keep must be at least one day", exitCode: 64) }
         let connection = try context.connect()

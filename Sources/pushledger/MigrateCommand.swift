@@ -7,7 +7,7 @@ enum MigrateCommand: Command {
     static let spec = CommandSpec(
         "migrate", summary: "Apply pending SQL migrations (or list them with --status)",
         discussion: "Each file of sql/migrations runs once, in order, in its own transaction. Safe to run concurrently.",
-        options: [.flag("status", help: "List applied, pending and changed migrations instead of applying")])
+        options: [.flag("status", help: "List applied, pending and changed migrations instead of applying")] + ColumnChoice.options)
 
     static func run(_ context: CommandContext) throws -> Int32 {
         let migrator = try Migrator(directory: context.migrationsDirectory())
@@ -18,7 +18,7 @@ enum MigrateCommand: Command {
                 rows: try migrator.status(connection).map { s in
                     [.integer(s.version), .text(s.name), .text(s.state.rawValue), s.appliedAt.map { .text(Timestamp.rfc3339($0)) } ?? .null]
                 })
-            context.print(table.terminal())
+            context.print(table.rendered(.table, columns: try context.command.columnChoice().checked(against: [table])))
             return 0
         }
         let applied = try migrator.migrate(connection) { m in
