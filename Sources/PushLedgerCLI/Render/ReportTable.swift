@@ -49,7 +49,8 @@ public struct ReportTable: Sendable, Hashable {
         if table.rows.isEmpty { out += "(no rows)\n" }
         var notes = self.notes
         let shown = Set(table.choosing(choice).columns.map(\.title))
-        let hidden = table.columns.map(\.title).filter { !shown.contains($0) }
+        var named = Set<String>()
+        let hidden = table.columns.map(\.title).filter { !shown.contains($0) && named.insert($0).inserted }
         if !hidden.isEmpty {
             notes.append("more columns (--wide, or --columns by name): " + hidden.joined(separator: ", "))
         }
