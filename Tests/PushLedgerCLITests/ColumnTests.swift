@@ -79,3 +79,16 @@ struct ColumnTests {
         #expect(TerminalText.wrap("one two three four", width: 9) == ["one two", "three", "four"])
     }
 }
+
+@Suite("Wrapping sentences for a terminal")
+struct WrapTests {
+    @Test func longSentencesGoOnOverIndentedLines() {
+        let sentence = (1...40).map { "word\($0)" }.joined(separator: " ")
+        let wrapped = Table.wrap(sentence, width: 50)
+        let lines = wrapped.split(separator: "\n")
+        #expect(lines.count > 3 && lines.allSatisfy { $0.count <= 50 })
+        #expect(lines.dropFirst().allSatisfy { $0.hasPrefix("    word") })
+        #expect(wrapped.replacingOccurrences(of: "\n    ", with: " ") == sentence)
+        #expect(Table.wrap("short", width: 50) == "short")
+    }
+}

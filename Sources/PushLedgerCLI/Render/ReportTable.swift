@@ -73,6 +73,17 @@ public struct ReportTable: Sendable, Hashable {
 }
 
 extension Table {
+    /// `text` broken at spaces into lines of at most `width` columns, the later ones indented
+    /// by `indent` (a one-line sentence of a report or an alert, made readable in a terminal).
+    public static func wrap(_ text: String, width: Int = terminalWidth, indent: String = "    ") -> String {
+        let first = TerminalText.wrap(text, width: width)
+        guard first.count > 1 else { return text }
+        let head = first[0]
+        let rest = String(text.dropFirst(head.count)).drop { $0 == " " }
+        let tail = TerminalText.wrap(String(rest), width: width - TerminalText.width(indent)).map { indent + $0 }
+        return ([head] + tail).joined(separator: "\n")
+    }
+
     /// The table in `format` without title or notes.
     public func rendered(_ format: TableFormat, columns: ColumnChoice = .key) -> String {
         ReportTable(title: "", table: self).rendered(format, columns: columns)
