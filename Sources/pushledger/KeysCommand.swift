@@ -65,7 +65,7 @@ enum RetentionCommand: Command {
         discussion: "Sends, snapshots, channel states, receipts and opens are partitioned by month; a partition is dropped only when all of it is older than the cut-off.",
         options: [
             .value("keep", type: .duration, help: "How much history to keep, e.g. 400d", required: true),
-            .flag("ensure-ahead", help: "Also create partitions for the next months (as the writer does on demand)"),
+            .flag("ensure-ahead", help: "Also create partitions for the next \(Retention.partitionsAhead) (as the writer does on demand)"),
         ])
 
     static func run(_ context: CommandContext) throws -> Int32 {
@@ -74,7 +74,7 @@ enum RetentionCommand: Command {
         guard days >= 1 else { throw CommandFailure(message: "--keep must be at least one day", exitCode: 64) }
         let connection = try context.connect()
         if context.command.flag("ensure-ahead") {
-            let created = try Retention.ensurePartitions(from: Date(), to: Date().addingTimeInterval(92 * 86_400), on: connection)
+            let created = try Retention.ensurePartitions(from: Date(), to: Date() + Retention.partitionsAhead, on: connection)
             for name in created { context.logger.info("partition created", ["partition": name]) }
         }
         let removed = try Retention(days: days).apply(on: connection)
