@@ -59,3 +59,15 @@ protocol Command {
     static var spec: CommandSpec { get }
     static func run(_ context: CommandContext) throws -> Int32
 }
+
+extension CommandContext {
+    /// Prints rows through the one table renderer in `format` (table, text, csv, markdown or
+    /// json); the terminal forms show the `key` columns (nil: all) fitted to 120 columns, or
+    /// what `--columns`/`--wide` ask for when the command declares ``ColumnChoice/options``.
+    func printTable(format: String, headers: [String], rows: [[Cell]], key: [String]? = nil) throws {
+        let table = ReportTable(title: "", columns: headers, rows: rows, key: key)
+        let choice = try command.columnChoice().checked(against: [table.table])
+        guard let format = TableFormat(rawValue: format) else { throw OptionError("unknown output format '\(format)'") }
+        print(table.rendered(format, columns: choice))
+    }
+}

@@ -36,15 +36,14 @@ enum KeysCommand: Command {
             context.print(key.secret)
         case "list":
             let keys = try store.list(app: command.string("app"), on: context.connect())
-            let table = ReportTable(
-                title: "", columns: ["id", "app_id", "scope", "prefix", "created_at", "revoked_at"],
+            try context.printTable(
+                format: command.value(String.self, "format"),
+                headers: ["id", "app_id", "scope", "prefix", "created_at", "revoked_at"],
                 rows: keys.map { k in
                     [.text(k.id.uuidString.lowercased()), .text(k.appID), .text(k.scope.rawValue), .text(k.prefix + "…"),
                      .text(Timestamp.rfc3339(k.createdAt)), k.revokedAt.map { .text(Timestamp.rfc3339($0)) } ?? .null]
                 },
                 key: ["id", "app_id", "scope", "prefix", "revoked_at"])
-            let choice = try command.columnChoice().checked(against: [table.table])
-            context.print(table.rendered(try command.choice(TableFormat.self, "format"), columns: choice))
         default:
             let text = command.positional("id") ?? ""
             guard let id = UUID(uuidString: text) else {

@@ -13,12 +13,11 @@ enum MigrateCommand: Command {
         let migrator = try Migrator(directory: context.migrationsDirectory())
         let connection = try context.connect()
         if context.command.flag("status") {
-            let table = Table(
-                headers: ["version", "name", "state", "applied_at"],
+            try context.printTable(
+                format: "table", headers: ["version", "name", "state", "applied_at"],
                 rows: try migrator.status(connection).map { s in
                     [.integer(s.version), .text(s.name), .text(s.state.rawValue), s.appliedAt.map { .text(Timestamp.rfc3339($0)) } ?? .null]
                 })
-            context.print(table.rendered(.table, columns: try context.command.columnChoice().checked(against: [table])))
             return 0
         }
         let applied = try migrator.migrate(connection) { m in
