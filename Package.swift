@@ -27,7 +27,7 @@ let package = Package(
         .target(name: "Postgres", dependencies: ["CLibPQ", "PushLedgerSupport"]),
         // gzip encode/decode on zlib.
         .target(name: "Gzip", dependencies: ["CZlib"]),
-        // Product-specific database work: migrations, keys, event writer, retention, rollups.
+        // Product-specific database work: migrations, keys, event writer, sends import, retention.
         .target(name: "Store", dependencies: ["PushLedgerContract", "Postgres"]),
         // The v1 HTTP ingest service on libmicrohttpd, with its Prometheus exposition.
         .target(name: "IngestServer", dependencies: ["PushLedgerContract", "Postgres", "Store", "Gzip", "CMicroHTTPD"]),
@@ -53,9 +53,9 @@ let package = Package(
         .testTarget(name: "PushLedgerCLITests", dependencies: ["PushLedgerCLI", "PushLedgerSupport", "PushLedgerRules"]),
         .testTarget(name: "GzipTests", dependencies: ["Gzip"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
-        .testTarget(name: "StoreTests", dependencies: ["Store", "TestSupport"]),
-        .testTarget(name: "IngestServerTests", dependencies: ["IngestServer", "IngestClient", "TestSupport"]),
-        .testTarget(name: "SimulatorTests", dependencies: ["Simulator", "IngestServer", "TestSupport"]),
+        .testTarget(name: "StoreTests", dependencies: ["Store", "Reports", "TestSupport"]),
+        .testTarget(name: "IngestServerTests", dependencies: ["IngestServer", "TestSupport"]),
+        .testTarget(name: "SimulatorTests", dependencies: ["Simulator"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "Simulator", "IngestServer", "TestSupport"]),
         // Fault and abuse suite: the real `pushledger serve` as a child process, killed, starved of

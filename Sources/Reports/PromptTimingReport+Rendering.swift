@@ -55,7 +55,7 @@ extension PromptTimingReport {
         func rate(_ r: Rate?) -> Cell {
             guard let r else { return .null }
             if raw { return Display.fraction(r) }
-            return r.value == nil ? .null : .text(Display.text(Display.rate(r)) + " (\(r.numerator)/\(r.denominator))")
+            return r.value == nil ? .null : .text(Display.rate(r).displayText + " (\(r.numerator)/\(r.denominator))")
         }
         func interval(_ r: Rate) -> Cell {
             guard let ci = r.wilsonInterval() else { return .null }
@@ -89,12 +89,14 @@ extension PromptTimingReport {
             notes.append("intervals: 95% Wilson; p: two-sided pooled two-proportion z-test; ! insufficient data (a denominator under \(Rate.lowVolumeThreshold))")
             notes.append("open and silent-loss rates are descriptive only (sends cluster by installation)")
         }
-        return ReportTable(title: "Permission prompt timing (\(mode.rawValue))", columns: columns, rows: rows, notes: notes)
+        return ReportTable(
+            title: "Permission prompt timing (\(mode.rawValue))", columns: columns, rows: rows, notes: notes,
+            key: ["cohort", "installs", "prompted", "opt_in_rate", "opt_in_vs_baseline", "reach_rate"])
     }
 
     /// Renders in `table`, `json`, `csv` or `markdown`. CSV has no room for notes (a comment
     /// line would break readers), so it says the mode in a leading `mode` column.
-    public func rendered(_ format: ReportFormat) throws(ReportError) -> String {
+    public func rendered(_ format: ReportFormat, columns: ColumnChoice = .key) throws(ReportError) -> String {
         switch format {
         case .json: return json.jsonText(pretty: true) + "\n"
         case .csv:
@@ -102,7 +104,9 @@ extension PromptTimingReport {
             table.columns.insert(Table.Column("mode"), at: 0)
             table.rows = table.rows.map { [.text(mode.rawValue)] + $0 }
             return table.csv()
-        case .table, .markdown: return table(for: format).rendered(format)!
+        case .table, .markdown:
+            let table = table(for: format)
+            return table.rendered(format.tableFormat!, columns: try columns.checked([table]))
         case .html, .text: throw ReportError.unsupported(format, report: "report prompt-timing")
         }
     }

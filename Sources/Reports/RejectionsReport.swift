@@ -113,7 +113,8 @@ public struct RejectionsReport: Sendable, Equatable {
                  rate($0.tokenInvalidRate), .integer($0.toInvalidToken), rate($0.toInvalidTokenRate)]
             },
             notes: [window, "to_invalid_token: sends to a token an earlier result had already marked invalid, not re-registered since"]
-                + (providers.isEmpty ? ["no sends in the window"] : []))
+                + (providers.isEmpty ? ["no sends in the window"] : []),
+            key: ["provider", "sends", "rejected", "rejection_rate", "token_invalid", "to_invalid_token"])
         let reasonTable = ReportTable(
             title: "Rejections by reason",
             columns: ["provider", "reason_class", "reason", "status", "rejected", "share_of_sends"],
@@ -125,11 +126,14 @@ public struct RejectionsReport: Sendable, Equatable {
     }
 
     /// Renders in `table`, `json`, `csv` (the per-reason rows) or `markdown`.
-    public func rendered(_ format: ReportFormat) throws(ReportError) -> String {
+    public func rendered(_ format: ReportFormat, columns: ColumnChoice = .key) throws(ReportError) -> String {
         switch format {
         case .json: return json.jsonText(pretty: true) + "\n"
         case .csv: return tables(for: .csv)[1].table.csv()
-        case .table, .markdown: return tables(for: format).compactMap { $0.rendered(format) }.joined(separator: "\n")
+        case .table, .markdown:
+            let tables = tables(for: format)
+            let choice = try columns.checked(tables)
+            return tables.map { $0.rendered(format.tableFormat!, columns: choice) }.joined(separator: "\n")
         case .html, .text: throw ReportError.unsupported(format, report: "report rejections")
         }
     }

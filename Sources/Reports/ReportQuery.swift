@@ -1,4 +1,5 @@
 import Foundation
+import PushLedgerRules
 
 /// What every report covers: one app, the window [from, to) in UTC, evaluated as of `asOf`
 /// (docs/metrics.md "Times"). Nothing after `asOf` counts.
@@ -10,7 +11,10 @@ public struct ReportQuery: Sendable, Equatable {
     /// How long an accepted send without a receipt stays `pending` (default 24 h).
     public var confirmationWindow: TimeInterval
 
-    public init(app: String, from: Date, to: Date, asOf: Date = Date(), confirmationWindow: TimeInterval = 86_400) {
+    /// The rulebook's default confirmation window, the one every report and alert starts from.
+    public static var defaultConfirmationWindow: TimeInterval { OutcomeRules.defaultConfirmationWindow }
+
+    public init(app: String, from: Date, to: Date, asOf: Date = Date(), confirmationWindow: TimeInterval = ReportQuery.defaultConfirmationWindow) {
         self.app = app
         self.from = from
         self.to = to
@@ -21,7 +25,7 @@ public struct ReportQuery: Sendable, Equatable {
     /// `span` seconds of sends that are no longer pending: the window ends at `asOf` minus the
     /// confirmation window, as the regression alerts' recent window does (`query silent-loss
     /// --since 24h`). A window ending at `asOf` would hold only pending sends and receipts.
-    public static func settled(app: String, span: TimeInterval, asOf: Date = Date(), confirmationWindow: TimeInterval = 86_400)
+    public static func settled(app: String, span: TimeInterval, asOf: Date = Date(), confirmationWindow: TimeInterval = ReportQuery.defaultConfirmationWindow)
         -> ReportQuery
     {
         let to = asOf.addingTimeInterval(-confirmationWindow)

@@ -1,4 +1,5 @@
 import Foundation
+import PushLedgerCLI
 import Postgres
 import PushLedgerSupport
 
@@ -49,7 +50,7 @@ public enum ReportRollups {
     ///
     /// `asOf` should be now: a day recomputed at an earlier time is not revisited unless its
     /// inputs change again or it still counts pending sends.
-    public static func refresh(connection: Connection, asOf: Date = Date(), confirmationWindow: TimeInterval = 86_400)
+    public static func refresh(connection: Connection, asOf: Date = Date(), confirmationWindow: TimeInterval = ReportQuery.defaultConfirmationWindow)
         throws(ReportError) -> Summary
     {
         let window = "\(Int(confirmationWindow.rounded())) seconds"

@@ -8,7 +8,7 @@ extension SilentLossReport {
     /// loss rate and its parts, counts beside each rate, over the latest `span` of sends that
     /// are no longer pending (see ``ReportQuery/settled(app:span:asOf:confirmationWindow:)``).
     public static func quick(connection: Connection, app: String, since span: TimeInterval, asOf: Date = Date(),
-                             confirmationWindow: TimeInterval = 86_400, by dimensions: [ReportDimension] = [])
+                             confirmationWindow: TimeInterval = ReportQuery.defaultConfirmationWindow, by dimensions: [ReportDimension] = [])
         throws(ReportError) -> SilentLossReport
     {
         guard span > 0 else { throw ReportError.invalidQuery("--since must be a positive duration") }
@@ -17,14 +17,22 @@ extension SilentLossReport {
     }
 
     /// The short terminal table of ``quick(connection:app:since:asOf:by:)``.
-    public var quickText: String {
+    public var quickText: String { quickTable.terminal(style: .plain) }
+
+    /// The short terminal table with the columns `choice` picks.
+    public func quickText(columns choice: ColumnChoice) throws(ReportError) -> String {
+        let table = quickTable
+        return table.terminal(style: .plain, columns: try choice.checked([table]))
+    }
+
+    private var quickTable: ReportTable {
         func cell(_ rate: Rate) -> Cell {
-            rate.value == nil ? .null : .text("\(Display.text(Display.rate(rate))) (\(rate.numerator)/\(rate.denominator))")
+            rate.value == nil ? .null : .text("\(Display.rate(rate).displayText) (\(rate.numerator)/\(rate.denominator))")
         }
-        let table = ReportTable(
+        let rates = ["silent loss", "known blocked", "unconfirmed", "confirmed delivery"]
+        return ReportTable(
             title: "Silent loss of sends from \(Display.timestamp(query.from)) to \(Display.timestamp(query.to))",
-            columns: dimensions.map(\.rawValue) + ["sends", "pending", "rejected", "silent loss", "known blocked", "unconfirmed",
-                                                   "confirmed delivery", "unattributed"],
+            columns: dimensions.map(\.rawValue) + ["sends", "pending", "rejected"] + rates + ["unattributed"],
             rows: rows.map { row -> [Cell] in
                 let c = row.counts
                 return dimensions.map { .text((row.values[$0] ?? nil) ?? "(none)") }
@@ -32,7 +40,7 @@ extension SilentLossReport {
                        cell(c.unconfirmedRate), cell(c.confirmedDeliveryRate), .integer(c.unattributed)]
             },
             notes: ["as of \(Display.timestamp(query.asOf)); the window ends one confirmation window (\(Int(query.confirmationWindow / 3600)) h) before, so no send in it is pending; * denominator under \(Rate.lowVolumeThreshold)"]
-                + (rows.isEmpty ? ["no sends in the window"] : []))
-        return table.terminal(style: .plain)
+                + (rows.isEmpty ? ["no sends in the window"] : []),
+            key: dimensions.map(\.rawValue) + ["sends"] + rates)
     }
 }

@@ -73,15 +73,21 @@ public struct SilentLossReport: Sendable, Equatable {
         var notes = ["window [\(Display.timestamp(query.from)), \(Display.timestamp(query.to))) as of \(Display.timestamp(query.asOf))"]
         if rows.isEmpty { notes.append("no sends in the window") }
         notes.append("* denominator under \(Rate.lowVolumeThreshold) (low volume); — rate undefined (denominator 0)")
-        return ReportTable(title: "Silent loss", columns: columns, rows: body, notes: notes)
+        let key = dimensions.map(\.rawValue) + Self.keyColumns
+        return ReportTable(title: "Silent loss", columns: columns, rows: body, notes: notes, key: key)
     }
 
-    /// Renders in `table`, `json`, `csv` or `markdown`.
-    public func rendered(_ format: ReportFormat) throws(ReportError) -> String {
+    /// The default terminal columns after the dimensions: what was sent, what is still pending,
+    /// and the two rates the report is for.
+    static let keyColumns = ["sends", "accepted", "pending", "silent_loss_rate", "confirmed_delivery_rate"]
+
+    /// Renders in `table`, `json`, `csv` or `markdown`; `columns` shapes the terminal table.
+    public func rendered(_ format: ReportFormat, columns: ColumnChoice = .key) throws(ReportError) -> String {
         if format == .json { return json.jsonText(pretty: true) + "\n" }
-        guard format != .text, let text = table(for: format).rendered(format) else {
+        guard format != .text, let tableFormat = format.tableFormat else {
             throw ReportError.unsupported(format, report: "report silent-loss")
         }
-        return text
+        let table = table(for: format)
+        return table.rendered(tableFormat, columns: try columns.checked([table]))
     }
 }

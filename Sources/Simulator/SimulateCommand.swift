@@ -5,6 +5,10 @@ import PushLedgerCLI
 /// `pushledger simulate`: its option spec, reading parsed options into a config, and running.
 /// The executable declares `spec` among its commands and calls `init(parsed:nowMs:)` + `run()`.
 public struct SimulateCommand: Sendable {
+    /// The defaults the help shows are the configuration's own.
+    private static let defaults = SimulationConfig(startMs: 0)
+    private static let runner = SimulationRunner.Options(baseURL: "http://127.0.0.1:8080", telemetryKey: "", sendsKey: "")
+
     public static let spec = CommandSpec(
         "simulate", summary: "Simulate a fleet and post its telemetry and sends (or only generate them)",
         discussion: """
@@ -18,18 +22,18 @@ public struct SimulateCommand: Sendable {
             first, so the reported days are alike and `alert check` compares like with like.
             """,
         options: [
-            .value("url", help: "Ingest server base URL", default: "http://127.0.0.1:8080", environment: "PUSHLEDGER_INGEST_URL", placeholder: "url"),
+            .value("url", help: "Ingest server base URL", default: runner.baseURL, environment: "PUSHLEDGER_INGEST_URL", placeholder: "url"),
             .value("telemetry-key", help: "Bearer key with the telemetry scope", environment: "PUSHLEDGER_TELEMETRY_KEY", placeholder: "key"),
             .value("sends-key", help: "Bearer key with the sends scope", environment: "PUSHLEDGER_SENDS_KEY", placeholder: "key"),
-            .value("installs", type: .integer, help: "Installations over all simulated days", default: "20000"),
-            .value("days", type: .integer, help: "Reported days (1-29; with the warm-up 29 at most)", default: "14"),
-            .value("warmup-days", type: .integer, help: "Days of a mature, steady fleet before the reported days (0, or 11-28)", default: "0"),
-            .value("seed", type: .integer, help: "Random seed", default: "1"),
+            .value("installs", type: .integer, help: "Installations over all simulated days", default: "\(defaults.installs)"),
+            .value("days", type: .integer, help: "Reported days (1-29; with the warm-up 29 at most)", default: "\(defaults.days)"),
+            .value("warmup-days", type: .integer, help: "Days of a mature, steady fleet before the reported days (0, or 11-28)", default: "\(defaults.warmupDays)"),
+            .value("seed", type: .integer, help: "Random seed", default: "\(defaults.seed)"),
             .value("start", help: "First reported day, YYYY-MM-DD (default: --days before today)", placeholder: "date"),
             .repeatable("inject", help: "Scenario NAME[@DAY]; may be repeated", placeholder: "scenario"),
             .value("truth", help: "Write the expected figures as JSON to this file", placeholder: "file"),
-            .value("threads", type: .integer, help: "Posting threads", default: "24"),
-            .value("flush-days", type: .integer, help: "Days an app queues telemetry before flushing", default: "1"),
+            .value("threads", type: .integer, help: "Posting threads", default: "\(runner.threads)"),
+            .value("flush-days", type: .integer, help: "Days an app queues telemetry before flushing", default: "\(defaults.flushDays)"),
             .flag("no-gzip", help: "Post uncompressed bodies"),
             .flag("no-progress", help: "No progress lines on stderr"),
             .flag("dry-run", help: "Only generate (reports events per second); post nothing"),
@@ -68,7 +72,7 @@ public struct SimulateCommand: Sendable {
         config.flushDays = try integer("flush-days", 1...29)
         for text in parsed.strings("inject") { config.injections.append(try Injection.parse(text, days: days)) }
         options = SimulationRunner.Options(
-            baseURL: parsed.string("url") ?? "http://127.0.0.1:8080", telemetryKey: parsed.string("telemetry-key") ?? "",
+            baseURL: parsed.string("url") ?? Self.runner.baseURL, telemetryKey: parsed.string("telemetry-key") ?? "",
             sendsKey: parsed.string("sends-key") ?? "")
         options.threads = try integer("threads", 1...64)
         options.gzip = !parsed.flag("no-gzip")

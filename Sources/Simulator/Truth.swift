@@ -1,5 +1,6 @@
 import PushLedgerContract
 import PushLedgerRules
+import PushLedgerSupport
 
 /// The report window the truth is computed for (ms since the epoch).
 public struct TruthWindow: Sendable, Equatable {
@@ -7,7 +8,7 @@ public struct TruthWindow: Sendable, Equatable {
     public var to: Int64
     public var asOf: Int64
     public var confirmationWindowMs: Int64
-    public init(from: Int64, to: Int64, asOf: Int64, confirmationWindowMs: Int64 = 86_400_000) {
+    public init(from: Int64, to: Int64, asOf: Int64, confirmationWindowMs: Int64 = Int64(OutcomeRules.defaultConfirmationSpan.seconds) * 1_000) {
         self.from = from
         self.to = to
         self.asOf = asOf

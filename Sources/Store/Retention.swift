@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import PushLedgerSupport
 
 /// Keeps the event tables to a number of days: drops whole monthly partitions whose last
 /// instant is older than the cutoff, and deletes older rows from the default partitions, the
@@ -22,6 +23,10 @@ public struct Retention: Sendable {
     }
 
     public let days: Int
+
+    /// How far ahead `retention --ensure-ahead` creates partitions: this month and the next
+    /// three, so a cron run monthly always stays ahead of the writer.
+    public static let partitionsAhead = TimeSpan.days(92)
 
     /// Keeps `days` days. Keep it above the contract's 30-day `too_old` limit so a retried
     /// event can't outlive its de-duplication key.

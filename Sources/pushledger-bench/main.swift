@@ -36,12 +36,12 @@ func fail(_ message: String, _ code: Int32) -> Never {
 
 /// Posts and prints the figures; fails when any request was not answered 200.
 func runPost(_ parsed: ParsedCommand) throws -> Int32 {
-    var requests = try LoadGenerator.load(URL(fileURLWithPath: parsed.string("inputs")!))
-    if let limit = parsed.integer("limit") { requests = Array(requests.prefix(limit)) }
-    guard let port = UInt16(exactly: parsed.integer("port")!) else { throw LoadError("bad --port") }
+    var requests = try LoadGenerator.load(URL(fileURLWithPath: parsed.value(String.self, "inputs")))
+    if let limit = try parsed.optional(Int.self, "limit") { requests = Array(requests.prefix(limit)) }
+    let port = UInt16(try parsed.int("port", in: 1...65_535))
     let generator = LoadGenerator(
-        port: port, connections: parsed.integer("connections")!,
-        keys: ["/v1/telemetry": parsed.string("telemetry-key")!, "/v1/sends": parsed.string("sends-key")!])
+        port: port, connections: try parsed.positive("connections"),
+        keys: ["/v1/telemetry": try parsed.value(String.self, "telemetry-key"), "/v1/sends": try parsed.value(String.self, "sends-key")])
     let r = generator.run(requests)
     print(String(format: "seconds=%.3f requests=%d events=%d events_per_s=%.0f p50_ms=%.1f p99_ms=%.1f",
                  r.seconds, r.requests, r.events, Double(r.events) / r.seconds, r.percentile(0.5) * 1e3, r.percentile(0.99) * 1e3))
@@ -58,7 +58,7 @@ case .success(.help(let text)), .success(.version(let text)):
     print(text)
 case .success(.run(let parsed)):
     if parsed.path == ["post"] {
-        do { exit(try runPost(parsed)) } catch { fail("\(error)", 1) }
+        do { exit(try runPost(parsed)) } catch let error as OptionError { fail(error.reason, error.exitCode) } catch { fail("\(error)", 1) }
     }
     guard parsed.path == ["inputs"] else { fail("name a command; see pushledger-bench --help", 64) }
     let now = Date()
@@ -67,13 +67,18 @@ case .success(.run(let parsed)):
     let week = ISOWeek(containing: now).previous.previous
     var config = SimulationConfig(startMs: Int64(week.monday.daysSinceEpoch) * 86_400_000)
     config.days = 7
-    config.installs = parsed.integer("installs")!
-    config.seed = UInt64(max(0, parsed.integer("seed")!))
-    config.flushDays = parsed.integer("flush-days")!
-    config.sendsPerBatch = parsed.integer("sends-per-batch")!
     config.duplicateBatchShare = 0
+    let out: URL
+    do throws(OptionError) {
+        config.installs = try parsed.positive("installs")
+        config.seed = UInt64(try parsed.int("seed", in: 0...Int.max))
+        config.flushDays = try parsed.positive("flush-days")
+        config.sendsPerBatch = try parsed.positive("sends-per-batch")
+        out = URL(fileURLWithPath: try parsed.value(String.self, "out"))
+    } catch {
+        fail(error.reason, error.exitCode)
+    }
     do {
-        let out = URL(fileURLWithPath: parsed.string("out")!)
         let s = try IngestInputs.write(config, to: out, nowMs: Int64(now.timeIntervalSince1970 * 1_000))
         // Key=value for the script: the week and the counts it reports.
         print("week=\(String(format: "%04d-W%02d", week.year, week.week)) monday=\(week.monday.daysSinceEpoch)")

@@ -28,22 +28,23 @@ enum AlertCommand: Command {
 
     static func run(_ context: CommandContext) throws -> Int32 {
         let command = context.command
-        let format = AlertOutputFormat(rawValue: command.string("format")!)!
+        let format = try command.choice(AlertOutputFormat.self, "format")
         if command.path.last == "list" {
             do {
-                let history = try AlertStateStore.history(since: command.timestamp("since"), connection: context.connect())
+                let history = try AlertStateStore.history(since: command.optional(Date.self, "since"), connection: context.connect())
                 context.print(AlertOutput.render(history: history, format: format))
                 return 0
             } catch let error as AlertError {
                 throw CommandFailure(message: error.description, exitCode: 2, detail: error.debugDescription)
             }
         }
+        let at = try command.optional(Date.self, "at") ?? Date()
         do throws(AlertError) {
             let rules = try command.string("rules").map { path throws(AlertError) in try AlertRulesFile.load(path: path) } ?? .builtIn
             let webhook = try command.string("webhook").map { url throws(AlertError) in try AlertWebhook(url: url) }
             let connection: Connection
             do { connection = try Connection.connect(url: context.databaseURL) } catch { throw AlertError(error) }
-            let outcome = AlertChecker(rules: rules).run(connection: connection, at: command.timestamp("at") ?? Date(), webhook: webhook)
+            let outcome = AlertChecker(rules: rules).run(connection: connection, at: at, webhook: webhook)
             if let result = outcome.result { context.print(AlertOutput.render(result, format: format)) }
             for problem in outcome.problems {
                 context.logger.debug("alert check problem", ["detail": problem.debugDescription])

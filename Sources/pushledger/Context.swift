@@ -61,31 +61,13 @@ protocol Command {
 }
 
 extension CommandContext {
-    /// Prints rows as a terminal table, CSV, Markdown or JSON (an array of objects keyed by header).
-    func printTable(format: String, headers: [String], rows: [[Cell]]) throws {
-        let table = Table(headers: headers, rows: rows)
-        switch format {
-        case "csv": print(table.csv())
-        case "markdown": print(table.markdown())
-        case "json":
-            let objects = rows.map { row in
-                Dictionary(uniqueKeysWithValues: zip(headers, row.map(\.jsonValue)))
-            }
-            let data = try JSONSerialization.data(withJSONObject: objects, options: [.prettyPrinted, .sortedKeys])
-            print(String(decoding: data, as: UTF8.self))
-        default: print(table.terminal())
-        }
-    }
-}
-
-extension Cell {
-    /// The cell as a JSON-compatible value for `JSONSerialization`.
-    var jsonValue: Any {
-        switch self {
-        case .text(let s): s
-        case .integer(let i): i
-        case .number(let d, _), .percent(let d, _), .points(let d, _): d
-        case .null: NSNull()
-        }
+    /// Prints rows through the one table renderer in `format` (table, text, csv, markdown or
+    /// json); the terminal forms show the `key` columns (nil: all) fitted to 120 columns, or
+    /// what `--columns`/`--wide` ask for when the command declares ``ColumnChoice/options``.
+    func printTable(format: String, headers: [String], rows: [[Cell]], key: [String]? = nil) throws {
+        let table = ReportTable(title: "", columns: headers, rows: rows, key: key)
+        let choice = try command.columnChoice().checked(against: [table.table])
+        guard let format = TableFormat(rawValue: format) else { throw OptionError("unknown output format '\(format)'") }
+        print(table.rendered(format, columns: choice))
     }
 }

@@ -1,11 +1,10 @@
 import Foundation
 import PushLedgerSupport
-import PushLedgerContract
 import PushLedgerCLI
 import Store
 
-/// `pushledger import sends FILE|-`: a sender's NDJSON log through the same validation and
-/// storage path as `POST /v1/sends`, in chunks, with progress on stderr.
+/// `pushledger import sends FILE|-`: a sender's NDJSON log through ``SendsImporter``, with
+/// progress on stderr.
 enum ImportCommand: Command {
     static let spec = CommandSpec(
         "import", summary: "Load a sender's NDJSON log of APNs/FCM results",
@@ -16,19 +15,20 @@ enum ImportCommand: Command {
                 options: [
                     .value("app", help: "The app id the sends belong to (lines of other apps are rejected as app_mismatch)", required: true),
                     .flag("allow-old", help: "Lift the 30-day age limit (back-fills)"),
-                    .value("chunk", type: .integer, help: "Lines per transaction", default: "2000"),
+                    .value("chunk", type: .integer, help: "Lines per transaction", default: "\(SendsImporter.defaultChunk)"),
                 ],
                 positionals: [PositionalSpec("file", help: "NDJSON file, or - for standard input")])
         ])
 
+    /// Invalid lines logged one by one; the summary counts them all.
+    static let loggedRejections = 20
+
     static func run(_ context: CommandContext) throws -> Int32 {
         let command = context.command
-        let path = command.positional("file")!
-        let app = command.string("app")!
-        let chunkLines = command.integer("chunk")!
-        guard chunkLines >= 1 && chunkLines <= 100_000 else {
-            throw CommandFailure(message: "--chunk must be between 1 and 100000", exitCode: 64)
-        }
+        let path = try command.argument("file")
+        let importer = SendsImporter(
+            app: try command.value(String.self, "app"), linesPerChunk: try command.int("chunk", in: SendsImporter.chunkLines),
+            allowOld: command.flag("allow-old"))
         let handle: FileHandle
         if path == "-" {
             handle = .standardInput
@@ -38,109 +38,23 @@ enum ImportCommand: Command {
             }
             handle = file
         }
-        var limits = IngestLimits()
-        limits.maxEventsPerRequest = chunkLines
-        if command.flag("allow-old") { limits.maxAge = nil }
-
         let connection = try context.connect()
-        let writer = EventWriter()
-        var totals = ImportTotals()
         let progress = Progress(logger: context.logger)
-        var reader = LineChunker(handle: handle, linesPerChunk: chunkLines)
-        while let chunk = try reader.next() {
-            let checked = try validate(chunk.bytes, app: app, limits: limits)
-            let outcome = try writer.write([.sends(checked, appID: app, receivedAt: Date())], on: connection)[0]
-            totals.add(checked, outcome: outcome, firstLine: chunk.firstLine)
-            for rejection in checked.rejections.prefix(max(0, 20 - totals.shownRejections)) {
-                context.logger.warning(
-                    "line rejected", ["line": chunk.firstLine + rejection.index + 1, "error": rejection.code.rawValue, "message": rejection.message])
-                totals.shownRejections += 1
-            }
-            progress.report(lines: totals.lines)
-        }
-        context.print(totals.summary)
-        return 0
-    }
-
-    private static func validate(_ bytes: [UInt8], app: String, limits: IngestLimits) throws -> ValidatedSends {
+        var logged = 0
         do {
-            return try SendsValidator.validate(body: bytes, format: .ndjson, keyAppID: app, receivedAt: Date(), limits: limits)
-        } catch {
-            throw CommandFailure(message: error.message)
+            let totals = try importer.run(
+                reading: handle, on: connection,
+                rejected: { rejection in
+                    guard logged < loggedRejections else { return }
+                    logged += 1
+                    context.logger.warning("line rejected", ["line": rejection.line, "error": rejection.code, "message": rejection.message])
+                },
+                progress: { progress.report(lines: $0.lines) })
+            context.print(totals.summary)
+        } catch let error as ImportError {
+            throw CommandFailure(message: "\(error.message) (lines from \(error.line))")
         }
-    }
-}
-
-/// Counts for the closing summary.
-struct ImportTotals {
-    var lines = 0
-    var accepted = 0
-    var duplicates = 0
-    var rejectedByCode: [String: Int] = [:]
-    var shownRejections = 0
-
-    mutating func add(_ checked: ValidatedSends, outcome: WriteOutcome, firstLine: Int) {
-        lines += checked.sends.count + checked.rejections.count
-        accepted += outcome.accepted
-        duplicates += outcome.duplicates
-        for r in checked.rejections { rejectedByCode[r.code.rawValue, default: 0] += 1 }
-    }
-
-    var summary: String {
-        let rejected = rejectedByCode.values.reduce(0, +)
-        var text = "imported \(lines) sends: \(accepted) stored, \(duplicates) duplicates, \(rejected) rejected"
-        if !rejectedByCode.isEmpty {
-            text += " (" + rejectedByCode.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")"
-        }
-        return text
-    }
-}
-
-/// Reads a stream in chunks of whole lines without loading it all.
-struct LineChunker {
-    struct Chunk {
-        var bytes: [UInt8]
-        /// 0-based line number of the chunk's first line in the whole input.
-        var firstLine: Int
-    }
-
-    let handle: FileHandle
-    let linesPerChunk: Int
-    private var pending: [UInt8] = []
-    private var finished = false
-    private var linesSoFar = 0
-
-    init(handle: FileHandle, linesPerChunk: Int) {
-        self.handle = handle
-        self.linesPerChunk = linesPerChunk
-    }
-
-    mutating func next() throws -> Chunk? {
-        while true {
-            var newlines = 0
-            var cut: Int?
-            for (i, byte) in pending.enumerated() where byte == UInt8(ascii: "\n") {
-                newlines += 1
-                if newlines == linesPerChunk { cut = i + 1; break }
-            }
-            if let cut {
-                return take(cut, lines: linesPerChunk)
-            }
-            if finished {
-                guard !pending.isEmpty else { return nil }
-                let lines = newlines + (pending.last == UInt8(ascii: "\n") ? 0 : 1)
-                return take(pending.count, lines: lines)
-            }
-            let data = try handle.read(upToCount: 1 << 20) ?? Data()
-            if data.isEmpty { finished = true } else { pending.append(contentsOf: data) }
-        }
-    }
-
-    private mutating func take(_ count: Int, lines: Int) -> Chunk {
-        let chunk = Chunk(bytes: Array(pending[0..<count]), firstLine: linesSoFar)
-        pending.removeFirst(count)
-        linesSoFar += lines
-        return chunk
+        return 0
     }
 }
 

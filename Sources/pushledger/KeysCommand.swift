@@ -19,7 +19,7 @@ enum KeysCommand: Command {
                 options: [
                     .value("app", help: "Only this app's keys"),
                     .value("format", type: .choice(["table", "json", "csv"]), help: "Output format", default: "table"),
-                ]),
+                ] + ColumnChoice.options),
             CommandSpec("revoke", summary: "Revoke a key by id", positionals: [PositionalSpec("id", help: "The key id from keys list")]),
         ])
 
@@ -28,8 +28,8 @@ enum KeysCommand: Command {
         let command = context.command
         switch command.path.last {
         case "create":
-            let scope = KeyScope(rawValue: command.string("scope")!)!
-            let app = command.string("app")!
+            let scope = try command.choice(KeyScope.self, "scope")
+            let app = try command.value(String.self, "app")
             let connection = try context.connect()
             let key = try store.create(app: app, scope: scope, on: connection)
             context.logger.info("key created", ["id": key.id.uuidString.lowercased(), "app": app, "scope": scope.rawValue])
@@ -37,12 +37,13 @@ enum KeysCommand: Command {
         case "list":
             let keys = try store.list(app: command.string("app"), on: context.connect())
             try context.printTable(
-                format: command.string("format")!,
+                format: command.value(String.self, "format"),
                 headers: ["id", "app_id", "scope", "prefix", "created_at", "revoked_at"],
                 rows: keys.map { k in
                     [.text(k.id.uuidString.lowercased()), .text(k.appID), .text(k.scope.rawValue), .text(k.prefix + "…"),
                      .text(Timestamp.rfc3339(k.createdAt)), k.revokedAt.map { .text(Timestamp.rfc3339($0)) } ?? .null]
-                })
+                },
+                key: ["id", "app_id", "scope", "prefix", "revoked_at"])
         default:
             let text = command.positional("id") ?? ""
             guard let id = UUID(uuidString: text) else {
@@ -63,16 +64,16 @@ enum RetentionCommand: Command {
         discussion: "Sends, snapshots, channel states, receipts and opens are partitioned by month; a partition is dropped only when all of it is older than the cut-off.",
         options: [
             .value("keep", type: .duration, help: "How much history to keep, e.g. 400d", required: true),
-            .flag("ensure-ahead", help: "Also create partitions for the next months (as the writer does on demand)"),
+            .flag("ensure-ahead", help: "Also create partitions for the next \(Retention.partitionsAhead) (as the writer does on demand)"),
         ])
 
     static func run(_ context: CommandContext) throws -> Int32 {
-        let keep = context.command.duration("keep")!
+        let keep = try context.command.value(TimeSpan.self, "keep")
         let days = keep.seconds / 86_400
         guard days >= 1 else { throw CommandFailure(message: "--keep must be at least one day", exitCode: 64) }
         let connection = try context.connect()
         if context.command.flag("ensure-ahead") {
-            let created = try Retention.ensurePartitions(from: Date(), to: Date().addingTimeInterval(92 * 86_400), on: connection)
+            let created = try Retention.ensurePartitions(from: Date(), to: Date() + Retention.partitionsAhead, on: connection)
             for name in created { context.logger.info("partition created", ["partition": name]) }
         }
         let removed = try Retention(days: days).apply(on: connection)

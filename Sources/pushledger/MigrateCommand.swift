@@ -12,7 +12,8 @@ enum MigrateCommand: Command {
             A database migrated by a release before the baseline is moved onto it without running it. \
             Safe to run concurrently.
             """,
-        options: [.flag("status", help: "List migrations and definitions (applied, pending, changed) instead of applying")])
+        options: [.flag("status", help: "List migrations and definitions (applied, pending, changed) instead of applying")]
+            + ColumnChoice.options)
 
     static func run(_ context: CommandContext) throws -> Int32 {
         do {
@@ -26,12 +27,11 @@ enum MigrateCommand: Command {
         let migrator = try Migrator(directory: context.sqlDirectory())
         let connection = try context.connect()
         if context.command.flag("status") {
-            let table = Table(
-                headers: ["kind", "name", "state", "applied_at"],
+            try context.printTable(
+                format: "table", headers: ["kind", "name", "state", "applied_at"],
                 rows: try migrator.status(connection).map { s in
                     [.text(s.kind.rawValue), .text(s.name), .text(s.state.rawValue), s.appliedAt.map { .text(Timestamp.rfc3339($0)) } ?? .null]
                 })
-            context.print(table.terminal())
             return 0
         }
         let outcome = try migrator.migrate(connection) { file in

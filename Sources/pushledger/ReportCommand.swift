@@ -2,6 +2,7 @@ import Foundation
 import Postgres
 import PushLedgerSupport
 import PushLedgerCLI
+import PushLedgerRules
 import Reports
 
 /// Options every report shares: which app, which window, as of when, which format.
@@ -11,7 +12,8 @@ private let windowOptions: [OptionSpec] = [
     .value("to", type: .timestamp, help: "Window end, exclusive (default: --as-of)"),
     .value("week", type: .week, help: "An ISO week such as 2026-W48 instead of --from/--to"),
     .value("as-of", type: .timestamp, help: "Evaluate as of this time; nothing later counts (default: now)"),
-    .value("window", type: .duration, help: "Confirmation window: accepted sends younger than this are pending", default: "24h"),
+    .value("window", type: .duration, help: "Confirmation window: accepted sends younger than this are pending",
+           default: OutcomeRules.defaultConfirmationSpan.description),
 ]
 
 private func formatOption(_ formats: [ReportFormat], default value: ReportFormat) -> OptionSpec {
@@ -28,7 +30,7 @@ enum ReportCommand: Command {
                 options: windowOptions + [
                     .value("by", help: "Slice by channel,platform,app_version,campaign,day,provider", default: ""),
                     formatOption([.table, .json, .csv, .markdown], default: .table),
-                ]),
+                ] + ColumnChoice.options),
             CommandSpec(
                 "prompt-timing", summary: "Permission prompt timing cohorts compared with real statistics",
                 options: windowOptions + [
@@ -37,10 +39,10 @@ enum ReportCommand: Command {
                     .flag("as-treated", help: "Cohorts by the placement of the first system prompt instead of the experiment arm"),
                     .value("platform", type: .choice(["ios", "android"]), help: "Only installations of this platform"),
                     formatOption([.table, .json, .csv, .markdown], default: .table),
-                ]),
+                ] + ColumnChoice.options),
             CommandSpec(
                 "rejections", summary: "Provider rejections by reason, token invalidations, sends to known-invalid tokens",
-                options: windowOptions + [formatOption([.table, .json, .csv, .markdown], default: .table)]),
+                options: windowOptions + [formatOption([.table, .json, .csv, .markdown], default: .table)] + ColumnChoice.options),
             CommandSpec(
                 "weekly", summary: "The weekly report with week-over-week changes (reads the rollups)",
                 options: [
@@ -48,52 +50,71 @@ enum ReportCommand: Command {
                     .value("week", type: .week, help: "ISO week, e.g. 2026-W48 (default: the last full week)"),
                     .value("experiment", help: "Experiment for the prompt-timing section", default: "push_prompt_timing"),
                     formatOption([.markdown, .html, .json, .text], default: .markdown),
-                ]),
+                ] + ColumnChoice.options),
         ])
 
     static func run(_ context: CommandContext) throws -> Int32 {
         let command = context.command
-        let connection = try context.connect()
-        let output: String
-        do throws(ReportError) {
-            let format = ReportFormat(rawValue: command.string("format")!)!
-            switch command.path.last {
-            case "weekly":
-                let week = command.week("week") ?? ISOWeek(containing: Date()).previous
-                context.logger.info("weekly report", ["week": week.description, "app": command.string("app")!])
-                output = try WeeklyReport.run(connection: connection, app: command.string("app")!, week: week,
-                                              experiment: command.string("experiment")!).rendered(format)
-            case "prompt-timing":
-                let options = PromptTimingReport.Options(
-                    experiment: command.string("experiment")!, baseline: command.string("baseline"),
-                    asTreated: command.flag("as-treated"), platform: command.string("platform"))
-                output = try PromptTimingReport.run(connection: connection, query: try query(command), options: options).rendered(format)
-            case "rejections":
-                output = try RejectionsReport.run(connection: connection, query: try query(command)).rendered(format)
-            default:
-                let by = try ReportDimension.parseList(command.string("by") ?? "")
-                output = try SilentLossReport.run(connection: connection, query: try query(command), by: by).rendered(format)
+        let format = try command.choice(ReportFormat.self, "format")
+        let columns = try command.columnChoice()
+        if command.path.last == "weekly" {
+            let app = try command.value(String.self, "app")
+            let week = try command.optional(ISOWeek.self, "week") ?? ISOWeek(containing: Date()).previous
+            let experiment = try command.value(String.self, "experiment")
+            context.logger.info("weekly report", ["week": week.description, "app": app])
+            let connection = try context.connect()
+            return try report(context) {
+                try WeeklyReport.run(connection: connection, app: app, week: week, experiment: experiment).rendered(format, columns: columns)
             }
-        } catch {
+        }
+        let window = try query(command)
+        switch command.path.last {
+        case "prompt-timing":
+            let options = PromptTimingReport.Options(
+                experiment: try command.value(String.self, "experiment"), baseline: command.string("baseline"),
+                asTreated: command.flag("as-treated"), platform: command.string("platform"))
+            let connection = try context.connect()
+            return try report(context) {
+                try PromptTimingReport.run(connection: connection, query: window, options: options).rendered(format, columns: columns)
+            }
+        case "rejections":
+            let connection = try context.connect()
+            return try report(context) { try RejectionsReport.run(connection: connection, query: window).rendered(format, columns: columns) }
+        default:
+            let by = command.string("by") ?? ""
+            let connection = try context.connect()
+            return try report(context) {
+                try SilentLossReport.run(connection: connection, query: window, by: ReportDimension.parseList(by))
+                    .rendered(format, columns: columns)
+            }
+        }
+    }
+
+    /// Prints what `body` renders; a report error becomes the command's failure.
+    static func report(_ context: CommandContext, _ body: () throws -> String) throws -> Int32 {
+        do {
+            context.print(try body())
+        } catch let error as ReportError {
             throw CommandFailure(report: error)
         }
-        context.print(output)
         return 0
     }
 
-    /// The window of `--week`, or `--from`/`--to` (default: the 7 days before `--as-of`).
-    static func query(_ command: ParsedCommand) throws(ReportError) -> ReportQuery {
-        let asOf = command.timestamp("as-of") ?? Date()
-        let window = TimeInterval(command.duration("window")!.seconds)
-        if let week = command.week("week") {
+    /// The window of `--week`, or `--from`/`--to` (default: the 7 days before `--as-of`); checked
+    /// when a report runs.
+    static func query(_ command: ParsedCommand) throws -> ReportQuery {
+        let app = try command.value(String.self, "app")
+        let asOf = try command.optional(Date.self, "as-of") ?? Date()
+        let window = try command.value(TimeSpan.self, "window").timeInterval
+        if let week = try command.optional(ISOWeek.self, "week") {
             guard command.string("from") == nil, command.string("to") == nil else {
-                throw ReportError.invalidQuery("give either --week or --from/--to, not both")
+                throw CommandFailure(report: ReportError.invalidQuery("give either --week or --from/--to, not both"))
             }
-            return try ReportQuery(app: command.string("app")!, from: week.start(), to: week.end(), asOf: asOf, confirmationWindow: window).validated()
+            return ReportQuery(app: app, from: week.start(), to: week.end(), asOf: asOf, confirmationWindow: window)
         }
-        let to = command.timestamp("to") ?? asOf
-        let from = command.timestamp("from") ?? to.addingTimeInterval(-7 * 86_400)
-        return try ReportQuery(app: command.string("app")!, from: from, to: to, asOf: asOf, confirmationWindow: window).validated()
+        let to = try command.optional(Date.self, "to") ?? asOf
+        let from = try command.optional(Date.self, "from") ?? to - .days(7)
+        return ReportQuery(app: app, from: from, to: to, asOf: asOf, confirmationWindow: window)
     }
 }
 
@@ -107,21 +128,20 @@ enum QueryCommand: Command {
                     .value("app", help: "The app id", environment: "PUSHLEDGER_APP", required: true),
                     .value("since", type: .duration, help: "How far back, e.g. 24h or 7d", default: "24h"),
                     .value("by", help: "Slice by channel,platform,app_version,campaign,day,provider", default: "channel"),
-                ])
+                ] + ColumnChoice.options)
         ])
 
     static func run(_ context: CommandContext) throws -> Int32 {
         let command = context.command
+        let app = try command.value(String.self, "app")
+        let since = try command.value(TimeSpan.self, "since").timeInterval
+        let by = try command.value(String.self, "by")
+        let columns = try command.columnChoice()
         let connection = try context.connect()
-        do throws(ReportError) {
-            let by = try ReportDimension.parseList(command.string("by")!)
-            let report = try SilentLossReport.quick(
-                connection: connection, app: command.string("app")!, since: TimeInterval(command.duration("since")!.seconds), by: by)
-            context.print(report.quickText)
-        } catch {
-            throw CommandFailure(report: error)
+        return try ReportCommand.report(context) {
+            try SilentLossReport.quick(connection: connection, app: app, since: since, by: ReportDimension.parseList(by))
+                .quickText(columns: columns)
         }
-        return 0
     }
 }
 
@@ -131,14 +151,12 @@ enum RollupCommand: Command {
         options: [.value("format", type: .choice(["text", "json"]), help: "Output format", default: "text")])
 
     static func run(_ context: CommandContext) throws -> Int32 {
+        let json = try context.command.value(String.self, "format") == "json"
         let connection = try context.connect()
-        do throws(ReportError) {
+        return try ReportCommand.report(context) {
             let summary = try ReportRollups.refresh(connection: connection)
-            context.print(context.command.string("format") == "json" ? summary.json.jsonText(pretty: true) : summary.text)
-        } catch {
-            throw CommandFailure(report: error)
+            return json ? summary.json.jsonText(pretty: true) : summary.text
         }
-        return 0
     }
 }
 

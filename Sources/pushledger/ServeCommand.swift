@@ -4,22 +4,25 @@ import PushLedgerCLI
 
 /// `pushledger serve`: the v1 ingest API until SIGTERM/SIGINT (which drain in-flight requests).
 enum ServeCommand: Command {
+    /// The settings' defaults, shown in the help; a flag not given keeps its default.
+    private static let defaults = IngestServerConfig()
+
     static let spec = CommandSpec(
         "serve", summary: "Run the v1 HTTP ingest service (POST /v1/telemetry, /v1/sends; /healthz, /readyz, /metrics)",
         discussion: "A 200 is written only after the request's events are committed. SIGTERM or SIGINT stops accepting, finishes in-flight requests and exits 0; a second signal exits at once.",
         options: [
-            .value("listen", help: "IPv4 address and port to listen on", default: "127.0.0.1:8080", environment: "PUSHLEDGER_LISTEN", placeholder: "host:port"),
-            .value("threads", type: .integer, help: "HTTP threads", default: "4"),
-            .value("writers", type: .integer, help: "Writer threads (one database connection each)", default: "2"),
-            .value("queue", type: .integer, help: "Validated requests waiting for a writer before 429", default: "512"),
-            .value("batch", type: .integer, help: "Requests committed together in one transaction at most", default: "128"),
-            .value("connections", type: .integer, help: "Open connections at most", default: "256"),
-            .value("connection-memory", type: .integer, help: "Bytes of libmicrohttpd memory per connection", default: "131072"),
-            .value("timeout", type: .integer, help: "Seconds an idle connection stays open", default: "30"),
-            .value("upload-deadline", type: .integer, help: "Seconds a request body may take to arrive in all (slow clients are cut off)", default: "60"),
-            .value("max-body", type: .integer, help: "Bytes of a request body as sent", default: "1048576"),
-            .value("max-decompressed", type: .integer, help: "Bytes of a body after gzip", default: "8388608"),
-            .value("max-events", type: .integer, help: "Events (or sends) per request", default: "2000"),
+            .value("listen", help: "IPv4 address and port to listen on", default: "\(defaults.host):\(defaults.port)", environment: "PUSHLEDGER_LISTEN", placeholder: "host:port"),
+            .value("threads", type: .integer, help: "HTTP threads", default: "\(defaults.httpThreads)"),
+            .value("writers", type: .integer, help: "Writer threads (one database connection each)", default: "\(defaults.writerCount)"),
+            .value("queue", type: .integer, help: "Validated requests waiting for a writer before 429", default: "\(defaults.queueCapacity)"),
+            .value("batch", type: .integer, help: "Requests committed together in one transaction at most", default: "\(defaults.maxUnitsPerBatch)"),
+            .value("connections", type: .integer, help: "Open connections at most", default: "\(defaults.connectionLimit)"),
+            .value("connection-memory", type: .integer, help: "Bytes of libmicrohttpd memory per connection", default: "\(defaults.connectionMemoryLimit)"),
+            .value("timeout", type: .integer, help: "Seconds an idle connection stays open", default: "\(defaults.requestTimeoutSeconds)"),
+            .value("upload-deadline", type: .integer, help: "Seconds a request body may take to arrive in all (slow clients are cut off)", default: "\(defaults.uploadDeadlineSeconds)"),
+            .value("max-body", type: .integer, help: "Bytes of a request body as sent", default: "\(defaults.limits.maxBodyBytes)"),
+            .value("max-decompressed", type: .integer, help: "Bytes of a body after gzip", default: "\(defaults.limits.maxDecompressedBytes)"),
+            .value("max-events", type: .integer, help: "Events (or sends) per request", default: "\(defaults.limits.maxEventsPerRequest)"),
         ])
 
     static func run(_ context: CommandContext) throws -> Int32 {
@@ -40,28 +43,23 @@ enum ServeCommand: Command {
     /// Flags → server settings; a bad value is bad usage (64).
     static func configuration(_ command: ParsedCommand) throws -> IngestServerConfig {
         var config = IngestServerConfig()
-        let listen = command.string("listen")!
+        let listen = try command.value(String.self, "listen")
         guard let colon = listen.lastIndex(of: ":"), let port = UInt16(listen[listen.index(after: colon)...]) else {
-            throw CommandFailure(message: "--listen wants HOST:PORT, got '\(listen)'", exitCode: 64)
+            throw OptionError("--listen wants HOST:PORT, got '\(listen)'")
         }
         config.host = String(listen[..<colon])
         config.port = port
-        func positive(_ name: String) throws -> Int {
-            let value = command.integer(name)!
-            guard value > 0 else { throw CommandFailure(message: "--\(name) must be positive", exitCode: 64) }
-            return value
-        }
-        config.httpThreads = try positive("threads")
-        config.writerCount = try positive("writers")
-        config.queueCapacity = try positive("queue")
-        config.maxUnitsPerBatch = try positive("batch")
-        config.connectionLimit = try positive("connections")
-        config.connectionMemoryLimit = try positive("connection-memory")
-        config.requestTimeoutSeconds = try positive("timeout")
-        config.uploadDeadlineSeconds = try positive("upload-deadline")
-        config.limits.maxBodyBytes = try positive("max-body")
-        config.limits.maxDecompressedBytes = try positive("max-decompressed")
-        config.limits.maxEventsPerRequest = try positive("max-events")
+        config.httpThreads = try command.positive("threads")
+        config.writerCount = try command.positive("writers")
+        config.queueCapacity = try command.positive("queue")
+        config.maxUnitsPerBatch = try command.positive("batch")
+        config.connectionLimit = try command.positive("connections")
+        config.connectionMemoryLimit = try command.positive("connection-memory")
+        config.requestTimeoutSeconds = try command.positive("timeout")
+        config.uploadDeadlineSeconds = try command.positive("upload-deadline")
+        config.limits.maxBodyBytes = try command.positive("max-body")
+        config.limits.maxDecompressedBytes = try command.positive("max-decompressed")
+        config.limits.maxEventsPerRequest = try command.positive("max-events")
         return config
     }
 }

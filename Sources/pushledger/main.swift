@@ -35,6 +35,9 @@ case .success(.run(let parsed)):
     let context = CommandContext(command: parsed, environment: environment, logger: logger)
     do {
         exit(try command.run(context))
+    } catch let usage as OptionError {
+        FileHandle.standardError.write(Data("pushledger: \(usage.reason)\n".utf8))
+        exit(usage.exitCode)
     } catch let failure as CommandFailure {
         if let detail = failure.detail { logger.debug("command failed", ["detail": detail]) }
         FileHandle.standardError.write(Data("pushledger: \(failure.message)\n".utf8))

@@ -23,6 +23,17 @@ import Testing
         #expect(result.stdout.isEmpty)
     }
 
+    @Test(arguments: [["nosuch", "--help"], ["nosuch"], ["report", "nosuch", "-h"]])
+    func anUnknownCommandIsAnErrorEvenWithHelp(arguments: [String]) throws {
+        let result = try CommandRunner.run(arguments)
+        #expect(result.status == 64)
+        #expect(result.stdout.isEmpty)
+        let first = result.stderr.split(separator: "\n").first.map(String.init) ?? ""
+        #expect(first.hasPrefix("error: unknown command 'nosuch' (commands: "), "\(result.stderr)")
+        let commands = arguments[0] == "report" ? ["silent-loss", "prompt-timing", "rejections", "weekly"] : ["migrate", "keys", "report", "serve"]
+        for name in commands { #expect(first.contains(name), "\(name) in \(first)") }
+    }
+
     @Test func everyCommandHasHelp() throws {
         let root = try CommandRunner.run(["--help"])
         let section = root.stdout.components(separatedBy: "SUBCOMMANDS:").last ?? ""

@@ -11,26 +11,10 @@ import Glibc
 /// JSON and HTML, SIGTERM), with the silent-loss report held against the simulator's `--truth` file.
 @Suite struct DemoTests {
     @Test func reducedDemoMatchesTheTruthFile() throws {
-        let database = try TestDatabase.empty(prefix: "demo")
-        let env = ["DATABASE_URL": database, "PUSHLEDGER_APP": "com.example.shop"]
-        let migrate = try CommandRunner.run(["migrate", "--log-level", "warning"], environment: env)
-        try #require(migrate.status == 0, "\(migrate.stderr)")
-
-        let serve = try ServeProcess(databaseURL: database)
-        let port = serve.port
-
-        var keys: [String] = []
-        for scope in ["telemetry", "sends"] {
-            let key = try CommandRunner.run(["keys", "create", "--app", "com.example.shop", "--scope", scope, "--log-level", "warning"], environment: env)
-            try #require(key.status == 0, "\(key.stderr)")
-            keys.append(key.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
-        }
-        let truthFile = FileManager.default.temporaryDirectory.appendingPathComponent("demo-truth-\(UUID()).json")
-        defer { try? FileManager.default.removeItem(at: truthFile) }
-        let simulate = try CommandRunner.run(
-            ["simulate", "--url", "http://127.0.0.1:\(port)", "--telemetry-key", keys[0], "--sends-key", keys[1],
-             "--installs", "300", "--warmup-days", "11", "--days", "8", "--seed", "7", "--no-progress", "--truth", truthFile.path], environment: env)
-        try #require(simulate.status == 0, "\(simulate.stderr)")
+        let fleet = try SimulatedFleet(prefix: "demo", warmupDays: 11)
+        defer { fleet.removeTruth() }
+        let env = fleet.environment
+        let serve = fleet.serve
 
         // A graceful stop: in-flight requests finish, then exit 0.
         serve.send(SIGTERM)
@@ -43,9 +27,7 @@ import Glibc
 
         let rollup = try CommandRunner.run(["rollup"], environment: env)
         #expect(rollup.status == 0, "\(rollup.stderr)")
-        let truth = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: truthFile)) as? [String: Any])
-        let from = try #require(truth["from"] as? String), to = try #require(truth["to"] as? String)
-        let asOf = try #require(truth["as_of"] as? String)
+        let truth = try fleet.truth()
 
         let weekly = try CommandRunner.run(["report", "weekly", "--format", "json"], environment: env)
         #expect(weekly.status == 0, "\(weekly.stderr)")
@@ -55,7 +37,7 @@ import Glibc
         #expect(html.stdout.hasPrefix("<!DOCTYPE html>") && html.stdout.contains("<svg"), "the HTML report with its charts")
 
         let report = try CommandRunner.run(
-            ["report", "silent-loss", "--by", "channel", "--format", "json", "--from", from, "--to", to, "--as-of", asOf], environment: env)
+            ["report", "silent-loss", "--by", "channel", "--format", "json"] + fleet.window(), environment: env)
         try #require(report.status == 0, "\(report.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(report.stdout.utf8)) as? [String: Any])
         let rows = try #require(object["rows"] as? [[String: Any]])

@@ -106,8 +106,11 @@ struct CommandLineTests {
         #expect(reason(["report", "silent-loss", "--app", "a", "--frm", "2026-11-23"]) == "unknown option '--frm' (did you mean '--from'?)")
         #expect(reason(["report", "silent-loss", "--app", "a", "--colour"]) == "unknown option '--colour'")
         #expect(reason(["--verison"]) == "unknown option '--verison' (did you mean '--version'?)")
-        #expect(reason(["report", "silent-los"]) == "unknown command 'silent-los' (did you mean 'silent-loss'?)")
-        #expect(reason(["frobnicate"]) == "unknown command 'frobnicate'")
+        #expect(reason(["report", "silent-los"]) == "unknown command 'silent-los' (did you mean 'silent-loss'?) (commands: silent-loss, weekly)")
+        #expect(reason(["frobnicate"]) == "unknown command 'frobnicate' (commands: report, keys, ingest)")
+        // Asking for help does not turn an unknown command into success.
+        #expect(reason(["frobnicate", "--help"]) == "unknown command 'frobnicate' (commands: report, keys, ingest)")
+        #expect(reason(["report", "weekyl", "-h"]) == "unknown command 'weekyl' (did you mean 'weekly'?) (commands: silent-loss, weekly)")
         #expect(reason(["report"]) == "missing subcommand (one of: silent-loss, weekly)")
         #expect(reason([]) == "missing subcommand (one of: report, keys, ingest)")
         // Options of a subcommand are not options of its parent.

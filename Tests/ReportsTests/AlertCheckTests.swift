@@ -61,7 +61,10 @@ struct AlertCheckTests {
 
         let text = AlertOutput.render(during, format: .text)
         #expect(text.hasPrefix("alert check at 2026-11-11T00:00:00.000Z: 2 firing, 2 newly firing, 0 resolved\n"))
-        #expect(text.contains(message))
+        // Each message goes on over indented lines, so every line fits a terminal.
+        #expect(text.split(separator: "\n").allSatisfy { $0.count <= 120 }, "\(text)")
+        #expect(text.replacingOccurrences(of: "\n    ", with: " ").contains(message), "\(text)")
+        #expect(text.split(separator: "\n").count > 3)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(AlertOutput.render(during, format: .json).utf8)) as? [String: Any])
         #expect(json["exit_status"] as? Int == 1)
         let firingJSON = try #require(json["firing"] as? [[String: Any]])
@@ -89,7 +92,9 @@ struct AlertCheckTests {
         #expect(history.map(\.state) == [.firing, .firing, .resolved, .resolved])
         #expect(try AlertStateStore.history(since: AlertFleet.day(11), connection: fleet.connection).count == 2)
         let listed = AlertOutput.render(history: history, format: .text).split(separator: "\n")
-        #expect(listed.count == 4 && listed[0].hasPrefix("2026-11-11T00:00:00.000Z #\(history[0].id) FIRING "))
+        #expect(listed.allSatisfy { $0.count <= 120 })
+        let records = listed.filter { !$0.hasPrefix("    ") }
+        #expect(records.count == 4 && records[0].hasPrefix("2026-11-11T00:00:00.000Z #\(history[0].id) FIRING "))
         #expect(AlertOutput.render(history: [], format: .text) == "no alert transitions\n")
         let stored = try fleet.connection.query("select count(*) as n from alert_states")
         #expect(try stored[0].decode("n", as: Int.self) == 0)

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Postgres
 import PushLedgerContract
+import Reports
 import Store
 import Synchronization
 import Testing
@@ -52,7 +53,7 @@ import Testing
                 let connection = try Connection.connect(url: url)
                 for round in 0..<15 {
                     if worker == 1 {
-                        try Rollups().refresh(asOf: F.time(200), on: connection)
+                        _ = try ReportRollups.refresh(connection: connection, asOf: F.time(200))
                         continue
                     }
                     // Sends on two days, and receipts confirming the previous round's sends.
@@ -69,7 +70,7 @@ import Testing
             }
         }
         #expect(failures.withLock { $0 }.isEmpty)
-        try Rollups().refresh(asOf: F.time(200), on: db.connection)
+        _ = try ReportRollups.refresh(connection: db.connection, asOf: F.time(200))
         let rolled: Int = try db.value("select sum(received)::int from send_rollups_daily")
         let direct: Int = try db.value(
             """

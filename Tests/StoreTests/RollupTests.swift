@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import PushLedgerContract
+import Reports
 import Store
 import Testing
 
@@ -15,8 +16,8 @@ import Testing
     private let nov10 = "2026-11-10"
 
     private func refresh(asOf hours: Double) throws -> [String] {
-        try Rollups().refresh(asOf: F.time(hours), on: db.connection).map { day in
-            #expect(day.appID == F.app)
+        try ReportRollups.refresh(connection: db.connection, asOf: F.time(hours)).days.map { day in
+            #expect(day.app == F.app)
             return day.day
         }.sorted()
     }

@@ -7,7 +7,8 @@ public enum CommandParser {
     ///
     /// Values come from the command line, else from an option's environment variable, else
     /// from its default. `--help`/`-h` anywhere before `--` shows the help of the command
-    /// reached so far, even when other arguments are wrong.
+    /// reached so far, even when other arguments are wrong, unless a command word is unknown:
+    /// that stays an error, so a typo never looks like success.
     public static func parse(
         _ arguments: [String], root: CommandSpec, environment: [String: String] = [:]
     ) -> Result<Invocation, UsageError> {
@@ -21,6 +22,7 @@ public enum CommandParser {
             } else if argument == "--" {
                 state.onlyPositionals = true
             } else if argument == "--help" || argument == "-h" {
+                if state.unknownCommand { return state.usageFailure() }
                 return .success(.help(HelpText.help(for: state.chain)))
             } else if argument == "--version", let version = root.version {
                 return .success(.version(version))
@@ -48,6 +50,8 @@ public enum CommandParser {
         var rawPositionals: [String] = []
         var onlyPositionals = false
         var failure: String?
+        /// Whether `failure` is a word that names no command.
+        var unknownCommand = false
 
         init(root: CommandSpec) { chain = [root] }
 
@@ -66,8 +70,11 @@ public enum CommandParser {
         mutating func enterSubcommand(_ name: String) {
             if let subcommand = command.subcommand(named: name) {
                 chain.append(subcommand)
-            } else {
-                fail("unknown command '\(name)'" + Suggestion.text(for: name, among: command.subcommands.map(\.name), prefix: ""))
+            } else if failure == nil {
+                let names = command.subcommands.map(\.name)
+                fail("unknown command '\(name)'" + Suggestion.text(for: name, among: names, prefix: "")
+                    + " (commands: \(names.joined(separator: ", ")))")
+                unknownCommand = true
             }
         }
 
@@ -114,6 +121,12 @@ public enum CommandParser {
             }
         }
 
+        func usageError(_ reason: String) -> UsageError {
+            UsageError(reason: reason, usage: HelpText.usage(for: chain), helpHint: chain.map(\.name).joined(separator: " ") + " --help")
+        }
+
+        func usageFailure() -> Result<Invocation, UsageError> { .failure(usageError(failure ?? "")) }
+
         func finish(environment: [String: String]) -> Result<Invocation, UsageError> {
             var resolved = Resolved()
             var failure = self.failure
@@ -124,12 +137,7 @@ public enum CommandParser {
             for option in visibleOptions where failure == nil {
                 failure = resolved.resolve(option, given: given[option.name], flagGiven: givenFlags.contains(option.name), environment: environment)
             }
-            if let failure {
-                return .failure(
-                    UsageError(
-                        reason: failure, usage: HelpText.usage(for: chain),
-                        helpHint: chain.map(\.name).joined(separator: " ") + " --help"))
-            }
+            if let failure { return .failure(usageError(failure)) }
             return .success(
                 .run(
                     ParsedCommand(

@@ -1,4 +1,5 @@
 import PushLedgerRules
+import PushLedgerSupport
 /// One value of a rendered table. Typed, so numbers right-align and a missing value can be
 /// shown as each output wants it (`—` in a terminal, empty in CSV).
 public enum Cell: Sendable, Hashable {
@@ -24,6 +25,19 @@ public enum Cell: Sendable, Hashable {
         case .text: return false
         case .integer, .number, .percent, .points: return true
         case .null: return false
+        }
+    }
+
+    /// The text as a terminal shows it: `—` for ``null``.
+    public var displayText: String { text ?? "—" }
+
+    /// The cell as JSON: numbers stay numbers (a fraction, not its percentage), null is null.
+    public var jsonValue: JSONValue {
+        switch self {
+        case .text(let text): .string(text)
+        case .integer(let value): .int(value)
+        case .number(let value, _), .percent(let value, _), .points(let value, _): .double(value)
+        case .null: .null
         }
     }
 

@@ -10,12 +10,18 @@ public struct Table: Sendable, Hashable {
     public struct Column: Sendable, Hashable {
         public var title: String
         public var alignment: Alignment
+        /// Shown in the default terminal table; the others need `--wide` or `--columns`.
+        public var isKey: Bool
 
-        public init(_ title: String, alignment: Alignment = .automatic) {
+        public init(_ title: String, alignment: Alignment = .automatic, isKey: Bool = true) {
             self.title = title
             self.alignment = alignment
+            self.isKey = isKey
         }
     }
+
+    /// Columns a default terminal table may take: it fits in a terminal and when piped.
+    public static let terminalWidth = 120
 
     /// Box drawing for terminal output.
     public enum Style: Sendable, Hashable {
@@ -61,15 +67,26 @@ public struct Table: Sendable, Hashable {
 
     /// Aligned columns for a terminal. Control characters in cells become spaces, so data
     /// (campaign names, app versions) can't move the cursor or inject escape sequences.
-    public func terminal(style: Style = .unicode) -> String {
+    /// With `maxWidth`, the widest text columns are cut (ending in `…`) until every line fits.
+    public func terminal(style: Style = .unicode, maxWidth: Int? = nil) -> String {
         let rows = normalizedRows
         let nullText = style == .unicode ? "—" : "-"
-        let header = columns.map { TerminalText.sanitize($0.title) }
-        let body = rows.map { row in row.map { TerminalText.sanitize($0.text ?? nullText) } }
-        let widths = columns.indices.map { index in
+        var header = columns.map { TerminalText.sanitize($0.title) }
+        var body = rows.map { row in row.map { TerminalText.sanitize($0.text ?? nullText) } }
+        var widths = columns.indices.map { index in
             ([header[index]] + body.map { $0[index] }).map(TerminalText.width).max() ?? 0
         }
         let right = columns.indices.map { isRightAligned($0, rows: rows) }
+        if let maxWidth {
+            let separator = style == .plain ? 2 : 3
+            let frame = style == .plain ? 0 : 4
+            let fitted = TerminalText.fit(widths, into: maxWidth - frame - separator * max(0, widths.count - 1), shrinkable: right.map { !$0 })
+            if fitted != widths {
+                widths = fitted
+                header = header.indices.map { TerminalText.cut(header[$0], to: widths[$0]) }
+                body = body.map { row in row.indices.map { TerminalText.cut(row[$0], to: widths[$0]) } }
+            }
+        }
         func line(_ cells: [String]) -> [String] {
             cells.indices.map { TerminalText.pad(cells[$0], to: widths[$0], right: right[$0]) }
         }
@@ -122,6 +139,55 @@ enum TerminalText {
     /// emoji (the common ranges; an approximation of `wcwidth`).
     static func width(_ text: String) -> Int {
         text.reduce(0) { total, character in total + (character.unicodeScalars.first.map(isWide) == true ? 2 : 1) }
+    }
+
+    /// Column widths whose sum is at most `total`, taking from the widest shrinkable column
+    /// first and never below 8 (nor below a column's own width).
+    static func fit(_ widths: [Int], into total: Int, shrinkable: [Bool]) -> [Int] {
+        var widths = widths
+        let floor = 8
+        while widths.reduce(0, +) > total {
+            guard let widest = widths.indices.filter({ shrinkable[$0] && widths[$0] > floor }).max(by: { widths[$0] < widths[$1] })
+            else { break }
+            widths[widest] -= 1
+        }
+        return widths
+    }
+
+    /// `text` cut to `width` columns, ending in `…` when something was cut.
+    static func cut(_ text: String, to width: Int) -> String {
+        guard self.width(text) > width else { return text }
+        var out = ""
+        var used = 0
+        for character in text {
+            let w = self.width(String(character))
+            if used + w > width - 1 { break }
+            out.append(character)
+            used += w
+        }
+        return out + "…"
+    }
+
+    /// `text` broken into lines of at most `width` columns at spaces (a longer word is cut).
+    static func wrap(_ text: String, width: Int) -> [String] {
+        var lines: [String] = []
+        var current = ""
+        for word in text.split(separator: " ", omittingEmptySubsequences: false).map(String.init) {
+            if current.isEmpty {
+                current = word
+            } else if self.width(current) + 1 + self.width(word) <= width {
+                current += " " + word
+            } else {
+                lines.append(current)
+                current = word
+            }
+            while self.width(current) > width {
+                let head = cut(current, to: width)
+                lines.append(head)
+                current = String(current.dropFirst(head.count - 1))
+            }
+        }
+        return lines + [current]
     }
 
     static func pad(_ text: String, to width: Int, right: Bool) -> String {

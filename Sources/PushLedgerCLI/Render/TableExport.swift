@@ -1,3 +1,5 @@
+import PushLedgerSupport
+
 extension Table {
     /// RFC 4180 CSV: a header record, then one record per row, each ended by CRLF. Fields with
     /// a comma, quote, CR or LF are quoted, quotes doubled. Null cells are empty fields.
@@ -13,6 +15,11 @@ extension Table {
         let rule = "|" + columns.indices.map { isRightAligned($0, rows: rows) ? " ---: " : " --- " }.joined(separator: "|") + "|"
         let body = rows.map { row in "| " + row.map { Self.markdownCell($0.text ?? "—") }.joined(separator: " | ") + " |" }
         return ([header, rule] + body).joined(separator: "\n") + "\n"
+    }
+
+    /// An array of objects keyed by column title, in column order; null cells are null.
+    public func json() -> JSONValue {
+        .array(normalizedRows.map { row in .object(JSONObject(zip(columns.map(\.title), row.map(\.jsonValue)).map { ($0, $1) })) })
     }
 
     static func csvField(_ text: String) -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import PushLedgerSupport
 
 /// The outcome of one send attempt (metrics.md, "Outcome of one send attempt").
 public enum SendOutcome: String, Sendable, CaseIterable, Codable, Comparable {
@@ -30,8 +31,11 @@ public struct Receipt: Sendable, Equatable {
 
 /// The outcome rules 1–9 of metrics.md, applied in order; the truth the SQL engine must match.
 public enum OutcomeRules {
-    /// Default confirmation window: a send younger than this without receipts is `pending`.
-    public static let defaultConfirmationWindow: TimeInterval = 24 * 3_600
+    /// Default confirmation window: a send younger than this without receipts is `pending`
+    /// (metrics.md; the SQL engine's `p_window` default says the same in SQL).
+    public static let defaultConfirmationSpan = TimeSpan.hours(24)
+    /// ``defaultConfirmationSpan`` in seconds, for `Date` arithmetic.
+    public static var defaultConfirmationWindow: TimeInterval { defaultConfirmationSpan.timeInterval }
 
     /// Classifies one attempt.
     /// - Parameters:

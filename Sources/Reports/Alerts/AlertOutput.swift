@@ -1,5 +1,6 @@
 import Foundation
 import PushLedgerSupport
+import PushLedgerCLI
 
 /// Output formats of `pushledger alert check` and `alert list`.
 public enum AlertOutputFormat: String, Sendable, CaseIterable {
@@ -10,7 +11,8 @@ public enum AlertOutputFormat: String, Sendable, CaseIterable {
 /// Renders check results and alert history for stdout.
 public enum AlertOutput {
     /// `alert check`: the firing alerts (each with figures and the command to investigate) and
-    /// the transitions this check recorded. Ends with a newline.
+    /// the transitions this check recorded. Ends with a newline; in text every line fits
+    /// ``Table/terminalWidth`` (a message goes on over indented lines).
     public static func render(_ result: AlertCheckResult, format: AlertOutputFormat) -> String {
         let firing = result.firing.map { AlertRecord($0, state: .firing, at: result.at) }
         let changes = result.transitions.map(AlertRecord.init)
@@ -25,7 +27,7 @@ public enum AlertOutput {
                 + "\(opened) newly firing, \(result.transitions.count - opened) resolved"]
             lines += firing.map(\.transition.message)
             lines += result.transitions.filter { $0.state == .resolved }.map(\.message)
-            return lines.joined(separator: "\n") + "\n"
+            return lines.map { Table.wrap($0) }.joined(separator: "\n") + "\n"
         }
     }
 
@@ -36,7 +38,7 @@ public enum AlertOutput {
             return AlertRecord.json(["transitions": history.map(AlertRecord.init)]) + "\n"
         case .text:
             guard !history.isEmpty else { return "no alert transitions\n" }
-            return history.map { "\(Timestamp.rfc3339($0.at)) #\($0.id) \($0.message)" }.joined(separator: "\n") + "\n"
+            return history.map { Table.wrap("\(Timestamp.rfc3339($0.at)) #\($0.id) \($0.message)") }.joined(separator: "\n") + "\n"
         }
     }
 

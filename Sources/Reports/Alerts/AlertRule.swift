@@ -96,7 +96,7 @@ public struct AlertRuleSet: Sendable, Hashable {
     /// before `at` so none of their sends is pending.
     public var confirmationWindow: TimeSpan
 
-    public init(rules: [AlertRule], confirmationWindow: TimeSpan = .hours(24)) {
+    public init(rules: [AlertRule], confirmationWindow: TimeSpan = OutcomeRules.defaultConfirmationSpan) {
         self.rules = rules
         self.confirmationWindow = confirmationWindow
     }

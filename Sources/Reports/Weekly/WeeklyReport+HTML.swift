@@ -1,4 +1,5 @@
 import Foundation
+import PushLedgerCLI
 import PushLedgerRules
 
 extension WeeklyReport {
@@ -88,7 +89,7 @@ extension WeeklyReport {
         out += table.table.columns.map { "<th>\(e($0.title))</th>" }.joined() + "</tr></thead><tbody>"
         for row in table.table.rows {
             out += "<tr>" + zip(row, table.table.columns).map { cell, column in
-                "<td\(column.alignment == .right ? " class=\"num\"" : "")>\(e(Display.text(cell)))</td>"
+                "<td\(column.alignment == .right ? " class=\"num\"" : "")>\(e(cell.displayText))</td>"
             }.joined() + "</tr>"
         }
         if table.table.rows.isEmpty { out += "<tr><td colspan=\"\(table.table.columns.count)\" class=\"empty\">none</td></tr>" }

@@ -1,4 +1,5 @@
 import Foundation
+import PushLedgerCLI
 import PushLedgerSupport
 import PushLedgerContract
 import PushLedgerRules

@@ -43,7 +43,7 @@ extension WeeklyReport {
             for rate in Self.headlineRates { cells += Self.rateCells(rate.rate(slice.current), rate.rate(slice.previous)) }
             return cells
         }
-        return ReportTable(title: title, columns: columns, rows: rows)
+        return ReportTable(title: title, columns: columns, rows: rows, key: columns.filter { $0 != "prev" })
     }
 
     private var rejectionTable: ReportTable {
@@ -70,7 +70,8 @@ extension WeeklyReport {
                 [.text(l.channel), .text(l.campaign ?? "(none)"), .integer(l.current.opens), .integer(l.current.landedReported),
                  .integer(l.current.misrouted)] + Self.rateCells(l.current.misroutedRate, l.previous.misroutedRate)
             },
-            notes: ["misrouted: opens that landed on the fallback screen or were rejected, out of opens that reported where they landed"])
+            notes: ["misrouted: opens that landed on the fallback screen or were rejected, out of opens that reported where they landed"],
+            key: ["channel", "campaign", "opens", "misrouted", "misrouted rate", "Δ"])
     }
 
     private var promptTable: ReportTable {
@@ -93,7 +94,7 @@ extension WeeklyReport {
         return ReportTable(
             title: "Prompt timing",
             columns: ["cohort", "installs", "prompted", "opt-in", "prev", "Δ", "opt-in 95% CI", "reach", "reach 95% CI", "opt-in vs baseline"],
-            rows: rows, notes: notes)
+            rows: rows, notes: notes, key: ["cohort", "installs", "prompted", "opt-in", "Δ", "opt-in 95% CI", "reach", "opt-in vs baseline"])
     }
 
     private var alertTable: ReportTable {
@@ -109,15 +110,17 @@ extension WeeklyReport {
         "\(app) · \(week) (\(Display.day(week.start())) to \(Display.day(week.end().addingTimeInterval(-1))), UTC) · rollups as of \(Display.timestamp(asOf))"
     }
 
-    /// Renders in `markdown`, `text`, `html` or `json`.
-    public func rendered(_ format: ReportFormat) throws(ReportError) -> String {
+    /// Renders in `markdown`, `text`, `html` or `json`; `columns` shapes the terminal tables.
+    public func rendered(_ format: ReportFormat, columns: ColumnChoice = .key) throws(ReportError) -> String {
         switch format {
         case .markdown:
             return "# PushLedger weekly report\n\n\(subtitle)\n\n" + sections.map { $0.markdown() }.joined(separator: "\n")
                 + "\n_\\* denominator under \(Rate.lowVolumeThreshold); Δ of rates in percentage points_\n"
         case .text, .table:
-            return "PushLedger weekly report\n\(subtitle)\n\n" + sections.map { $0.terminal(style: format == .table ? .unicode : .plain) }
-                .joined(separator: "\n")
+            let sections = sections
+            let choice = try columns.checked(sections)
+            return "PushLedger weekly report\n\(subtitle)\n\n"
+                + sections.map { $0.terminal(style: format == .table ? .unicode : .plain, columns: choice) }.joined(separator: "\n")
         case .html: return html
         case .json: return json.jsonText(pretty: true) + "\n"
         case .csv: throw ReportError.unsupported(format, report: "report weekly")

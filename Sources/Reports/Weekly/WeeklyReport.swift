@@ -1,4 +1,5 @@
 import Foundation
+import PushLedgerCLI
 import Postgres
 import PushLedgerSupport
 import PushLedgerContract

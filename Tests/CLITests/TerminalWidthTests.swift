@@ -1,0 +1,84 @@
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Every table a command prints by default fits 120 columns, on a simulated fleet's data
+/// (the output is a pipe here, as it is when a user pipes it); `--wide` and `--columns`
+/// change what is shown, JSON/CSV keep every field.
+@Suite struct TerminalWidthTests {
+    static let width = 120
+
+    private static func lines(_ text: String) -> [Substring] { text.split(separator: "\n", omittingEmptySubsequences: false) }
+
+    /// Columns a terminal gives the line: one per character (the outputs hold no wide characters).
+    private static func widest(_ text: String) -> Int { lines(text).map(\.count).max() ?? 0 }
+
+    @Test func defaultTablesFitAndWideAndColumnsChooseWhatIsShown() throws {
+        let fleet = try SimulatedFleet(prefix: "width", installs: 400, days: 9, seed: 11)
+        defer { fleet.removeTruth() }
+        fleet.serve.send(SIGTERM)
+        _ = fleet.serve.waitForExit()
+        let env = fleet.environment
+        let window = try fleet.window()
+        #expect(try CommandRunner.run(["rollup"], environment: env).status == 0)
+        _ = try CommandRunner.run(["alert", "check"], environment: env)
+
+        let commands: [[String]] = [
+            ["report", "silent-loss"] + window,
+            ["report", "silent-loss", "--by", "channel"] + window,
+            ["report", "silent-loss", "--by", "channel,platform"] + window,
+            ["report", "silent-loss", "--by", "campaign,app_version"] + window,
+            ["report", "silent-loss", "--by", "day,provider"] + window,
+            ["report", "prompt-timing"] + window,
+            ["report", "prompt-timing", "--as-treated"] + window,
+            ["report", "rejections"] + window,
+            ["report", "weekly", "--format", "text"],
+            ["query", "silent-loss", "--since", "7d"],
+            ["query", "silent-loss", "--since", "7d", "--by", "channel,platform"],
+            ["keys", "list"],
+            ["migrate", "--status"],
+            ["alert", "check"],
+            ["alert", "list"],
+            ["rollup"],
+        ]
+        for command in commands {
+            let result = try CommandRunner.run(command, environment: env)
+            #expect(result.status == 0 || (command[0] == "alert" && result.status == 1), "\(command): \(result.stderr)")
+            #expect(Self.lines(result.stdout).count > 2 || ["rollup", "alert"].contains(command[0]), "\(command) printed \(result.stdout)")
+            if ProcessInfo.processInfo.environment["PUSHLEDGER_SHOW_TABLES"] != nil { print("$ \(command.joined(separator: " "))\n\(result.stdout)") }
+            let over = Self.lines(result.stdout).filter { $0.count > Self.width }
+            #expect(over.isEmpty, "\(command.joined(separator: " ")): \(over.count) lines over \(Self.width):\n\(result.stdout)")
+        }
+
+        // The table the issue measured: 20 columns, about 310 characters a line with --wide.
+        let byChannel = ["report", "silent-loss", "--by", "channel,platform"] + window
+        let wide = try CommandRunner.run(byChannel + ["--wide"], environment: env)
+        #expect(wide.status == 0, "\(wide.stderr)")
+        #expect(Self.widest(wide.stdout) > Self.width)
+        #expect(wide.stdout.contains("token_invalid_rate") && !wide.stdout.contains("more columns"))
+        let narrow = try CommandRunner.run(byChannel, environment: env)
+        #expect(!narrow.stdout.contains("token_invalid_rate │") && narrow.stdout.contains("more columns"))
+
+        let picked = try CommandRunner.run(byChannel + ["--columns", "channel,blocked_channel,sends"], environment: env)
+        #expect(picked.status == 0, "\(picked.stderr)")
+        let header = try #require(Self.lines(picked.stdout).first { $0.contains("blocked_channel") })
+        #expect(header.filter { $0 == "│" }.count == 4, "three columns: \(header)")
+        #expect(header.firstRange(of: "channel")!.lowerBound < header.firstRange(of: "blocked_channel")!.lowerBound)
+
+        let unknown = try CommandRunner.run(byChannel + ["--columns", "colour"], environment: env)
+        #expect(unknown.status == 64)
+        #expect(unknown.stderr.hasPrefix("pushledger: unknown column 'colour' (columns: channel, platform, sends"), "\(unknown.stderr)")
+        #expect(try CommandRunner.run(byChannel + ["--columns", "sends", "--wide"], environment: env).status == 64)
+
+        // Machine formats keep every field whatever the terminal shows.
+        let csv = try CommandRunner.run(byChannel + ["--format", "csv"], environment: env)
+        #expect(csv.stdout.hasPrefix("channel,platform,sends,accepted,rejected,pending,opened,received,blocked_app,blocked_channel,"))
+        let keys = try CommandRunner.run(["keys", "list", "--format", "json"], environment: env)
+        let objects = try #require(try JSONSerialization.jsonObject(with: Data(keys.stdout.utf8)) as? [[String: Any]])
+        #expect(objects.count == 2 && objects.allSatisfy { $0.keys.contains("created_at") && $0["revoked_at"] is NSNull })
+    }
+}
