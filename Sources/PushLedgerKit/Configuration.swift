@@ -30,13 +30,13 @@ extension PushLedger {
         public var maxBatchEvents = 500
         /// Retries inside one `flush()` on 429, 503, 5xx and network errors (exponential backoff
         /// with jitter, `Retry-After` honoured up to `maxRetryAfter`).
-        public var retry = RetryPolicy(maxAttempts: 4, baseDelay: 0.5, maxDelay: 30, maxRetryAfter: 60)
+        public var retry = PushLedgerRetryPolicy(maxAttempts: 4, baseDelay: 0.5, maxDelay: 30, maxRetryAfter: 60)
         /// Seconds a flush waits for another process's flush to finish before giving up (`busy`).
         public var lockWait: TimeInterval = 60
         /// Seconds one HTTP request may take.
         public var requestTimeout: TimeInterval = 30
         /// Where the SDK's log lines go. Lines never hold the key or a full token.
-        public var logger = Logger(component: "PushLedgerKit", minimumLevel: .warning)
+        public var logger = PushLedgerLogger(component: "PushLedgerKit", minimumLevel: .warning)
         /// How requests leave the device (URLSession unless replaced, e.g. in tests).
         public var transport: any PushLedgerTransport = URLSessionTransport()
 
@@ -69,3 +69,11 @@ extension PushLedger {
         }
     }
 }
+
+/// The logger the configuration takes: structured lines (`ts=… level=… msg="…" key=value`)
+/// handed to the app's `sink` (e.g. `os_log`), never holding the key or a full token.
+/// Named apart so it does not clash with `os.Logger` in app code.
+public typealias PushLedgerLogger = Logger
+
+/// When a flush retries: exponential backoff with jitter, `Retry-After` honoured up to a cap.
+public typealias PushLedgerRetryPolicy = RetryPolicy

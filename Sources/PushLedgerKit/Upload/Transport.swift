@@ -11,6 +11,13 @@ public struct TransportRequest: Sendable {
     public var headers: [String: String]
     public var body: Data
     public var timeout: TimeInterval
+
+    public init(url: URL, headers: [String: String], body: Data, timeout: TimeInterval) {
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+    }
 }
 
 /// One HTTP answer; header names lower-cased.
