@@ -75,16 +75,17 @@ struct JournalTests {
     }
 }
 
-/// `pushledger-kit-probe` running as a child process; its stdout lines collected as they come.
+/// A child process (`pushledger-kit-probe` unless told otherwise); its stdout lines collected as they come.
 final class ProbeRun: @unchecked Sendable {
     let process = Process()
     private let lock = NSLock()
     private var buffer = Data()
     private let done = DispatchSemaphore(value: 0)
 
-    init(_ arguments: [String]) throws {
-        process.executableURL = KitFixtures.probe
+    init(_ arguments: [String], executable: URL = KitFixtures.probe, environment: [String: String]? = nil) throws {
+        process.executableURL = executable
         process.arguments = arguments
+        if let environment { process.environment = environment }
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = FileHandle.standardError
