@@ -8,8 +8,9 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v15)],
     products: [
         .executable(name: "pushledger", targets: ["pushledger"]),
-        // The client SDK for Apple apps: only its own targets, the pure contract and zlib.
-        .library(name: "PushLedgerKit", targets: ["PushLedgerKit"]),
+        // The client SDK for Apple apps: only its own targets, the pure contract and zlib. Static so
+        // `swift build --product PushLedgerKit` builds it alone (an automatic library cannot be named).
+        .library(name: "PushLedgerKit", type: .static, targets: ["PushLedgerKit"]),
     ],
     targets: [
         // Thin C shims over Debian libraries.
