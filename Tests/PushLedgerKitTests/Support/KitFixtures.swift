@@ -85,16 +85,7 @@ final class KitServer: @unchecked Sendable {
     /// Stored telemetry event ids with how many event-table rows each has (1 when stored once).
     func storedEventIDs() throws -> [String: Int] {
         let rows = try connect().query(
-            """
-            select event_id::text from (
-                select app_id, event_id from settings_snapshots union all
-                select app_id, event_id from permission_prompts union all
-                select app_id, event_id from experiment_exposures union all
-                select app_id, event_id from notification_receipts union all
-                select app_id, event_id from notification_opens union all
-                select app_id, event_id from token_registrations) stored
-            where app_id = \(KitFixtures.app)
-            """)
+            "select event_id::text from (\(unsafeRaw: StoredEvents.unionAll(StoredEvents.telemetryTables))) stored where app_id = \(KitFixtures.app)")
         var counts: [String: Int] = [:]
         for row in rows { counts[try row.decode(0, as: String.self), default: 0] += 1 }
         return counts
