@@ -5,9 +5,12 @@ import PackageDescription
 // ingest server / reports / simulator → the `pushledger` executable that only wires them.
 let package = Package(
     name: "PushLedger",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v13), .iOS(.v15)],
     products: [
-        .executable(name: "pushledger", targets: ["pushledger"])
+        .executable(name: "pushledger", targets: ["pushledger"]),
+        // The client SDK for Apple apps: only its own targets, the pure contract and zlib. Static so
+        // `swift build --product PushLedgerKit` builds it alone (an automatic library cannot be named).
+        .library(name: "PushLedgerKit", type: .static, targets: ["PushLedgerKit"]),
     ],
     targets: [
         // Thin C shims over Debian libraries.
@@ -32,11 +35,15 @@ let package = Package(
         // The v1 HTTP ingest service on libmicrohttpd, with its Prometheus exposition.
         .target(name: "IngestServer", dependencies: ["PushLedgerContract", "Postgres", "Store", "Gzip", "CMicroHTTPD"]),
         // A small HTTP/1.1 client for posting batches (simulator, tests, benchmarks, alert webhooks).
-        .target(name: "IngestClient", dependencies: ["Gzip"]),
+        .target(name: "IngestClient", dependencies: ["Gzip", "PushLedgerSupport"]),
         // Fleet simulator: generated installations and sender, with the expected truth.
         .target(name: "Simulator", dependencies: ["PushLedgerSupport", "PushLedgerContract", "PushLedgerRules", "PushLedgerCLI", "IngestClient"]),
         // Reports and alerts over the outcome engine in sql/.
         .target(name: "Reports", dependencies: ["PushLedgerRules", "PushLedgerCLI", "Postgres", "IngestClient"]),
+        // The client SDK: events, durable journal, upload (Foundation only), and the thin Apple adapter.
+        .target(name: "PushLedgerKit", dependencies: ["PushLedgerContract", "PushLedgerSupport", "Gzip"]),
+        // Records events into a journal directory from its own process, for the SDK's multi-process tests.
+        .executableTarget(name: "pushledger-kit-probe", dependencies: ["PushLedgerKit"]),
         // Benchmark tooling for scripts/bench.sh (not part of the product).
         .target(name: "Bench", dependencies: ["Simulator", "Gzip", "IngestClient"]),
         .executableTarget(name: "pushledger-bench", dependencies: ["Bench", "PushLedgerCLI", "Simulator"]),
@@ -57,6 +64,7 @@ let package = Package(
         .testTarget(name: "IngestServerTests", dependencies: ["IngestServer", "TestSupport"]),
         .testTarget(name: "SimulatorTests", dependencies: ["Simulator"]),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
+        .testTarget(name: "PushLedgerKitTests", dependencies: ["PushLedgerKit", "TestSupport", "Postgres", "Gzip"]),
         .testTarget(name: "ReportsTests", dependencies: ["Reports", "Simulator", "IngestServer", "TestSupport"]),
         // Fault and abuse suite: the real `pushledger serve` as a child process, killed, starved of
         // its database, stopped under load and fed hostile input.

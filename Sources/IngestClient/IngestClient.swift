@@ -1,4 +1,5 @@
 import Foundation
+import PushLedgerSupport
 import Gzip
 
 /// A small blocking HTTP/1.1 client for posting batches to the ingest service: one

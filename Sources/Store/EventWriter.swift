@@ -22,14 +22,16 @@ public struct EventWriter: Sendable {
     /// a deadlock victim (40P01, possible when two writers touch the same tokens) is retried.
     /// A batch holding a row too big for the TOAST-less staging tables (54000, sql/writer/staging.sql)
     /// is retried once with staging tables that have TOAST; the session keeps those.
-    public func write(_ units: [IngestUnit], on connection: Connection) throws -> [WriteOutcome] {
+    /// `dryRun`: the same statements in a transaction that is rolled back (the answer a real
+    /// write would get, with nothing stored).
+    public func write(_ units: [IngestUnit], on connection: Connection, dryRun: Bool = false) throws -> [WriteOutcome] {
         guard !units.isEmpty else { return [] }
         let batch = StagedBatch(units)
         var attempt = 1
         var stagingWithTOAST = false
         while true {
             do {
-                return try write(batch, stagingWithTOAST: stagingWithTOAST, on: connection)
+                return try write(batch, stagingWithTOAST: stagingWithTOAST, dryRun: dryRun, on: connection)
             } catch let error as PostgresError where error.sqlState == "40P01" && attempt < Self.maxAttempts {
                 attempt += 1
             } catch let error as PostgresError where error.sqlState == "54000" && !stagingWithTOAST {
@@ -38,8 +40,8 @@ public struct EventWriter: Sendable {
         }
     }
 
-    private func write(_ batch: StagedBatch, stagingWithTOAST: Bool, on connection: Connection) throws -> [WriteOutcome] {
-        let stored = try connection.transaction { connection -> [Int: Int] in
+    private func write(_ batch: StagedBatch, stagingWithTOAST: Bool, dryRun: Bool, on connection: Connection) throws -> [WriteOutcome] {
+        let apply = { (connection: Connection) throws -> [Int: Int] in
             try connection.execute("select pushledger_create_staging(\(stagingWithTOAST))")
             try copy(batch, on: connection)
             guard batch.eventCount > 0 else { return [:] }
@@ -48,6 +50,16 @@ public struct EventWriter: Sendable {
                 stored[try row.decode("unit", as: Int.self)] = try row.decode("accepted", as: Int.self)
             }
             return stored
+        }
+        let stored: [Int: Int]
+        if dryRun {
+            do {
+                _ = try connection.transaction { connection -> Never in throw RolledBack(stored: try apply(connection)) }
+            } catch let rolledBack as RolledBack {
+                stored = rolledBack.stored
+            }
+        } else {
+            stored = try connection.transaction(apply)
         }
         return batch.validCounts.enumerated().map { unit, valid in
             let accepted = stored[unit] ?? 0
@@ -72,4 +84,9 @@ public struct EventWriter: Sendable {
         // (0040): analyzing every batch made every statement of pushledger_apply_staged re-plan.
         if batch.eventCount > 0 { try connection.execute("select pushledger_analyze_staging()") }
     }
+}
+
+/// Carries a dry run's answer out of the transaction it rolls back.
+private struct RolledBack: Error {
+    var stored: [Int: Int]
 }

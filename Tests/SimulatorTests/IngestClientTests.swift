@@ -1,6 +1,7 @@
 import Foundation
 import Gzip
 import IngestClient
+import TestSupport
 import Testing
 
 @Suite("IngestClient against a loopback server")

@@ -60,3 +60,15 @@ public enum TestDatabase {
         return try url(database: name)
     }
 }
+
+/// The tables holding stored events, one row per stored event (telemetry and sends).
+public enum StoredEvents {
+    public static let telemetryTables = [
+        "settings_snapshots", "permission_prompts", "experiment_exposures", "notification_receipts", "notification_opens", "token_registrations",
+    ]
+
+    /// `select app_id, event_id from T union all …` over `tables`, for checks of what is stored once.
+    public static func unionAll(_ tables: [String] = telemetryTables + ["sends"]) -> String {
+        tables.map { "select app_id, event_id from \($0)" }.joined(separator: " union all ")
+    }
+}

@@ -6,6 +6,9 @@ public protocol IngestStore: Sendable {
     /// Writes `units` in one transaction and returns one outcome per unit, in order, after the
     /// commit. On error nothing of the batch is stored.
     func write(_ units: [IngestUnit]) throws(StoreError) -> [WriteOutcome]
+    /// What `write` would return, computed by the same statements in a transaction that is
+    /// rolled back: nothing is stored (no events, failed events or de-duplication ids).
+    func dryRun(_ units: [IngestUnit]) throws(StoreError) -> [WriteOutcome]
     /// Checks that the database answers (readiness and reconnect probe).
     func ping() throws(StoreError)
     /// All API keys, revoked ones included.

@@ -18,6 +18,10 @@ public final class PostgresIngestStore: IngestStore {
         try withConnection { try writer.write(units, on: $0) }
     }
 
+    public func dryRun(_ units: [IngestUnit]) throws(StoreError) -> [WriteOutcome] {
+        try withConnection { try writer.write(units, on: $0, dryRun: true) }
+    }
+
     public func ping() throws(StoreError) {
         try withConnection { _ = try $0.query("select 1") }
     }

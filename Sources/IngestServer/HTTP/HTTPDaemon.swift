@@ -173,7 +173,8 @@ final class HTTPDaemon: @unchecked Sendable {
         let length = header("Content-Length").flatMap { Int($0.trimmingHeaderWhitespace) }
         return RequestHead(
             method: method, path: url, contentType: header("Content-Type"), contentEncoding: header("Content-Encoding"),
-            contentLength: length, authorization: header("Authorization"))
+            contentLength: length, authorization: header("Authorization"),
+            dryRun: MHD_lookup_connection_value(connection, .GET_ARGUMENT_KIND, "dry_run").map { String(cString: $0) })
     }
 
     // MARK: - Listening socket

@@ -39,6 +39,8 @@ struct RequestHead: Sendable, Equatable {
     /// Parsed `Content-Length`; nil when absent (chunked) or malformed.
     var contentLength: Int?
     var authorization: String?
+    /// The `dry_run` query argument as sent (nil when absent).
+    var dryRun: String? = nil
 }
 
 /// What to do once a request's headers are in.

@@ -21,7 +21,15 @@ struct BatchWriter: Sendable {
     /// One transaction for the whole batch. A connection problem fails the batch with 503 (and
     /// nothing was committed); any other error retries each job alone, so one bad unit costs
     /// only its own request a 500.
+    /// Dry runs each get a transaction of their own that is rolled back, so neither they nor the
+    /// real requests of the batch see each other's events.
     func write(_ jobs: [IngestJob]) {
+        let stored = jobs.filter { !$0.dryRun }
+        if !stored.isEmpty { write(stored, dryRun: false) }
+        for job in jobs where job.dryRun { write([job], dryRun: true) }
+    }
+
+    private func write(_ jobs: [IngestJob], dryRun: Bool) {
         guard health.isUp else {
             for job in jobs { job.completion(.failure(.unavailable)) }
             return
@@ -29,7 +37,7 @@ struct BatchWriter: Sendable {
         let clock = ContinuousClock()
         let started = clock.now
         do throws(StoreError) {
-            let outcomes = try store.write(jobs.map(\.unit))
+            let outcomes = dryRun ? try store.dryRun(jobs.map(\.unit)) : try store.write(jobs.map(\.unit))
             guard outcomes.count == jobs.count else {
                 throw StoreError(isConnectionProblem: false, description: "writer returned \(outcomes.count) outcomes for \(jobs.count) units")
             }
@@ -38,7 +46,7 @@ struct BatchWriter: Sendable {
             metrics.batchUnits.observe(Double(jobs.count))
             metrics.batchEvents.observe(Double(jobs.reduce(0) { $0 + $1.unit.eventCount }))
             for (job, outcome) in zip(jobs, outcomes) {
-                metrics.recordStored(job.unit, outcome: outcome)
+                if !dryRun { metrics.recordStored(job.unit, outcome: outcome) }
                 job.completion(.success(outcome))
             }
         } catch {
@@ -50,7 +58,7 @@ struct BatchWriter: Sendable {
                 for job in jobs { job.completion(.failure(.unavailable)) }
             } else if jobs.count > 1 {
                 logger.warning("batch failed, writing its requests one by one", ["requests": "\(jobs.count)", "error": error.debugDescription])
-                for job in jobs { write([job]) }
+                for job in jobs { write([job], dryRun: dryRun) }
             } else {
                 logger.error("write failed", ["sqlstate": error.sqlState ?? "none", "error": error.debugDescription])
                 jobs[0].completion(.failure(.failed))

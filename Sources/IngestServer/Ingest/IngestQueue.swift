@@ -12,6 +12,8 @@ enum WriteFailure: Error, Equatable {
 /// One request's validated unit waiting for a writer, with where its outcome goes.
 struct IngestJob: Sendable {
     var unit: IngestUnit
+    /// `?dry_run=true`: validated and de-duplicated like the others, in a transaction rolled back.
+    var dryRun = false
     var completion: @Sendable (Result<WriteOutcome, WriteFailure>) -> Void
 }
 

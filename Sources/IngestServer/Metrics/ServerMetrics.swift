@@ -14,6 +14,7 @@ final class ServerMetrics: Sendable {
     let batchEvents: HistogramMetric
     let commitSeconds: HistogramMetric
     let databaseErrors: CounterMetric
+    let dryRunRequests: CounterMetric
 
     private let version: String
 
@@ -47,6 +48,9 @@ final class ServerMetrics: Sendable {
         commitSeconds = registry.register(
             HistogramMetric("pushledger_write_commit_duration_seconds", help: "Time to write and commit one batch.",
                       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]))
+        dryRunRequests = registry.register(
+            CounterMetric("pushledger_dry_run_requests_total", help: "Requests with ?dry_run=true (validated, nothing stored), by endpoint and status.",
+                    labels: ["endpoint", "status"]))
         databaseErrors = registry.register(
             CounterMetric("pushledger_database_errors_total", help: "Database errors, by SQLSTATE (`connection` when the server was unreachable).",
                     labels: ["sqlstate"]))

@@ -10,6 +10,8 @@ struct IngestRequest: Sendable {
     var endpoint: IngestEndpoint
     var key: KeyRecord
     var format: BodyFormat
+    /// `?dry_run=true`: answered like a real request, nothing stored.
+    var dryRun: Bool
 }
 
 /// The application: routing, auth, decoding, validation, and handing units to the queue.
@@ -69,11 +71,14 @@ final class IngestService: HTTPHandler {
         case .failure(.unsupportedEncoding(let encoding)):
             return .respond(.error(415, "unsupported_encoding", "Content-Encoding \(encoding) is not gzip or identity"))
         }
+        guard let dryRun = Route.dryRun(head.dryRun) else {
+            return .respond(.error(400, "invalid_query", "dry_run must be true or false"))
+        }
         // Known trouble answers before the body is read.
         guard !draining.load(ordering: .relaxed) else { return .respond(.shuttingDown(retryAfter: config.retryAfterUnavailable)) }
         guard health.isUp else { return .respond(.unavailable(retryAfter: config.retryAfterUnavailable)) }
         guard !queue.isSaturated else { return .respond(.saturated(retryAfter: config.retryAfterSaturated)) }
-        return .readBody(limit: config.limits.maxBodyBytes, context: IngestRequest(route: route, endpoint: endpoint, key: key, format: format))
+        return .readBody(limit: config.limits.maxBodyBytes, context: IngestRequest(route: route, endpoint: endpoint, key: key, format: format, dryRun: dryRun))
     }
 
     func bodyTooLarge(_ head: RequestHead) -> HTTPResponse {
@@ -85,8 +90,10 @@ final class IngestService: HTTPHandler {
         guard let request = context as? IngestRequest else { return reply.send(.internalError) }
         let (unit, refusal) = prepare(body, request, receivedAt: Date())
         guard let unit else { return reply.send(refusal.map(HTTPResponse.envelope) ?? .internalError) }
+        // A dry run's refusal is answered as is: the failed-event store keeps only real requests.
+        if request.dryRun, let refusal { return reply.send(.envelope(refusal)) }
         let retryAfter = (saturated: config.retryAfterSaturated, unavailable: config.retryAfterUnavailable)
-        let job = IngestJob(unit: unit) { result in
+        let job = IngestJob(unit: unit, dryRun: request.dryRun) { result in
             switch (result, refusal) {
             case (_, let refusal?): reply.send(.envelope(refusal))
             case (.success(let outcome), nil): reply.send(.json(200, IngestResponse.accepted(outcome, rejected: unit.rejections)))
@@ -102,6 +109,7 @@ final class IngestService: HTTPHandler {
 
     func responded(_ head: RequestHead, status: Int) {
         metrics.httpRequests.increment([Route.metricsLabel(path: head.path), String(status)])
+        if head.dryRun == "true" { metrics.dryRunRequests.increment([Route.metricsLabel(path: head.path), String(status)]) }
         // Failures are logged where they happen (writer, key check); this is the access log.
         logger.debug("request", ["method": head.method, "path": Route.metricsLabel(path: head.path), "status": status])
     }

@@ -41,6 +41,16 @@ enum Route: String, Sendable, CaseIterable {
         return .success(route)
     }
 
+    /// The `dry_run` query argument: absent or `false` is a real request, `true` a dry run;
+    /// nil for anything else (a typo must not store what was meant as a test).
+    static func dryRun(_ argument: String?) -> Bool? {
+        switch argument {
+        case nil, "false": false
+        case "true": true
+        default: nil
+        }
+    }
+
     /// The `endpoint` label of request metrics: known paths only, so the label stays bounded.
     static func metricsLabel(path: String) -> String {
         Route(rawValue: path)?.rawValue ?? "other"

@@ -27,13 +27,22 @@ final class FaultyStore: IngestStore {
     }
 
     func write(_ units: [IngestUnit]) throws(StoreError) -> [WriteOutcome] {
+        try injectFaults()
+        let outcomes = try inner.write(units)
+        state.withLock { $0.batchSizes.append(units.count) }
+        return outcomes
+    }
+
+    func dryRun(_ units: [IngestUnit]) throws(StoreError) -> [WriteOutcome] {
+        try injectFaults()
+        return try inner.dryRun(units)
+    }
+
+    private func injectFaults() throws(StoreError) {
         passGate()
         let faults = state.withLock { ($0.down, $0.failing) }
         if faults.0 { throw Self.unreachable }
         if faults.1 { throw StoreError(isConnectionProblem: false, sqlState: "XX000", description: "internal error") }
-        let outcomes = try inner.write(units)
-        state.withLock { $0.batchSizes.append(units.count) }
-        return outcomes
     }
 
     func ping() throws(StoreError) {

@@ -3,28 +3,34 @@ import Glibc
 
 /// A tiny HTTP/1.1 server on 127.0.0.1 for client tests: one thread per connection, requests
 /// answered by `respond` in order of arrival, everything it saw recorded.
-final class LoopbackServer: @unchecked Sendable {
-    struct Request {
-        var connection: Int
-        var path: String
-        var headers: [String: String]
-        var body: [UInt8]
+public final class LoopbackServer: @unchecked Sendable {
+    public struct Request: Sendable {
+        public var connection: Int
+        public var path: String
+        public var headers: [String: String]
+        public var body: [UInt8]
     }
     /// What to do with one request: the raw response bytes, and whether to close afterwards.
-    struct Reply {
-        var bytes: [UInt8]
-        var close = false
+    public struct Reply: Sendable {
+        public var bytes: [UInt8]
+        public var close = false
         /// Never answer (the client should time out).
-        var hang = false
+        public var hang = false
 
-        static func status(_ code: Int, _ body: String = "{}", headers: [String] = [], close: Bool = false) -> Reply {
+        public init(bytes: [UInt8], close: Bool = false, hang: Bool = false) {
+            self.bytes = bytes
+            self.close = close
+            self.hang = hang
+        }
+
+        public static func status(_ code: Int, _ body: String = "{}", headers: [String] = [], close: Bool = false) -> Reply {
             var head = "HTTP/1.1 \(code) X\r\nContent-Length: \(body.utf8.count)\r\n"
             for h in headers { head += h + "\r\n" }
             return Reply(bytes: Array((head + "\r\n" + body).utf8), close: close)
         }
     }
 
-    let port: Int
+    public let port: Int
     private let listener: Int32
     private let lock = NSLock()
     private var requests: [Request] = []
@@ -34,7 +40,7 @@ final class LoopbackServer: @unchecked Sendable {
     private let respond: @Sendable (Request, Int) -> Reply
 
     /// `respond` gets the request and its 0-based arrival number.
-    init(respond: @escaping @Sendable (Request, Int) -> Reply) throws {
+    public init(respond: @escaping @Sendable (Request, Int) -> Reply) throws {
         self.respond = respond
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         self.listener = listener
@@ -53,10 +59,10 @@ final class LoopbackServer: @unchecked Sendable {
         Thread { [self] in acceptLoop() }.start()
     }
 
-    var url: String { "http://127.0.0.1:\(port)" }
+    public var url: String { "http://127.0.0.1:\(port)" }
 
     /// A port bound but not listening (connections are refused) while `body` runs.
-    static func withRefusingPort<T>(_ body: (Int) throws -> T) throws -> T {
+    public static func withRefusingPort<T>(_ body: (Int) throws -> T) throws -> T {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()
@@ -69,12 +75,12 @@ final class LoopbackServer: @unchecked Sendable {
         guard bound else { throw POSIXError(.EADDRINUSE) }
         return try body(Int(UInt16(bigEndian: address.sin_port)))
     }
-    var seen: [Request] { lock.withLock { requests } }
-    var connectionCount: Int { lock.withLock { connections } }
+    public var seen: [Request] { lock.withLock { requests } }
+    public var connectionCount: Int { lock.withLock { connections } }
 
     /// Stops accepting; the accept thread closes the listener itself, so its descriptor
     /// number cannot be reused by another test's server while that thread still uses it.
-    func stop() {
+    public func stop() {
         lock.withLock {
             stopped = true
             for fd in clientFDs { shutdown(fd, Int32(SHUT_RDWR)) }

@@ -1,0 +1,45 @@
+import Foundation
+import PushLedgerCLI
+import Reports
+
+/// `pushledger tail`: what arrives for an app, accepted and rejected, one line per event.
+enum TailCommand: Command {
+    static let types = [
+        "notification_settings", "permission_prompt", "experiment_exposure", "push_token", "notification_received",
+        "notification_opened", "send", "event", "request",
+    ]
+
+    static let spec = CommandSpec(
+        "tail", summary: "Follow the events arriving for an app, accepted and rejected (with the reason), until Ctrl-C",
+        discussion: """
+            One line per event within a second of its commit, from every ingestor writing to the database. Rejected \
+            events come from the failed-event store (`event` or `request` when they named no type). Tokens are shortened.
+            """,
+        options: [
+            .value("app", help: "The app id to follow", environment: "PUSHLEDGER_APP", required: true),
+            .value("installation", help: "Only this installation id"),
+            .value("type", type: .choice(types), help: "Only this event type"),
+            .value("since", type: .duration, help: "Start this long ago instead of now, e.g. 10m"),
+        ])
+
+    static func run(_ context: CommandContext) throws -> Int32 {
+        let command = context.command
+        var connection = try context.connect()
+        let since = Date().addingTimeInterval(-Double(command.duration("since")?.seconds ?? 0))
+        var follower = TailFollower(
+            app: command.string("app")!, installationID: command.string("installation"), type: command.string("type"), since: since)
+        context.logger.info("following", ["app": follower.app])
+        // Ctrl-C ends the process (SIGINT's default action): nothing here needs cleaning up.
+        while true {
+            do {
+                for line in try follower.poll(connection) { context.print(line.text) }
+            } catch {
+                // A poll can lose a deadlock against an ingestor creating a partition, or the
+                // database can restart: say so and poll again (reconnecting when needed).
+                context.logger.warning("poll failed; retrying", ["error": "\(error)"])
+                if !connection.isHealthy, let fresh = try? context.connect() { connection = fresh }
+            }
+            usleep(500_000)
+        }
+    }
+}
