@@ -56,20 +56,19 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Postgres", "Store"], path: "Tests/TestSupport"),
         .testTarget(name: "PushLedgerSupportTests", dependencies: ["PushLedgerSupport"]),
         .testTarget(name: "PushLedgerContractTests", dependencies: ["PushLedgerContract", "PushLedgerSupport"]),
-        .testTarget(name: "PushLedgerRulesTests", dependencies: ["PushLedgerRules", "PushLedgerContract"]),
-        .testTarget(name: "PushLedgerCLITests", dependencies: ["PushLedgerCLI", "PushLedgerSupport", "PushLedgerRules"]),
+        .testTarget(name: "PushLedgerRulesTests", dependencies: ["PushLedgerContract", "PushLedgerRules"]),
+        .testTarget(name: "PushLedgerCLITests", dependencies: ["PushLedgerCLI", "PushLedgerRules", "PushLedgerSupport"]),
         .testTarget(name: "GzipTests", dependencies: ["Gzip"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
-        .testTarget(name: "StoreTests", dependencies: ["Store", "Reports", "TestSupport"]),
-        .testTarget(name: "IngestServerTests", dependencies: ["IngestServer", "TestSupport"]),
-        .testTarget(name: "SimulatorTests", dependencies: ["Simulator"]),
-        .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
-        .testTarget(name: "PushLedgerKitTests", dependencies: ["PushLedgerKit", "TestSupport", "Postgres", "Gzip"]),
-        .testTarget(name: "ReportsTests", dependencies: ["Reports", "Simulator", "IngestServer", "TestSupport"]),
+        .testTarget(name: "StoreTests", dependencies: ["Postgres", "PushLedgerContract", "PushLedgerRules", "PushLedgerSupport", "Reports", "Store", "TestSupport"]),
+        .testTarget(name: "IngestServerTests", dependencies: ["Gzip", "IngestServer", "Postgres", "PushLedgerContract", "PushLedgerSupport", "TestSupport"]),
+        .testTarget(name: "SimulatorTests", dependencies: ["Gzip", "IngestClient", "PushLedgerContract", "PushLedgerRules", "PushLedgerSupport", "Simulator", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["Postgres", "TestSupport"]),
+        .testTarget(name: "PushLedgerKitTests", dependencies: ["Gzip", "Postgres", "PushLedgerKit", "PushLedgerSupport", "TestSupport"]),
+        .testTarget(name: "ReportsTests", dependencies: ["IngestServer", "Postgres", "PushLedgerRules", "PushLedgerSupport", "Reports", "Simulator", "Store", "TestSupport"]),
         // Fault and abuse suite: the real `pushledger serve` as a child process, killed, starved of
         // its database, stopped under load and fed hostile input.
-        .testTarget(
-            name: "FaultTests", dependencies: ["TestSupport", "IngestClient", "Simulator", "PushLedgerContract", "Postgres", "Gzip"]),
+        .testTarget(name: "FaultTests", dependencies: ["Gzip", "IngestClient", "Postgres", "PushLedgerContract", "PushLedgerSupport", "Simulator", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
