@@ -1,0 +1,32 @@
+-- The sender's loop: raw provider answers on sends, and the invalid-token feed.
+
+-- The provider's HTTP body as the sender passed it (telemetry-v1.md, response_body). text, not
+-- jsonb: it is stored exactly as given (key order, whitespace, duplicate keys, and bodies that
+-- are not JSON at all, such as a proxy's HTML error page). In psql, `response_body::jsonb`
+-- reads a JSON one. Nullable without a default: adding it rewrites no partition.
+alter table sends add column response_body text;
+alter table pushledger_stage_sends_shape add column response_body text;
+alter table pushledger_stage_sends_shape alter column response_body set storage plain;  -- 0046: no TOAST
+
+-- Tokens invalid now (telemetry-v1.md, GET /v1/tokens/invalid): one row per (app, provider,
+-- token) while a stored invalidating result has no later registration. Kept by the writer in
+-- the transaction that stores the result or the registration (sql/migrations/0048).
+--
+-- feed_xid is the row's position in the feed: the transaction that made the token invalid
+-- (again). Readers serve only positions below the oldest transaction still running
+-- (pg_snapshot_xmin), so a position can never appear behind a reader's cursor: every
+-- transaction below that horizon has finished, and every later one gets a higher id.
+create table token_invalidations (
+    app_id          text        not null,
+    provider        text        not null check (provider in ('apns', 'fcm')),
+    token_key       uuid        not null,
+    token           text        not null,
+    invalidated_at  timestamptz not null,   -- sent_at of the earliest invalidating result after the latest registration
+    status          integer     not null,
+    reason          text,
+    unregistered_at timestamptz,
+    feed_xid        xid8        not null,
+    primary key (app_id, provider, token_key)
+);
+-- The feed's read: one app, in position order, from a cursor.
+create index token_invalidations_feed on token_invalidations (app_id, feed_xid, provider, token_key);
