@@ -39,6 +39,8 @@ struct RequestHead: Sendable, Equatable {
     /// Parsed `Content-Length`; nil when absent (chunked) or malformed.
     var contentLength: Int?
     var authorization: String?
+    /// Query-string arguments, percent-decoded (the last of a repeated name wins).
+    var query: [String: String] = [:]
 }
 
 /// What to do once a request's headers are in.
