@@ -42,6 +42,19 @@ enum ReportCommand: Command {
                 "rejections", summary: "Provider rejections by reason, token invalidations, sends to known-invalid tokens",
                 options: windowOptions + [formatOption([.table, .json, .csv, .markdown], default: .table)]),
             CommandSpec(
+                "provider-check", summary: "FCM's Aggregated Delivery Data beside what devices confirmed, per Los Angeles day",
+                discussion: "FCM reports per day in America/Los_Angeles; --from/--to are those days (dates in Los Angeles time), --week the ISO week's Monday to Sunday. gap_pp = FCM delivered % minus confirmed delivery %. Import FCM's data first: pushledger import fcm-delivery-data.",
+                options: [
+                    .value("app", help: "The app id to report on", environment: "PUSHLEDGER_APP", required: true),
+                    .value("from", type: .timestamp, help: "First Los Angeles day, e.g. 2026-11-23 (default: 7 days before --to)"),
+                    .value("to", type: .timestamp, help: "Day after the last, exclusive (default: today in Los Angeles)"),
+                    .value("week", type: .week, help: "An ISO week such as 2026-W48 instead of --from/--to"),
+                    .value("by", type: .choice(["day", "campaign"]), help: "One row per day, or per day and campaign", default: "day"),
+                    .value("as-of", type: .timestamp, help: "Evaluate as of this time; nothing later counts (default: now)"),
+                    .value("window", type: .duration, help: "Confirmation window: accepted sends younger than this are pending", default: "24h"),
+                    formatOption([.table, .json, .csv, .markdown], default: .table),
+                ]),
+            CommandSpec(
                 "weekly", summary: "The weekly report with week-over-week changes (reads the rollups)",
                 options: [
                     .value("app", help: "The app id to report on", environment: "PUSHLEDGER_APP", required: true),
@@ -68,6 +81,8 @@ enum ReportCommand: Command {
                     experiment: command.string("experiment")!, baseline: command.string("baseline"),
                     asTreated: command.flag("as-treated"), platform: command.string("platform"))
                 output = try PromptTimingReport.run(connection: connection, query: try query(command), options: options).rendered(format)
+            case "provider-check":
+                output = try providerCheck(command, connection: connection).rendered(format)
             case "rejections":
                 output = try RejectionsReport.run(connection: connection, query: try query(command)).rendered(format)
             default:
@@ -79,6 +94,25 @@ enum ReportCommand: Command {
         }
         context.print(output)
         return 0
+    }
+
+    /// `report provider-check`: Los Angeles days from `--week` or `--from`/`--to`.
+    static func providerCheck(_ command: ParsedCommand, connection: Connection) throws(ReportError) -> ProviderCheckReport {
+        let zone = ProviderCheckReport.timeZone
+        let from: CivilDate, to: CivilDate
+        if let week = command.week("week") {
+            guard command.string("from") == nil, command.string("to") == nil else {
+                throw ReportError.invalidQuery("give either --week or --from/--to, not both")
+            }
+            from = CivilDate(week.start())
+            to = CivilDate(daysSinceEpoch: from.daysSinceEpoch + 7)
+        } else {
+            to = command.timestamp("to", timeZone: zone).map { CivilDate($0, in: zone) } ?? CivilDate(Date(), in: zone)
+            from = command.timestamp("from", timeZone: zone).map { CivilDate($0, in: zone) } ?? CivilDate(daysSinceEpoch: to.daysSinceEpoch - 7)
+        }
+        return try ProviderCheckReport.run(
+            connection: connection, app: command.string("app")!, from: from, to: to, byCampaign: command.string("by") == "campaign",
+            asOf: command.timestamp("as-of") ?? Date(), confirmationWindow: TimeInterval(command.duration("window")!.seconds))
     }
 
     /// The window of `--week`, or `--from`/`--to` (default: the 7 days before `--as-of`).

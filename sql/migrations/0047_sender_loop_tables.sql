@@ -30,3 +30,19 @@ create table token_invalidations (
 );
 -- The feed's read: one app, in position order, from a cursor.
 create index token_invalidations_feed on token_invalidations (app_id, feed_xid, provider, token_key);
+
+-- FCM Aggregated Delivery Data (the Data API's androidDeliveryData entries), as downloaded:
+-- one row per (app, FCM app id, day, analytics label), the entry kept whole. jsonb, not text
+-- as for response_body: these are JSON by contract and the provider cross-check reads into
+-- them. day is FCM's day, in America/Los_Angeles time; analytics_label '' is the entry of
+-- unlabeled messages. Re-importing a day replaces all of that day's rows.
+create table fcm_delivery_data (
+    app_id          text        not null,
+    fcm_app_id      text        not null,
+    day             date        not null,
+    analytics_label text        not null,
+    entry           jsonb       not null,
+    imported_at     timestamptz not null default now(),
+    primary key (app_id, fcm_app_id, day, analytics_label)
+);
+create index fcm_delivery_data_app_day on fcm_delivery_data (app_id, day);
