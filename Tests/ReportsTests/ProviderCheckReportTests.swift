@@ -88,4 +88,24 @@ import Testing
             try FCMDeliveryData.entries(in: Array(#"{"androidDeliveryData":[{"appId":"1:123:android:abc","date":{"year":2026,"month":2,"day":30}}]}"#.utf8), fcmAppID: "1:123:android:abc")
         }
     }
+
+    @Test mutating func theWeeklyReportShowsTheCrossCheckWhenFCMDataExistsAndSaysHowToImportOtherwise() throws {
+        let device = Fixture.id(0x1a, 1)
+        try fixture.installation(device, platform: "android", firstSeen: Fixture.time(2026, 11, 1))
+        try fixture.snapshot(device, at: Fixture.time(2026, 11, 1), platform: "android", enabled: true)
+        try fixture.send(notification: Fixture.id(0x40, 1), installation: device, at: Fixture.time(2026, 11, 10, 12))
+        let week = try ISOWeek(parsing: "2026-W46")
+        let without = try WeeklyReport.run(connection: fixture.connection, app: Fixture.app, week: week)
+        #expect(try without.rendered(.markdown).contains("pushledger import fcm-delivery-data FILE"))
+        #expect(!without.html.contains("FCM delivered vs confirmed"))
+
+        _ = try importPage([Self.entry(10, label: nil, accepted: 500, delivered: 96)])
+        let with = try WeeklyReport.run(connection: fixture.connection, app: Fixture.app, week: week)
+        let markdown = try with.rendered(.markdown)
+        #expect(markdown.contains("Provider says vs devices say") && markdown.contains("2026-11-10"))
+        #expect(!markdown.contains("pushledger import fcm-delivery-data FILE"))
+        #expect(with.html.contains("FCM delivered vs confirmed by devices") && with.html.contains("<svg"))
+        let json = with.json.objectValue?["provider_check"]?.arrayValue
+        #expect(json?.first?.objectValue?["delivered_pct"]?.numberValue?.doubleValue == 96)
+    }
 }
