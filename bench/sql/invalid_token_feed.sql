@@ -60,31 +60,29 @@ select (select count(*) from sends) as sends,
 select feed_xid::text as head_xid from token_invalidations where app_id = 'com.example.bench'
  order by feed_xid desc limit 1 offset 20 \gset
 
-\echo 'poll at the head (cursor 20 tokens behind the newest), limit 1000'
-explain (analyze, buffers, costs off)
-select * from pushledger_invalid_tokens('com.example.bench', null, :'head_xid'::xid8, '', '00000000-0000-0000-0000-000000000000',
-                                        pushledger_invalid_tokens_horizon(), 1000);
-\echo 'the same read, its query inlined'
-explain (analyze, buffers, costs off)
-select t.provider, t.token, t.invalidated_at, t.status, t.reason, t.unregistered_at, p.installation_id, t.feed_xid, t.token_key
-  from token_invalidations t
-  left join push_tokens p on p.app_id = t.app_id and p.provider = t.provider and p.token_key = t.token_key
- where t.app_id = 'com.example.bench'
-   and (t.feed_xid, t.provider, t.token_key) > (:'head_xid'::xid8, '', '00000000-0000-0000-0000-000000000000'::uuid)
-   and t.feed_xid < pushledger_invalid_tokens_horizon()
- order by t.feed_xid, t.provider, t.token_key
- limit 1000;
-
-\echo 'first page of a walk from the start, limit 1000'
-explain (analyze, buffers, costs off)
-select t.provider, t.token, t.invalidated_at, t.status, t.reason, t.unregistered_at, p.installation_id, t.feed_xid, t.token_key
-  from token_invalidations t
-  left join push_tokens p on p.app_id = t.app_id and p.provider = t.provider and p.token_key = t.token_key
- where t.app_id = 'com.example.bench'
-   and (t.feed_xid, t.provider, t.token_key) > ('0'::xid8, '', '00000000-0000-0000-0000-000000000000'::uuid)
-   and t.feed_xid < pushledger_invalid_tokens_horizon()
- order by t.feed_xid, t.provider, t.token_key
- limit 1000;
+-- The plan of the feed's read (pushledger_invalid_tokens, inlined by the planner), at the head
+-- and from the start of a walk. psql variables are not seen inside DO: the head goes in a GUC.
+select set_config('bench.head_xid', :'head_xid', false);
+do $$
+declare
+    v_case record;
+    v_line text;
+begin
+    for v_case in
+        select 'poll at the head (cursor 20 tokens behind the newest), limit 1000' as title,
+               current_setting('bench.head_xid')::xid8 as after
+        union all select 'first page of a walk from the start, limit 1000', '0'::xid8
+    loop
+        raise notice '%', v_case.title;
+        for v_line in execute format(
+            'explain (analyze, buffers, costs off) select * from pushledger_invalid_tokens(%L, null, %L::xid8, %L, %L::uuid, '
+            'pushledger_invalid_tokens_horizon(), 1000)', 'com.example.bench', v_case.after, '', '00000000-0000-0000-0000-000000000000')
+        loop
+            raise notice '%', v_line;
+        end loop;
+    end loop;
+end
+$$;
 
 \echo 'timings: 200 head polls, then one whole walk in pages of 1000'
 \timing on
