@@ -58,6 +58,13 @@ kill -TERM $server
 wait $server || true
 trap - EXIT
 
+# Provider cross-check: what FCM's Data API would report for the same fleet (the simulator's
+# view of FCM: delivered unless uninstalled or offline), imported beside what devices confirmed.
+step "Importing FCM Aggregated Delivery Data for the simulated fleet"
+"$bin" simulate --dry-run --no-progress --installs "$installs" --days 14 --seed 7 --fcm-delivery-data .pgdata/demo-fcm-delivery.json >/dev/null
+"$bin" import fcm-delivery-data .pgdata/demo-fcm-delivery.json --app "$app" --fcm-app-id 1:123456789012:android:5e1a0c0ffee0
+"$bin" report provider-check --app "$app" --week "$(date -u -d '7 days ago' +%G-W%V)"
+
 step "Refreshing rollups"
 "$bin" rollup
 

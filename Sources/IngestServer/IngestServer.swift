@@ -32,7 +32,9 @@ public final class IngestServer: Sendable {
         self.metrics = metrics
         let writer = BatchWriter(store: store, health: health, metrics: metrics, logger: logger)
         queue = IngestQueue(capacity: config.queueCapacity, maxBatch: config.maxUnitsPerBatch, writers: config.writerCount, write: writer.write)
-        service = IngestService(config: config, keys: keys, queue: queue, health: health, metrics: metrics, logger: logger)
+        service = IngestService(
+            config: config, keys: keys, queue: queue, health: health, metrics: metrics, logger: logger,
+            feed: { (app, query) throws(StoreError) in try store.invalidTokens(appID: app, query: query) })
         daemon = HTTPDaemon(handler: service)
         metrics.registerGauges(queue: queue, health: health, daemon: daemon)
     }

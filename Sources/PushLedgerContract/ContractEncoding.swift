@@ -110,6 +110,7 @@ extension SendResult {
         o.appendIfPresent("push_type", pushType.map(JSONValue.string))
         o.appendIfPresent("environment", environment.map(JSONValue.string))
         o.appendIfPresent("latency_ms", latencyMs.map(JSONValue.int))
+        o.appendIfPresent("response_body", responseBody.map(JSONValue.string))
         return .object(o)
     }
 }

@@ -257,12 +257,15 @@ public struct SendResult: Sendable, Equatable {
     public var pushType: String?
     public var environment: String?
     public var latencyMs: Int?
+    /// The provider's HTTP body as the sender passed it (`response_body`), stored as given.
+    public var responseBody: String?
 
     public init(
         index: Int, eventID: UUID, notificationID: UUID, appID: String, provider: PushProvider, token: String,
         installationID: UUID? = nil, channel: String, campaign: String? = nil, sentAt: Date, status: Int,
         reason: String? = nil, apnsID: String? = nil, unregisteredAt: Date? = nil, priority: Int? = nil,
-        pushType: String? = nil, environment: String? = nil, latencyMs: Int? = nil
+        pushType: String? = nil, environment: String? = nil, latencyMs: Int? = nil,
+        responseBody: String? = nil
     ) {
         self.index = index
         self.eventID = eventID
@@ -282,6 +285,7 @@ public struct SendResult: Sendable, Equatable {
         self.pushType = pushType
         self.environment = environment
         self.latencyMs = latencyMs
+        self.responseBody = responseBody
     }
 }
 

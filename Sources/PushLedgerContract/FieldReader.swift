@@ -106,6 +106,18 @@ struct FieldReader {
         return found ?? text.utf8.contains(0)
     }
 
+    /// A provider's raw body: any string (empty included: APNs answers 200 with none) of at
+    /// most `ProviderResponse.maxBodyBytes`, without U+0000.
+    mutating func responseBody(_ key: String) -> String? {
+        guard let text = read(key, required: false, expected: "a string", { $0.stringValue }) else { return nil }
+        if text.isEmpty { return text }
+        if let problem = Self.stringProblem(text, maxBytes: ProviderResponse.maxBodyBytes) {
+            noteInvalid(key, problem)
+            return nil
+        }
+        return text
+    }
+
     mutating func uuid(_ key: String, required: Bool) -> UUID? {
         read(key, required: required, expected: "a UUID (8-4-4-4-12 hex)") { $0.stringValue.flatMap(ContractFormat.uuid) }
     }

@@ -10,8 +10,9 @@ public enum SendsValidator {
     /// Per-send checks, first failure reported: `too_large`, `missing_field`, `invalid_field`,
     /// `app_mismatch`, `too_old` / `in_future` (on `sent_at`).
     /// Free strings: `app_id` 1…255 bytes; `channel`, `campaign` 1…255; `reason`, `apns_id`
-    /// 1…255; `push_type`, `environment` 1…64. `status` is 0 or 100…599, `priority` 0…10,
-    /// `latency_ms` 0…86,400,000.
+    /// 1…255; `push_type`, `environment` 1…64; `response_body` 0…4,096 bytes. `status` is 0 or
+    /// 100…599, `priority` 0…10, `latency_ms` 0…86,400,000. `ProviderResponse` derives `reason`
+    /// and `unregistered_at` from `response_body` and normalizes Admin SDK codes.
     public static func validate(
         body: [UInt8], format: SendsFormat, keyAppID: String, receivedAt: Date, limits: IngestLimits
     ) throws(EnvelopeError) -> ValidatedSends {
@@ -135,6 +136,7 @@ public enum SendsValidator {
             let pushType = r.string("push_type", required: false, maxBytes: FieldLimits.shortWord)
             let environment = r.string("environment", required: false, maxBytes: FieldLimits.shortWord)
             let latencyMs = r.int("latency_ms", required: false, in: 0...86_400_000)
+            let responseBody = r.responseBody("response_body")
             if let failure = r.failure { return .failure(EventFailureError(failure)) }
             guard let eventID, let notificationID, let appID, let provider, let token, let channel, let sentAt, let status else {
                 return .failure(EventFailureError((.invalidField, "invalid send")))  // unreachable: the reader reported it
@@ -145,13 +147,15 @@ public enum SendsValidator {
             if let failure = EventChecks.timeFailure(sentAt, receivedAt: receivedAt, limits: limits, what: "sent_at") {
                 return .failure(EventFailureError(failure))
             }
+            let stored = ProviderResponse.resolve(
+                provider: provider, status: status, body: responseBody, reason: reason, unregisteredAt: unregisteredAt)
             return .success(
                 SendResult(
                     index: index, eventID: eventID, notificationID: notificationID, appID: appID, provider: provider,
                     token: token, installationID: installationID, channel: channel, campaign: campaign,
-                    sentAt: RFC3339.date(microseconds: sentAt), status: status, reason: reason, apnsID: apnsID,
-                    unregisteredAt: unregisteredAt.map { RFC3339.date(microseconds: $0) }, priority: priority,
-                    pushType: pushType, environment: environment, latencyMs: latencyMs))
+                    sentAt: RFC3339.date(microseconds: sentAt), status: status, reason: stored.reason, apnsID: apnsID,
+                    unregisteredAt: stored.unregisteredAt.map { RFC3339.date(microseconds: $0) }, priority: priority,
+                    pushType: pushType, environment: environment, latencyMs: latencyMs, responseBody: responseBody))
         }
     }
 }

@@ -32,6 +32,8 @@ public struct SimulateCommand: Sendable {
             .value("start", help: "First reported day, YYYY-MM-DD (default: --days before today)", placeholder: "date"),
             .repeatable("inject", help: "Scenario NAME[@DAY]; may be repeated", placeholder: "scenario"),
             .value("truth", help: "Write the expected figures as JSON to this file", placeholder: "file"),
+            .value("fcm-delivery-data", help: "Write what FCM's Data API would report for the FCM sends (JSON) to this file", placeholder: "file"),
+            .value("fcm-app-id", help: "The Firebase app id in that file", default: FCMDeliveryView.simulatedAppID),
             .value("threads", type: .integer, help: "Posting threads", default: "\(runner.threads)"),
             .value("flush-days", type: .integer, help: "Days an app queues telemetry before flushing", default: "\(defaults.flushDays)"),
             .flag("no-gzip", help: "Post uncompressed bodies"),
@@ -43,6 +45,8 @@ public struct SimulateCommand: Sendable {
     public var options: SimulationRunner.Options
     public var dryRun: Bool
     public var truthPath: String?
+    public var fcmDeliveryPath: String?
+    public var fcmAppID = FCMDeliveryView.simulatedAppID
 
     /// Reads parsed options; `nowMs` anchors the default days and bounds `--start`.
     public init(parsed: ParsedCommand, nowMs: Int64) throws(SimulationError) {
@@ -79,6 +83,8 @@ public struct SimulateCommand: Sendable {
         options.progress = !parsed.flag("no-progress")
         dryRun = parsed.flag("dry-run")
         truthPath = parsed.string("truth")
+        fcmDeliveryPath = parsed.string("fcm-delivery-data")
+        fcmAppID = parsed.string("fcm-app-id") ?? FCMDeliveryView.simulatedAppID
         if !dryRun && (options.telemetryKey.isEmpty || options.sendsKey.isEmpty) {
             throw SimulationError.invalidOption("--telemetry-key/--sends-key", "both keys are needed to post (or use --dry-run)")
         }
@@ -128,6 +134,11 @@ public struct SimulateCommand: Sendable {
             if let truthPath {
                 guard FileManager.default.createFile(atPath: truthPath, contents: Data(truth.json())) else {
                     throw SimulationError.invalidOption("--truth", "cannot write \(truthPath)")
+                }
+            }
+            if let fcmDeliveryPath {
+                guard FileManager.default.createFile(atPath: fcmDeliveryPath, contents: Data(truth.fcmDelivery.dataAPIPage(fcmAppID: fcmAppID))) else {
+                    throw SimulationError.invalidOption("--fcm-delivery-data", "cannot write \(fcmDeliveryPath)")
                 }
             }
             print(summary)

@@ -79,6 +79,8 @@ public struct Truth: Sendable, Equatable {
     public var sends: Int
     /// Events posted a second time in retried batches (the server should count them as duplicates).
     public var duplicateEventsPosted: Int
+    /// FCM's Aggregated Delivery Data for the fleet's FCM sends (not part of the JSON figures).
+    public var fcmDelivery = FCMDeliveryView()
 
     /// Sends in the window with this outcome, optionally narrowed by channel, platform, day.
     public func count(_ outcome: SendOutcome, channel: String? = nil, platform: Platform? = nil, day: String? = nil) -> Int {

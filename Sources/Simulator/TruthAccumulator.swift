@@ -37,6 +37,9 @@ struct TruthAccumulator {
     private var sendsTotal = 0
     private var duplicates = 0
 
+    /// FCM's view of the same sends (`simulate --fcm-delivery-data`).
+    var fcmDelivery = FCMDeliveryView()
+
     init(config: SimulationConfig, window: TruthWindow) {
         self.config = config
         self.window = window
@@ -49,6 +52,7 @@ struct TruthAccumulator {
         let plan = installation.plan
         telemetryEvents += installation.events.count
         sendsTotal += installation.sends.count
+        fcmDelivery.add(installation, endMs: config.endMs)
         duplicates += installation.batches.filter(\.isRetry).reduce(0) { $0 + $1.eventCount }
 
         var snapshots: [(at: Int64, state: DisplayState, version: Int)] = []
@@ -158,7 +162,7 @@ struct TruthAccumulator {
                 rejectionClass: RejectionClass.of(status: key.status, reason: key.reason) ?? .other,
                 count: count)
         }.sorted { ($0.provider.rawValue, $0.status, $0.reason ?? "") < ($1.provider.rawValue, $1.status, $1.reason ?? "") }
-        return Truth(
+        var truth = Truth(
             appID: config.appID, experiment: config.experiment, window: window,
             instrumentedSlices: instrumented.map { "\($0.platform.rawValue)/\(config.appVersions[$0.version])" }.sorted(),
             outcomesByDay: rows, rejections: rejectionRows, tokenInvalid: tokenInvalid,
@@ -169,5 +173,7 @@ struct TruthAccumulator {
                 return sorted
             }.sorted { $0.variant < $1.variant },
             telemetryEvents: telemetryEvents, sends: sendsTotal, duplicateEventsPosted: duplicates + duplicateSendEvents)
+        truth.fcmDelivery = fcmDelivery
+        return truth
     }
 }

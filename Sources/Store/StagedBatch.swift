@@ -61,7 +61,7 @@ struct StagedBatch {
     static let sendColumns = [
         "seq", "unit", "app_id", "event_id", "notification_id", "provider", "token", "installation_id", "channel",
         "campaign", "sent_at", "status", "reason", "apns_id", "unregistered_at", "priority", "push_type",
-        "environment", "latency_ms", "received_at",
+        "environment", "latency_ms", "received_at", "response_body",
     ]
     static let failureColumns = [
         "app_id", "endpoint", "error_code", "message", "event_index", "event_id", "raw_json", "received_at",
@@ -129,6 +129,7 @@ struct StagedBatch {
             nextSeq(), unit, send.appID, send.eventID, send.notificationID, send.provider.rawValue, send.token,
             send.installationID, send.channel, send.campaign, send.sentAt, send.status, send.reason, send.apnsID,
             send.unregisteredAt, send.priority, send.pushType, send.environment, send.latencyMs, receivedAt,
+            send.responseBody,
         ])
     }
 

@@ -4,10 +4,10 @@ import PushLedgerCLI
 import Store
 
 /// `pushledger import sends FILE|-`: a sender's NDJSON log through ``SendsImporter``, with
-/// progress on stderr.
+/// progress on stderr; `import fcm-delivery-data`: FCM's Data API pages through ``FCMDeliveryData``.
 enum ImportCommand: Command {
     static let spec = CommandSpec(
-        "import", summary: "Load a sender's NDJSON log of APNs/FCM results",
+        "import", summary: "Load a sender's NDJSON log of APNs/FCM results, or FCM's delivery data",
         subcommands: [
             CommandSpec(
                 "sends", summary: "Import sends (one JSON object per line) from FILE or - for stdin",
@@ -17,7 +17,15 @@ enum ImportCommand: Command {
                     .flag("allow-old", help: "Lift the 30-day age limit (back-fills)"),
                     .value("chunk", type: .integer, help: "Lines per transaction", default: "\(SendsImporter.defaultChunk)"),
                 ],
-                positionals: [PositionalSpec("file", help: "NDJSON file, or - for standard input")])
+                positionals: [PositionalSpec("file", help: "NDJSON file, or - for standard input")]),
+            CommandSpec(
+                "fcm-delivery-data", summary: "Import FCM Aggregated Delivery Data (Data API androidApps.deliveryData.list pages)",
+                discussion: "FILE holds one answer page, an array of pages, or one page per line, as downloaded from fcmdata.googleapis.com. Entries are stored as given; importing a day again replaces that day. Input with any bad entry is refused whole.",
+                options: [
+                    .value("app", help: "The PushLedger app id the data belongs to", required: true),
+                    .value("fcm-app-id", help: "Firebase app id, e.g. 1:123456789:android:abc123 (every entry must carry it)", required: true),
+                ],
+                positionals: [PositionalSpec("file", help: "JSON file, or - for standard input")])
         ])
 
     /// Invalid lines logged one by one; the summary counts them all.
@@ -25,6 +33,7 @@ enum ImportCommand: Command {
 
     static func run(_ context: CommandContext) throws -> Int32 {
         let command = context.command
+        if command.path.last == "fcm-delivery-data" { return try importFCMDeliveryData(context) }
         let path = try command.argument("file")
         let importer = SendsImporter(
             app: try command.value(String.self, "app"), linesPerChunk: try command.int("chunk", in: SendsImporter.chunkLines),
@@ -72,5 +81,32 @@ final class Progress {
         last = now
         let rate = Double(lines) / max(now.timeIntervalSince(started), 0.001)
         logger.info("importing", ["lines": lines, "per_second": Int(rate)])
+    }
+}
+
+extension ImportCommand {
+    /// `import fcm-delivery-data`: validates every entry, then replaces the days they cover.
+    static func importFCMDeliveryData(_ context: CommandContext) throws -> Int32 {
+        let command = context.command
+        let path = try command.argument("file")
+        let app = try command.value(String.self, "app")
+        let fcmAppID = try command.value(String.self, "fcm-app-id")
+        let data: Data
+        if path == "-" {
+            data = FileHandle.standardInput.readDataToEndOfFile()
+        } else {
+            guard let file = FileManager.default.contents(atPath: path) else { throw CommandFailure(message: "cannot open \(path)") }
+            data = file
+        }
+        let entries: [FCMDeliveryData.Entry]
+        do throws(FCMDeliveryData.ImportError) {
+            entries = try FCMDeliveryData.entries(in: Array(data), fcmAppID: fcmAppID)
+        } catch {
+            throw CommandFailure(message: "\(path): \(error.description); nothing imported", exitCode: 65)
+        }
+        let days = try FCMDeliveryData().store(entries, app: app, fcmAppID: fcmAppID, on: context.connect())
+        let span = days.first.map { first in " (\(first.iso) to \(days.last!.iso), America/Los_Angeles)" } ?? ""
+        context.print("imported \(entries.count) FCM delivery entries for \(days.count) days\(span)")
+        return 0
     }
 }

@@ -44,6 +44,20 @@ enum ReportCommand: Command {
                 "rejections", summary: "Provider rejections by reason, token invalidations, sends to known-invalid tokens",
                 options: windowOptions + [formatOption([.table, .json, .csv, .markdown], default: .table)] + ColumnChoice.options),
             CommandSpec(
+                "provider-check", summary: "FCM's Aggregated Delivery Data beside what devices confirmed, per Los Angeles day",
+                discussion: "FCM reports per day in America/Los_Angeles; --from/--to are those days (dates in Los Angeles time), --week the ISO week's Monday to Sunday. gap_pp = FCM delivered % minus confirmed delivery %. Import FCM's data first: pushledger import fcm-delivery-data.",
+                options: [
+                    .value("app", help: "The app id to report on", environment: "PUSHLEDGER_APP", required: true),
+                    .value("from", type: .timestamp, help: "First Los Angeles day, e.g. 2026-11-23 (default: 7 days before --to)"),
+                    .value("to", type: .timestamp, help: "Day after the last, exclusive (default: today in Los Angeles)"),
+                    .value("week", type: .week, help: "An ISO week such as 2026-W48 instead of --from/--to"),
+                    .value("by", type: .choice(["day", "campaign"]), help: "One row per day, or per day and campaign", default: "day"),
+                    .value("as-of", type: .timestamp, help: "Evaluate as of this time; nothing later counts (default: now)"),
+                    .value("window", type: .duration, help: "Confirmation window: accepted sends younger than this are pending",
+                           default: OutcomeRules.defaultConfirmationSpan.description),
+                    formatOption([.table, .json, .csv, .markdown], default: .table),
+                ] + ColumnChoice.options),
+            CommandSpec(
                 "weekly", summary: "The weekly report with week-over-week changes (reads the rollups)",
                 options: [
                     .value("app", help: "The app id to report on", environment: "PUSHLEDGER_APP", required: true),
@@ -66,6 +80,11 @@ enum ReportCommand: Command {
             return try report(context) {
                 try WeeklyReport.run(connection: connection, app: app, week: week, experiment: experiment).rendered(format, columns: columns)
             }
+        }
+        if command.path.last == "provider-check" {
+            let check = try providerCheck(command)
+            let connection = try context.connect()
+            return try report(context) { try check(connection).rendered(format, columns: columns) }
         }
         let window = try query(command)
         switch command.path.last {
@@ -98,6 +117,31 @@ enum ReportCommand: Command {
             throw CommandFailure(report: error)
         }
         return 0
+    }
+
+    /// `report provider-check`: Los Angeles days from `--week` or `--from`/`--to`; the options are
+    /// read now, the report runs on the connection it is given.
+    static func providerCheck(_ command: ParsedCommand) throws -> (Connection) throws -> ProviderCheckReport {
+        let zone = ProviderCheckReport.timeZone
+        let from: CivilDate, to: CivilDate
+        if let week = try command.optional(ISOWeek.self, "week") {
+            guard command.string("from") == nil, command.string("to") == nil else {
+                throw CommandFailure(report: ReportError.invalidQuery("give either --week or --from/--to, not both"))
+            }
+            from = CivilDate(week.start())
+            to = CivilDate(daysSinceEpoch: from.daysSinceEpoch + 7)
+        } else {
+            to = command.timestamp("to", timeZone: zone).map { CivilDate($0, in: zone) } ?? CivilDate(Date(), in: zone)
+            from = command.timestamp("from", timeZone: zone).map { CivilDate($0, in: zone) } ?? CivilDate(daysSinceEpoch: to.daysSinceEpoch - 7)
+        }
+        let app = try command.value(String.self, "app")
+        let byCampaign = try command.value(String.self, "by") == "campaign"
+        let asOf = try command.optional(Date.self, "as-of") ?? Date()
+        let window = try command.value(TimeSpan.self, "window").timeInterval
+        return { connection in
+            try ProviderCheckReport.run(
+                connection: connection, app: app, from: from, to: to, byCampaign: byCampaign, asOf: asOf, confirmationWindow: window)
+        }
     }
 
     /// The window of `--week`, or `--from`/`--to` (default: the 7 days before `--as-of`); checked

@@ -53,4 +53,37 @@ import Testing
         let chunk = try CommandRunner.run(["import", "sends", "-", "--app", "a", "--chunk", "0"], environment: ["DATABASE_URL": url])
         #expect(chunk.status == 64)
     }
+
+    @Test func importDerivesReasonsFromResponseBodiesAndNormalizesAdminSDKCodes() throws {
+        let stamp = ISO8601DateFormatter().string(from: Date().addingTimeInterval(-3600))
+        func line(_ i: Int, provider: String, status: Int, extra: String) -> String {
+            let token = provider == "apns" ? String(repeating: String(format: "%02x", i), count: 32) : "fcm-\(i)"
+            return #"{"event_id":"\#(uuid(i, 1))","notification_id":"\#(uuid(i, 2))","app_id":"com.example.shop","provider":"\#(provider)","token":"\#(token)","channel":"orders","sent_at":"\#(stamp)","status":\#(status),\#(extra)}"#
+        }
+        let apnsBody = #"{\"reason\":\"Unregistered\",\"timestamp\":1764500000000}"#
+        let fcmBody = #"{\"error\":{\"status\":\"NOT_FOUND\",\"details\":[{\"@type\":\"type.googleapis.com/google.firebase.fcm.v1.FcmError\",\"errorCode\":\"UNREGISTERED\"}]}}"#
+        let lines = [
+            line(1, provider: "apns", status: 410, extra: #""response_body":"\#(apnsBody)""#),
+            line(2, provider: "fcm", status: 404, extra: #""response_body":"\#(fcmBody)""#),
+            line(3, provider: "fcm", status: 500, extra: #""response_body":"upstream connect error""#),
+            line(4, provider: "fcm", status: 429, extra: #""reason":"messaging/device-message-rate-exceeded""#),
+            line(5, provider: "apns", status: 410, extra: #""reason":"ExpiredToken","response_body":"\#(apnsBody)""#),
+        ]
+        let result = try CommandRunner.run(
+            ["import", "sends", "-", "--app", "com.example.shop"], environment: ["DATABASE_URL": url],
+            input: Data((lines.joined(separator: "\n") + "\n").utf8))
+        #expect(result.status == 0, "\(result.stderr)")
+        let rows = try Connection.connect(url: url).query(
+            """
+            select reason, extract(epoch from unregistered_at)::int8 as unregistered, response_body is not null as kept
+              from sends order by event_id
+            """)
+        let stored = try rows.map { row in
+            "\(try row.decode("reason", as: String?.self) ?? "-") \(try row.decode("unregistered", as: Int?.self).map(String.init) ?? "-") \(try row.decode("kept", as: Bool.self))"
+        }
+        #expect(stored == [
+            "Unregistered 1764500000 true", "UNREGISTERED - true", "- - true", "QUOTA_EXCEEDED - false",
+            "ExpiredToken 1764500000 true",
+        ])
+    }
 }

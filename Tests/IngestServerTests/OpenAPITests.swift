@@ -55,6 +55,21 @@ struct OpenAPITests {
             },
             "GET /metrics 200": { harness, _ in try harness.get("/metrics") },
         ]
+        func feed(_ harness: Harness, _ query: String = "", key: String? = TestKeys.sends) throws -> RawReply {
+            try harness.request("GET", "/v1/tokens/invalid\(query)", headers: key.map { [("Authorization", "Bearer \($0)")] } ?? [])
+        }
+        scenarios["GET /v1/tokens/invalid 200"] = { harness, _ in try feed(harness) }
+        scenarios["GET /v1/tokens/invalid 400"] = { harness, _ in try feed(harness, "?limit=0") }
+        scenarios["GET /v1/tokens/invalid 401"] = { harness, _ in try feed(harness, key: nil) }
+        scenarios["GET /v1/tokens/invalid 403"] = { harness, _ in try feed(harness, key: TestKeys.telemetry) }
+        scenarios["GET /v1/tokens/invalid 500"] = { harness, store in
+            store.state.withLock { $0.failing = true }
+            return try feed(harness)
+        }
+        scenarios["GET /v1/tokens/invalid 503"] = { harness, store in
+            store.state.withLock { $0.down = true }
+            return try feed(harness)
+        }
         for (path, key, body) in [
             ("/v1/telemetry", TestKeys.telemetry, { Fixtures.telemetry(count: 2) }),
             ("/v1/sends", TestKeys.sends, { Fixtures.sends([Fixtures.send()]) }),

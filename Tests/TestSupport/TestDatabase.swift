@@ -72,3 +72,13 @@ public enum StoredEvents {
         tables.map { "select app_id, event_id from \($0)" }.joined(separator: " union all ")
     }
 }
+
+extension TestDatabase {
+    /// Waits until every invalid-token feed position stored in the database at `url` lies below
+    /// the feed's horizon, i.e. no transaction anywhere in the cluster (other tests' included)
+    /// older than the latest one is still running. Feed reads after this serve every stored row.
+    public static func waitForFeedHorizon(on connection: Connection) throws {
+        let sql: SQL = "select coalesce(max(feed_xid) < pushledger_invalid_tokens_horizon(), true) as settled from token_invalidations"
+        while try !connection.query(sql)[0].decode("settled", as: Bool.self) { usleep(2_000) }
+    }
+}

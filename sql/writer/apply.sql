@@ -113,7 +113,8 @@ end
 $$;
 
 -- Sends of the staged batch (p_sends: any staged), and re-resolution of earlier sends when
--- registrations were staged (p_registrations).
+-- registrations were staged (p_registrations), with response_body and the
+-- invalid-token feed.
 create or replace function pushledger_store_staged_sends(p_sends boolean, p_registrations boolean)
 returns void
 language plpgsql as $$
@@ -123,13 +124,13 @@ begin
         -- at or before sent_at (registrations of this batch were stored just before).
         insert into sends (app_id, event_id, notification_id, provider, token, installation_id, resolved_by,
                            channel, campaign, sent_at, status, reason, apns_id, unregistered_at, priority,
-                           push_type, environment, latency_ms, received_at)
+                           push_type, environment, latency_ms, received_at, response_body)
         select s.app_id, s.event_id, s.notification_id, s.provider, s.token,
                coalesce(s.installation_id, r.installation_id),
                case when s.installation_id is not null then 'explicit'
                     when r.installation_id is not null then 'token' else 'unresolved' end,
                s.channel, s.campaign, s.sent_at, s.status, s.reason, s.apns_id, s.unregistered_at, s.priority,
-               s.push_type, s.environment, s.latency_ms, s.received_at
+               s.push_type, s.environment, s.latency_ms, s.received_at, s.response_body
           from stage_sends s
           join stage_fresh using (seq)
           left join lateral (
@@ -189,6 +190,8 @@ begin
                                    then coalesce(excluded.unregistered_at, p.unregistered_at) else p.unregistered_at end,
             installation_id = coalesce(p.installation_id, excluded.installation_id);
     end if;
+
+    perform pushledger_store_staged_invalidations(p_sends, p_registrations);
 end
 $$;
 

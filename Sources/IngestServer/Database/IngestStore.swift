@@ -1,4 +1,5 @@
 import PushLedgerContract
+import Store
 
 /// The database as the ingest server sees it. The production one is `PostgresIngestStore`;
 /// tests may put a failing one in front of it.
@@ -13,6 +14,8 @@ public protocol IngestStore: Sendable {
     func ping() throws(StoreError)
     /// All API keys, revoked ones included.
     func loadKeys() throws(StoreError) -> [KeyRecord]
+    /// One page of an app's invalid-token feed (`GET /v1/tokens/invalid`).
+    func invalidTokens(appID: String, query: InvalidTokenFeed.Query) throws(StoreError) -> InvalidTokenFeed.Page
 }
 
 /// A database failure, classified for the HTTP answer: unreachable → 503, else 500.

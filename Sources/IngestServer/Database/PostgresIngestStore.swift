@@ -34,6 +34,10 @@ public final class PostgresIngestStore: IngestStore {
         }
     }
 
+    public func invalidTokens(appID: String, query: InvalidTokenFeed.Query) throws(StoreError) -> InvalidTokenFeed.Page {
+        try withConnection { try InvalidTokenFeed().page(appID: appID, query: query, on: $0) }
+    }
+
     /// Runs `body` on a pooled connection; a connection problem also drops the idle ones, which
     /// are likely broken the same way (the database restarted).
     private func withConnection<T>(_ body: (Connection) throws -> T) throws(StoreError) -> T {

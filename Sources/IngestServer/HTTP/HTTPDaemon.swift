@@ -171,10 +171,21 @@ final class HTTPDaemon: @unchecked Sendable {
             MHD_lookup_connection_value(connection, .HEADER_KIND, name).map { String(cString: $0) }
         }
         let length = header("Content-Length").flatMap { Int($0.trimmingHeaderWhitespace) }
-        return RequestHead(
+        var head = RequestHead(
             method: method, path: url, contentType: header("Content-Type"), contentEncoding: header("Content-Encoding"),
-            contentLength: length, authorization: header("Authorization"),
-            dryRun: MHD_lookup_connection_value(connection, .GET_ARGUMENT_KIND, "dry_run").map { String(cString: $0) })
+            contentLength: length, authorization: header("Authorization"))
+        if method == "GET" { head.query = queryArguments(connection) }
+        head.dryRun = MHD_lookup_connection_value(connection, .GET_ARGUMENT_KIND, "dry_run").map { String(cString: $0) }
+        return head
+    }
+
+    /// The request's query-string arguments (libmicrohttpd has split and decoded them).
+    private static func queryArguments(_ connection: OpaquePointer) -> [String: String] {
+        let collected = QueryArguments()
+        withExtendedLifetime(collected) {
+            _ = MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, collectArgument, Unmanaged.passUnretained(collected).toOpaque())
+        }
+        return collected.arguments
     }
 
     // MARK: - Listening socket
@@ -227,6 +238,19 @@ private let unescape: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, 
     guard let text else { return 0 }
     if strstr(text, "%00") != nil { return strlen(text) }
     return MHD_http_unescape(text)
+}
+
+/// `MHD_KeyValueIterator` for query arguments: `cls` is the dictionary box of `queryArguments`.
+private let collectArgument: MHD_KeyValueIterator = { cls, _, key, value in
+    guard let cls, let key else { return MHD_Result.YES }
+    let collected = Unmanaged<QueryArguments>.fromOpaque(cls).takeUnretainedValue()
+    collected.arguments[String(cString: key)] = value.map { String(cString: $0) } ?? ""
+    return MHD_Result.YES
+}
+
+/// Filled by `collectArgument` during one `MHD_get_connection_values` call.
+private final class QueryArguments {
+    var arguments: [String: String] = [:]
 }
 
 /// `MHD_RequestCompletedCallback`: frees the request's context.

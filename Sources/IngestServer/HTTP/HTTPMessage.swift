@@ -41,6 +41,8 @@ struct RequestHead: Sendable, Equatable {
     var authorization: String?
     /// The `dry_run` query argument as sent (nil when absent).
     var dryRun: String? = nil
+    /// Query-string arguments, percent-decoded (the last of a repeated name wins).
+    var query: [String: String] = [:]
 }
 
 /// What to do once a request's headers are in.

@@ -2,6 +2,7 @@ import Foundation
 import Gzip
 import PushLedgerSupport
 import PushLedgerContract
+import Store
 import Synchronization
 
 /// What `decide` learned from an ingest request's headers, handed back with its body.
@@ -16,16 +17,22 @@ struct IngestRequest: Sendable {
 
 /// The application: routing, auth, decoding, validation, and handing units to the queue.
 final class IngestService: HTTPHandler {
-    private let config: IngestServerConfig
+    let config: IngestServerConfig
     private let keys: KeyVerifier
     private let queue: IngestQueue
-    private let health: DatabaseHealth
-    private let metrics: ServerMetrics
-    private let logger: Logger
+    let health: DatabaseHealth
+    let metrics: ServerMetrics
+    let logger: Logger
+    /// Reads the invalid-token feed (not through the write queue: a read commits nothing).
+    let feed: @Sendable (String, InvalidTokenFeed.Query) throws(StoreError) -> InvalidTokenFeed.Page
     /// Set while shutting down: `/readyz` answers 503 so load balancers move away.
     let draining = Atomic<Bool>(false)
 
-    init(config: IngestServerConfig, keys: KeyVerifier, queue: IngestQueue, health: DatabaseHealth, metrics: ServerMetrics, logger: Logger) {
+    init(
+        config: IngestServerConfig, keys: KeyVerifier, queue: IngestQueue, health: DatabaseHealth, metrics: ServerMetrics,
+        logger: Logger, feed: @escaping @Sendable (String, InvalidTokenFeed.Query) throws(StoreError) -> InvalidTokenFeed.Page
+    ) {
+        self.feed = feed
         self.config = config
         self.keys = keys
         self.queue = queue
@@ -45,7 +52,7 @@ final class IngestService: HTTPHandler {
         case .failure(.notFound): return .respond(.notFound)
         case .failure(.methodNotAllowed(let allow)): return .respond(.methodNotAllowed(allow: allow))
         }
-        guard let endpoint = route.endpoint, let scope = route.scope else { return .respond(operations(route)) }
+        guard let scope = route.scope else { return .respond(operations(route)) }
         guard let token = bearerToken(head.authorization) else { return .respond(.missingKey) }
         let key: KeyRecord
         switch keys.verify(token) {
@@ -62,6 +69,7 @@ final class IngestService: HTTPHandler {
             metrics.failedRequests.increment([route.rawValue, "forbidden"])
             return .respond(.wrongScope(needed: scope))
         }
+        guard let endpoint = route.endpoint else { return decideFeed(head, key: key) }
         let format: BodyFormat
         switch BodyFormat.negotiate(route: route, contentType: head.contentType, contentEncoding: head.contentEncoding) {
         case .success(let negotiated): format = negotiated
@@ -87,6 +95,7 @@ final class IngestService: HTTPHandler {
     }
 
     func handle(_ head: RequestHead, body: [UInt8], context: any Sendable, reply: any ReplySlot) {
+        if let request = context as? FeedRequest { return handleFeed(request, reply: reply) }
         guard let request = context as? IngestRequest else { return reply.send(.internalError) }
         let (unit, refusal) = prepare(body, request, receivedAt: Date())
         guard let unit else { return reply.send(refusal.map(HTTPResponse.envelope) ?? .internalError) }
@@ -174,7 +183,7 @@ final class IngestService: HTTPHandler {
             return isReady ? .content(200, "ready\n", type: "text/plain; charset=utf-8") : .content(503, "not ready\n", type: "text/plain; charset=utf-8")
         case .metrics:
             return .content(200, metrics.render(), type: Prometheus.contentType)
-        case .telemetry, .sends:
+        case .telemetry, .sends, .invalidTokens:
             return .notFound
         }
     }

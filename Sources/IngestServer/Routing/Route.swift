@@ -5,6 +5,7 @@ import PushLedgerContract
 enum Route: String, Sendable, CaseIterable {
     case telemetry = "/v1/telemetry"
     case sends = "/v1/sends"
+    case invalidTokens = "/v1/tokens/invalid"
     case healthz = "/healthz"
     case readyz = "/readyz"
     case metrics = "/metrics"
@@ -13,15 +14,16 @@ enum Route: String, Sendable, CaseIterable {
     var methods: [String] {
         switch self {
         case .telemetry, .sends: ["POST"]
+        case .invalidTokens: ["GET"]
         case .healthz, .readyz, .metrics: ["GET", "HEAD"]
         }
     }
 
-    /// The key scope an ingest route needs; nil for the open operations endpoints.
+    /// The key scope a route needs; nil for the open operations endpoints.
     var scope: String? {
         switch self {
         case .telemetry: "telemetry"
-        case .sends: "sends"
+        case .sends, .invalidTokens: "sends"
         case .healthz, .readyz, .metrics: nil
         }
     }
@@ -30,7 +32,7 @@ enum Route: String, Sendable, CaseIterable {
         switch self {
         case .telemetry: .telemetry
         case .sends: .sends
-        case .healthz, .readyz, .metrics: nil
+        case .invalidTokens, .healthz, .readyz, .metrics: nil
         }
     }
 

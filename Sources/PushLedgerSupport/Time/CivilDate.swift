@@ -59,6 +59,9 @@ public struct CivilDate: Sendable, Hashable, Comparable {
             ?? utcMidnight.addingTimeInterval(-TimeInterval(timeZone.secondsFromGMT(for: utcMidnight)))
     }
 
+    /// `YYYY-MM-DD`.
+    public var iso: String { Timestamp.pad(year, 4) + "-" + Timestamp.pad(month, 2) + "-" + Timestamp.pad(day, 2) }
+
     public static func < (lhs: CivilDate, rhs: CivilDate) -> Bool {
         (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day)
     }

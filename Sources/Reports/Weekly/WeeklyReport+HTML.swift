@@ -13,6 +13,7 @@ extension WeeklyReport {
         body += figure("Delivery funnel, \(week.description)", funnelChart)
         body += figure("Opt-in and reach by cohort (95% Wilson intervals)", cohortChart)
         body += figure("Rejections by reason, \(week.description)", rejectionChart)
+        if hasFCMData { body += figure("FCM delivered vs confirmed by devices, per Los Angeles day", providerCheckChart) }
         body += "</section>\n"
         for table in sections { body += Self.htmlTable(table) }
         body += "<p class=\"legend\">* denominator under \(Rate.lowVolumeThreshold) (low volume) · — undefined (denominator 0) · Δ for rates in percentage points · ! insufficient data for the comparison</p>\n"

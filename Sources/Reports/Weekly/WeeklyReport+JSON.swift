@@ -30,6 +30,7 @@ extension WeeklyReport {
                          ("current", Self.landingJSON(l.current)), ("previous", Self.landingJSON(l.previous)),
                          ("misrouted_open_rate_pp", .number(Self.pointChange(l.current.misroutedRate, l.previous.misroutedRate)))])
             })),
+            ("provider_check", hasFCMData ? providerCheck?.json.objectValue?["rows"] ?? .null : .null),
             ("prompt_timing", promptTiming.json),
             ("prompt_timing_previous_week", previousPromptTiming.json),
             ("alerts", alerts.map { list in

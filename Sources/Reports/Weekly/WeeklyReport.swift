@@ -70,6 +70,8 @@ public struct WeeklyReport: Sendable {
     public let promptTiming: PromptTimingReport
     public let previousPromptTiming: PromptTimingReport
     public let alerts: Alerts
+    /// FCM's Aggregated Delivery Data beside the devices, per Los Angeles day of the week.
+    public var providerCheck: ProviderCheckReport? = nil
 
     /// How many weeks the trend chart shows.
     public static let trendWeeks = 8
@@ -103,7 +105,10 @@ public struct WeeklyReport: Sendable {
             rejections: try rejections(connection, app, week),
             landings: try landings(connection, app, week),
             promptTiming: try prompts(week), previousPromptTiming: try prompts(week.previous),
-            alerts: try alerts(connection, app, week))
+            alerts: try alerts(connection, app, week),
+            providerCheck: try ProviderCheckReport.run(
+                connection: connection, app: app, from: CivilDate(week.start()),
+                to: CivilDate(daysSinceEpoch: CivilDate(week.start()).daysSinceEpoch + 7), byCampaign: false, asOf: asOf))
     }
 
     /// Rollup sums per week (and the second dimension in `by`, if any) over weeks [first, last].

@@ -1,5 +1,6 @@
 import Foundation
 import PushLedgerContract
+import Store
 import Synchronization
 
 @testable import IngestServer
@@ -53,6 +54,13 @@ final class FaultyStore: IngestStore {
     func loadKeys() throws(StoreError) -> [KeyRecord] {
         if state.withLock({ $0.down }) { throw Self.unreachable }
         return try inner.loadKeys()
+    }
+
+    func invalidTokens(appID: String, query: InvalidTokenFeed.Query) throws(StoreError) -> InvalidTokenFeed.Page {
+        let faults = state.withLock { ($0.down, $0.failing) }
+        if faults.0 { throw Self.unreachable }
+        if faults.1 { throw StoreError(isConnectionProblem: false, sqlState: "XX000", description: "internal error") }
+        return try inner.invalidTokens(appID: appID, query: query)
     }
 
     private static let unreachable = StoreError(isConnectionProblem: true, description: "connection refused")

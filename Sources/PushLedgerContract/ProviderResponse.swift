@@ -1,0 +1,83 @@
+import Foundation
+import PushLedgerSupport
+
+/// What the server derives from a provider's raw answer (`response_body` on a send,
+/// telemetry-v1.md "Raw provider responses on sends"): one definition for `POST /v1/sends` and
+/// `pushledger import sends`, which both validate through `SendsValidator`.
+public enum ProviderResponse {
+    /// Largest `response_body`, in UTF-8 bytes (4 KiB); longer is `invalid_field`.
+    public static let maxBodyBytes = 4096
+
+    /// The `@type` of the FCM HTTP v1 error detail that carries FCM's own error code.
+    static let fcmErrorType = "type.googleapis.com/google.firebase.fcm.v1.FcmError"
+
+    /// Firebase Admin SDK error codes and the FCM HTTP v1 names they stand for. Other
+    /// `messaging/…` codes are stored as given.
+    static let adminSDKCodes: [String: String] = [
+        "messaging/registration-token-not-registered": "UNREGISTERED",
+        "messaging/invalid-argument": "INVALID_ARGUMENT",
+        "messaging/invalid-registration-token": "INVALID_ARGUMENT",
+        "messaging/message-rate-exceeded": "QUOTA_EXCEEDED",
+        "messaging/device-message-rate-exceeded": "QUOTA_EXCEEDED",
+        "messaging/mismatched-credential": "SENDER_ID_MISMATCH",
+        "messaging/third-party-auth-error": "THIRD_PARTY_AUTH_ERROR",
+        "messaging/server-unavailable": "UNAVAILABLE",
+        "messaging/internal-error": "INTERNAL",
+    ]
+
+    /// A `reason` as stored: a Firebase Admin SDK code becomes its FCM HTTP v1 name.
+    public static func normalizedReason(_ reason: String) -> String {
+        adminSDKCodes[reason] ?? reason
+    }
+
+    /// Fields read out of a body; nil where the body says nothing.
+    public struct Derived: Sendable, Equatable {
+        public var reason: String?
+        /// Microseconds since 1970.
+        public var unregisteredAt: Int64?
+        public init(reason: String? = nil, unregisteredAt: Int64? = nil) {
+            self.reason = reason
+            self.unregisteredAt = unregisteredAt
+        }
+    }
+
+    /// Reads `reason` (and, for APNs 410, `unregistered_at`) out of a provider's body. A body
+    /// that is not JSON, or lacks the members, derives nothing; so does a reason that could not
+    /// be stored as an explicit one (empty, over 255 bytes, or with U+0000).
+    public static func derive(provider: PushProvider, status: Int, body: String) -> Derived {
+        guard let object = (try? JSONParser.parseValue(Array(body.utf8)))?.objectValue else { return Derived() }
+        switch provider {
+        case .apns:
+            guard !(200...299).contains(status) else { return Derived() }
+            var derived = Derived(reason: storable(object["reason"]?.stringValue))
+            if status == 410, let millis = object["timestamp"]?.numberValue?.int64Value {
+                let (micros, overflow) = millis.multipliedReportingOverflow(by: 1000)
+                if !overflow { derived.unregisteredAt = micros }
+            }
+            return derived
+        case .fcm:
+            guard let error = object["error"]?.objectValue else { return Derived() }
+            let fcmCode = error["details"]?.arrayValue?.lazy
+                .compactMap { $0.objectValue }
+                .first { $0["@type"]?.stringValue == fcmErrorType }?["errorCode"]?.stringValue
+            return Derived(reason: storable(fcmCode) ?? storable(error["status"]?.stringValue))
+        }
+    }
+
+    /// The stored `reason` and `unregistered_at` of a send: explicit fields win over derived
+    /// ones, and the reason is normalized either way.
+    public static func resolve(
+        provider: PushProvider, status: Int, body: String?, reason: String?, unregisteredAt: Int64?
+    ) -> (reason: String?, unregisteredAt: Int64?) {
+        var derived = Derived()
+        if let body, reason == nil || unregisteredAt == nil {
+            derived = derive(provider: provider, status: status, body: body)
+        }
+        return ((reason ?? derived.reason).map(normalizedReason), unregisteredAt ?? derived.unregisteredAt)
+    }
+
+    static func storable(_ reason: String?) -> String? {
+        guard let reason, FieldReader.stringProblem(reason, maxBytes: FieldLimits.identifier) == nil else { return nil }
+        return reason
+    }
+}
