@@ -173,7 +173,14 @@ final class HTTPDaemon: @unchecked Sendable {
         let length = header("Content-Length").flatMap { Int($0.trimmingHeaderWhitespace) }
         return RequestHead(
             method: method, path: url, contentType: header("Content-Type"), contentEncoding: header("Content-Encoding"),
-            contentLength: length, authorization: header("Authorization"))
+            contentLength: length, authorization: header("Authorization"), peer: peerAddress(connection),
+            forwardedFor: header("X-Forwarded-For"))
+    }
+
+    private static func peerAddress(_ connection: OpaquePointer) -> String {
+        let address = UInt32(bigEndian: pushledger_client_ipv4(connection))
+        guard address != 0 else { return "" }
+        return "\(address >> 24).\(address >> 16 & 255).\(address >> 8 & 255).\(address & 255)"
     }
 
     // MARK: - Listening socket

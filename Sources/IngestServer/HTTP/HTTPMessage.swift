@@ -39,6 +39,10 @@ struct RequestHead: Sendable, Equatable {
     /// Parsed `Content-Length`; nil when absent (chunked) or malformed.
     var contentLength: Int?
     var authorization: String?
+    /// The connection's peer (IPv4 dotted quad; empty when unknown) and its `X-Forwarded-For`:
+    /// `TrustedProxies` decides which of them is the client.
+    var peer = ""
+    var forwardedFor: String? = nil
 }
 
 /// What to do once a request's headers are in.
