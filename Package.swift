@@ -62,6 +62,9 @@ let package = Package(
         // its database, stopped under load and fed hostile input.
         .testTarget(
             name: "FaultTests", dependencies: ["TestSupport", "IngestClient", "Simulator", "PushLedgerContract", "Postgres", "Gzip"]),
+        // Past one machine: ingestors behind nginx (Debian package), reads on a streaming replica.
+        .testTarget(
+            name: "ScaleTests", dependencies: ["TestSupport", "IngestClient", "Simulator", "PushLedgerSupport", "Postgres"]),
     ],
     swiftLanguageModes: [.v6]
 )
