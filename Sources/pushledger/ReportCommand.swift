@@ -43,6 +43,7 @@ enum ReportCommand: Command {
                 options: windowOptions + [formatOption([.table, .json, .csv, .markdown], default: .table)]),
             CommandSpec(
                 "weekly", summary: "The weekly report with week-over-week changes (reads the rollups)",
+                discussion: "Refreshes the rollups first; with --read-database-url (a standby, which cannot write) it reads them as of their last refresh instead: run `pushledger rollup` on the primary on a schedule.",
                 options: [
                     .value("app", help: "The app id to report on", environment: "PUSHLEDGER_APP", required: true),
                     .value("week", type: .week, help: "ISO week, e.g. 2026-W48 (default: the last full week)"),
@@ -53,7 +54,7 @@ enum ReportCommand: Command {
 
     static func run(_ context: CommandContext) throws -> Int32 {
         let command = context.command
-        let connection = try context.connect()
+        let connection = try context.connectForReading()
         let output: String
         do throws(ReportError) {
             let format = ReportFormat(rawValue: command.string("format")!)!
@@ -62,7 +63,8 @@ enum ReportCommand: Command {
                 let week = command.week("week") ?? ISOWeek(containing: Date()).previous
                 context.logger.info("weekly report", ["week": week.description, "app": command.string("app")!])
                 output = try WeeklyReport.run(connection: connection, app: command.string("app")!, week: week,
-                                              experiment: command.string("experiment")!).rendered(format)
+                                              experiment: command.string("experiment")!,
+                                              refresh: context.readDatabaseURL == nil).rendered(format)
             case "prompt-timing":
                 let options = PromptTimingReport.Options(
                     experiment: command.string("experiment")!, baseline: command.string("baseline"),
@@ -112,7 +114,7 @@ enum QueryCommand: Command {
 
     static func run(_ context: CommandContext) throws -> Int32 {
         let command = context.command
-        let connection = try context.connect()
+        let connection = try context.connectForReading()
         do throws(ReportError) {
             let by = try ReportDimension.parseList(command.string("by")!)
             let report = try SilentLossReport.quick(

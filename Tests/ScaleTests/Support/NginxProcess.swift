@@ -22,9 +22,9 @@ final class NginxProcess: @unchecked Sendable {
 
     init(upstreams: [UInt16]) throws {
         guard FileManager.default.isExecutableFile(atPath: Self.binary) else {
-            throw NginxError(description: "\(Self.binary) not found (make test installs the Debian package nginx)")
+            throw ScaleTestError(description: "\(Self.binary) not found (make test installs the Debian package nginx)")
         }
-        guard let port = ServeProcess.freePort() else { throw NginxError(description: "no free port") }
+        guard let port = ServeProcess.freePort() else { throw ScaleTestError(description: "no free port") }
         self.port = port
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("nginx-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -42,7 +42,7 @@ final class NginxProcess: @unchecked Sendable {
         try process.run()
         let process = process
         guard ServeProcess.waitForListener(port: port, while: { ChildExit.poll(process) == nil }) else {
-            throw NginxError(description: "nginx never listened: \(errorLog)")
+            throw ScaleTestError(description: "nginx never listened: \(errorLog)")
         }
     }
 
@@ -79,7 +79,7 @@ final class NginxProcess: @unchecked Sendable {
             }
         }
         guard replacedServers, replacedListen else {
-            throw NginxError(description: "deploy/nginx/pushledger.conf has no `server …:8080;` or `listen` line to point at the test")
+            throw ScaleTestError(description: "deploy/nginx/pushledger.conf has no `server …:8080;` or `listen` line to point at the test")
         }
         let sitePath = folder.appendingPathComponent("pushledger.conf")
         try site.joined(separator: "\n").write(to: sitePath, atomically: true, encoding: .utf8)
@@ -107,6 +107,6 @@ final class NginxProcess: @unchecked Sendable {
     }
 }
 
-struct NginxError: Error, CustomStringConvertible {
+struct ScaleTestError: Error, CustomStringConvertible {
     var description: String
 }
