@@ -50,7 +50,7 @@ struct IngestorsBehindNginxTests {
         // Every event of the truth is stored, once; every send is classified as the truth says.
         #expect(try fleet.storedEvents(connection) == truth.telemetryEvents + truth.sends)
         #expect(try connection.query("select count(*) from sends where app_id = \(truth.appID)")[0].decode(0, as: Int.self) == truth.sends)
-        #expect(try ScaleFleet.storedTwice(connection) == 0)
+        #expect(try StoredEvents.storedTwice(connection) == 0)
         #expect(try ScaleFleet.outcomes(connection, truth) == ScaleFleet.outcomes(truth))
         #expect(summary.accepted + summary.duplicates == summary.eventsPosted)
         for server in servers { #expect(server.isRunning) }

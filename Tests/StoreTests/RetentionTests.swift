@@ -3,19 +3,24 @@ import Postgres
 import Store
 import Testing
 
-@Suite struct RetentionTests {
-    typealias F = Fixture
-    let db: StoreDatabase
-    init() throws { db = try StoreDatabase() }
-
-    private func partitions(_ table: String) throws -> [String] {
-        try db.connection.query(
+extension StoreDatabase {
+    /// The partitions of `table`, by name.
+    func partitions(_ table: String) throws -> [String] {
+        try connection.query(
             """
             select c.relname from pg_inherits i join pg_class c on c.oid = i.inhrelid
              where i.inhparent = \(table)::regclass order by c.relname
             """
         ).map { try $0.decode("relname") }
     }
+}
+
+@Suite struct RetentionTests {
+    typealias F = Fixture
+    let db: StoreDatabase
+    init() throws { db = try StoreDatabase() }
+
+    private func partitions(_ table: String) throws -> [String] { try db.partitions(table) }
 
     @Test func theWriterCreatesTheMonthsItSeesAndMovesRowsOutOfTheDefault() throws {
         #expect(try partitions("sends") == ["sends_default"])
@@ -67,14 +72,7 @@ import Testing
         try PartitionGranularity.daily.store(on: db.connection)
     }
 
-    private func partitions(_ table: String) throws -> [String] {
-        try db.connection.query(
-            """
-            select c.relname from pg_inherits i join pg_class c on c.oid = i.inhrelid
-             where i.inhparent = \(table)::regclass order by c.relname
-            """
-        ).map { try $0.decode("relname") }
-    }
+    private func partitions(_ table: String) throws -> [String] { try db.partitions(table) }
 
     @Test func theWriterCreatesTheDaysItSeesAndRetentionDropsWholeDays() throws {
         #expect(try PartitionGranularity.current(on: db.connection) == .daily)

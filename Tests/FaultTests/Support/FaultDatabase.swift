@@ -57,19 +57,7 @@ struct FaultDatabase: Sendable {
     }
 
     /// Rows of the event tables beyond one per (app, event id): 0 when nothing is stored twice.
-    func storedTwice() throws -> Int {
-        try count(
-            """
-            select (count(*) - count(distinct (app_id, event_id)))::int8 from (
-                select app_id, event_id from settings_snapshots union all
-                select app_id, event_id from permission_prompts union all
-                select app_id, event_id from experiment_exposures union all
-                select app_id, event_id from notification_receipts union all
-                select app_id, event_id from notification_opens union all
-                select app_id, event_id from token_registrations union all
-                select app_id, event_id from sends) stored
-            """)
-    }
+    func storedTwice() throws -> Int { try StoredEvents.storedTwice(connect()) }
 
     /// The end-of-test ledger check: (acknowledged events missing, events stored twice).
     func audit(_ acknowledged: Set<String>) throws -> (missing: Int, twice: Int) {

@@ -45,21 +45,6 @@ struct ScaleFleet {
         try connection.query("select count(*) from event_ids where app_id = \(config.appID)")[0].decode(0)
     }
 
-    /// Rows of the event tables beyond one per (app, event id): 0 when nothing is stored twice.
-    static func storedTwice(_ connection: Connection) throws -> Int {
-        try connection.query(
-            """
-            select (count(*) - count(distinct (app_id, event_id)))::int8 from (
-                select app_id, event_id from settings_snapshots union all
-                select app_id, event_id from permission_prompts union all
-                select app_id, event_id from experiment_exposures union all
-                select app_id, event_id from notification_receipts union all
-                select app_id, event_id from notification_opens union all
-                select app_id, event_id from token_registrations union all
-                select app_id, event_id from sends) stored
-            """)[0].decode(0)
-    }
-
     /// Outcome counts of the truth's window as the outcome engine classifies the stored sends.
     static func outcomes(_ connection: Connection, _ truth: Truth) throws -> [String: Int] {
         let w = truth.window
