@@ -55,4 +55,7 @@ clean:
 	-@scripts/db.sh destroy test
 	-@scripts/db.sh destroy fuzz
 	-@scripts/db.sh destroy fault-outage
+	-@scripts/db.sh destroy scale-standby
+	-@scripts/db.sh destroy scale-primary
+	-@scripts/db.sh destroy capacity
 	rm -rf .build .pgdata

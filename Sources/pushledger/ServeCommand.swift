@@ -20,7 +20,7 @@ enum ServeCommand: Command {
             .value("max-body", type: .integer, help: "Bytes of a request body as sent", default: "1048576"),
             .value("max-decompressed", type: .integer, help: "Bytes of a body after gzip", default: "8388608"),
             .value("max-events", type: .integer, help: "Events (or sends) per request", default: "2000"),
-            .repeatable("trusted-proxy", help: "A load balancer's address or CIDR range: its X-Forwarded-For names the client", environment: "PUSHLEDGER_TRUSTED_PROXIES", placeholder: "cidr"),
+            .repeatable("trusted-proxy", help: "Trusted proxy (CIDR) for X-Forwarded-For", environment: "PUSHLEDGER_TRUSTED_PROXIES", placeholder: "cidr"),
         ])
 
     static func run(_ context: CommandContext) throws -> Int32 {

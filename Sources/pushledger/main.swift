@@ -11,7 +11,7 @@ let root = CommandSpec(
     discussion: "Measures what APNs/FCM \"sent\" hides: pushes silently lost to permissions, channels and stale tokens.",
     options: [
         .value("database-url", help: "PostgreSQL URL (default: libpq PG* variables)", environment: "DATABASE_URL", placeholder: "url"),
-        .value("read-database-url", help: "A hot standby for reports, queries and alert reads (default: --database-url)", environment: "PUSHLEDGER_READ_DATABASE_URL", placeholder: "url"),
+        .value("read-database-url", help: "Hot standby for reports, queries, alert reads", environment: "PUSHLEDGER_READ_DATABASE_URL", placeholder: "url"),
         .value("sql-dir", help: "Folder holding migrations/ (default: found next to the binary)", environment: "PUSHLEDGER_SQL_DIR", placeholder: "dir"),
         .value("log-level", type: .choice(["debug", "info", "warning", "error"]), help: "Least severe log level on stderr", default: "info", environment: "PUSHLEDGER_LOG_LEVEL"),
     ],

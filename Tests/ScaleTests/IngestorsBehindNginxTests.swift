@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import PushLedgerSupport
 import Simulator
 import TestSupport
 import Testing
@@ -33,9 +34,14 @@ struct IngestorsBehindNginxTests {
         let run = Background { try fleet.post(to: nginx.baseURL, threads: 6) }
         var kills = 0
         for round in 1...2 {
-            waitUntil { (try? fleet.storedEvents(connection)).map { $0 >= round * total / 3 } ?? false || run.isFinished }
+            // Polled every 20 ms: each poll is a count on the database being written.
+            while !run.isFinished, ((try? fleet.storedEvents(connection)) ?? 0) < round * total / 3 { usleep(20_000) }
             guard !run.isFinished else { break }
+            // Frozen first, then killed once nginx has handed it a request it has not read: a
+            // request in flight when its ingestor dies, every time.
             let victim = servers[1]
+            victim.send(SIGSTOP)
+            while !run.isFinished, !Self.hasUnreadRequest(port: victim.port) { usleep(5_000) }
             victim.send(SIGKILL)
             let exit = victim.waitForExit()
             #expect(!exit.exited && exit.status == SIGKILL)
@@ -46,6 +52,9 @@ struct IngestorsBehindNginxTests {
         }
         let (summary, truth) = try run.value()
         #expect(kills == 2, "the post ended before both kills")
+        // Requests were in flight on the killed ingestor (nginx saw it die mid-request); nginx
+        // did not resend them, the phones did, and the ledger above has each event once.
+        #expect(nginx.errorLog.contains("while reading response header from upstream"), "\(nginx.errorLog)")
         #expect(truth == expected)
         // Every event of the truth is stored, once; every send is classified as the truth says.
         #expect(try fleet.storedEvents(connection) == truth.telemetryEvents + truth.sends)
@@ -53,8 +62,24 @@ struct IngestorsBehindNginxTests {
         #expect(try StoredEvents.storedTwice(connection) == 0)
         #expect(try ScaleFleet.outcomes(connection, truth) == ScaleFleet.outcomes(truth))
         #expect(summary.accepted + summary.duplicates == summary.eventsPosted)
+        Logger(component: "scale-tests").info(
+            "nginx figures", ["kills": kills, "requests": summary.requests, "retries": summary.retries, "events": summary.eventsPosted,
+                              "duplicates": summary.duplicates])
         for server in servers { #expect(server.isRunning) }
         #expect(!nginx.errorLog.contains("[emerg]"))
+    }
+
+    /// True when a socket of `port` on 127.0.0.1 holds what its (stopped) process has not
+    /// taken: request bytes on a connection, or connections waiting to be accepted on the
+    /// listening socket (`/proc/net/tcp`: local address, state, tx_queue:rx_queue).
+    static func hasUnreadRequest(port: UInt16) -> Bool {
+        guard let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8) else { return false }
+        let local = String(format: "0100007F:%04X", port)
+        return table.split(separator: "\n").dropFirst().contains { line in
+            let fields = line.split(separator: " ")
+            guard fields.count > 4, fields[1] == local else { return false }
+            return fields[4].split(separator: ":").last.map { UInt64($0, radix: 16) ?? 0 } ?? 0 > 0
+        }
     }
 
     @Test func theIngestorLogsThePhonesAddressAndIgnoresAForgedOne() throws {
