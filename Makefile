@@ -28,7 +28,7 @@ demo: deps
 
 # Tests also render the HTML report in headless Chromium and lint Prometheus rules with promtool.
 test:
-	@scripts/deps.sh chromium prometheus
+	@scripts/deps.sh chromium prometheus nginx
 	@scripts/test.sh
 
 # Minutes on 2 cores; not part of make test (which runs bench-smoke).
@@ -55,4 +55,7 @@ clean:
 	-@scripts/db.sh destroy test
 	-@scripts/db.sh destroy fuzz
 	-@scripts/db.sh destroy fault-outage
+	-@scripts/db.sh destroy scale-standby
+	-@scripts/db.sh destroy scale-primary
+	-@scripts/db.sh destroy capacity
 	rm -rf .build .pgdata

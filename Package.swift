@@ -61,14 +61,16 @@ let package = Package(
         .testTarget(name: "GzipTests", dependencies: ["Gzip"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
         .testTarget(name: "StoreTests", dependencies: ["Postgres", "PushLedgerContract", "PushLedgerRules", "PushLedgerSupport", "Reports", "Store", "TestSupport"]),
-        .testTarget(name: "IngestServerTests", dependencies: ["Gzip", "IngestServer", "Postgres", "PushLedgerContract", "PushLedgerSupport", "TestSupport"]),
-        .testTarget(name: "SimulatorTests", dependencies: ["Gzip", "IngestClient", "PushLedgerContract", "PushLedgerRules", "PushLedgerSupport", "Simulator", "TestSupport"]),
+        .testTarget(name: "IngestServerTests", dependencies: ["Gzip", "IngestServer", "Postgres", "PushLedgerContract", "PushLedgerSupport", "Store", "TestSupport"]),
+        .testTarget(name: "SimulatorTests", dependencies: ["Gzip", "IngestClient", "PushLedgerContract", "PushLedgerRules", "PushLedgerSupport", "Simulator", "Store", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["Postgres", "TestSupport"]),
         .testTarget(name: "PushLedgerKitTests", dependencies: ["Gzip", "Postgres", "PushLedgerKit", "PushLedgerSupport", "TestSupport"]),
         .testTarget(name: "ReportsTests", dependencies: ["IngestServer", "Postgres", "PushLedgerRules", "PushLedgerSupport", "Reports", "Simulator", "Store", "TestSupport"]),
         // Fault and abuse suite: the real `pushledger serve` as a child process, killed, starved of
         // its database, stopped under load and fed hostile input.
         .testTarget(name: "FaultTests", dependencies: ["Gzip", "IngestClient", "Postgres", "PushLedgerContract", "PushLedgerSupport", "Simulator", "TestSupport"]),
+        // Past one machine: ingestors behind nginx (Debian package), reads on a streaming replica.
+        .testTarget(name: "ScaleTests", dependencies: ["IngestClient", "Postgres", "PushLedgerSupport", "Simulator", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

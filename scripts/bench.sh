@@ -29,9 +29,8 @@ smoke)
 *) echo "usage: scripts/bench.sh [full|smoke]" >&2; exit 64 ;;
 esac
 log() { printf '==> %s\n' "$*" >&2; }
-now() { date +%s.%N; }
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }'; }
-calc() { awk "BEGIN { printf \"$1\", $2 }"; }
+# shellcheck source=scripts/measure.sh
+source scripts/measure.sh
 
 bindir=$(swift build -c "$config" --show-bin-path)
 # Full runs build release; smoke runs reuse make test's debug build (or build what is missing).
@@ -91,20 +90,7 @@ serve() {
     BENCH_TELEMETRY_KEY=$(DATABASE_URL=$(db_url "bench_$1") "$bin" keys create --app $app --scope telemetry --log-level warning)
     BENCH_SENDS_KEY=$(DATABASE_URL=$(db_url "bench_$1") "$bin" keys create --app $app --scope sends --log-level warning)
 }
-cpu_seconds() { awk -v t="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / t }' "/proc/$1/stat"; }
-# CPU seconds of the whole Postgres cluster: the postmaster with its reaped children (ended
-# backends) plus every live child. Wall time on a shared machine depends on the neighbours;
-# CPU per event much less so.
-postmaster=$(psql "$admin_url" -qAtc "select pid from pg_stat_activity where backend_type = 'checkpointer'" | xargs -I{} awk '{ print $4 }' /proc/{}/stat)
-pg_cpu() {
-    { awk '{ print $14 + $15 + $16 + $17 }' "/proc/$postmaster/stat"
-      for child in $(pgrep -P "$postmaster"); do awk '{ print $14 + $15 }' "/proc/$child/stat" 2>/dev/null || true; done
-    } | awk -v t="$(getconf CLK_TCK)" '{ s += $1 } END { printf "%.2f", s / t }'
-}
-# After psql sessions end: their backends count once the postmaster has reaped them.
-pg_cpu_settled() { sleep 1; pg_cpu; }
-per_million() { calc "%.0f" "($2 - $1) * 1000000 / $3"; }
-peak_rss_mib() { awk '/VmHWM/ { printf "%.0f", $2 / 1024 }' "/proc/$1/status"; }
+postmaster=$(postmaster_of "$admin_url")
 stop_server() { kill -TERM "$server"; wait "$server" || true; server=""; }
 
 # Every measured path starts from the same database holding another fleet of that week,

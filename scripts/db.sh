@@ -7,6 +7,9 @@
 #   scripts/db.sh url [NAME]     print its DATABASE_URL
 #   scripts/db.sh resume [NAME]  start a stopped cluster again on the port it had (the fault tests
 #                                stop Postgres under a running server and bring it back)
+#   scripts/db.sh replica NAME PRIMARY
+#                                start cluster NAME as a streaming hot standby of the running
+#                                cluster PRIMARY (pg_basebackup -R the first time); prints its URL
 # When the caller has DATABASE_URL set, nothing is started or stopped and that URL is used.
 set -euo pipefail
 
@@ -55,6 +58,23 @@ url() { echo "postgres://pushledger@127.0.0.1:$(cat "$dir/port")/pushledger?sslm
 
 running() { [ -f "$data/PG_VERSION" ] && "${as_pg[@]}" "$bindir/pg_ctl" -D "$data" status >/dev/null 2>&1; }
 
+# Starts the cluster in $data on a free port (the primary side streams to standbys: wal_level
+# replica and WAL senders, which are PostgreSQL 15's defaults, stated here on purpose).
+start_server() {
+    "${as_pg[@]}" mkdir -p "$sock"
+    for attempt in 1 2 3 4 5; do
+        free_port >"$dir/port"
+        "${as_pg[@]}" "$bindir/pg_ctl" -D "$data" -l "$dir/server.log" -w -t 60 \
+            -o "-p $(cat "$dir/port") -k $sock -c listen_addresses=127.0.0.1 -c max_connections=300 -c shared_buffers=256MB -c wal_level=replica -c max_wal_senders=4 $1" \
+            start >&2 && return 0
+        # Taken between the check and the bind (another cluster starting): the next free port.
+        if [ "$attempt" -lt 5 ] && tail -n 8 "$dir/server.log" | grep -q "Address already in use"; then
+            echo "db: port $(cat "$dir/port") was taken meanwhile; trying another" >&2; continue
+        fi
+        tail -n 20 "$dir/server.log" >&2; exit 1
+    done
+}
+
 case "$cmd" in
 start)
     if [ ! -x "$bindir/initdb" ]; then
@@ -66,21 +86,10 @@ start)
             || { cat "$dir/initdb.log" >&2; exit 1; }
     fi
     if ! running; then
-        "${as_pg[@]}" mkdir -p "$sock"
         extra=""
         # The throwaway test cluster trades crash safety of Postgres itself for speed.
         [ "$name" = test ] && extra="-c fsync=off -c full_page_writes=off -c synchronous_commit=off"
-        for attempt in 1 2 3 4 5; do
-            free_port >"$dir/port"
-            "${as_pg[@]}" "$bindir/pg_ctl" -D "$data" -l "$dir/server.log" -w -t 60 \
-                -o "-p $(cat "$dir/port") -k $sock -c listen_addresses=127.0.0.1 -c max_connections=300 -c shared_buffers=256MB $extra" \
-                start >&2 && break
-            # Taken between the check and the bind (another cluster starting): the next free port.
-            if [ "$attempt" -lt 5 ] && tail -n 8 "$dir/server.log" | grep -q "Address already in use"; then
-                echo "db: port $(cat "$dir/port") was taken meanwhile; trying another" >&2; continue
-            fi
-            tail -n 20 "$dir/server.log" >&2; exit 1
-        done
+        start_server "$extra"
     fi
     port=$(cat "$dir/port")
     if ! "$bindir/psql" -h 127.0.0.1 -p "$port" -U pushledger -d postgres -tAc \
@@ -109,7 +118,20 @@ resume)
     fi
     url
     ;;
+replica)
+    primary=${3:?usage: scripts/db.sh replica NAME PRIMARY}
+    primary_dir="$(dirname "$dir")/$primary"
+    [ -f "$primary_dir/port" ] || { echo "db: cluster '$primary' was never started" >&2; exit 1; }
+    if [ ! -f "$data/PG_VERSION" ]; then
+        echo "db: copying cluster '$primary' into standby '$name'" >&2
+        # -R writes primary_conninfo and standby.signal: the copy starts as a hot standby.
+        "${as_pg[@]}" "$bindir/pg_basebackup" -h 127.0.0.1 -p "$(cat "$primary_dir/port")" -U pushledger \
+            -D "$data" -R -X stream -c fast >"$dir/basebackup.log" 2>&1 || { cat "$dir/basebackup.log" >&2; exit 1; }
+    fi
+    if ! running; then start_server "-c hot_standby=on"; fi
+    url
+    ;;
 *)
-    echo "usage: scripts/db.sh start|stop|destroy|url|resume [NAME]" >&2; exit 64
+    echo "usage: scripts/db.sh start|stop|destroy|url|resume [NAME] | replica NAME PRIMARY" >&2; exit 64
     ;;
 esac

@@ -20,6 +20,9 @@ public struct IngestServerConfig: Sendable {
     /// Seconds a request body may take to arrive in all. A client that trickles a byte now and
     /// then never goes idle, so without this it would hold its connection for as long as it likes.
     public var uploadDeadlineSeconds = 60
+    /// Peers whose `X-Forwarded-For` names the client (a load balancer in front); logs of
+    /// refused keys and the access log carry that client address.
+    public var trustedProxies = TrustedProxies()
     /// Body, event and time limits of the contract.
     public var limits = IngestLimits()
     /// Validated requests waiting for a writer; a full queue answers 429.

@@ -68,4 +68,16 @@ public enum ReportRollups {
         }
         return Summary(days: days, promptCohortDays: cohorts, asOf: asOf)
     }
+
+    /// The `as_of` of the latest refresh (a report that does not refresh reads as of it); now
+    /// when nothing was ever rolled up.
+    public static func lastRefresh(connection: Connection) throws(ReportError) -> Date {
+        try databaseStep("reading the rollups' refresh time") {
+            try connection.query(
+                """
+                select coalesce(greatest((select max(as_of) from send_rollups_daily),
+                                         (select max(as_of) from prompt_cohorts_daily)), now()) as as_of
+                """)[0].decode("as_of", as: Date.self)
+        }
+    }
 }

@@ -2,7 +2,7 @@ import Foundation
 import Postgres
 import PushLedgerSupport
 
-/// Keeps the event tables to a number of days: drops whole monthly partitions whose last
+/// Keeps the event tables to a number of days: drops whole partitions (monthly or daily) whose last
 /// instant is older than the cutoff, and deletes older rows from the default partitions, the
 /// de-duplication ledger and the failed-event store (sql/retention/retention.sql). Rollups are kept.
 public struct Retention: Sendable {
@@ -48,8 +48,9 @@ public struct Retention: Sendable {
         }
     }
 
-    /// Creates the monthly partitions covering [from, to] ahead of time (the writer does it
-    /// for the months it sees; cron can call this for the next months). Returns their names.
+    /// Creates the partitions (of the configured `PartitionGranularity`) covering [from, to]
+    /// ahead of time (the writer does it for the ones it sees; cron can call this for the
+    /// next ones). Returns their names.
     @discardableResult
     public static func ensurePartitions(from: Date, to: Date, on connection: Connection) throws -> [String] {
         try connection.query("select p from pushledger_ensure_partitions(\(from), \(to)) p").map { try $0.decode("p") }

@@ -31,7 +31,7 @@ enum AlertCommand: Command {
         let format = try command.choice(AlertOutputFormat.self, "format")
         if command.path.last == "list" {
             do {
-                let history = try AlertStateStore.history(since: command.optional(Date.self, "since"), connection: context.connect())
+                let history = try AlertStateStore.history(since: command.optional(Date.self, "since"), connection: context.connectForReading())
                 context.print(AlertOutput.render(history: history, format: format))
                 return 0
             } catch let error as AlertError {
@@ -42,9 +42,14 @@ enum AlertCommand: Command {
         do throws(AlertError) {
             let rules = try command.string("rules").map { path throws(AlertError) in try AlertRulesFile.load(path: path) } ?? .builtIn
             let webhook = try command.string("webhook").map { url throws(AlertError) in try AlertWebhook(url: url) }
-            let connection: Connection
-            do { connection = try Connection.connect(url: context.databaseURL) } catch { throw AlertError(error) }
-            let outcome = AlertChecker(rules: rules).run(connection: connection, at: at, webhook: webhook)
+            // Findings are read from the standby when one is configured; alert state is written on the primary.
+            let connection: Connection, reading: Connection?
+            do {
+                connection = try Connection.connect(url: context.databaseURL)
+                reading = try context.readDatabaseURL.map { url throws(PostgresError) in try Connection.connect(url: url) }
+            } catch { throw AlertError(error) }
+            let outcome = AlertChecker(rules: rules).run(
+                connection: connection, reading: reading, at: at, webhook: webhook)
             if let result = outcome.result { context.print(AlertOutput.render(result, format: format)) }
             for problem in outcome.problems {
                 context.logger.debug("alert check problem", ["detail": problem.debugDescription])

@@ -21,9 +21,17 @@ struct CommandContext {
     /// `--database-url`, else `DATABASE_URL`, else "" (libpq reads the PG* variables).
     var databaseURL: String { command.string("database-url") ?? "" }
 
-    func connect() throws -> Connection {
+    /// `--read-database-url`, else `PUSHLEDGER_READ_DATABASE_URL`; nil: reads go to the primary.
+    var readDatabaseURL: String? { command.string("read-database-url") }
+
+    func connect() throws -> Connection { try connect(url: databaseURL) }
+
+    /// A connection for a command that only reads: the standby when one is configured.
+    func connectForReading() throws -> Connection { try connect(url: readDatabaseURL ?? databaseURL) }
+
+    private func connect(url: String) throws -> Connection {
         do {
-            return try Connection.connect(url: databaseURL)
+            return try Connection.connect(url: url)
         } catch {
             throw CommandFailure(message: error.description, detail: error.debugDescription)
         }

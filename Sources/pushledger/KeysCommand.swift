@@ -61,7 +61,7 @@ enum KeysCommand: Command {
 enum RetentionCommand: Command {
     static let spec = CommandSpec(
         "retention", summary: "Drop whole partitions of events older than --keep",
-        discussion: "Sends, snapshots, channel states, receipts and opens are partitioned by month; a partition is dropped only when all of it is older than the cut-off.",
+        discussion: "Sends, snapshots, channel states, receipts and opens are partitioned by month or day (`pushledger partitions`); a partition is dropped only when all of it is older than the cut-off.",
         options: [
             .value("keep", type: .duration, help: "How much history to keep, e.g. 400d", required: true),
             .flag("ensure-ahead", help: "Also create partitions for the next \(Retention.partitionsAhead) (as the writer does on demand)"),

@@ -59,6 +59,7 @@ enum ReportCommand: Command {
                 ] + ColumnChoice.options),
             CommandSpec(
                 "weekly", summary: "The weekly report with week-over-week changes (reads the rollups)",
+                discussion: "Refreshes the rollups first; with --read-database-url (a standby, which cannot write) it reads them as of their last refresh instead: run `pushledger rollup` on the primary on a schedule.",
                 options: [
                     .value("app", help: "The app id to report on", environment: "PUSHLEDGER_APP", required: true),
                     .value("week", type: .week, help: "ISO week, e.g. 2026-W48 (default: the last full week)"),
@@ -76,14 +77,15 @@ enum ReportCommand: Command {
             let week = try command.optional(ISOWeek.self, "week") ?? ISOWeek(containing: Date()).previous
             let experiment = try command.value(String.self, "experiment")
             context.logger.info("weekly report", ["week": week.description, "app": app])
-            let connection = try context.connect()
+            let connection = try context.connectForReading()
             return try report(context) {
-                try WeeklyReport.run(connection: connection, app: app, week: week, experiment: experiment).rendered(format, columns: columns)
+                try WeeklyReport.run(connection: connection, app: app, week: week, experiment: experiment, refresh: context.readDatabaseURL == nil)
+                    .rendered(format, columns: columns)
             }
         }
         if command.path.last == "provider-check" {
             let check = try providerCheck(command)
-            let connection = try context.connect()
+            let connection = try context.connectForReading()
             return try report(context) { try check(connection).rendered(format, columns: columns) }
         }
         let window = try query(command)
@@ -92,16 +94,16 @@ enum ReportCommand: Command {
             let options = PromptTimingReport.Options(
                 experiment: try command.value(String.self, "experiment"), baseline: command.string("baseline"),
                 asTreated: command.flag("as-treated"), platform: command.string("platform"))
-            let connection = try context.connect()
+            let connection = try context.connectForReading()
             return try report(context) {
                 try PromptTimingReport.run(connection: connection, query: window, options: options).rendered(format, columns: columns)
             }
         case "rejections":
-            let connection = try context.connect()
+            let connection = try context.connectForReading()
             return try report(context) { try RejectionsReport.run(connection: connection, query: window).rendered(format, columns: columns) }
         default:
             let by = command.string("by") ?? ""
-            let connection = try context.connect()
+            let connection = try context.connectForReading()
             return try report(context) {
                 try SilentLossReport.run(connection: connection, query: window, by: ReportDimension.parseList(by))
                     .rendered(format, columns: columns)
@@ -181,7 +183,7 @@ enum QueryCommand: Command {
         let since = try command.value(TimeSpan.self, "since").timeInterval
         let by = try command.value(String.self, "by")
         let columns = try command.columnChoice()
-        let connection = try context.connect()
+        let connection = try context.connectForReading()
         return try ReportCommand.report(context) {
             try SilentLossReport.quick(connection: connection, app: app, since: since, by: ReportDimension.parseList(by))
                 .quickText(columns: columns)

@@ -23,6 +23,7 @@ enum ServeCommand: Command {
             .value("max-body", type: .integer, help: "Bytes of a request body as sent", default: "\(defaults.limits.maxBodyBytes)"),
             .value("max-decompressed", type: .integer, help: "Bytes of a body after gzip", default: "\(defaults.limits.maxDecompressedBytes)"),
             .value("max-events", type: .integer, help: "Events (or sends) per request", default: "\(defaults.limits.maxEventsPerRequest)"),
+            .repeatable("trusted-proxy", help: "Trusted proxy (CIDR) for X-Forwarded-For", environment: "PUSHLEDGER_TRUSTED_PROXIES", placeholder: "cidr"),
         ])
 
     static func run(_ context: CommandContext) throws -> Int32 {
@@ -60,6 +61,11 @@ enum ServeCommand: Command {
         config.limits.maxBodyBytes = try command.positive("max-body")
         config.limits.maxDecompressedBytes = try command.positive("max-decompressed")
         config.limits.maxEventsPerRequest = try command.positive("max-events")
+        do {
+            config.trustedProxies = try TrustedProxies(parsing: command.strings("trusted-proxy"))
+        } catch {
+            throw CommandFailure(message: "--trusted-proxy: \(error.description)", exitCode: 64)
+        }
         return config
     }
 }

@@ -24,7 +24,7 @@ enum TailCommand: Command {
 
     static func run(_ context: CommandContext) throws -> Int32 {
         let command = context.command
-        var connection = try context.connect()
+        var connection = try context.connectForReading()
         let since = Date().addingTimeInterval(-Double(command.duration("since")?.seconds ?? 0))
         var follower = TailFollower(
             app: command.string("app")!, installationID: command.string("installation"), type: command.string("type"), since: since)
@@ -37,7 +37,7 @@ enum TailCommand: Command {
                 // A poll can lose a deadlock against an ingestor creating a partition, or the
                 // database can restart: say so and poll again (reconnecting when needed).
                 context.logger.warning("poll failed; retrying", ["error": "\(error)"])
-                if !connection.isHealthy, let fresh = try? context.connect() { connection = fresh }
+                if !connection.isHealthy, let fresh = try? context.connectForReading() { connection = fresh }
             }
             usleep(500_000)
         }

@@ -25,7 +25,7 @@ enum TokensCommand: Command {
         let since = command.timestamp("since").map(RFC3339.format)
         let query = try InvalidTokenFeed.Query.parse(since: since, limit: String(InvalidTokenFeed.limitRange.upperBound), cursor: nil)
             .mapError { CommandFailure(message: $0.description, exitCode: 64) }.get()
-        let tokens = try InvalidTokenFeed().all(appID: command.string("app")!, query: query, on: context.connect())
+        let tokens = try InvalidTokenFeed().all(appID: command.string("app")!, query: query, on: context.connectForReading())
         switch command.string("format")! {
         case "json":
             var w = JSONWriter(pretty: true)

@@ -72,7 +72,9 @@ import Testing
         ]))
     }
 
-    @Test func refreshComputesDirtyDaysAndMatchesTheEngine() throws {
+    // Monthly and daily partitions alike.
+    @Test(arguments: PartitionGranularity.allCases) func refreshComputesDirtyDaysAndMatchesTheEngine(_ partitions: PartitionGranularity) throws {
+        try partitions.store(on: db.connection)
         try seed()
         #expect(try refresh(asOf: 100) == [nov9, nov10])
         #expect(try mismatches(day: nov9, asOf: 100) == 0)
@@ -85,7 +87,9 @@ import Testing
         #expect(try refresh(asOf: 100).isEmpty)
     }
 
-    @Test func aLateReceiptRefreshesOnlyTheDayOfItsSend() throws {
+    // Monthly and daily partitions alike.
+    @Test(arguments: PartitionGranularity.allCases) func aLateReceiptRefreshesOnlyTheDayOfItsSend(_ partitions: PartitionGranularity) throws {
+        try partitions.store(on: db.connection)
         try seed()
         _ = try refresh(asOf: 100)
         let before = try db.value("select max(refreshed_at) from send_rollups_daily where day = \(nov10)::date", as: Date.self)
@@ -97,7 +101,9 @@ import Testing
         #expect(try db.value("select max(refreshed_at) from send_rollups_daily where day = \(nov10)::date", as: Date.self) == before)
     }
 
-    @Test func aLateSnapshotRefreshesTheDaysOfTheInstallationsLaterSends() throws {
+    // Monthly and daily partitions alike.
+    @Test(arguments: PartitionGranularity.allCases) func aLateSnapshotRefreshesTheDaysOfTheInstallationsLaterSends(_ partitions: PartitionGranularity) throws {
+        try partitions.store(on: db.connection)
         try seed()
         _ = try refresh(asOf: 100)
         // Installation 2's new snapshot at hour -20 changes its Nov 10 send only.
@@ -109,7 +115,9 @@ import Testing
 
     /// Token history changes other days' sends: a back-filled invalidating result makes a later
     /// send "to a token already known invalid", and a late registration of the token undoes it.
-    @Test func lateTokenHistoryRefreshesTheDaysOfLaterSendsToTheToken() throws {
+    // Monthly and daily partitions alike.
+    @Test(arguments: PartitionGranularity.allCases) func lateTokenHistoryRefreshesTheDaysOfLaterSendsToTheToken(_ partitions: PartitionGranularity) throws {
+        try partitions.store(on: db.connection)
         let nov11 = "2026-11-11"
         let owner = F.installation(7)
         _ = try db.write(F.sends([F.send(31, notification: 31, at: 30, token: "tok-z", installation: owner),
@@ -137,7 +145,9 @@ import Testing
 
     /// Consecutive dirty days are classified in one pass, each still its own window: a slice
     /// that reported receipts on Nov 10 only is not instrumented on Nov 9.
-    @Test func aRunOfDaysKeepsEachDayItsOwnWindow() throws {
+    // Monthly and daily partitions alike.
+    @Test(arguments: PartitionGranularity.allCases) func aRunOfDaysKeepsEachDayItsOwnWindow(_ partitions: PartitionGranularity) throws {
+        try partitions.store(on: db.connection)
         let ios = F.envelope(installation: F.installation(5), platform: .ios, appVersion: "7.0")
         _ = try db.write(F.telemetry(ios, [F.event(920, at: -40, .notificationSettings(SettingsSnapshot(authorizationStatus: .authorized))),
                                            F.event(921, at: -5, F.received(99))]))
@@ -152,7 +162,9 @@ import Testing
     }
 
     /// Dirty (app, day)s become runs of consecutive days, at most 7 days each.
-    @Test func dirtyDaysAreGroupedInRunsOfAtMostAWeek() throws {
+    // Monthly and daily partitions alike.
+    @Test(arguments: PartitionGranularity.allCases) func dirtyDaysAreGroupedInRunsOfAtMostAWeek(_ partitions: PartitionGranularity) throws {
+        try partitions.store(on: db.connection)
         let runs: [String] = try db.connection.query(
             """
             select app_id || ' ' || first_day || ' ' || last_day as run
@@ -165,7 +177,9 @@ import Testing
         #expect(none == 0)
     }
 
-    @Test func pendingDaysAreReevaluatedUntilTheirWindowPassed() throws {
+    // Monthly and daily partitions alike.
+    @Test(arguments: PartitionGranularity.allCases) func pendingDaysAreReevaluatedUntilTheirWindowPassed(_ partitions: PartitionGranularity) throws {
+        try partitions.store(on: db.connection)
         try seed()
         #expect(try refresh(asOf: 0) == [nov9, nov10])
         #expect(try rollupSum("pending", day: nov10) == 2)

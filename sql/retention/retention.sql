@@ -1,27 +1,20 @@
--- Retention: whole monthly partitions are dropped once their last instant is older than the
+-- Retention: whole partitions (monthly or daily) are dropped once their last instant is older than the
 -- cutoff (cheap, no vacuum debt); the default partitions and the unpartitioned bookkeeping
 -- tables lose rows older than the cutoff. Rollups are kept: they outlive the raw events.
 
--- Drops partitions entirely before p_cutoff; returns their names.
+-- Drops the partitions whose whole range lies before p_cutoff (monthly or daily); returns
+-- their names.
 create or replace function pushledger_drop_partitions_before(p_cutoff timestamptz)
 returns setof text
 language plpgsql as $$
 declare
-    v_part record;
+    v_name text;
 begin
-    for v_part in
-        select c.relname, p.table_name,
-               to_timestamp(substring(c.relname from '_p(\d{4}_\d{2})$'), 'YYYY_MM')::timestamp
-                   at time zone 'UTC' + interval '1 month' as upper_bound
-          from pushledger_partitioned_tables() p
-          join pg_inherits i on i.inhparent = p.table_name::regclass
-          join pg_class c on c.oid = i.inhrelid
-         where c.relname ~ '_p\d{4}_\d{2}$'
-         order by c.relname
+    for v_name in
+        select r.partition_name from pushledger_partition_ranges() r where r.upper_bound <= p_cutoff order by r.partition_name
     loop
-        continue when v_part.upper_bound > p_cutoff;
-        execute format('drop table %I', v_part.relname);
-        return next v_part.relname;
+        execute format('drop table %I', v_name);
+        return next v_name;
     end loop;
 end
 $$;

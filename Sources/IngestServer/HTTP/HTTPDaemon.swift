@@ -173,7 +173,8 @@ final class HTTPDaemon: @unchecked Sendable {
         let length = header("Content-Length").flatMap { Int($0.trimmingHeaderWhitespace) }
         var head = RequestHead(
             method: method, path: url, contentType: header("Content-Type"), contentEncoding: header("Content-Encoding"),
-            contentLength: length, authorization: header("Authorization"))
+            contentLength: length, authorization: header("Authorization"), peer: peerAddress(connection),
+            forwardedFor: header("X-Forwarded-For"))
         if method == "GET" { head.query = queryArguments(connection) }
         head.dryRun = MHD_lookup_connection_value(connection, .GET_ARGUMENT_KIND, "dry_run").map { String(cString: $0) }
         return head
@@ -186,6 +187,12 @@ final class HTTPDaemon: @unchecked Sendable {
             _ = MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, collectArgument, Unmanaged.passUnretained(collected).toOpaque())
         }
         return collected.arguments
+    }
+
+    private static func peerAddress(_ connection: OpaquePointer) -> String {
+        let address = UInt32(bigEndian: pushledger_client_ipv4(connection))
+        guard address != 0 else { return "" }
+        return "\(address >> 24).\(address >> 16 & 255).\(address >> 8 & 255).\(address & 255)"
     }
 
     // MARK: - Listening socket

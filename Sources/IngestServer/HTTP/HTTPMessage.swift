@@ -43,6 +43,10 @@ struct RequestHead: Sendable, Equatable {
     var dryRun: String? = nil
     /// Query-string arguments, percent-decoded (the last of a repeated name wins).
     var query: [String: String] = [:]
+    /// The connection's peer (IPv4 dotted quad; empty when unknown) and its `X-Forwarded-For`:
+    /// `TrustedProxies` decides which of them is the client.
+    var peer = ""
+    var forwardedFor: String? = nil
 }
 
 /// What to do once a request's headers are in.

@@ -58,10 +58,10 @@ final class IngestService: HTTPHandler {
         switch keys.verify(token) {
         case .valid(let record): key = record
         case .unknown:
-            logger.info("unknown key", ["path": head.path, "key_prefix": Logger.redact(token)])
+            logger.info("unknown key", ["path": head.path, "key_prefix": Logger.redact(token), "client": client(head)])
             return .respond(.unknownKey)
         case .revoked(let record):
-            logger.info("revoked key", ["path": head.path, "key_id": record.id])
+            logger.info("revoked key", ["path": head.path, "key_id": record.id, "client": client(head)])
             return .respond(.unknownKey)
         case .unavailable: return .respond(.unavailable(retryAfter: config.retryAfterUnavailable))
         }
@@ -120,7 +120,12 @@ final class IngestService: HTTPHandler {
         metrics.httpRequests.increment([Route.metricsLabel(path: head.path), String(status)])
         if head.dryRun == "true" { metrics.dryRunRequests.increment([Route.metricsLabel(path: head.path), String(status)]) }
         // Failures are logged where they happen (writer, key check); this is the access log.
-        logger.debug("request", ["method": head.method, "path": Route.metricsLabel(path: head.path), "status": status])
+        logger.debug("request", ["method": head.method, "path": Route.metricsLabel(path: head.path), "status": status, "client": client(head)])
+    }
+
+    /// The client's address: the peer, or what a trusted proxy forwarded.
+    func client(_ head: RequestHead) -> String {
+        config.trustedProxies.clientAddress(peer: head.peer, forwardedFor: head.forwardedFor)
     }
 
     // MARK: Steps

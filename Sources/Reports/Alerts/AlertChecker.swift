@@ -40,19 +40,15 @@ public struct AlertChecker: Sendable {
     }
 
     /// Evaluates every enabled rule as of `at` and records the transitions, in one transaction
-    /// that concurrent checks take in turns.
-    public func check(connection: Connection, at: Date) throws(AlertError) -> AlertCheckResult {
+    /// that concurrent checks take in turns. With `reading` (a hot standby) the rules are
+    /// evaluated there, before the transaction; the alert state is always on `connection`.
+    public func check(connection: Connection, reading: Connection? = nil, at: Date) throws(AlertError) -> AlertCheckResult {
         do {
+            let standbyFindings = try reading.map { reading in try reading.transaction { try findings($0, at: at) } }
             return try connection.transaction { connection in
-                // One check at a time; and no JIT: compiling the outcome engine's large plans
-                // costs more than running them (seconds per query on a busy machine).
+                // One check at a time.
                 _ = try connection.query("select pg_advisory_xact_lock(hashtext('pushledger_alert_check'))")
-                try connection.execute("set local jit = off")
-                var findings: [AlertFinding] = []
-                for rule in rules.enabledRules {
-                    findings += try AlertQueries.findings(
-                        for: rule, at: at, confirmationWindow: rules.confirmationWindow, connection: connection)
-                }
+                let findings = try standbyFindings ?? findings(connection, at: at)
                 let transitions = try AlertStateStore.record(
                     findings: findings, evaluated: Set(rules.enabledRules.map(\.kind)), at: at, connection: connection)
                 return AlertCheckResult(at: at, findings: findings, transitions: transitions)
@@ -64,12 +60,24 @@ public struct AlertChecker: Sendable {
         }
     }
 
+    /// Every enabled rule's findings, inside the caller's transaction (read-only: works on a standby).
+    private func findings(_ connection: Connection, at: Date) throws -> [AlertFinding] {
+        // No JIT: compiling the outcome engine's large plans costs more than running them
+        // (seconds per query on a busy machine).
+        try connection.execute("set local jit = off")
+        var findings: [AlertFinding] = []
+        for rule in rules.enabledRules {
+            findings += try AlertQueries.findings(for: rule, at: at, confirmationWindow: rules.confirmationWindow, connection: connection)
+        }
+        return findings
+    }
+
     /// `check`, then the webhook (when given) for each transition; never throws: trouble is in
     /// the outcome's problems and exit status.
-    public func run(connection: Connection, at: Date, webhook: AlertWebhook? = nil) -> AlertCheckOutcome {
+    public func run(connection: Connection, reading: Connection? = nil, at: Date, webhook: AlertWebhook? = nil) -> AlertCheckOutcome {
         let result: AlertCheckResult
         do {
-            result = try check(connection: connection, at: at)
+            result = try check(connection: connection, reading: reading, at: at)
         } catch {
             return AlertCheckOutcome(result: nil, problems: [error])
         }

@@ -76,12 +76,14 @@ public struct WeeklyReport: Sendable {
     /// How many weeks the trend chart shows.
     public static let trendWeeks = 8
 
-    /// Refreshes the rollups as of now, then reads the week and the one before.
-    public static func run(connection: Connection, app: String, week: ISOWeek, experiment: String = "push_prompt_timing")
-        throws(ReportError) -> WeeklyReport
-    {
+    /// Refreshes the rollups as of now, then reads the week and the one before. Without
+    /// `refresh` (a hot standby, which cannot write) it reads the rollups as they are, as of
+    /// their latest refresh: the same report the primary gives after that refresh.
+    public static func run(
+        connection: Connection, app: String, week: ISOWeek, experiment: String = "push_prompt_timing", refresh: Bool = true
+    ) throws(ReportError) -> WeeklyReport {
         guard !app.isEmpty else { throw ReportError.invalidQuery("--app is required") }
-        let asOf = try ReportRollups.refresh(connection: connection).asOf
+        let asOf = refresh ? try ReportRollups.refresh(connection: connection).asOf : try ReportRollups.lastRefresh(connection: connection)
         let weeks = week.recent(trendWeeks)
         let byWeek = try totals(connection, app, weeks[0], week, by: "week")
         let byChannel = try totals(connection, app, weeks[0], week, by: "week,channel")

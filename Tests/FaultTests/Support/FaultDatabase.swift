@@ -57,9 +57,7 @@ struct FaultDatabase: Sendable {
     }
 
     /// Rows of the event tables beyond one per (app, event id): 0 when nothing is stored twice.
-    func storedTwice() throws -> Int {
-        try count("select (count(*) - count(distinct (app_id, event_id)))::int8 from (\(unsafeRaw: StoredEvents.unionAll())) stored")
-    }
+    func storedTwice() throws -> Int { try StoredEvents.storedTwice(connect()) }
 
     /// The end-of-test ledger check: (acknowledged events missing, events stored twice).
     func audit(_ acknowledged: Set<String>) throws -> (missing: Int, twice: Int) {

@@ -1,0 +1,123 @@
+import Foundation
+import Postgres
+import PushLedgerSupport
+import Simulator
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Three `pushledger serve` processes on one database behind nginx running
+/// `deploy/nginx/pushledger.conf`: the ingestors are interchangeable, a killed one costs
+/// retries and nothing else, and the ingestors see the phone's address, not the proxy's.
+@Suite("Ingestors behind nginx", .serialized)
+struct IngestorsBehindNginxTests {
+    static func ingestors(_ url: String, count: Int) throws -> [ServeProcess] {
+        try (0..<count).map { _ in
+            try ServeProcess(databaseURL: url, arguments: ["--trusted-proxy", NginxProcess.proxyAddress, "--threads", "2", "--writers", "1"])
+        }
+    }
+
+    @Test func aFleetPostedThroughNginxIsStoredOnceAcrossTwoKillsOfOneIngestor() throws {
+        let url = try TestDatabase.fresh(prefix: "nginx")
+        let connection = try Connection.connect(url: url)
+        let fleet = ScaleFleet(installs: 500, seed: 20)
+        try fleet.addKeys(connection)
+        var servers = try Self.ingestors(url, count: 3)
+        let nginx = try NginxProcess(upstreams: servers.map(\.port))
+        // What the fleet will post, to place the kills inside the run.
+        let expected = Simulation.generate(fleet.config).truth
+        let total = expected.telemetryEvents + expected.sends
+
+        let run = Background { try fleet.post(to: nginx.baseURL, threads: 6) }
+        var kills = 0
+        for round in 1...2 {
+            // Polled every 20 ms: each poll is a count on the database being written.
+            while !run.isFinished, ((try? fleet.storedEvents(connection)) ?? 0) < round * total / 3 { usleep(20_000) }
+            guard !run.isFinished else { break }
+            // Frozen first, then killed once nginx has handed it a request it has not read: a
+            // request in flight when its ingestor dies, every time.
+            let victim = servers[1]
+            victim.send(SIGSTOP)
+            while !run.isFinished, !Self.hasUnreadRequest(port: victim.port) { usleep(5_000) }
+            victim.send(SIGKILL)
+            let exit = victim.waitForExit()
+            #expect(!exit.exited && exit.status == SIGKILL)
+            kills += 1
+            servers[1] = try ServeProcess(
+                databaseURL: url, port: victim.port,
+                arguments: ["--trusted-proxy", NginxProcess.proxyAddress, "--threads", "2", "--writers", "1"])
+        }
+        let (summary, truth) = try run.value()
+        #expect(kills == 2, "the post ended before both kills")
+        // Requests were in flight on the killed ingestor (nginx saw it die mid-request); nginx
+        // did not resend them, the phones did, and the ledger above has each event once.
+        #expect(nginx.errorLog.contains("while reading response header from upstream"), "\(nginx.errorLog)")
+        #expect(truth == expected)
+        // Every event of the truth is stored, once; every send is classified as the truth says.
+        #expect(try fleet.storedEvents(connection) == truth.telemetryEvents + truth.sends)
+        #expect(try connection.query("select count(*) from sends where app_id = \(truth.appID)")[0].decode(0, as: Int.self) == truth.sends)
+        #expect(try StoredEvents.storedTwice(connection) == 0)
+        #expect(try ScaleFleet.outcomes(connection, truth) == ScaleFleet.outcomes(truth))
+        #expect(summary.accepted + summary.duplicates == summary.eventsPosted)
+        Logger(component: "scale-tests").info(
+            "nginx figures", ["kills": kills, "requests": summary.requests, "retries": summary.retries, "events": summary.eventsPosted,
+                              "duplicates": summary.duplicates])
+        for server in servers { #expect(server.isRunning) }
+        #expect(!nginx.errorLog.contains("[emerg]"))
+    }
+
+    /// True when a socket of `port` on 127.0.0.1 holds what its (stopped) process has not
+    /// taken: request bytes on a connection, or connections waiting to be accepted on the
+    /// listening socket (`/proc/net/tcp`: local address, state, tx_queue:rx_queue).
+    static func hasUnreadRequest(port: UInt16) -> Bool {
+        guard let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8) else { return false }
+        let local = String(format: "0100007F:%04X", port)
+        return table.split(separator: "\n").dropFirst().contains { line in
+            let fields = line.split(separator: " ")
+            guard fields.count > 4, fields[1] == local else { return false }
+            return fields[4].split(separator: ":").last.map { UInt64($0, radix: 16) ?? 0 } ?? 0 > 0
+        }
+    }
+
+    @Test func theIngestorLogsThePhonesAddressAndIgnoresAForgedOne() throws {
+        let url = try TestDatabase.fresh(prefix: "nginx")
+        let server = try ServeProcess(databaseURL: url, arguments: ["--trusted-proxy", NginxProcess.proxyAddress])
+        let nginx = try NginxProcess(upstreams: [server.port])
+        func post(port: UInt16, forwardedFor: String?) throws -> Int {
+            let connection = try RawHTTPConnection(port: port)
+            var headers = [("Authorization", "Bearer pl_t_not-a-key-of-this-database"), ("Content-Type", "application/json")]
+            if let forwardedFor { headers.append(("X-Forwarded-For", forwardedFor)) }
+            connection.write(RawRequest.make("POST", "/v1/telemetry", headers: headers, body: Array("{}".utf8)))
+            return try connection.readReply().status
+        }
+        // Through nginx: the phone (127.0.0.1) and a forged hop before it.
+        #expect(try post(port: nginx.port, forwardedFor: "203.0.113.7") == 401)
+        // Directly from an untrusted peer: the header is not believed.
+        #expect(try post(port: server.port, forwardedFor: "198.51.100.9") == 401)
+        waitUntil { server.logText.components(separatedBy: "unknown key").count >= 3 }
+        let lines = server.logText.split(separator: "\n").filter { $0.contains("unknown key") }
+        #expect(lines.count == 2)
+        #expect(lines.allSatisfy { $0.contains("client=127.0.0.1") }, "\(lines)")
+        #expect(!lines.contains { $0.contains("203.0.113.7") || $0.contains("198.51.100.9") || $0.contains(NginxProcess.proxyAddress) })
+    }
+
+    @Test func aBodyOverTheServersLimitIsRefusedByNginxInTheContractsShape() throws {
+        let url = try TestDatabase.fresh(prefix: "nginx")
+        let server = try ServeProcess(databaseURL: url)
+        let nginx = try NginxProcess(upstreams: [server.port])
+        let limit = 1 << 20  // serve --max-body's default, which pushledger.conf's client_max_body_size matches
+        for (size, proxied) in [(limit + 1, false), (limit, true)] {
+            let connection = try RawHTTPConnection(port: nginx.port)
+            connection.write(RawRequest.make(
+                "POST", "/v1/telemetry", headers: [("Authorization", "Bearer pl_t_x"), ("Content-Type", "application/json")],
+                body: [UInt8](repeating: 32, count: size)))
+            let reply = try connection.readReply()
+            // Over the limit nginx answers 413 itself; at the limit the ingestor answers (401: the key).
+            #expect(reply.status == (proxied ? 401 : 413))
+            #expect(reply.json?["error"] as? String == (proxied ? "unauthorized" : "body_too_large"))
+        }
+    }
+}
