@@ -10,11 +10,11 @@ import Testing
     init() throws { db = try StoreDatabase() }
 
     /// Tables that are not split by app: replicated to every node (`create_reference_table`) or
-    /// local metadata. `api_keys` is read by key hash before the app is known; the staging shapes
+    /// local metadata (the migrator's two tables). `api_keys` is read by key hash before the app is known; the staging shapes
     /// hold no rows (they are templates for per-session temporary tables); `pushledger_settings`
     /// is the deployment's one row of settings.
     static let referenceTables: Set<String> = [
-        "api_keys", "schema_migrations", "pushledger_settings", "pushledger_stage_telemetry_shape", "pushledger_stage_sends_shape",
+        "api_keys", "schema_migrations", "schema_definitions", "pushledger_settings", "pushledger_stage_telemetry_shape", "pushledger_stage_sends_shape",
         "pushledger_stage_channels_shape",
     ]
 
