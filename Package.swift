@@ -23,6 +23,8 @@ let package = Package(
         .target(name: "PushLedgerRules", dependencies: ["PushLedgerContract"]),
         // Command-line parsing, help text, tables and their JSON/CSV export.
         .target(name: "PushLedgerCLI", dependencies: ["PushLedgerSupport", "PushLedgerRules"]),
+        // Universal link / App Link association: file parsers, the path matchers, verdicts (pure).
+        .target(name: "LinkCheck", dependencies: ["PushLedgerSupport"]),
         // The one way the project talks to PostgreSQL.
         .target(name: "Postgres", dependencies: ["CLibPQ", "PushLedgerSupport"]),
         // gzip encode/decode on zlib.
@@ -51,6 +53,7 @@ let package = Package(
         .testTarget(name: "PushLedgerContractTests", dependencies: ["PushLedgerContract", "PushLedgerSupport"]),
         .testTarget(name: "PushLedgerRulesTests", dependencies: ["PushLedgerRules", "PushLedgerContract"]),
         .testTarget(name: "PushLedgerCLITests", dependencies: ["PushLedgerCLI", "PushLedgerSupport", "PushLedgerRules"]),
+        .testTarget(name: "LinkCheckTests", dependencies: ["LinkCheck"]),
         .testTarget(name: "GzipTests", dependencies: ["Gzip"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
         .testTarget(name: "StoreTests", dependencies: ["Store", "TestSupport"]),
