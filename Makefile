@@ -28,7 +28,7 @@ demo: deps
 
 # Tests also render the HTML report in headless Chromium and lint Prometheus rules with promtool.
 test:
-	@scripts/deps.sh chromium prometheus
+	@scripts/deps.sh chromium prometheus nginx
 	@scripts/test.sh
 
 # Minutes on 2 cores; not part of make test (which runs bench-smoke).
