@@ -66,6 +66,8 @@ public struct WeeklyReport: Sendable {
     public let trend: [(week: ISOWeek, channel: String, counts: OutcomeCounts)]
     public let rejections: [ReasonRow]
     public let landings: [LandingRow]
+    /// Per link host: this week's misrouted opens beside the last association check.
+    public internal(set) var linkHosts: [LinkHostRow] = []
     public let promptTiming: PromptTimingReport
     public let previousPromptTiming: PromptTimingReport
     public let alerts: Alerts
@@ -101,6 +103,7 @@ public struct WeeklyReport: Sendable {
             trend: byChannel.map { ($0.week, $0.name, $0.counts) },
             rejections: try rejections(connection, app, week),
             landings: try landings(connection, app, week),
+            linkHosts: try linkHosts(connection, app, week),
             promptTiming: try prompts(week), previousPromptTiming: try prompts(week.previous),
             alerts: try alerts(connection, app, week))
     }
