@@ -23,7 +23,9 @@ build: deps
 release: deps
 	swift build -c release
 
-demo: deps
+# The demo serves a link host over local HTTPS with nginx (scripts/link-fixture.sh).
+demo:
+	@scripts/deps.sh nginx
 	@scripts/demo.sh
 
 # Tests also render the HTML report in headless Chromium and lint Prometheus rules with promtool.

@@ -138,16 +138,20 @@ enum LinksCommand: Command {
         }
     }
 
-    /// Fits 120 columns: long cells are cut with an ellipsis.
+    /// Fits 120 columns: the detail gets what the other columns leave, long cells end in an ellipsis.
     static func table(_ report: [DomainReport]) -> String {
-        let clip = { (s: String, n: Int) in s.count <= n ? s : String(s.prefix(n - 1)) + "…" }
-        let rows = report.flatMap { d in
-            d.results.map { r -> [Cell] in
-                [.text(clip(d.host.host, 22)), .text(r.check), .text(clip(r.subject, 24)), .text(r.verdict.rawValue),
-                 Cell.rate(d.rate(r)), .text(clip(r.detail, 120 - 22 - 12 - 24 - 20 - 9 - 10))]
+        let clip = { (s: String, n: Int) in s.count <= n ? s : String(s.prefix(max(1, n - 1))) + "…" }
+        let headers = ["domain", "check", "subject", "verdict", "misrouted", "detail"]
+        let lines = report.flatMap { d in
+            d.results.map { r in
+                (text: [clip(d.host.host, 26), r.check, clip(r.subject, 28), r.verdict.rawValue], rate: Cell.rate(d.rate(r)), detail: r.detail)
             }
         }
-        return Table(headers: ["domain", "check", "subject", "verdict", "misrouted", "detail"], rows: rows).terminal()
+        // The rate column is at most "100.0%*" or its header.
+        let used = (0..<4).map { i in ([headers[i]] + lines.map { $0.text[i] }).map(\.count).max() ?? 0 }.reduce(0, +) + headers[4].count
+        let room = max(12, 120 - used - 3 * headers.count - 1)
+        let rows = lines.map { l -> [Cell] in l.text.map(Cell.text) + [l.rate, .text(clip(l.detail, room))] }
+        return Table(headers: headers, rows: rows).terminal()
     }
 
     static func json(app: String, checkedAt: Date, _ report: [DomainReport]) -> String {
