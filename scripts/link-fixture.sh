@@ -46,6 +46,8 @@ openssl req -newkey rsa:2048 -nodes -subj "/CN=${hosts[0]}" -keyout "$dir/server
 openssl x509 -req -in "$dir/server.csr" -CA "$dir/ca.pem" -CAkey "$dir/ca.key" -CAcreateserial -days 2 \
     -extfile <(printf 'subjectAltName=%s\nextendedKeyUsage=serverAuth\n' "${san%,}") -out "$dir/server.pem" 2>/dev/null
 
+# A free port can be taken between the probe and nginx's bind (parallel tests): try a few.
+for attempt in 1 2 3 4 5; do
 port=$("$root/scripts/free-port.sh")
 {
     # One process that stays in the foreground of its own fork: no user switch, no files outside DIR.
@@ -65,12 +67,17 @@ port=$("$root/scripts/free-port.sh")
     done
     echo "}"
 } > "$dir/nginx.conf"
-
 # nginx must not hold the caller's pipes open: a caller reading to EOF would wait forever.
-"$nginx" -p "$dir" -e "$dir/error.log" -c "$dir/nginx.conf" </dev/null >/dev/null 2>>"$dir/start.log" || { cat "$dir/start.log" >&2; exit 1; }
+if ! "$nginx" -p "$dir" -e "$dir/error.log" -c "$dir/nginx.conf" </dev/null >/dev/null 2>"$dir/start.log"; then
+    grep -q "Address already in use" "$dir/start.log" && [ "$attempt" -lt 5 ] && continue
+    cat "$dir/start.log" >&2
+    exit 1
+fi
 for _ in $(seq 1 100); do
     if [ -f "$dir/nginx.pid" ] && (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "$port"; exit 0; fi
     sleep 0.05
+done
+break
 done
 echo "link-fixture: nginx did not start; see $dir/error.log" >&2
 stop
