@@ -23,12 +23,14 @@ build: deps
 release: deps
 	swift build -c release
 
-demo: deps
+# The demo serves a link host over local HTTPS with nginx and a CA made with openssl (scripts/link-fixture.sh).
+demo:
+	@scripts/deps.sh nginx openssl
 	@scripts/demo.sh
 
 # Tests also render the HTML report in headless Chromium and lint Prometheus rules with promtool.
 test:
-	@scripts/deps.sh chromium prometheus nginx
+	@scripts/deps.sh chromium prometheus nginx openssl
 	@scripts/test.sh
 
 # Minutes on 2 cores; not part of make test (which runs bench-smoke).

@@ -17,6 +17,7 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // Support shared by every layer: time and ISO weeks, JSON, SHA-256, structured logs.
         .target(name: "PushLedgerSupport"),
@@ -26,12 +27,16 @@ let package = Package(
         .target(name: "PushLedgerRules", dependencies: ["PushLedgerContract"]),
         // Command-line parsing, help text, tables and their JSON/CSV export.
         .target(name: "PushLedgerCLI", dependencies: ["PushLedgerSupport", "PushLedgerRules"]),
+        // Universal link / App Link association: file parsers, the path matchers, verdicts (pure).
+        .target(name: "LinkCheck", dependencies: ["PushLedgerSupport"]),
+        // HTTPS fetches of association files as the OS verifiers make them, on libcurl.
+        .target(name: "LinkFetch", dependencies: ["LinkCheck", "CCurl"]),
         // The one way the project talks to PostgreSQL.
         .target(name: "Postgres", dependencies: ["CLibPQ", "PushLedgerSupport"]),
         // gzip encode/decode on zlib.
         .target(name: "Gzip", dependencies: ["CZlib"]),
-        // Product-specific database work: migrations, keys, event writer, sends import, retention.
-        .target(name: "Store", dependencies: ["PushLedgerContract", "Postgres"]),
+        // Product-specific database work: migrations, keys, event writer, sends import, retention, link check results.
+        .target(name: "Store", dependencies: ["PushLedgerContract", "Postgres", "LinkCheck"]),
         // The v1 HTTP ingest service on libmicrohttpd, with its Prometheus exposition.
         .target(name: "IngestServer", dependencies: ["PushLedgerContract", "Postgres", "Store", "Gzip", "CMicroHTTPD"]),
         // A small HTTP/1.1 client for posting batches (simulator, tests, benchmarks, alert webhooks).
@@ -49,7 +54,7 @@ let package = Package(
         .executableTarget(name: "pushledger-bench", dependencies: ["Bench", "PushLedgerCLI", "Simulator"]),
         .executableTarget(
             name: "pushledger",
-            dependencies: ["PushLedgerCLI", "Postgres", "Store", "IngestServer", "Simulator", "Reports"]
+            dependencies: ["PushLedgerCLI", "Postgres", "Store", "IngestServer", "Simulator", "Reports", "LinkCheck", "LinkFetch"]
         ),
 
         // Test helpers: throwaway databases on the project-local cluster.
@@ -58,6 +63,8 @@ let package = Package(
         .testTarget(name: "PushLedgerContractTests", dependencies: ["PushLedgerContract", "PushLedgerSupport"]),
         .testTarget(name: "PushLedgerRulesTests", dependencies: ["PushLedgerContract", "PushLedgerRules"]),
         .testTarget(name: "PushLedgerCLITests", dependencies: ["PushLedgerCLI", "PushLedgerRules", "PushLedgerSupport"]),
+        .testTarget(name: "LinkCheckTests", dependencies: ["LinkCheck"]),
+        .testTarget(name: "LinkFetchTests", dependencies: ["LinkFetch", "LinkCheck", "TestSupport"], exclude: ["Sites"]),
         .testTarget(name: "GzipTests", dependencies: ["Gzip"]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
         .testTarget(name: "StoreTests", dependencies: ["Postgres", "PushLedgerContract", "PushLedgerRules", "PushLedgerSupport", "Reports", "Store", "TestSupport"]),

@@ -3,7 +3,7 @@
 # Usage: scripts/deps.sh [extra-package ...]
 set -euo pipefail
 
-packages=(libpq-dev libmicrohttpd-dev zlib1g-dev postgresql-15 postgresql-client-15 curl jq "$@")
+packages=(libpq-dev libmicrohttpd-dev zlib1g-dev libcurl4-openssl-dev postgresql-15 postgresql-client-15 curl jq "$@")
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

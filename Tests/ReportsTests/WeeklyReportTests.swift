@@ -102,7 +102,7 @@ struct WeeklyReportTests {
         let data = try OutcomeFixture()
         let report = try WeeklyReport.run(connection: data.fixture.connection, app: Fixture.app, week: Self.week)
         let titles = ["Headline", "Per channel", "Per platform", "Provider rejections by reason", "Token hygiene",
-                      "Provider says vs devices say", "Tap-through landing (misrouted opens)", "Prompt timing", "Alerts fired"]
+                      "Provider says vs devices say", "Tap-through landing (misrouted opens)", "Tap-through by link host (association check)", "Prompt timing", "Alerts fired"]
         #expect(report.sections.map(\.title) == titles)
         for format in [ReportFormat.markdown, .text, .html] {
             let text = try report.rendered(format)
@@ -112,7 +112,7 @@ struct WeeklyReportTests {
         }
         let json = try parse(try report.rendered(.json))
         #expect(Set(json.keys) == ["app", "week", "from", "to", "as_of", "headline", "channels", "platforms", "rejections",
-                                   "token_hygiene", "provider_check", "landing", "prompt_timing", "prompt_timing_previous_week", "alerts", "alerts_note"])
+                                   "token_hygiene", "provider_check", "link_hosts", "landing", "prompt_timing", "prompt_timing_previous_week", "alerts", "alerts_note"])
         let headline = try #require(json["headline"] as? [String: Any])
         #expect(Set(headline.keys) == ["name", "current", "previous", "change"])
         let change = try #require(headline["change"] as? [String: Any])

@@ -25,6 +25,7 @@ extension WeeklyReport {
                 ("tokens_invalidated", Self.changeJSON(headline.current.tokenInvalid, headline.previous.tokenInvalid)),
                 ("sends_to_known_invalid_tokens", Self.changeJSON(headline.current.toInvalidToken, headline.previous.toInvalidToken)),
             ])),
+            ("link_hosts", .array(linkHosts.map(Self.linkHostJSON))),
             ("landing", .array(landings.map { l in
                 .object([("channel", .string(l.channel)), ("campaign", .text(l.campaign)),
                          ("current", Self.landingJSON(l.current)), ("previous", Self.landingJSON(l.previous)),

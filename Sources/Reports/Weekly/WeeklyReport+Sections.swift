@@ -22,7 +22,7 @@ extension WeeklyReport {
     /// Every section as a titled table, in the order of docs/metrics.md "Weekly report".
     public var sections: [ReportTable] {
         [headlineTable, sliceTable("Per channel", "channel", channels), sliceTable("Per platform", "platform", platforms),
-         rejectionTable, hygieneTable, providerCheckTable, landingTable, promptTable, alertTable]
+         rejectionTable, hygieneTable, providerCheckTable, landingTable, linkHostTable, promptTable, alertTable]
     }
 
     private static let changeColumns = ["this week", "previous week", "change"]

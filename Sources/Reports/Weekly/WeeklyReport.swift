@@ -67,6 +67,8 @@ public struct WeeklyReport: Sendable {
     public let trend: [(week: ISOWeek, channel: String, counts: OutcomeCounts)]
     public let rejections: [ReasonRow]
     public let landings: [LandingRow]
+    /// Per link host: this week's misrouted opens beside the last association check.
+    public internal(set) var linkHosts: [LinkHostRow] = []
     public let promptTiming: PromptTimingReport
     public let previousPromptTiming: PromptTimingReport
     public let alerts: Alerts
@@ -106,6 +108,7 @@ public struct WeeklyReport: Sendable {
             trend: byChannel.map { ($0.week, $0.name, $0.counts) },
             rejections: try rejections(connection, app, week),
             landings: try landings(connection, app, week),
+            linkHosts: try linkHosts(connection, app, week),
             promptTiming: try prompts(week), previousPromptTiming: try prompts(week.previous),
             alerts: try alerts(connection, app, week),
             providerCheck: try ProviderCheckReport.run(
