@@ -134,7 +134,13 @@ public struct KeyStore: Sendable {
 
     /// The keys not revoked, expired ones included so the server can say `key_expired`.
     public func loadActiveKeys(on connection: Connection) throws -> [ActiveKey] {
-        let rows = try connection.query("select id, app_id, scope, key_hash, expires_at from api_keys where revoked_at is null order by id")
+        // expires_at is read through jsonb: a server started before `migrate` added the column
+        // keeps working (its keys never expire) instead of refusing every request.
+        let rows = try connection.query(
+            """
+            select id, app_id, scope, key_hash, (to_jsonb(k) ->> 'expires_at')::timestamptz as expires_at
+              from api_keys k where revoked_at is null order by id
+            """)
         return try rows.map { row in
             ActiveKey(
                 id: try row.decode("id"), appID: try row.decode("app_id"), scope: try Self.scope(row),

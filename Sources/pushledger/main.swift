@@ -4,7 +4,7 @@ import PushLedgerSupport
 import PushLedgerCLI
 
 /// Every command of the tool; the executable only parses and dispatches.
-let commands: [any Command.Type] = [MigrateCommand.self, KeysCommand.self, RetentionCommand.self, ImportCommand.self, SimulateCLI.self, AlertCommand.self, ReportCommand.self, QueryCommand.self, RollupCommand.self, ServeCommand.self]
+let commands: [any Command.Type] = [MigrateCommand.self, KeysCommand.self, RetentionCommand.self, ImportCommand.self, SimulateCLI.self, AlertCommand.self, ReportCommand.self, QueryCommand.self, RollupCommand.self, EraseCommand.self, ServeCommand.self]
 
 let root = CommandSpec(
     "pushledger", summary: "Push notification permission and delivery analytics",

@@ -26,7 +26,8 @@ struct SchemaUpgradeTests {
     }
 
     /// Every row of every table but the migrator's own, as text, sorted per table; columns that
-    /// hold the wall-clock time of a refresh or insert are left out.
+    /// hold the wall-clock time of a refresh or insert are left out, and so are the key columns
+    /// migrations after the baseline add (null on an upgraded database).
     static func contents(_ connection: Connection) throws -> [String: String] {
         let tables = try connection.query(
             """
@@ -42,7 +43,7 @@ struct SchemaUpgradeTests {
                 """
                 select string_agg(quote_ident(attname), ', ' order by attnum) from pg_attribute
                  where attrelid = \(table)::regclass and attnum > 0 and not attisdropped
-                   and attname not in ('refreshed_at', 'marked_at', 'created_at')
+                   and attname not in ('refreshed_at', 'marked_at', 'created_at', 'expires_at', 'last_used_at')
                 """)[0].decode(0, as: String.self)
             out[table] = try connection.query(
                 "select coalesce(string_agg(t::text, E'\\n' order by t::text), '') from (select \(unsafeRaw: columns) from \(identifier: table)) t"
@@ -53,17 +54,7 @@ struct SchemaUpgradeTests {
 
     /// `pg_dump --schema-only`, without the per-run `\restrict` key lines.
     static func schema(_ url: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/lib/postgresql/15/bin/pg_dump")
-        process.arguments = ["--schema-only", "--dbname=\(url)"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        return String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-            .filter { !$0.hasPrefix("\\restrict") && !$0.hasPrefix("\\unrestrict") }.joined(separator: "\n")
+        try PostgresDump.run(["--schema-only"], url: url)
     }
 
     @Test func upgradesToTheFreshSchemaWithDataAndRollupsIntact() throws {
@@ -73,10 +64,12 @@ struct SchemaUpgradeTests {
         #expect(try old.query("select count(*) from send_rollups_daily")[0].decode(0, as: Int.self) > 0)
         #expect(try old.query("select count(*) from prompt_cohorts_daily")[0].decode(0, as: Int.self) > 0)
 
-        let outcome = try Migrator(directory: TestDatabase.sqlDirectory).migrate(old)
-        #expect(outcome.foldedLegacy && outcome.migrations.isEmpty)
-        #expect(try outcome.definitions.count == Migrator(directory: TestDatabase.sqlDirectory).definitions.count)
-        #expect(try Self.contents(old) == before)
+        let migrator = try Migrator(directory: TestDatabase.sqlDirectory)
+        let outcome = try migrator.migrate(old)
+        // The baseline is folded, not run; the migrations after it run as on any database.
+        #expect(outcome.foldedLegacy && outcome.migrations == migrator.migrations.dropFirst().map(\.fileName))
+        #expect(outcome.definitions.count == migrator.definitions.count)
+        #expect(try Self.contents(old).filter { before[$0.key] != nil } == before)
 
         let freshURL = try TestDatabase.fresh(prefix: "new")
         try Self.fill(freshURL)
@@ -107,7 +100,7 @@ struct SchemaUpgradeTests {
         _ = try ReportRollups.refresh(connection: old)
         let before = try Self.contents(old)
         #expect(try Migrator(directory: TestDatabase.sqlDirectory).migrate(old).foldedLegacy)
-        #expect(try Self.contents(old) == before)
+        #expect(try Self.contents(old).filter { before[$0.key] != nil } == before)
         try SimulatorTruthTests.check(old, truth)
     }
 }
