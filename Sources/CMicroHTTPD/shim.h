@@ -3,3 +3,9 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
+
+/* MHD_get_connection_info is variadic, which Swift cannot call: the socket of a connection. */
+static inline int pushledger_connection_socket(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info ? info->connect_fd : -1;
+}

@@ -20,6 +20,12 @@ public struct IngestServerConfig: Sendable {
     /// Seconds a request body may take to arrive in all. A client that trickles a byte now and
     /// then never goes idle, so without this it would hold its connection for as long as it likes.
     public var uploadDeadlineSeconds = 60
+    /// Seconds a new connection may take to send its first request's headers in all, however
+    /// busily it trickles them (libmicrohttpd's timeout is idle-only). Later requests on a
+    /// kept-alive connection get `requestTimeoutSeconds` from the previous answer.
+    public var headerDeadlineSeconds = 5
+    /// Open connections from one client address at most (carrier NAT puts many phones behind one).
+    public var perAddressConnectionLimit = 64
     /// Body, event and time limits of the contract.
     public var limits = IngestLimits()
     /// Validated requests waiting for a writer; a full queue answers 429.
