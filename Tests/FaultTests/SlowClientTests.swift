@@ -67,7 +67,7 @@ struct SlowClientTests {
             "slow_closed_by_server": "\(closed)", "longest_slow_s": String(format: "%.1f", longest),
             "peak_rss_mib": "\((memory?.peak ?? 0) >> 20)",
         ])
-        #expect(latencies.count > 50)
+        #expect(latencies.count > 20)
         #expect(failures.isEmpty, "\(failures.prefix(5))")
         #expect(p99 < 2, "p99 \(p99) s")
         // Every slow connection is closed by the server, none later than the 5 s header deadline

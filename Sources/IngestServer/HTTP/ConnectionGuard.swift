@@ -17,7 +17,8 @@ import Synchronization
 final class ConnectionGuard: Sendable {
     private struct Entry {
         var socket: Int32
-        var opened: ContinuousClock.Instant
+        /// Since when it has been waiting for a request's headers: accept, or the last answer.
+        var waitingSince: ContinuousClock.Instant
         /// Nil while a request is being served (its headers are in).
         var deadline: ContinuousClock.Instant?
     }
@@ -43,11 +44,12 @@ final class ConnectionGuard: Sendable {
     func started(_ id: Int, socket: Int32) {
         let now = ContinuousClock.now
         table.withLock { table in
-            table[id] = Entry(socket: socket, opened: now, deadline: now + headerDeadline)
+            table[id] = Entry(socket: socket, waitingSince: now, deadline: now + headerDeadline)
             var excess = table.count - shedThreshold
             guard excess > 0 else { return }
-            // The oldest connections still waiting for headers are the slowest to send a request.
-            let waiting = table.filter { $0.key != id && $0.value.deadline != nil }.sorted { $0.value.opened < $1.value.opened }
+            // Those waiting longest for headers are the slowest to send a request.
+            let waiting = table.filter { $0.key != id && $0.value.deadline != nil }
+                .sorted { $0.value.waitingSince < $1.value.waitingSince }
             for (victim, entry) in waiting where excess > 0 {
                 shutdown(entry.socket, Int32(SHUT_RDWR))
                 table[victim]?.deadline = nil
@@ -61,7 +63,13 @@ final class ConnectionGuard: Sendable {
     func headersReceived(_ id: Int) { table.withLock { $0[id]?.deadline = nil } }
 
     /// An answer went out: the next request's headers must arrive within the idle timeout.
-    func answered(_ id: Int) { table.withLock { $0[id]?.deadline = .now + keepAliveDeadline } }
+    func answered(_ id: Int) {
+        let now = ContinuousClock.now
+        table.withLock { table in
+            table[id]?.waitingSince = now
+            table[id]?.deadline = now + keepAliveDeadline
+        }
+    }
 
     func closed(_ id: Int) { _ = table.withLock { $0.removeValue(forKey: id) } }
 
