@@ -76,7 +76,10 @@ serve() {
     # A port may look free yet be taken by a client socket in TIME_WAIT: try another then.
     for _ in 1 2 3 4 5; do
         port=$(scripts/free-port.sh)
-        DATABASE_URL=$(db_url "bench_$1") "$bin" serve --listen "127.0.0.1:$port" --log-level warning 2>"$work/serve-$1.log" &
+        # Every bench connection comes from 127.0.0.1: lift the per-address cap, and keep the
+        # connection limit above the 256-connection run so no idle keep-alive is shed.
+        DATABASE_URL=$(db_url "bench_$1") "$bin" serve --listen "127.0.0.1:$port" --log-level warning \
+            --per-address 512 --connections 512 2>"$work/serve-$1.log" &
         server=$!
         for _ in $(seq 1 200); do
             kill -0 "$server" 2>/dev/null || break

@@ -12,3 +12,9 @@ static inline uint32_t pushledger_client_ipv4(struct MHD_Connection *connection)
     if (info == NULL || info->client_addr == NULL || info->client_addr->sa_family != AF_INET) return 0;
     return ((const struct sockaddr_in *)info->client_addr)->sin_addr.s_addr;
 }
+
+/* MHD_get_connection_info is variadic, which Swift cannot call: the socket of a connection. */
+static inline int pushledger_connection_socket(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info ? info->connect_fd : -1;
+}

@@ -80,10 +80,25 @@ public final class IngestServer: Sendable {
         queue.drainAndStop()
         daemon.stop()
         maintenance.withLock { $0 }?.stop()
+        flushKeyUses(all: true)
         logger.info("stopped")
     }
 
-    /// Reconnect probe while the database is down; periodic key reload while it is up.
+    /// Stores the keys' last uses (coarse: see `KeyVerifier`); a failure keeps them for later.
+    private func flushKeyUses(all: Bool = false) {
+        let batch = keys.usesToFlush(all: all)
+        guard !batch.isEmpty, health.isUp else { return }
+        do {
+            try store.recordKeyUse(batch)
+            keys.flushed(batch)
+        } catch {
+            metrics.recordDatabaseError(error)
+            logger.warning("key use not stored", ["error": error.description])
+        }
+    }
+
+    /// Reconnect probe while the database is down; periodic key reload and last-use flush while
+    /// it is up.
     private func maintain() {
         if !health.isUp {
             do {
@@ -100,6 +115,7 @@ public final class IngestServer: Sendable {
                 return
             }
         }
+        flushKeyUses()
         let now = ContinuousClock.now
         let due = lastKeyLoad.withLock { last in last.map { now - $0 >= .seconds(config.keyRefreshInterval) } ?? true }
         guard due else { return }

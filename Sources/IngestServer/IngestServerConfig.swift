@@ -23,6 +23,12 @@ public struct IngestServerConfig: Sendable {
     /// Peers whose `X-Forwarded-For` names the client (a load balancer in front); logs of
     /// refused keys and the access log carry that client address.
     public var trustedProxies = TrustedProxies()
+    /// Seconds a new connection may take to send its first request's headers in all, however
+    /// busily it trickles them (libmicrohttpd's timeout is idle-only). Later requests on a
+    /// kept-alive connection get `requestTimeoutSeconds` from the previous answer.
+    public var headerDeadlineSeconds = 5
+    /// Open connections from one client address at most (carrier NAT puts many phones behind one).
+    public var perAddressConnectionLimit = 64
     /// Body, event and time limits of the contract.
     public var limits = IngestLimits()
     /// Validated requests waiting for a writer; a full queue answers 429.

@@ -19,6 +19,10 @@ public struct APIKey: Sendable, Equatable {
     public var prefix: String
     public var createdAt: Date
     public var revokedAt: Date?
+    /// After this the server answers 401 `key_expired`; nil: never.
+    public var expiresAt: Date?
+    /// The last request it authenticated, as the server flushed it (up to a minute behind).
+    public var lastUsedAt: Date?
 }
 
 /// A key the server accepts: it hashes a presented secret and compares in memory.
@@ -28,6 +32,7 @@ public struct ActiveKey: Sendable, Equatable {
     public var scope: KeyScope
     /// SHA-256 of the secret's UTF-8 bytes.
     public var hash: [UInt8]
+    public var expiresAt: Date?
 }
 
 /// Failures of key management that are the caller's input, not the database.
@@ -54,8 +59,11 @@ public struct KeyStore: Sendable {
         return secret
     }
 
-    /// Creates a key for `app`; returns its id and the secret (the only time it is seen).
-    public func create(app: String, scope: KeyScope, on connection: Connection) throws -> (id: UUID, secret: String) {
+    /// Creates a key for `app`, valid for `lifetime` when given; returns its id and the secret
+    /// (the only time it is seen).
+    public func create(
+        app: String, scope: KeyScope, lifetime: TimeSpan? = nil, on connection: Connection
+    ) throws -> (id: UUID, secret: String) {
         guard !app.isEmpty, app.count <= 255 else { throw KeyStoreError(description: "an app id of 1 to 255 characters is required") }
         var generator = SystemRandomNumberGenerator()
         let secret = Self.makeSecret(scope: scope, using: &generator)
@@ -63,17 +71,49 @@ public struct KeyStore: Sendable {
         let prefix = String(secret.prefix(Self.prefixLength))
         try connection.execute(
             """
-            insert into api_keys (id, app_id, scope, key_hash, key_prefix)
-            values (\(id), \(app), \(scope.rawValue), \(SHA256.hash(secret)), \(prefix))
+            insert into api_keys (id, app_id, scope, key_hash, key_prefix, expires_at)
+            values (\(id), \(app), \(scope.rawValue), \(SHA256.hash(secret)), \(prefix),
+                    now() + make_interval(secs => \(lifetime.map { Int64($0.seconds) })))
             """)
         return (id, secret)
+    }
+
+    /// Rotation without downtime: a new key for the app and scope of `id`, with `id` kept valid
+    /// for `overlap` more (never longer than it already was), so senders switch over while
+    /// both work. The new key gets `lifetime` when given. Nil when no active key has this id.
+    public func rotate(
+        id: UUID, overlap: TimeSpan, lifetime: TimeSpan? = nil, on connection: Connection
+    ) throws -> (id: UUID, secret: String)? {
+        try connection.transaction { connection in
+            let rows = try connection.query(
+                """
+                update api_keys
+                   set expires_at = least(coalesce(expires_at, 'infinity'), now() + make_interval(secs => \(Int64(overlap.seconds))))
+                 where id = \(id) and revoked_at is null and (expires_at is null or expires_at > now())
+                returning app_id, scope
+                """)
+            guard let row = rows.first else { return nil }
+            return try create(app: try row.decode("app_id"), scope: try Self.scope(row), lifetime: lifetime, on: connection)
+        }
+    }
+
+    /// Stores when keys were last used (the server's coarse flush); never moves a time back.
+    public func recordUse(_ uses: [(id: UUID, at: Date)], on connection: Connection) throws {
+        guard !uses.isEmpty else { return }
+        // One short statement a key: a flush touches only the keys used in the last minute.
+        try connection.transaction { connection in
+            for use in uses {
+                try connection.execute(
+                    "update api_keys set last_used_at = greatest(last_used_at, \(use.at)) where id = \(use.id)")
+            }
+        }
     }
 
     /// Every key (or one app's), newest first, revoked ones included.
     public func list(app: String? = nil, on connection: Connection) throws -> [APIKey] {
         let rows = try connection.query(
             """
-            select id, app_id, scope, key_prefix, created_at, revoked_at from api_keys
+            select id, app_id, scope, key_prefix, created_at, revoked_at, expires_at, last_used_at from api_keys
              where \(app) :: text is null or app_id = \(app)
              order by created_at desc, id
             """)
@@ -81,7 +121,8 @@ public struct KeyStore: Sendable {
             APIKey(
                 id: try row.decode("id"), appID: try row.decode("app_id"), scope: try Self.scope(row),
                 prefix: try row.decode("key_prefix"), createdAt: try row.decode("created_at"),
-                revokedAt: try row.decode("revoked_at"))
+                revokedAt: try row.decode("revoked_at"), expiresAt: try row.decode("expires_at"),
+                lastUsedAt: try row.decode("last_used_at"))
         }
     }
 
@@ -91,13 +132,19 @@ public struct KeyStore: Sendable {
         try connection.execute("update api_keys set revoked_at = now() where id = \(id) and revoked_at is null") == 1
     }
 
-    /// The keys the server should accept now.
+    /// The keys not revoked, expired ones included so the server can say `key_expired`.
     public func loadActiveKeys(on connection: Connection) throws -> [ActiveKey] {
-        let rows = try connection.query("select id, app_id, scope, key_hash from api_keys where revoked_at is null order by id")
+        // expires_at is read through jsonb: a server started before `migrate` added the column
+        // keeps working (its keys never expire) instead of refusing every request.
+        let rows = try connection.query(
+            """
+            select id, app_id, scope, key_hash, (to_jsonb(k) ->> 'expires_at')::timestamptz as expires_at
+              from api_keys k where revoked_at is null order by id
+            """)
         return try rows.map { row in
             ActiveKey(
                 id: try row.decode("id"), appID: try row.decode("app_id"), scope: try Self.scope(row),
-                hash: try row.decode("key_hash"))
+                hash: try row.decode("key_hash"), expiresAt: try row.decode("expires_at"))
         }
     }
 

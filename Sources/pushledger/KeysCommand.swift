@@ -5,14 +5,15 @@ import Store
 
 enum KeysCommand: Command {
     static let spec = CommandSpec(
-        "keys", summary: "Create, list and revoke ingest API keys",
-        discussion: "A key belongs to one app and has one scope: telemetry (ships inside the app) or sends (the push sender). Only a hash is stored.",
+        "keys", summary: "Create, list, rotate and revoke ingest API keys",
+        discussion: "A key belongs to one app and has one scope: telemetry (ships inside the app) or sends (the push sender). Only a hash is stored. An expired key is answered 401 key_expired. Rotate without downtime: keys rotate ID --overlap 7d prints a new key and keeps the old one valid for the overlap, so both work while senders switch.",
         subcommands: [
             CommandSpec(
                 "create", summary: "Create a key; prints the secret alone on stdout (shown once)",
                 options: [
                     .value("app", help: "The app id the key writes for", required: true),
                     .value("scope", type: .choice(KeyScope.allCases.map(\.rawValue)), help: "What the key may post", required: true),
+                    .value("expires", type: .duration, help: "Valid for this long, e.g. 90d (units s, m, h, d); default: no expiry"),
                 ]),
             CommandSpec(
                 "list", summary: "List keys (never their secrets)",
@@ -20,6 +21,13 @@ enum KeysCommand: Command {
                     .value("app", help: "Only this app's keys"),
                     .value("format", type: .choice(["table", "json", "csv"]), help: "Output format", default: "table"),
                 ] + ColumnChoice.options),
+            CommandSpec(
+                "rotate", summary: "Create a replacement key (secret on stdout); the old one stays valid for --overlap",
+                options: [
+                    .value("overlap", type: .duration, help: "How long the old key keeps working, e.g. 7d", required: true),
+                    .value("expires", type: .duration, help: "The new key's lifetime, e.g. 90d; default: no expiry"),
+                ],
+                positionals: [PositionalSpec("id", help: "The key id from keys list")]),
             CommandSpec("revoke", summary: "Revoke a key by id", positionals: [PositionalSpec("id", help: "The key id from keys list")]),
         ])
 
@@ -30,31 +38,52 @@ enum KeysCommand: Command {
         case "create":
             let scope = try command.choice(KeyScope.self, "scope")
             let app = try command.value(String.self, "app")
+            let lifetime = try command.optional(TimeSpan.self, "expires")
             let connection = try context.connect()
-            let key = try store.create(app: app, scope: scope, on: connection)
+            let key = try store.create(app: app, scope: scope, lifetime: lifetime, on: connection)
             context.logger.info("key created", ["id": key.id.uuidString.lowercased(), "app": app, "scope": scope.rawValue])
             context.print(key.secret)
         case "list":
+            let format = try command.value(String.self, "format")
             let keys = try store.list(app: command.string("app"), on: context.connect())
-            try context.printTable(
-                format: command.value(String.self, "format"),
-                headers: ["id", "app_id", "scope", "prefix", "created_at", "revoked_at"],
-                rows: keys.map { k in
-                    [.text(k.id.uuidString.lowercased()), .text(k.appID), .text(k.scope.rawValue), .text(k.prefix + "…"),
-                     .text(Timestamp.rfc3339(k.createdAt)), k.revokedAt.map { .text(Timestamp.rfc3339($0)) } ?? .null]
-                },
-                key: ["id", "app_id", "scope", "prefix", "revoked_at"])
-        default:
-            let text = command.positional("id") ?? ""
-            guard let id = UUID(uuidString: text) else {
-                throw CommandFailure(message: "'\(text)' is not a key id (a UUID from keys list)", exitCode: 64)
+            let now = Date()
+            func state(_ k: APIKey) -> Cell {
+                .text(k.revokedAt != nil ? "revoked" : (k.expiresAt.map { $0 <= now } ?? false) ? "expired" : "active")
             }
+            try context.printTable(
+                format: format,
+                headers: ["id", "app_id", "scope", "prefix", "state", "created_at", "expires_at", "last_used_at", "revoked_at"],
+                rows: keys.map { k in
+                    [.text(k.id.uuidString.lowercased()), .text(k.appID), .text(k.scope.rawValue), .text(k.prefix + "…"), state(k),
+                     time(k.createdAt), time(k.expiresAt), time(k.lastUsedAt), time(k.revokedAt)]
+                },
+                key: ["id", "app_id", "scope", "state", "expires_at", "last_used_at"])
+        case "rotate":
+            let (text, id) = try keyID(command)
+            let overlap = try command.value(TimeSpan.self, "overlap")
+            let lifetime = try command.optional(TimeSpan.self, "expires")
+            guard let key = try store.rotate(id: id, overlap: overlap, lifetime: lifetime, on: context.connect())
+            else { throw CommandFailure(message: "no active, unexpired key with id \(text)") }
+            context.logger.info("key rotated", ["old_id": text.lowercased(), "id": key.id.uuidString.lowercased()])
+            context.print(key.secret)
+        default:
+            let (text, id) = try keyID(command)
             guard try store.revoke(id: id, on: context.connect()) else {
                 throw CommandFailure(message: "no active key with id \(text)")
             }
             context.logger.info("key revoked", ["id": text.lowercased()])
         }
         return 0
+    }
+
+    private static func time(_ date: Date?) -> Cell { date.map { .text(Timestamp.rfc3339($0)) } ?? .null }
+
+    private static func keyID(_ command: ParsedCommand) throws -> (String, UUID) {
+        let text = command.positional("id") ?? ""
+        guard let id = UUID(uuidString: text) else {
+            throw CommandFailure(message: "'\(text)' is not a key id (a UUID from keys list)", exitCode: 64)
+        }
+        return (text, id)
     }
 }
 

@@ -9,7 +9,7 @@ enum ServeCommand: Command {
 
     static let spec = CommandSpec(
         "serve", summary: "Run the v1 HTTP ingest service (POST /v1/telemetry, /v1/sends; /healthz, /readyz, /metrics)",
-        discussion: "A 200 is written only after the request's events are committed. SIGTERM or SIGINT stops accepting, finishes in-flight requests and exits 0; a second signal exits at once.",
+        discussion: "A 200 is written only after the request's events are committed. SIGTERM or SIGINT stops accepting, finishes in-flight requests and exits 0; a second signal exits at once. Slow clients: a connection that has not sent its request headers within --header-deadline is closed, however busily it trickles; at the connection limit (--connections, minus a sixteenth kept free) the connections waiting longest for headers are closed to let new ones in; --per-address caps one address. Behind a proxy every connection comes from the proxy: raise --per-address above its pool and let the proxy enforce client timeouts.",
         options: [
             .value("listen", help: "IPv4 address and port to listen on", default: "\(defaults.host):\(defaults.port)", environment: "PUSHLEDGER_LISTEN", placeholder: "host:port"),
             .value("threads", type: .integer, help: "HTTP threads", default: "\(defaults.httpThreads)"),
@@ -20,6 +20,8 @@ enum ServeCommand: Command {
             .value("connection-memory", type: .integer, help: "Bytes of libmicrohttpd memory per connection", default: "\(defaults.connectionMemoryLimit)"),
             .value("timeout", type: .integer, help: "Seconds an idle connection stays open", default: "\(defaults.requestTimeoutSeconds)"),
             .value("upload-deadline", type: .integer, help: "Seconds a request body may take to arrive in all (slow clients are cut off)", default: "\(defaults.uploadDeadlineSeconds)"),
+            .value("header-deadline", type: .integer, help: "Seconds a new connection has to send its request headers in all", default: "\(defaults.headerDeadlineSeconds)"),
+            .value("per-address", type: .integer, help: "Open connections from one client address at most", default: "\(defaults.perAddressConnectionLimit)"),
             .value("max-body", type: .integer, help: "Bytes of a request body as sent", default: "\(defaults.limits.maxBodyBytes)"),
             .value("max-decompressed", type: .integer, help: "Bytes of a body after gzip", default: "\(defaults.limits.maxDecompressedBytes)"),
             .value("max-events", type: .integer, help: "Events (or sends) per request", default: "\(defaults.limits.maxEventsPerRequest)"),
@@ -58,6 +60,8 @@ enum ServeCommand: Command {
         config.connectionMemoryLimit = try command.positive("connection-memory")
         config.requestTimeoutSeconds = try command.positive("timeout")
         config.uploadDeadlineSeconds = try command.positive("upload-deadline")
+        config.headerDeadlineSeconds = try command.positive("header-deadline")
+        config.perAddressConnectionLimit = try command.positive("per-address")
         config.limits.maxBodyBytes = try command.positive("max-body")
         config.limits.maxDecompressedBytes = try command.positive("max-decompressed")
         config.limits.maxEventsPerRequest = try command.positive("max-events")

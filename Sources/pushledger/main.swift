@@ -4,7 +4,7 @@ import PushLedgerSupport
 import PushLedgerCLI
 
 /// Every command of the tool; the executable only parses and dispatches.
-let commands: [any Command.Type] = [MigrateCommand.self, KeysCommand.self, AppsCommand.self, LinksCommand.self, RetentionCommand.self, PartitionsCommand.self, ImportCommand.self, SimulateCLI.self, AlertCommand.self, TokensCommand.self, ReportCommand.self, QueryCommand.self, RollupCommand.self, ServeCommand.self, TailCommand.self]
+let commands: [any Command.Type] = [MigrateCommand.self, KeysCommand.self, AppsCommand.self, LinksCommand.self, RetentionCommand.self, PartitionsCommand.self, ImportCommand.self, SimulateCLI.self, AlertCommand.self, TokensCommand.self, ReportCommand.self, QueryCommand.self, RollupCommand.self, EraseCommand.self, ServeCommand.self, TailCommand.self]
 
 let root = CommandSpec(
     "pushledger", summary: "Push notification permission and delivery analytics",

@@ -47,6 +47,44 @@ import Testing
         #expect(lines.last?.hasSuffix(",") == false)  // revoked_at filled
     }
 
+    @Test func expiresTakesUnitsAndRotateKeepsTheOldKeyForTheOverlap() throws {
+        for (text, seconds) in [("90s", 90.0), ("45m", 2_700.0), ("12h", 43_200.0), ("90d", 7_776_000.0)] {
+            let created = try CommandRunner.run(["keys", "create", "--app", text, "--scope", "sends", "--expires", text], environment: env)
+            #expect(created.status == 0, "\(created.stderr)")
+            let row = try #require(try listed(app: text).first)
+            let expires = try #require((row["expires_at"] as? String).flatMap(instant))
+            let createdAt = try #require((row["created_at"] as? String).flatMap(instant))
+            #expect(abs(expires.timeIntervalSince(createdAt) - seconds) < 5, "\(text)")
+            #expect(row["state"] as? String == "active" && row["last_used_at"] is NSNull)
+        }
+        #expect(try CommandRunner.run(["keys", "create", "--app", "a", "--scope", "sends", "--expires", "soon"], environment: env).status == 64)
+
+        let old = try #require(try listed(app: "90d").first?["id"] as? String)
+        let rotated = try CommandRunner.run(["keys", "rotate", old, "--overlap", "1h", "--expires", "30d"], environment: env)
+        #expect(rotated.status == 0, "\(rotated.stderr)")
+        #expect(rotated.stdout.hasPrefix("pl_s") && rotated.stdout.split(separator: "\n").count == 1)
+        let rows = try listed(app: "90d")
+        #expect(rows.count == 2 && rows.allSatisfy { $0["state"] as? String == "active" })
+        #expect(try CommandRunner.run(["keys", "rotate", old], environment: env).status == 64)
+        let table = try CommandRunner.run(["keys", "list"], environment: env)
+        #expect(table.stdout.split(separator: "\n").allSatisfy { $0.count <= 120 })
+        #expect(table.stdout.contains("last_used"))
+        #expect(try CommandRunner.run(["keys", "revoke", old], environment: env).status == 0)
+        let again = try CommandRunner.run(["keys", "rotate", old, "--overlap", "1h"], environment: env)
+        #expect(again.status == 1 && again.stderr.contains("no active, unexpired key"))
+    }
+
+    private func instant(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: text)
+    }
+
+    private func listed(app: String) throws -> [[String: Any]] {
+        let json = try CommandRunner.run(["keys", "list", "--format", "json", "--app", app], environment: env)
+        return try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+    }
+
     @Test func createNeedsAppAndAValidScope() throws {
         #expect(try CommandRunner.run(["keys", "create", "--scope", "sends"], environment: env).status == 64)
         #expect(try CommandRunner.run(["keys", "create", "--app", "a", "--scope", "admin"], environment: env).status == 64)

@@ -73,4 +73,55 @@ struct KeyTests {
             #expect(!log.contains(secret) && !log.contains(String(secret.dropFirst(8))), "a key in the server log")
         }
     }
+
+    /// Lifetimes against the real server: a key made with `--expires` works until then and is
+    /// answered 401 `key_expired` after; `keys rotate` gives an overlap in which the old and the
+    /// new key both work, then only the new one; `keys list` shows each key's last use, which
+    /// the server stores coarsely (here: at its shutdown flush).
+    @Test func expiredKeysAreToldSoAndRotationOverlapsTwoKeys() throws {
+        let database = try FaultDatabase.fresh()
+        let url = database.url
+        let shortLived = try FaultDatabase.pushledger(
+            ["keys", "create", "--app", FaultDatabase.app, "--scope", "telemetry", "--expires", "3s"], url
+        ).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let server = try ServeProcess(databaseURL: url)
+        func post(_ key: String) throws -> RawReply {
+            let connection = try RawHTTPConnection(port: server.port)
+            connection.write(RawRequest.make(
+                "POST", "/v1/telemetry", headers: [("Content-Type", "application/json"), ("Authorization", "Bearer \(key)")],
+                body: Fixtures.telemetry(count: 1)))
+            return try connection.readReply()
+        }
+        #expect(try post(shortLived).status == 200)
+        waitUntil { (try? post(shortLived).status) != 200 }
+        let expired = try post(shortLived)
+        #expect(expired.status == 401 && expired.json?["error"] as? String == "key_expired", "\(expired.text)")
+
+        let oldID = try database.connect().query(
+            "select id::text from api_keys where key_hash = sha256(convert_to(\(database.telemetryKey), 'UTF8'))")[0]
+            .decode(0, as: String.self)
+        let replacement = try FaultDatabase.pushledger(["keys", "rotate", oldID, "--overlap", "12s"], url)
+            .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(replacement.hasPrefix("pl_t") && replacement != database.telemetryKey)
+        // The overlap: both keys of the app and scope are accepted.
+        #expect(try post(replacement).status == 200)
+        #expect(try post(database.telemetryKey).status == 200)
+        // The server sees the old key's new expiry at its next key reload, then refuses it.
+        waitUntil { (try? post(database.telemetryKey).status) != 200 }
+        let old = try post(database.telemetryKey)
+        #expect(old.status == 401 && old.json?["error"] as? String == "key_expired", "\(old.text)")
+        #expect(try post(replacement).status == 200)
+
+        server.send(SIGTERM)
+        server.waitForExit()
+        let list = try FaultDatabase.pushledger(["keys", "list", "--format", "json"], url)
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [[String: Any]])
+        let byPrefix = Dictionary(uniqueKeysWithValues: rows.map { (($0["prefix"] as? String ?? "").dropLast(), $0) })
+        for key in [shortLived, database.telemetryKey, replacement] {
+            let row = try #require(byPrefix[key.prefix(12)])
+            #expect(row["last_used_at"] is String, "\(row)")
+            #expect(row["state"] as? String == (key == replacement ? "active" : "expired"))
+        }
+        #expect(byPrefix[database.sendsKey.prefix(12)]?["last_used_at"] is NSNull)
+    }
 }

@@ -55,4 +55,49 @@ import Testing
         #expect(verifier.verify("pl_t_b") == .unknown)
         #expect(verifier.verify("pl_t_a") == .valid(record("pl_t_a")))
     }
+
+    @Test func anExpiredKeyIsToldApartFromAnUnknownOne() {
+        let clock = Mutex(Date(timeIntervalSince1970: 1_000_000))
+        let verifier = KeyVerifier(now: { clock.withLock { $0 } })
+        var expiring = record("pl_t_old")
+        expiring.expiresAt = Date(timeIntervalSince1970: 1_000_060)
+        verifier.replace(with: [expiring, record("pl_t_new")])
+        #expect(verifier.verify("pl_t_old") == .valid(expiring))
+        #expect(verifier.verify("pl_t_new") == .valid(record("pl_t_new")))
+        clock.withLock { $0 = Date(timeIntervalSince1970: 1_000_060) }
+        #expect(verifier.verify("pl_t_old") == .expired(expiring))
+        #expect(verifier.verify("pl_t_new") == .valid(record("pl_t_new")))
+    }
+
+    @Test func usesAreHandedOutAtMostOnceAnIntervalPerKey() {
+        let start = Date(timeIntervalSince1970: 1_000_000)
+        let clock = Mutex(start)
+        let verifier = KeyVerifier(flushInterval: 60, now: { clock.withLock { $0 } })
+        verifier.replace(with: [record("pl_t_a"), record("pl_t_b")])
+        #expect(verifier.usesToFlush().isEmpty)
+        for _ in 0..<100 { _ = verifier.verify("pl_t_a") }
+        let first = verifier.usesToFlush()
+        #expect(first.map(\.id) == ["pl_t_a"] && first.map(\.at) == [start])
+        verifier.flushed(first)
+        // Used again 10 s later: not flushed before the minute is up, unless at shutdown.
+        clock.withLock { $0 = start.addingTimeInterval(10) }
+        _ = verifier.verify("pl_t_a")
+        _ = verifier.verify("pl_t_b")
+        #expect(verifier.usesToFlush().map(\.id) == ["pl_t_b"])
+        #expect(verifier.usesToFlush(all: true).map(\.id) == ["pl_t_a", "pl_t_b"])
+        clock.withLock { $0 = start.addingTimeInterval(60) }
+        let later = verifier.usesToFlush()
+        #expect(later.map(\.id) == ["pl_t_a", "pl_t_b"] && later.map(\.at) == [start.addingTimeInterval(10), start.addingTimeInterval(10)])
+        verifier.flushed(later)
+        // Nothing new since: nothing to store, however long it has been.
+        clock.withLock { $0 = start.addingTimeInterval(600) }
+        #expect(verifier.usesToFlush(all: true).isEmpty)
+        // Refused keys are no use.
+        var expired = record("pl_t_c")
+        expired.expiresAt = start
+        verifier.replace(with: [expired, record("pl_t_d", revoked: true)])
+        _ = verifier.verify("pl_t_c")
+        _ = verifier.verify("pl_t_d")
+        #expect(verifier.usesToFlush(all: true).isEmpty)
+    }
 }

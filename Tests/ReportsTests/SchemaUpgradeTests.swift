@@ -62,17 +62,7 @@ struct SchemaUpgradeTests {
 
     /// `pg_dump --schema-only`, without the per-run `\restrict` key lines.
     static func schema(_ url: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/lib/postgresql/15/bin/pg_dump")
-        process.arguments = ["--schema-only", "--dbname=\(url)"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        return String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-            .filter { !$0.hasPrefix("\\restrict") && !$0.hasPrefix("\\unrestrict") }.joined(separator: "\n")
+        try PostgresDump.run(["--schema-only"], url: url)
     }
 
     @Test func upgradesToTheFreshSchemaWithDataAndRollupsIntact() throws {

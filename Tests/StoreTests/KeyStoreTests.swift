@@ -48,4 +48,39 @@ import Testing
     @Test func anEmptyAppIsRefused() {
         #expect(throws: KeyStoreError.self) { try KeyStore().create(app: "", scope: .sends, on: db.connection) }
     }
+
+    @Test func aLifetimeSetsTheExpiryAndRotationOverlapsTwoKeys() throws {
+        let store = KeyStore()
+        let (old, _) = try store.create(app: "a", scope: .sends, lifetime: .days(90), on: db.connection)
+        let (forever, _) = try store.create(app: "a", scope: .telemetry, on: db.connection)
+        let listed = Dictionary(uniqueKeysWithValues: try store.list(on: db.connection).map { ($0.id, $0) })
+        let created = try #require(listed[old]?.createdAt)
+        let expiry = try #require(listed[old]?.expiresAt)
+        #expect(abs(expiry.timeIntervalSince(created) - 90 * 86_400) < 5)
+        #expect(listed[forever]?.expiresAt == nil)
+
+        let rotated = try #require(try store.rotate(id: old, overlap: .hours(1), lifetime: .days(30), on: db.connection))
+        let after = Dictionary(uniqueKeysWithValues: try store.list(on: db.connection).map { ($0.id, $0) })
+        let overlapEnd = try #require(after[old]?.expiresAt)
+        #expect(abs(overlapEnd.timeIntervalSinceNow - 3_600) < 60)
+        #expect(after[rotated.id]?.appID == "a" && after[rotated.id]?.scope == .sends)
+        #expect(abs((after[rotated.id]?.expiresAt ?? .distantPast).timeIntervalSinceNow - 30 * 86_400) < 60)
+        // Both are loaded for the overlap: two valid keys for one app and scope.
+        #expect(Set(try store.loadActiveKeys(on: db.connection).map(\.id)) == [old, rotated.id, forever])
+        // An overlap never lengthens a key's life; a revoked or unknown key does not rotate.
+        _ = try store.rotate(id: old, overlap: .days(400), on: db.connection)
+        #expect(try store.list(on: db.connection).first { $0.id == old }?.expiresAt == overlapEnd)
+        try store.revoke(id: forever, on: db.connection)
+        #expect(try store.rotate(id: forever, overlap: .hours(1), on: db.connection) == nil)
+        #expect(try store.rotate(id: UUID(), overlap: .hours(1), on: db.connection) == nil)
+    }
+
+    @Test func recordedUseNeverMovesBack() throws {
+        let store = KeyStore()
+        let (id, _) = try store.create(app: "a", scope: .sends, on: db.connection)
+        let later = Date(timeIntervalSince1970: 1_800_000_000)
+        try store.recordUse([(id, later)], on: db.connection)
+        try store.recordUse([(id, later.addingTimeInterval(-60)), (UUID(), later)], on: db.connection)
+        #expect(try store.list(on: db.connection)[0].lastUsedAt == later)
+    }
 }

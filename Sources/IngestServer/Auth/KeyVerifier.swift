@@ -1,3 +1,4 @@
+import Foundation
 import PushLedgerSupport
 import Synchronization
 
@@ -5,12 +6,17 @@ import Synchronization
 /// key never waits for Postgres. An unknown key triggers one reload on the spot (at most one a
 /// second, so a flood of bad keys costs the database little): a key made with
 /// `pushledger keys create` works on its first request.
+///
+/// Uses are remembered in memory and handed out for storing at most once per `flushInterval`
+/// per key, so `keys list` shows a last use without a database write per request.
 final class KeyVerifier: Sendable {
     /// What a presented key turned out to be.
     enum Verdict: Equatable {
         case valid(KeyRecord)
         case unknown
         case revoked(KeyRecord)
+        /// Past its `expiresAt`: 401 `key_expired`, so the sender knows to switch keys.
+        case expired(KeyRecord)
         /// The table was never loaded (database down since start): the caller answers 503.
         case unavailable
     }
@@ -19,11 +25,27 @@ final class KeyVerifier: Sendable {
     private let loader: (@Sendable () -> [KeyRecord]?)?
     private let onDemand = Mutex<(started: ContinuousClock.Instant?, finished: ContinuousClock.Instant?)>((nil, nil))
     private let onDemandInterval: Duration
+    private let flushInterval: TimeInterval
+    private let now: @Sendable () -> Date
+    /// Per key id: its latest use, and the use and time of its last stored flush.
+    private let uses = Mutex<[String: KeyUse]>([:])
 
-    /// `loader` returns the current keys, or nil when the database can't say.
-    init(loader: (@Sendable () -> [KeyRecord]?)? = nil, onDemandInterval: Duration = .seconds(1)) {
+    private struct KeyUse {
+        var latest: Date
+        var flushed: Date?
+        var flushedAt: Date?
+    }
+
+    /// `loader` returns the current keys, or nil when the database can't say. `now` is the
+    /// wall clock that expiry and last use are read from.
+    init(
+        loader: (@Sendable () -> [KeyRecord]?)? = nil, onDemandInterval: Duration = .seconds(1),
+        flushInterval: TimeInterval = 60, now: @escaping @Sendable () -> Date = Date.init
+    ) {
         self.loader = loader
         self.onDemandInterval = onDemandInterval
+        self.flushInterval = flushInterval
+        self.now = now
     }
 
     /// Replaces the table.
@@ -52,6 +74,30 @@ final class KeyVerifier: Sendable {
         return reloaded ? lookup(presented) : verdict
     }
 
+    /// The uses to store now: keys used since their last flush, at most one flush per key per
+    /// `flushInterval` (`all`: every unflushed use, at shutdown). Call `flushed` after storing.
+    func usesToFlush(all: Bool = false) -> [(id: String, at: Date)] {
+        let now = now()
+        return uses.withLock { uses in
+            uses.compactMap { id, use in
+                guard use.flushed.map({ use.latest > $0 }) ?? true else { return nil }
+                guard all || use.flushedAt.map({ now.timeIntervalSince($0) >= flushInterval }) ?? true else { return nil }
+                return (id, use.latest)
+            }.sorted { $0.id < $1.id }
+        }
+    }
+
+    /// Marks `batch` (from `usesToFlush`) as stored.
+    func flushed(_ batch: [(id: String, at: Date)]) {
+        let now = now()
+        uses.withLock { uses in
+            for use in batch {
+                uses[use.id]?.flushed = use.at
+                uses[use.id]?.flushedAt = now
+            }
+        }
+    }
+
     private func lookup(_ presented: [UInt8]) -> Verdict {
         guard let keys = table.withLock({ $0 }) else { return .unavailable }
         var match: KeyRecord?
@@ -59,6 +105,12 @@ final class KeyVerifier: Sendable {
             match = record
         }
         guard let match else { return .unknown }
-        return match.revoked ? .revoked(match) : .valid(match)
+        if match.revoked { return .revoked(match) }
+        let now = now()
+        if let expiry = match.expiresAt, expiry <= now { return .expired(match) }
+        uses.withLock { uses in
+            if uses[match.id] == nil { uses[match.id] = KeyUse(latest: now) } else { uses[match.id]!.latest = now }
+        }
+        return .valid(match)
     }
 }

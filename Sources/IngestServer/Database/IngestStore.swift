@@ -1,3 +1,4 @@
+import Foundation
 import PushLedgerContract
 import Store
 
@@ -12,10 +13,12 @@ public protocol IngestStore: Sendable {
     func dryRun(_ units: [IngestUnit]) throws(StoreError) -> [WriteOutcome]
     /// Checks that the database answers (readiness and reconnect probe).
     func ping() throws(StoreError)
-    /// All API keys, revoked ones included.
+    /// The API keys not revoked, expired ones included.
     func loadKeys() throws(StoreError) -> [KeyRecord]
     /// One page of an app's invalid-token feed (`GET /v1/tokens/invalid`).
     func invalidTokens(appID: String, query: InvalidTokenFeed.Query) throws(StoreError) -> InvalidTokenFeed.Page
+    /// Stores when keys (by `KeyRecord.id`) were last used: the verifier's coarse flush.
+    func recordKeyUse(_ uses: [(id: String, at: Date)]) throws(StoreError)
 }
 
 /// A database failure, classified for the HTTP answer: unreachable → 503, else 500.
@@ -47,12 +50,15 @@ public struct KeyRecord: Sendable, Equatable {
     /// `telemetry` or `sends`.
     public var scope: String
     public var revoked: Bool
+    /// From this moment the key is refused with `key_expired`; nil: never.
+    public var expiresAt: Date?
 
-    public init(id: String, hash: [UInt8], appID: String, scope: String, revoked: Bool) {
+    public init(id: String, hash: [UInt8], appID: String, scope: String, revoked: Bool, expiresAt: Date? = nil) {
         self.id = id
         self.hash = hash
         self.appID = appID
         self.scope = scope
         self.revoked = revoked
+        self.expiresAt = expiresAt
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Postgres
 import PushLedgerSupport
 import PushLedgerContract
@@ -29,13 +30,20 @@ public final class PostgresIngestStore: IngestStore {
     public func loadKeys() throws(StoreError) -> [KeyRecord] {
         try withConnection { connection in
             try KeyStore().loadActiveKeys(on: connection).map { key in
-                KeyRecord(id: key.id.uuidString.lowercased(), hash: key.hash, appID: key.appID, scope: key.scope.rawValue, revoked: false)
+                KeyRecord(
+                    id: key.id.uuidString.lowercased(), hash: key.hash, appID: key.appID, scope: key.scope.rawValue,
+                    revoked: false, expiresAt: key.expiresAt)
             }
         }
     }
 
     public func invalidTokens(appID: String, query: InvalidTokenFeed.Query) throws(StoreError) -> InvalidTokenFeed.Page {
         try withConnection { try InvalidTokenFeed().page(appID: appID, query: query, on: $0) }
+    }
+
+    public func recordKeyUse(_ uses: [(id: String, at: Date)]) throws(StoreError) {
+        let parsed = uses.compactMap { use in UUID(uuidString: use.id).map { (id: $0, at: use.at) } }
+        try withConnection { try KeyStore().recordUse(parsed, on: $0) }
     }
 
     /// Runs `body` on a pooled connection; a connection problem also drops the idle ones, which

@@ -26,6 +26,9 @@ final class HTTPDaemon: @unchecked Sendable {
     private(set) var port: UInt16 = 0
     /// Time a request body may take to arrive; set in `start`, before any request.
     nonisolated(unsafe) private var uploadTime: Duration = .seconds(60)
+    /// Header deadlines and shedding; set in `start`, before any connection.
+    nonisolated(unsafe) private(set) var guardian: ConnectionGuard?
+    nonisolated(unsafe) private var reaper: PeriodicTask?
 
     init(handler: any HTTPHandler) {
         self.handler = handler
@@ -39,10 +42,21 @@ final class HTTPDaemon: @unchecked Sendable {
         self.port = boundPort
         uploadTime = .seconds(max(1, config.uploadDeadlineSeconds))
         let selfPointer = Unmanaged.passUnretained(self).toOpaque()
+        let limit = max(1, config.connectionLimit)
+        // Shed below the daemon's limit, so a new connection is accepted rather than refused.
+        let guardian = ConnectionGuard(
+            headerDeadline: .seconds(max(1, config.headerDeadlineSeconds)),
+            keepAliveDeadline: .seconds(max(1, config.requestTimeoutSeconds)),
+            shedThreshold: limit - max(1, limit / 16))
+        self.guardian = guardian
+        reaper = PeriodicTask(name: "pushledger-header-deadline", interval: 0.25) { guardian.reap() }
         var options: [MHD_OptionItem] = [
             MHD_OptionItem(option: .LISTEN_SOCKET, value: Int(socket), ptr_value: nil),
             MHD_OptionItem(option: .THREAD_POOL_SIZE, value: max(1, config.httpThreads), ptr_value: nil),
-            MHD_OptionItem(option: .CONNECTION_LIMIT, value: max(1, config.connectionLimit), ptr_value: nil),
+            MHD_OptionItem(option: .CONNECTION_LIMIT, value: limit, ptr_value: nil),
+            MHD_OptionItem(option: .PER_IP_CONNECTION_LIMIT, value: max(1, config.perAddressConnectionLimit), ptr_value: nil),
+            MHD_OptionItem(
+                option: .NOTIFY_CONNECTION, value: unsafeBitCast(connectionNotified, to: Int.self), ptr_value: selfPointer),
             MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: config.connectionMemoryLimit, ptr_value: nil),
             MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: max(0, config.requestTimeoutSeconds), ptr_value: nil),
             MHD_OptionItem(
@@ -92,6 +106,7 @@ final class HTTPDaemon: @unchecked Sendable {
         if listenSocket >= 0 { quiesce() }
         MHD_stop_daemon(daemon)
         self.daemon = nil
+        reaper?.stop()
         if quiescedSocket >= 0 {
             close(quiescedSocket)
             quiescedSocket = -1
@@ -105,6 +120,7 @@ final class HTTPDaemon: @unchecked Sendable {
         uploadSize: UnsafeMutablePointer<Int>, conCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
         guard let existing = conCls.pointee else {
+            guardian?.headersReceived(Int(bitPattern: UnsafeRawPointer(connection)))
             let head = Self.readHead(connection, url: url, method: method)
             inFlight.add(1, ordering: .relaxed)
             switch handler.decide(head) {
@@ -261,7 +277,21 @@ private final class QueryArguments {
 }
 
 /// `MHD_RequestCompletedCallback`: frees the request's context.
-private let requestCompleted: MHD_RequestCompletedCallback = { cls, _, conCls, _ in
+private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, conCls, _ in
     guard let cls, let conCls else { return }
-    Unmanaged<HTTPDaemon>.fromOpaque(cls).takeUnretainedValue().completed(conCls)
+    let daemon = Unmanaged<HTTPDaemon>.fromOpaque(cls).takeUnretainedValue()
+    if let connection { daemon.guardian?.answered(Int(bitPattern: UnsafeRawPointer(connection))) }
+    daemon.completed(conCls)
+}
+
+/// `MHD_NotifyConnectionCallback`: connections opened and closed, for `ConnectionGuard`.
+private let connectionNotified: MHD_NotifyConnectionCallback = { cls, connection, _, code in
+    guard let cls, let connection else { return }
+    let guardian = Unmanaged<HTTPDaemon>.fromOpaque(cls).takeUnretainedValue().guardian
+    let id = Int(bitPattern: UnsafeRawPointer(connection))
+    if code == MHD_ConnectionNotificationCode(rawValue: 0) { // MHD_CONNECTION_NOTIFY_STARTED
+        guardian?.started(id, socket: pushledger_connection_socket(connection))
+    } else {
+        guardian?.closed(id)
+    }
 }

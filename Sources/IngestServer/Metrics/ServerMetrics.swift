@@ -64,6 +64,12 @@ final class ServerMetrics: Sendable {
         _ = registry.register(GaugeMetric("pushledger_database_up", help: "1 when Postgres answered the last probe.") { health.isUp ? 1 : 0 })
         _ = registry.register(
             GaugeMetric("pushledger_http_requests_in_flight", help: "Requests received and not yet answered.") { Double(daemon.requestsInFlight) })
+        _ = registry.register(
+            GaugeMetric("pushledger_http_slow_connections_closed", help: "Connections closed since start for missing the header deadline (`deadline`) or shed at the connection limit (`shed`).",
+                        labels: ["reason"]) {
+                let counts = daemon.guardian?.counts ?? (deadline: 0, shed: 0)
+                return [(["deadline"], Double(counts.deadline)), (["shed"], Double(counts.shed))]
+            })
         let labels = [version, String(cString: MHD_get_version())]
         _ = registry.register(
             GaugeMetric("pushledger_build_info", help: "Build information; the value is always 1.", labels: ["version", "libmicrohttpd"]) {

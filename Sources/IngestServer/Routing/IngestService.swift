@@ -63,6 +63,9 @@ final class IngestService: HTTPHandler {
         case .revoked(let record):
             logger.info("revoked key", ["path": head.path, "key_id": record.id, "client": client(head)])
             return .respond(.unknownKey)
+        case .expired(let record):
+            logger.info("expired key", ["path": head.path, "key_id": record.id])
+            return .respond(.expiredKey)
         case .unavailable: return .respond(.unavailable(retryAfter: config.retryAfterUnavailable))
         }
         guard key.scope == scope else {

@@ -20,6 +20,7 @@ extension HTTPResponse {
     }
     static let missingKey = error(401, "unauthorized", "missing API key: send Authorization: Bearer <key>")
     static let unknownKey = error(401, "unauthorized", "unknown or revoked API key")
+    static let expiredKey = error(401, "key_expired", "this API key has expired: use its replacement")
     static func wrongScope(needed: String) -> HTTPResponse { error(403, "forbidden", "this key's scope is not \(needed)") }
     static func bodyTooLarge(limit: Int) -> HTTPResponse { error(413, "body_too_large", "request body over \(limit) bytes") }
     static func saturated(retryAfter: Int) -> HTTPResponse {

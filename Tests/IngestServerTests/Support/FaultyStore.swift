@@ -63,6 +63,11 @@ final class FaultyStore: IngestStore {
         return try inner.invalidTokens(appID: appID, query: query)
     }
 
+    func recordKeyUse(_ uses: [(id: String, at: Date)]) throws(StoreError) {
+        if state.withLock({ $0.down }) { throw Self.unreachable }
+        try inner.recordKeyUse(uses)
+    }
+
     private static let unreachable = StoreError(isConnectionProblem: true, description: "connection refused")
 
     // MARK: Gate: hold writers inside `write` to fill the queue deterministically.

@@ -1,0 +1,55 @@
+import Foundation
+import PushLedgerCLI
+import Reports
+import Store
+
+/// `pushledger erase`: removes every stored trace of one installation or push token.
+enum EraseCommand: Command {
+    static let spec = CommandSpec(
+        "erase", summary: "Erase every stored trace of one installation (or push token), on request",
+        discussion: """
+            Removes the installation's telemetry of every type, its token registrations and token state, the sends \
+            resolved to it or to its tokens, the receipts and opens of its notifications and every failed event whose \
+            raw body carries its id or a token; then refreshes the rollups of the affected days. Only a SHA-256 of the id \
+            is kept, in the erasures table. Safe while ingest runs (writers wait for the erasure's transaction); \
+            idempotent. --dry-run lists what would go and changes nothing.
+            """,
+        options: [
+            .value("app", help: "The app id", required: true),
+            .value("installation", help: "The installation id (a UUID) to erase", placeholder: "id"),
+            .value("token", help: "A push token to erase instead (its registrations, sends and their receipts)", placeholder: "token"),
+            .flag("dry-run", help: "List what would be removed; change nothing"),
+            .value("format", type: .choice(["table", "json", "csv"]), help: "Output format", default: "table"),
+        ])
+
+    static func run(_ context: CommandContext) throws -> Int32 {
+        let command = context.command
+        let subject: Erasure.Subject
+        switch (command.string("installation"), command.string("token")) {
+        case (let id?, nil):
+            guard let uuid = UUID(uuidString: id) else {
+                throw CommandFailure(message: "--installation wants a UUID, got '\(id)'", exitCode: 64)
+            }
+            subject = .installation(uuid)
+        case (nil, let token?) where !token.isEmpty: subject = .token(token)
+        default: throw CommandFailure(message: "give one of --installation ID or --token TOKEN", exitCode: 64)
+        }
+        let app = command.string("app")!
+        let dryRun = command.flag("dry-run")
+        let connection = try context.connect()
+        let removed = try Erasure().erase(app: app, subject, dryRun: dryRun, on: connection)
+        try context.printTable(
+            format: command.string("format")!, headers: ["table", dryRun ? "would_remove" : "removed"],
+            rows: removed.map { [.text($0.table), .integer($0.rows)] })
+        guard !dryRun else { return 0 }
+        // Never the id or token in a log line: the erasure is recorded by its hash.
+        context.logger.info("erased", ["app": app, "rows": "\(removed.reduce(0) { $0 + $1.rows })"])
+        do throws(ReportError) {
+            let summary = try ReportRollups.refresh(connection: connection)
+            context.logger.info("rollups refreshed", ["days": "\(summary.days.count)", "prompt_cohort_days": "\(summary.promptCohortDays)"])
+        } catch {
+            throw CommandFailure(report: error)
+        }
+        return 0
+    }
+}

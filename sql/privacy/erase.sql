@@ -1,0 +1,120 @@
+-- Erasure of one installation, or one push token, on request: every stored trace goes in one
+-- transaction, and the erasure is recorded by a SHA-256 of the id alone.
+--
+-- Safe while ingest runs: the first step takes event_ids in SHARE ROW EXCLUSIVE mode. Every
+-- writer transaction inserts into event_ids (de-duplication) before storing anything, so the
+-- lock waits for the batches in flight to commit and holds new ones back until the erasure
+-- commits (writers queue for that long; the HTTP queue absorbs it). The erasure therefore
+-- removes everything committed before it, and nothing half-written can slip past it.
+-- event_ids rows stay: an event id is random and names no one once its event is gone, and a
+-- retried copy of an erased event stays a duplicate instead of being stored again.
+--
+-- Rollups: deleting sends marks their days dirty (sends_dirty_delete); the days of erased
+-- receipts and opens are marked here (instrumentation counts them); the prompt-cohort days of
+-- the installation are recomputed in place, before its marks are removed. The caller then
+-- refreshes the send rollups (`pushledger erase` does).
+
+create or replace function pushledger_erase(p_app text, p_installation uuid, p_token text)
+returns table (erased_from text, erased_rows bigint)
+language plpgsql as $$
+declare
+    v_rows bigint;
+    v_day record;
+begin
+    if (p_installation is null) = (p_token is null) then
+        raise exception 'pushledger_erase: give an installation or a token';
+    end if;
+    lock table event_ids in share row exclusive mode;
+    drop table if exists erase_tokens, erase_sends, erase_prompt_days;
+
+    create temp table erase_tokens (provider text, token text, token_key uuid) on commit drop;
+    insert into erase_tokens
+    select distinct provider, token, token_key from token_registrations
+     where app_id = p_app and (installation_id = p_installation or token_key = md5(p_token)::uuid and token = p_token)
+    union
+    select provider, token, token_key from push_tokens
+     where app_id = p_app and (installation_id = p_installation or token_key = md5(p_token)::uuid and token = p_token)
+    union
+    select distinct provider, token, token_key from sends
+     where app_id = p_app and token_key = md5(p_token)::uuid and token = p_token;
+
+    create temp table erase_sends on commit drop as
+    select s.notification_id, s.sent_at from sends s
+     where s.app_id = p_app
+       and (s.installation_id = p_installation
+            or exists (select 1 from erase_tokens t where t.provider = s.provider and t.token_key = s.token_key and t.token = s.token
+                        and (s.installation_id is null or p_token is not null)));
+
+    -- The prompt-cohort days the installation counts in, read before its events go.
+    create temp table erase_prompt_days on commit drop as
+    select distinct e.experiment, pushledger_day(e.occurred_at) as day
+      from experiment_exposures e where e.app_id = p_app and e.installation_id = p_installation
+    union
+    select distinct null, pushledger_day(p.occurred_at)
+      from permission_prompts p where p.app_id = p_app and p.installation_id = p_installation
+       and p.prompt = 'system' and p.result <> 'already_determined';
+
+    -- Receipts and opens: the installation's own, and those of the erased notifications.
+    insert into rollup_dirty_days (app_id, day)
+    select distinct p_app, pushledger_day(occurred_at) from (
+        select occurred_at from notification_receipts r
+         where r.app_id = p_app and (r.installation_id = p_installation
+               or r.notification_id in (select notification_id from erase_sends))
+        union all
+        select occurred_at from notification_opens o
+         where o.app_id = p_app and (o.installation_id = p_installation
+               or o.notification_id in (select notification_id from erase_sends))
+    ) confirmations order by 1, 2;
+
+    delete from notification_receipts r where r.app_id = p_app
+       and (r.installation_id = p_installation or r.notification_id in (select notification_id from erase_sends));
+    get diagnostics v_rows = row_count; erased_from := 'notification_receipts'; erased_rows := v_rows; return next;
+    delete from notification_opens o where o.app_id = p_app
+       and (o.installation_id = p_installation or o.notification_id in (select notification_id from erase_sends));
+    get diagnostics v_rows = row_count; erased_from := 'notification_opens'; erased_rows := v_rows; return next;
+    delete from sends s where s.app_id = p_app
+       and (s.installation_id = p_installation
+            or exists (select 1 from erase_tokens t where t.provider = s.provider and t.token_key = s.token_key and t.token = s.token
+                        and (s.installation_id is null or p_token is not null)));
+    get diagnostics v_rows = row_count; erased_from := 'sends'; erased_rows := v_rows; return next;
+    delete from token_registrations r where r.app_id = p_app
+       and (r.installation_id = p_installation or r.token_key = md5(p_token)::uuid and r.token = p_token);
+    get diagnostics v_rows = row_count; erased_from := 'token_registrations'; erased_rows := v_rows; return next;
+    delete from push_tokens k where k.app_id = p_app
+       and (k.installation_id = p_installation or k.token_key = md5(p_token)::uuid and k.token = p_token);
+    get diagnostics v_rows = row_count; erased_from := 'push_tokens'; erased_rows := v_rows; return next;
+    -- The invalid-token feed names tokens too.
+    delete from token_invalidations v where v.app_id = p_app
+       and exists (select 1 from erase_tokens t where t.provider = v.provider and t.token_key = v.token_key and t.token = v.token);
+    get diagnostics v_rows = row_count; erased_from := 'token_invalidations'; erased_rows := v_rows; return next;
+    delete from settings_snapshots where app_id = p_app and installation_id = p_installation;
+    get diagnostics v_rows = row_count; erased_from := 'settings_snapshots'; erased_rows := v_rows; return next;
+    delete from channel_states where app_id = p_app and installation_id = p_installation;
+    get diagnostics v_rows = row_count; erased_from := 'channel_states'; erased_rows := v_rows; return next;
+    delete from permission_prompts where app_id = p_app and installation_id = p_installation;
+    get diagnostics v_rows = row_count; erased_from := 'permission_prompts'; erased_rows := v_rows; return next;
+    delete from experiment_exposures where app_id = p_app and installation_id = p_installation;
+    get diagnostics v_rows = row_count; erased_from := 'experiment_exposures'; erased_rows := v_rows; return next;
+    delete from installations where app_id = p_app and installation_id = p_installation;
+    get diagnostics v_rows = row_count; erased_from := 'installations'; erased_rows := v_rows; return next;
+    -- Failed events keep raw bodies: any that carries the id or one of the tokens goes, in
+    -- whatever case it was written, whichever app (if any) the request named.
+    delete from failed_events f
+     where strpos(lower(f.raw_json), lower(p_installation::text)) > 0
+        or exists (select 1 from erase_tokens t where strpos(lower(f.raw_json), lower(t.token)) > 0)
+        or strpos(lower(f.raw_json), lower(p_token)) > 0;
+    get diagnostics v_rows = row_count; erased_from := 'failed_events'; erased_rows := v_rows; return next;
+
+    perform pg_advisory_xact_lock(hashtext('pushledger_refresh_prompt_rollups'));
+    for v_day in select * from erase_prompt_days order by 1, 2
+    loop
+        perform pushledger_rollup_prompt_day(p_app, v_day.experiment, v_day.day, now());
+    end loop;
+    delete from prompt_rollup_dirty_installations where app_id = p_app and installation_id = p_installation;
+
+    insert into erasures (app_id, subject, subject_hash)
+    values (p_app, case when p_token is null then 'installation' else 'token' end,
+            sha256(convert_to(coalesce(p_installation::text, p_token), 'UTF8')))
+    on conflict (app_id, subject, subject_hash) do update set last_erased_at = now(), runs = erasures.runs + 1;
+end
+$$;
