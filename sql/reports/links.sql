@@ -21,7 +21,8 @@ select pushledger_link_host(o.link), o.link, count(*), count(o.landed), count(*)
 $$;
 
 -- The last run's results per (app, domain).
-create or replace view link_check_latest as
+drop view if exists link_check_latest;
+create view link_check_latest as
 select r.app_id, r.domain, r.checked_at, r.check_name, r.subject, r.verdict, r.passed, r.detail
   from link_check_results r
  where r.checked_at = (select max(l.checked_at) from link_check_results l
