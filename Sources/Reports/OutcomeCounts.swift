@@ -2,8 +2,9 @@ import Postgres
 import PushLedgerSupport
 import PushLedgerRules
 
-/// Outcome counts of a set of send attempts and the rates of docs/metrics.md "Rates": the Swift
-/// reading of `pushledger_rates` (sql/views/rates.sql), held equal to it by RatesTests.
+/// Outcome counts of a set of send attempts and their rates of docs/metrics.md "Rates", both as
+/// the report's SQL returns them: the rates are `pushledger_rates` (sql/views/rates.sql), read
+/// beside the counts (``withRates(_:)``).
 public struct OutcomeCounts: Sendable, Equatable {
     public var sends = 0
     /// 2xx and not pending.
@@ -19,10 +20,38 @@ public struct OutcomeCounts: Sendable, Equatable {
     public var tokenInvalid = 0
     /// Sends to a token already known invalid at send time.
     public var toInvalidToken = 0
+    /// The rates of these counts: read from SQL, or computed in Swift by ``withRatesOfCounts()``.
+    public var rates: OutcomeRates
 
-    public init() {}
+    /// No sends, and the rates of no sends.
+    public init() {
+        rates = OutcomeRates(sends: 0, accepted: 0, rejected: 0, opened: 0, received: 0, blockedApp: 0, blockedChannel: 0,
+                             unconfirmed: 0, tokenInvalid: 0)
+    }
 
-    /// Reads the count columns every outcome query returns (sends … to_invalid_token).
+    /// These counts with their rates computed in Swift (``OutcomeRates``), for counts tallied
+    /// without a database.
+    public func withRatesOfCounts() -> OutcomeCounts {
+        var counts = self
+        counts.rates = OutcomeRates(sends: sends, accepted: accepted, rejected: rejected, opened: opened, received: received,
+                                    blockedApp: blockedApp, blockedChannel: blockedChannel, unconfirmed: unconfirmed,
+                                    tokenInvalid: tokenInvalid)
+        return counts
+    }
+
+    /// `query` (a query returning the count columns) with the rate columns of `pushledger_rates`
+    /// beside each row (`<rate>_numerator`, `<rate>_denominator`), in the query's order.
+    static func withRates(_ query: SQL) -> SQL {
+        """
+        select q.*, r.*
+          from (\(query)) q
+         cross join lateral pushledger_rate_columns(q.sends, q.accepted, q.rejected, q.opened, q.received, q.blocked_app,
+                                                    q.blocked_channel, q.unconfirmed, q.token_invalid) r
+        """
+    }
+
+    /// Reads the count columns every outcome query returns (sends … to_invalid_token) and the
+    /// rate columns ``withRates(_:)`` adds.
     init(row: Row) throws(PostgresError) {
         sends = try row.decode("sends")
         accepted = try row.decode("accepted")
@@ -36,6 +65,9 @@ public struct OutcomeCounts: Sendable, Equatable {
         unattributed = try row.decode("unattributed")
         tokenInvalid = try row.decode("token_invalid")
         toInvalidToken = try row.decode("to_invalid_token")
+        rates = try OutcomeRates { (name: OutcomeRates.Name) throws(PostgresError) -> Rate in
+            Rate(try row.decode("\(name.rawValue)_numerator"), of: try row.decode("\(name.rawValue)_denominator"))
+        }
     }
 
     /// The sends with `outcome`.
@@ -52,27 +84,14 @@ public struct OutcomeCounts: Sendable, Equatable {
         }
     }
 
-    /// The outcomes that lose a send without the sender seeing an error (``SendOutcome/isSilentLoss``).
-    public var silentLoss: Int { SendOutcome.allCases.filter(\.isSilentLoss).map(count(of:)).reduce(0, +) }
-
-    public var silentLossRate: Rate { Rate(silentLoss, of: accepted) }
-    public var knownBlockedRate: Rate { Rate(blockedApp + blockedChannel, of: accepted) }
-    public var unconfirmedRate: Rate { Rate(unconfirmed, of: accepted) }
-    public var confirmedDeliveryRate: Rate { Rate(received + opened, of: accepted) }
-    public var openRate: Rate { Rate(opened, of: accepted) }
-    public var openRateOfReceived: Rate { Rate(opened, of: received + opened) }
-    public var rejectionRate: Rate { Rate(rejected, of: sends) }
-    public var tokenInvalidRate: Rate { Rate(tokenInvalid, of: sends) }
+    public var silentLossRate: Rate { rates[.silentLossRate] }
+    public var knownBlockedRate: Rate { rates[.knownBlockedRate] }
+    public var unconfirmedRate: Rate { rates[.unconfirmedRate] }
+    public var confirmedDeliveryRate: Rate { rates[.confirmedDeliveryRate] }
+    public var openRate: Rate { rates[.openRate] }
 
     /// The rates in the order of the silent-loss JSON, with their JSON names.
-    public var namedRates: [(name: String, rate: Rate)] {
-        [
-            ("silent_loss_rate", silentLossRate), ("known_blocked_rate", knownBlockedRate),
-            ("unconfirmed_rate", unconfirmedRate), ("confirmed_delivery_rate", confirmedDeliveryRate),
-            ("open_rate", openRate), ("open_rate_of_received", openRateOfReceived),
-            ("rejection_rate", rejectionRate), ("token_invalid_rate", tokenInvalidRate),
-        ]
-    }
+    public var namedRates: [(name: String, rate: Rate)] { rates.named }
 
     /// The counts in the order of the silent-loss JSON, with their JSON names.
     public var namedCounts: [(name: String, count: Int)] {

@@ -63,13 +63,13 @@ public struct ProviderCheckReport: Sendable, Equatable {
         guard from < to else { throw ReportError.invalidQuery("--from must be before --to") }
         guard to.daysSinceEpoch - from.daysSinceEpoch <= 366 else { throw ReportError.invalidQuery("at most 366 days at once") }
         let rows = try databaseStep("comparing FCM delivery data with devices") {
-            try connection.query(
+            try connection.query(OutcomeCounts.withRates(
                 """
                 select day::text as day, *
                   from pushledger_provider_check(\(app), \(from.iso)::date, \(to.iso)::date, \(byCampaign), \(asOf),
                                                  make_interval(secs => \(confirmationWindow)))
                 """
-            ).map { row -> Row in
+            )).map { row -> Row in
                 let dayText: String = try row.decode("day")
                 let parts = dayText.split(separator: "-").compactMap { Int($0) }
                 let day = CivilDate(year: parts[0], month: parts[1], day: parts[2])!

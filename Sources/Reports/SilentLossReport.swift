@@ -25,7 +25,7 @@ public struct SilentLossReport: Sendable, Equatable {
         let query = try query.validated()
         let by = dimensions.map(\.rawValue).joined(separator: ",")
         let rows = try databaseStep("classifying sends") {
-            try connection.query(
+            try connection.query(OutcomeCounts.withRates(
                 """
                 select channel, platform, app_version, campaign, day::text as day, provider,
                        sends, accepted, rejected, pending, opened, received, blocked_app, blocked_channel,
@@ -33,7 +33,7 @@ public struct SilentLossReport: Sendable, Equatable {
                   from pushledger_silent_loss(\(query.app), \(query.from), \(query.to), \(query.asOf),
                                               \(query.windowInterval)::interval, string_to_array(\(by), ','))
                 """
-            ).map { row in
+            )).map { row in
                 var values: [ReportDimension: String?] = [:]
                 for dimension in dimensions { values[dimension] = try row.decode(dimension.rawValue, as: String?.self) }
                 return Row(values: values, counts: try OutcomeCounts(row: row))

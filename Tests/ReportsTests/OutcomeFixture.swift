@@ -162,7 +162,7 @@ struct OutcomeFixture {
             if e.tokenInvalid { c.tokenInvalid += 1 }
             if e.toInvalidToken { c.toInvalidToken += 1 }
         }
-        return c
+        return c.withRatesOfCounts()
     }
 
     var query: ReportQuery { ReportQuery(app: Fixture.app, from: Self.from, to: Self.to, asOf: Self.asOf) }

@@ -208,6 +208,6 @@ struct WeeklyReportTests {
         sum.opened += b.opened; sum.received += b.received; sum.blockedApp += b.blockedApp; sum.blockedChannel += b.blockedChannel
         sum.unconfirmed += b.unconfirmed; sum.unattributed += b.unattributed; sum.tokenInvalid += b.tokenInvalid
         sum.toInvalidToken += b.toInvalidToken
-        return sum
+        return sum.withRatesOfCounts()
     }
 }

@@ -1,6 +1,7 @@
--- Every rate of metrics.md "Rates", defined once: the rollup view, the alert counts, the prompt
--- cohorts' downstream figures and the dashboards read them here (Swift's Reports.OutcomeCounts
--- holds the same table for its renderings; RatesTests holds the two equal).
+-- Every rate of metrics.md "Rates", defined once: the reports, the rollup view, the alert counts,
+-- the prompt cohorts' downstream figures and the dashboards read them here (Swift's
+-- PushLedgerRules.OutcomeRates computes the same table where there is no database, e.g. the
+-- simulator's truth; RatesTests holds the two equal).
 
 -- The rates of one set of outcome counts, one row a rate in report order: numerator,
 -- denominator, value (null when the denominator is 0) and low_volume (a denominator under 30,
@@ -21,6 +22,32 @@ select r.rate, r.numerator, r.denominator, r.numerator::double precision / nulli
                (7, 'rejection_rate', p_rejected, p_sends),
                (8, 'token_invalid_rate', p_token_invalid, p_sends)) r(position, rate, numerator, denominator)
  order by r.position
+$$;
+
+-- The same rates as one row, a numerator and a denominator column a rate (<rate>_numerator,
+-- <rate>_denominator): what the reports read beside their counts (Reports.OutcomeCounts).
+create or replace function pushledger_rate_columns(
+    p_sends bigint, p_accepted bigint, p_rejected bigint, p_opened bigint, p_received bigint,
+    p_blocked_app bigint, p_blocked_channel bigint, p_unconfirmed bigint, p_token_invalid bigint)
+returns table (silent_loss_rate_numerator bigint, silent_loss_rate_denominator bigint,
+               known_blocked_rate_numerator bigint, known_blocked_rate_denominator bigint,
+               unconfirmed_rate_numerator bigint, unconfirmed_rate_denominator bigint,
+               confirmed_delivery_rate_numerator bigint, confirmed_delivery_rate_denominator bigint,
+               open_rate_numerator bigint, open_rate_denominator bigint,
+               open_rate_of_received_numerator bigint, open_rate_of_received_denominator bigint,
+               rejection_rate_numerator bigint, rejection_rate_denominator bigint,
+               token_invalid_rate_numerator bigint, token_invalid_rate_denominator bigint)
+language sql immutable parallel safe as $$
+select max(p.numerator) filter (where p.rate = 'silent_loss_rate'), max(p.denominator) filter (where p.rate = 'silent_loss_rate'),
+       max(p.numerator) filter (where p.rate = 'known_blocked_rate'), max(p.denominator) filter (where p.rate = 'known_blocked_rate'),
+       max(p.numerator) filter (where p.rate = 'unconfirmed_rate'), max(p.denominator) filter (where p.rate = 'unconfirmed_rate'),
+       max(p.numerator) filter (where p.rate = 'confirmed_delivery_rate'), max(p.denominator) filter (where p.rate = 'confirmed_delivery_rate'),
+       max(p.numerator) filter (where p.rate = 'open_rate'), max(p.denominator) filter (where p.rate = 'open_rate'),
+       max(p.numerator) filter (where p.rate = 'open_rate_of_received'), max(p.denominator) filter (where p.rate = 'open_rate_of_received'),
+       max(p.numerator) filter (where p.rate = 'rejection_rate'), max(p.denominator) filter (where p.rate = 'rejection_rate'),
+       max(p.numerator) filter (where p.rate = 'token_invalid_rate'), max(p.denominator) filter (where p.rate = 'token_invalid_rate')
+  from pushledger_rates(p_sends, p_accepted, p_rejected, p_opened, p_received, p_blocked_app, p_blocked_channel,
+                        p_unconfirmed, p_token_invalid) p
 $$;
 
 -- The rates of a set of classified sends, from their outcomes and token_invalid flags (the

@@ -121,7 +121,7 @@ public struct WeeklyReport: Sendable {
         throws(ReportError) -> [(week: ISOWeek, name: String, counts: OutcomeCounts)]
     {
         try databaseStep("reading rollups") {
-            try connection.query(
+            try connection.query(OutcomeCounts.withRates(
                 """
                 select week::timestamp at time zone 'UTC' as week, coalesce(channel, platform, 'all') as name, sends, accepted, rejected,
                        pending, opened, received, blocked_app, blocked_channel, unconfirmed, unattributed,
@@ -129,7 +129,7 @@ public struct WeeklyReport: Sendable {
                   from pushledger_rollup_totals(\(app), \(Display.day(first.start()))::date, \(Display.day(last.end()))::date,
                                                 string_to_array(\(by), ','))
                 """
-            ).map { row in
+            )).map { row in
                 (ISOWeek(containing: try row.decode("week", as: Date.self) as Date), try row.decode("name"), try OutcomeCounts(row: row))
             }
         }
