@@ -109,7 +109,8 @@ public struct ProviderCheckReport: Sendable, Equatable {
     public func table(for format: ReportFormat) -> ReportTable {
         let raw = format == .csv
         func pct(_ v: Double?) -> Cell { v.map { raw ? .text("\($0)") : .percent($0 / 100, digits: 1) } ?? .null }
-        func pp(_ v: Double?) -> Cell { v.map { raw ? .text("\($0)") : .points($0, digits: 1) } ?? .null }
+        // Cell.points takes a difference of fractions; these are already in points.
+        func pp(_ v: Double?) -> Cell { v.map { raw ? .text("\($0)") : .points($0 / 100, digits: 1) } ?? .null }
         func rate(_ r: Rate?) -> Cell { raw ? Display.fraction(r) : r?.value.map { .percent($0, digits: 1) } ?? .null }
         var columns = ["day"] + (byCampaign ? ["campaign"] : [])
         // Short names keep the terminal table within 120 columns; JSON and CSV carry metrics.md's names.

@@ -54,6 +54,9 @@ import Testing
         #expect(tenth.fcm?.deliveredPct == weighted)
         #expect(tenth.fcm?.percents.first { $0.name == "delivered_no_delay_pct" }?.value == 80, "weighted over the entries that carry it")
         #expect(tenth.gapPoints == weighted - 50)
+        // The table shows the gap in points as computed: 95.25 % − 50 % is +45.2 pp (not ×100).
+        let table = try report.rendered(.table)
+        #expect(table.contains("+45.") && table.contains("pp") && !table.contains("+4525"), "\(table)")
         #expect(twelfth.devices == nil && twelfth.fcm?.countMessagesAccepted == 10 && twelfth.gapPoints == nil)
 
         let json = report.json
