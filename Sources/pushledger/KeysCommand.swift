@@ -62,11 +62,12 @@ enum KeysCommand: Command {
             }
             try context.printTable(
                 format: format,
-                headers: ["id", "app_id", "scope", "prefix", "state", "created_at", "expires_at", "last_used_at", "revoked_at", "rate", "burst"],
+                headers: ["id", "app_id", "scope", "prefix", "state", "created_at", "expires_at", "last_used_at", "rate", "burst", "revoked_at"],
                 rows: keys.map { k in
                     [.text(k.id.uuidString.lowercased()), .text(k.appID), .text(k.scope.rawValue), .text(k.prefix + "…"), state(k),
-                     time(k.createdAt), time(k.expiresAt), time(k.lastUsedAt), time(k.revokedAt),
-                     k.rateLimit.map { .number($0.eventsPerSecond, digits: 1) } ?? .null, k.rateLimit.map { .integer($0.burst) } ?? .null]
+                     time(k.createdAt), time(k.expiresAt), time(k.lastUsedAt),
+                     k.rateLimit.map { .number($0.eventsPerSecond, digits: 1) } ?? .null, k.rateLimit.map { .integer($0.burst) } ?? .null,
+                     time(k.revokedAt)]
                 },
                 key: ["id", "app_id", "scope", "state", "expires_at", "last_used_at"])
         case "rotate":
