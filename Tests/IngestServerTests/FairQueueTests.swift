@@ -73,13 +73,18 @@ struct FairQueueTests {
         #expect(singles.names.withLock { $0 }.map(\.count) == [1, 1])
     }
 
+    /// Taking `count` at `now` is refused with a wait of `seconds`.
+    private static func expectRefused(_ bucket: inout TokenBucket, _ count: Double, now: Double, waiting seconds: Double) throws {
+        let refused = bucket.take(count, now: now)
+        let wait = try #require(refused)
+        #expect(abs(wait - seconds) < 1e-9, "waits \(wait) s")
+    }
+
     @Test func tokenBucketRefusesPastTheBurstAndSaysHowLongToWait() throws {
         var bucket = TokenBucket(rate: 100, burst: 200, now: 0)
         #expect(bucket.take(150, now: 0) == nil)
         // 50 left: 120 more need 70 tokens, 0.7 s at 100 a second.
-        let refused = bucket.take(120, now: 0)
-        let wait = try #require(refused)
-        #expect(abs(wait - 0.7) < 1e-9)
+        try Self.expectRefused(&bucket, 120, now: 0, waiting: 0.7)
         #expect(bucket.take(120, now: 0.69) != nil)
         #expect(bucket.take(120, now: 0.7) == nil)
         // Refilling stops at the burst.
@@ -91,9 +96,7 @@ struct FairQueueTests {
         var bucket = TokenBucket(rate: 10, burst: 20, now: 0)
         #expect(bucket.take(50, now: 0) == nil)
         // It owes 30: the next single event waits until 31 tokens flowed in.
-        let refused = bucket.take(1, now: 0)
-        let wait = try #require(refused)
-        #expect(abs(wait - 3.1) < 1e-9)
+        try Self.expectRefused(&bucket, 1, now: 0, waiting: 3.1)
         #expect(bucket.take(50, now: 3.0) != nil)
         #expect(bucket.take(50, now: 5.0) == nil)
     }
