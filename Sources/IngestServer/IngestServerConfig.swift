@@ -33,10 +33,16 @@ public struct IngestServerConfig: Sendable {
     public var limits = IngestLimits()
     /// Validated requests waiting for a writer; a full queue answers 429.
     public var queueCapacity = 512
+    /// Validated requests of one app (all its keys) waiting at most: past it that app alone gets
+    /// 429, so one app's flood cannot fill the queue that every app shares.
+    public var appQueueShare = 128
     /// Writer threads, each with its own database connection.
     public var writerCount = 2
     /// Requests written together in one transaction at most.
     public var maxUnitsPerBatch = 128
+    /// Events written together in one transaction at most (a single larger request still goes
+    /// alone): short transactions keep a small app's request from waiting behind a flood's batch.
+    public var maxEventsPerBatch = 5_000
     /// Seconds between reloads of the key table.
     public var keyRefreshInterval: TimeInterval = 10
     /// Seconds between reconnect attempts while Postgres is unreachable.

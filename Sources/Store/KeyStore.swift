@@ -10,6 +10,21 @@ public enum KeyScope: String, Sendable, CaseIterable, Codable {
     public var letter: Character { self == .telemetry ? "t" : "s" }
 }
 
+/// A key's optional rate limit: `eventsPerSecond` on average, up to `burst` events at once
+/// (a token bucket the server keeps in memory per key).
+public struct KeyRateLimit: Sendable, Equatable {
+    public var eventsPerSecond: Double
+    public var burst: Int
+
+    /// Nil unless both are positive; `burst` defaults to one second's events (at least 1).
+    public init?(eventsPerSecond: Double, burst: Int? = nil) {
+        let burst = burst ?? max(1, Int(eventsPerSecond.rounded(.up)))
+        guard eventsPerSecond > 0, eventsPerSecond.isFinite, burst > 0 else { return nil }
+        self.eventsPerSecond = eventsPerSecond
+        self.burst = burst
+    }
+}
+
 /// An API key as listed: never its secret, which is shown once at creation.
 public struct APIKey: Sendable, Equatable {
     public var id: UUID
@@ -23,6 +38,8 @@ public struct APIKey: Sendable, Equatable {
     public var expiresAt: Date?
     /// The last request it authenticated, as the server flushed it (up to a minute behind).
     public var lastUsedAt: Date?
+    /// Nil: no limit of its own (the app's queue share still applies).
+    public var rateLimit: KeyRateLimit?
 }
 
 /// A key the server accepts: it hashes a presented secret and compares in memory.
@@ -33,6 +50,7 @@ public struct ActiveKey: Sendable, Equatable {
     /// SHA-256 of the secret's UTF-8 bytes.
     public var hash: [UInt8]
     public var expiresAt: Date?
+    public var rateLimit: KeyRateLimit?
 }
 
 /// Failures of key management that are the caller's input, not the database.
@@ -62,7 +80,7 @@ public struct KeyStore: Sendable {
     /// Creates a key for `app`, valid for `lifetime` when given; returns its id and the secret
     /// (the only time it is seen).
     public func create(
-        app: String, scope: KeyScope, lifetime: TimeSpan? = nil, on connection: Connection
+        app: String, scope: KeyScope, lifetime: TimeSpan? = nil, rateLimit: KeyRateLimit? = nil, on connection: Connection
     ) throws -> (id: UUID, secret: String) {
         guard !app.isEmpty, app.count <= 255 else { throw KeyStoreError(description: "an app id of 1 to 255 characters is required") }
         var generator = SystemRandomNumberGenerator()
@@ -71,9 +89,10 @@ public struct KeyStore: Sendable {
         let prefix = String(secret.prefix(Self.prefixLength))
         try connection.execute(
             """
-            insert into api_keys (id, app_id, scope, key_hash, key_prefix, expires_at)
+            insert into api_keys (id, app_id, scope, key_hash, key_prefix, expires_at, rate_per_second, rate_burst)
             values (\(id), \(app), \(scope.rawValue), \(SHA256.hash(secret)), \(prefix),
-                    now() + make_interval(secs => \(lifetime.map { Int64($0.seconds) })))
+                    now() + make_interval(secs => \(lifetime.map { Int64($0.seconds) })),
+                    \(rateLimit?.eventsPerSecond), \(rateLimit.map { Int64($0.burst) }))
             """)
         return (id, secret)
     }
@@ -97,6 +116,17 @@ public struct KeyStore: Sendable {
         }
     }
 
+    /// Sets (or with nil removes) a key's rate limit; false when no key has this id. A running
+    /// server applies it at its next key reload.
+    @discardableResult
+    public func setRateLimit(id: UUID, _ limit: KeyRateLimit?, on connection: Connection) throws -> Bool {
+        try connection.execute(
+            """
+            update api_keys set rate_per_second = \(limit?.eventsPerSecond), rate_burst = \(limit.map { Int64($0.burst) })
+             where id = \(id) and revoked_at is null
+            """) == 1
+    }
+
     /// Stores when keys were last used (the server's coarse flush); never moves a time back.
     public func recordUse(_ uses: [(id: UUID, at: Date)], on connection: Connection) throws {
         guard !uses.isEmpty else { return }
@@ -113,7 +143,8 @@ public struct KeyStore: Sendable {
     public func list(app: String? = nil, on connection: Connection) throws -> [APIKey] {
         let rows = try connection.query(
             """
-            select id, app_id, scope, key_prefix, created_at, revoked_at, expires_at, last_used_at from api_keys
+            select id, app_id, scope, key_prefix, created_at, revoked_at, expires_at, last_used_at, rate_per_second, rate_burst
+              from api_keys
              where \(app) :: text is null or app_id = \(app)
              order by created_at desc, id
             """)
@@ -122,7 +153,7 @@ public struct KeyStore: Sendable {
                 id: try row.decode("id"), appID: try row.decode("app_id"), scope: try Self.scope(row),
                 prefix: try row.decode("key_prefix"), createdAt: try row.decode("created_at"),
                 revokedAt: try row.decode("revoked_at"), expiresAt: try row.decode("expires_at"),
-                lastUsedAt: try row.decode("last_used_at"))
+                lastUsedAt: try row.decode("last_used_at"), rateLimit: try Self.rateLimit(row))
         }
     }
 
@@ -138,14 +169,21 @@ public struct KeyStore: Sendable {
         // keeps working (its keys never expire) instead of refusing every request.
         let rows = try connection.query(
             """
-            select id, app_id, scope, key_hash, (to_jsonb(k) ->> 'expires_at')::timestamptz as expires_at
+            select id, app_id, scope, key_hash, (to_jsonb(k) ->> 'expires_at')::timestamptz as expires_at,
+                   (to_jsonb(k) ->> 'rate_per_second')::float8 as rate_per_second, (to_jsonb(k) ->> 'rate_burst')::int8 as rate_burst
               from api_keys k where revoked_at is null order by id
             """)
         return try rows.map { row in
             ActiveKey(
                 id: try row.decode("id"), appID: try row.decode("app_id"), scope: try Self.scope(row),
-                hash: try row.decode("key_hash"), expiresAt: try row.decode("expires_at"))
+                hash: try row.decode("key_hash"), expiresAt: try row.decode("expires_at"), rateLimit: try Self.rateLimit(row))
         }
+    }
+
+    private static func rateLimit(_ row: Row) throws -> KeyRateLimit? {
+        let rate: Double? = try row.decode("rate_per_second")
+        let burst: Int64? = try row.decode("rate_burst")
+        return rate.flatMap { KeyRateLimit(eventsPerSecond: $0, burst: burst.map { Int($0) }) }
     }
 
     private static func scope(_ row: Row) throws -> KeyScope {

@@ -14,7 +14,7 @@ enum KeysCommand: Command {
                     .value("app", help: "The app id the key writes for", required: true),
                     .value("scope", type: .choice(KeyScope.allCases.map(\.rawValue)), help: "What the key may post", required: true),
                     .value("expires", type: .duration, help: "Valid for this long, e.g. 90d (units s, m, h, d); default: no expiry"),
-                ]),
+                ] + rateOptions),
             CommandSpec(
                 "list", summary: "List keys (never their secrets)",
                 options: [
@@ -28,8 +28,17 @@ enum KeysCommand: Command {
                     .value("expires", type: .duration, help: "The new key's lifetime, e.g. 90d; default: no expiry"),
                 ],
                 positionals: [PositionalSpec("id", help: "The key id from keys list")]),
+            CommandSpec(
+                "update", summary: "Change a key's rate limit (the server applies it at its next key reload)",
+                options: rateOptions + [.flag("no-rate", help: "Remove the key's rate limit")],
+                positionals: [PositionalSpec("id", help: "The key id from keys list")]),
             CommandSpec("revoke", summary: "Revoke a key by id", positionals: [PositionalSpec("id", help: "The key id from keys list")]),
         ])
+
+    private static let rateOptions: [OptionSpec] = [
+        .value("rate", type: .number, help: "Events a second this key may post on average (429 with Retry-After past it); default: no limit"),
+        .value("burst", type: .integer, help: "Events the key may post at once above the rate; default: one second's worth"),
+    ]
 
     static func run(_ context: CommandContext) throws -> Int32 {
         let store = KeyStore()
@@ -39,8 +48,9 @@ enum KeysCommand: Command {
             let scope = try command.choice(KeyScope.self, "scope")
             let app = try command.value(String.self, "app")
             let lifetime = try command.optional(TimeSpan.self, "expires")
+            let rateLimit = try rateLimit(command)
             let connection = try context.connect()
-            let key = try store.create(app: app, scope: scope, lifetime: lifetime, on: connection)
+            let key = try store.create(app: app, scope: scope, lifetime: lifetime, rateLimit: rateLimit, on: connection)
             context.logger.info("key created", ["id": key.id.uuidString.lowercased(), "app": app, "scope": scope.rawValue])
             context.print(key.secret)
         case "list":
@@ -52,10 +62,12 @@ enum KeysCommand: Command {
             }
             try context.printTable(
                 format: format,
-                headers: ["id", "app_id", "scope", "prefix", "state", "created_at", "expires_at", "last_used_at", "revoked_at"],
+                headers: ["id", "app_id", "scope", "prefix", "state", "created_at", "expires_at", "last_used_at", "rate", "burst", "revoked_at"],
                 rows: keys.map { k in
                     [.text(k.id.uuidString.lowercased()), .text(k.appID), .text(k.scope.rawValue), .text(k.prefix + "…"), state(k),
-                     time(k.createdAt), time(k.expiresAt), time(k.lastUsedAt), time(k.revokedAt)]
+                     time(k.createdAt), time(k.expiresAt), time(k.lastUsedAt),
+                     k.rateLimit.map { .number($0.eventsPerSecond, digits: 1) } ?? .null, k.rateLimit.map { .integer($0.burst) } ?? .null,
+                     time(k.revokedAt)]
                 },
                 key: ["id", "app_id", "scope", "state", "expires_at", "last_used_at"])
         case "rotate":
@@ -66,6 +78,16 @@ enum KeysCommand: Command {
             else { throw CommandFailure(message: "no active, unexpired key with id \(text)") }
             context.logger.info("key rotated", ["old_id": text.lowercased(), "id": key.id.uuidString.lowercased()])
             context.print(key.secret)
+        case "update":
+            let (text, id) = try keyID(command)
+            let limit = try rateLimit(command)
+            guard command.flag("no-rate") != (limit != nil) else {
+                throw CommandFailure(message: "give --rate (and --burst) or --no-rate", exitCode: 64)
+            }
+            guard try store.setRateLimit(id: id, limit, on: context.connect()) else {
+                throw CommandFailure(message: "no active key with id \(text)")
+            }
+            context.logger.info("key updated", ["id": text.lowercased(), "rate": limit.map { "\($0.eventsPerSecond)/s burst \($0.burst)" } ?? "none"])
         default:
             let (text, id) = try keyID(command)
             guard try store.revoke(id: id, on: context.connect()) else {
@@ -74,6 +96,19 @@ enum KeysCommand: Command {
             context.logger.info("key revoked", ["id": text.lowercased()])
         }
         return 0
+    }
+
+    /// `--rate` and `--burst`: nil when neither is given; a burst alone is bad usage.
+    private static func rateLimit(_ command: ParsedCommand) throws -> KeyRateLimit? {
+        let burst = try command.optional(Int.self, "burst")
+        guard let rate = try command.optional(Double.self, "rate") else {
+            guard burst == nil else { throw CommandFailure(message: "--burst needs --rate", exitCode: 64) }
+            return nil
+        }
+        guard let limit = KeyRateLimit(eventsPerSecond: rate, burst: burst) else {
+            throw CommandFailure(message: "--rate and --burst must be positive", exitCode: 64)
+        }
+        return limit
     }
 
     private static func time(_ date: Date?) -> Cell { date.map { .text(Timestamp.rfc3339($0)) } ?? .null }

@@ -15,6 +15,8 @@ enum ServeCommand: Command {
             .value("threads", type: .integer, help: "HTTP threads", default: "\(defaults.httpThreads)"),
             .value("writers", type: .integer, help: "Writer threads (one database connection each)", default: "\(defaults.writerCount)"),
             .value("queue", type: .integer, help: "Validated requests waiting for a writer before 429", default: "\(defaults.queueCapacity)"),
+            .value("app-share", type: .integer, help: "Validated requests of one app waiting at most; past it that app alone gets 429", default: "\(defaults.appQueueShare)"),
+            .value("batch-events", type: .integer, help: "Events committed together in one transaction at most (one larger request goes alone)", default: "\(defaults.maxEventsPerBatch)"),
             .value("batch", type: .integer, help: "Requests committed together in one transaction at most", default: "\(defaults.maxUnitsPerBatch)"),
             .value("connections", type: .integer, help: "Open connections at most", default: "\(defaults.connectionLimit)"),
             .value("connection-memory", type: .integer, help: "Bytes of libmicrohttpd memory per connection", default: "\(defaults.connectionMemoryLimit)"),
@@ -56,6 +58,8 @@ enum ServeCommand: Command {
         config.writerCount = try command.positive("writers")
         config.queueCapacity = try command.positive("queue")
         config.maxUnitsPerBatch = try command.positive("batch")
+        config.appQueueShare = try command.positive("app-share")
+        config.maxEventsPerBatch = try command.positive("batch-events")
         config.connectionLimit = try command.positive("connections")
         config.connectionMemoryLimit = try command.positive("connection-memory")
         config.requestTimeoutSeconds = try command.positive("timeout")

@@ -30,6 +30,33 @@ import Testing
         #expect(rows[0]["revoked_at"] is NSNull)
     }
 
+    @Test func rateLimitsAreSetAtCreationChangedAndRemoved() throws {
+        let created = try CommandRunner.run(
+            ["keys", "create", "--app", "a", "--scope", "sends", "--rate", "50", "--burst", "400"], environment: env)
+        #expect(created.status == 0, "\(created.stderr)")
+        func listed() throws -> [String: Any] {
+            let json = try CommandRunner.run(["keys", "list", "--format", "json"], environment: env)
+            return try #require((try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])?.first)
+        }
+        var row = try listed()
+        #expect(row["rate"] as? Double == 50)
+        #expect(row["burst"] as? Int == 400)
+        let id = try #require(row["id"] as? String)
+        #expect(try CommandRunner.run(["keys", "update", id, "--rate", "2.5"], environment: env).status == 0)
+        row = try listed()
+        #expect(row["rate"] as? Double == 2.5)
+        #expect(row["burst"] as? Int == 3)  // default burst: one second's events, rounded up
+        #expect(try CommandRunner.run(["keys", "update", id, "--no-rate"], environment: env).status == 0)
+        #expect(try listed()["rate"] is NSNull)
+        // Bad usage changes nothing.
+        for arguments in [["update", id], ["update", id, "--rate", "0"], ["update", id, "--burst", "5"], ["update", id, "--rate", "1", "--no-rate"]] {
+            let refused = try CommandRunner.run(["keys"] + arguments, environment: env)
+            #expect(refused.status == 64, "\(arguments): \(refused.stderr)")
+        }
+        #expect(try CommandRunner.run(["keys", "update", UUID().uuidString, "--rate", "1"], environment: env).status == 1)
+        #expect(try listed()["rate"] is NSNull)
+    }
+
     @Test func revokeMarksTheKeyAndRefusesUnknownIds() throws {
         _ = try CommandRunner.run(["keys", "create", "--app", "a", "--scope", "sends"], environment: env)
         let json = try CommandRunner.run(["keys", "list", "--format", "json", "--app", "a"], environment: env)

@@ -52,13 +52,18 @@ public struct KeyRecord: Sendable, Equatable {
     public var revoked: Bool
     /// From this moment the key is refused with `key_expired`; nil: never.
     public var expiresAt: Date?
+    /// Events a second and burst for this key's token bucket; nil: no limit of its own.
+    public var rateLimit: KeyRateLimit?
 
-    public init(id: String, hash: [UInt8], appID: String, scope: String, revoked: Bool, expiresAt: Date? = nil) {
+    public init(
+        id: String, hash: [UInt8], appID: String, scope: String, revoked: Bool, expiresAt: Date? = nil, rateLimit: KeyRateLimit? = nil
+    ) {
         self.id = id
         self.hash = hash
         self.appID = appID
         self.scope = scope
         self.revoked = revoked
         self.expiresAt = expiresAt
+        self.rateLimit = rateLimit
     }
 }

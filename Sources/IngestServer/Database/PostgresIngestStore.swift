@@ -32,7 +32,7 @@ public final class PostgresIngestStore: IngestStore {
             try KeyStore().loadActiveKeys(on: connection).map { key in
                 KeyRecord(
                     id: key.id.uuidString.lowercased(), hash: key.hash, appID: key.appID, scope: key.scope.rawValue,
-                    revoked: false, expiresAt: key.expiresAt)
+                    revoked: false, expiresAt: key.expiresAt, rateLimit: key.rateLimit)
             }
         }
     }

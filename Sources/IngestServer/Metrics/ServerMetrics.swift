@@ -15,6 +15,7 @@ final class ServerMetrics: Sendable {
     let commitSeconds: HistogramMetric
     let databaseErrors: CounterMetric
     let dryRunRequests: CounterMetric
+    let throttled: CounterMetric
 
     private let version: String
 
@@ -51,6 +52,9 @@ final class ServerMetrics: Sendable {
         dryRunRequests = registry.register(
             CounterMetric("pushledger_dry_run_requests_total", help: "Requests with ?dry_run=true (validated, nothing stored), by endpoint and status.",
                     labels: ["endpoint", "status"]))
+        throttled = registry.register(
+            CounterMetric("pushledger_http_throttled_total", help: "Requests answered 429 for one app only, by app and reason (queue_share: the app's share of the queue was full; rate_limit: its key's rate limit). App values are bounded by the keys.",
+                    labels: ["app", "reason"]))
         databaseErrors = registry.register(
             CounterMetric("pushledger_database_errors_total", help: "Database errors, by SQLSTATE (`connection` when the server was unreachable).",
                     labels: ["sqlstate"]))

@@ -20,6 +20,7 @@ final class IngestService: HTTPHandler {
     let config: IngestServerConfig
     private let keys: KeyVerifier
     private let queue: IngestQueue
+    private let rateLimiter = KeyRateLimiter()
     let health: DatabaseHealth
     let metrics: ServerMetrics
     let logger: Logger
@@ -89,6 +90,7 @@ final class IngestService: HTTPHandler {
         guard !draining.load(ordering: .relaxed) else { return .respond(.shuttingDown(retryAfter: config.retryAfterUnavailable)) }
         guard health.isUp else { return .respond(.unavailable(retryAfter: config.retryAfterUnavailable)) }
         guard !queue.isSaturated else { return .respond(.saturated(retryAfter: config.retryAfterSaturated)) }
+        guard !queue.isShareFull(key.appID) else { return .respond(throttle(.queueShare, key: key, retryAfter: config.retryAfterSaturated)) }
         return .readBody(limit: config.limits.maxBodyBytes, context: IngestRequest(route: route, endpoint: endpoint, key: key, format: format, dryRun: dryRun))
     }
 
@@ -104,8 +106,12 @@ final class IngestService: HTTPHandler {
         guard let unit else { return reply.send(refusal.map(HTTPResponse.envelope) ?? .internalError) }
         // A dry run's refusal is answered as is: the failed-event store keeps only real requests.
         if request.dryRun, let refusal { return reply.send(.envelope(refusal)) }
+        // A refused request (400, 413) is answered as such, whatever the key's rate.
+        if refusal == nil, let wait = rateLimiter.admit(key: request.key, events: unit.eventCount) {
+            return reply.send(throttle(.rateLimit, key: request.key, retryAfter: wait))
+        }
         let retryAfter = (saturated: config.retryAfterSaturated, unavailable: config.retryAfterUnavailable)
-        let job = IngestJob(unit: unit, dryRun: request.dryRun) { result in
+        let job = IngestJob(unit: unit, dryRun: request.dryRun, app: request.key.appID) { result in
             switch (result, refusal) {
             case (_, let refusal?): reply.send(.envelope(refusal))
             case (.success(let outcome), nil): reply.send(.json(200, IngestResponse.accepted(outcome, rejected: unit.rejections)))
@@ -116,7 +122,17 @@ final class IngestService: HTTPHandler {
         let submission = queue.submit(job)
         guard submission != .queued else { return }
         if let refusal { return reply.send(.envelope(refusal)) }
-        reply.send(submission == .full ? .saturated(retryAfter: retryAfter.saturated) : .shuttingDown(retryAfter: retryAfter.unavailable))
+        switch submission {
+        case .full: reply.send(.saturated(retryAfter: retryAfter.saturated))
+        case .shareFull: reply.send(throttle(.queueShare, key: request.key, retryAfter: retryAfter.saturated))
+        case .queued, .closed: reply.send(.shuttingDown(retryAfter: retryAfter.unavailable))
+        }
+    }
+
+    /// A 429 for this key's app only, counted per app and reason.
+    private func throttle(_ reason: Throttle, key: KeyRecord, retryAfter: Int) -> HTTPResponse {
+        metrics.throttled.increment([key.appID, reason.rawValue])
+        return .throttled(reason, retryAfter: retryAfter)
     }
 
     func responded(_ head: RequestHead, status: Int) {

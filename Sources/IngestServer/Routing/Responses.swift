@@ -26,6 +26,13 @@ extension HTTPResponse {
     static func saturated(retryAfter: Int) -> HTTPResponse {
         error(429, "saturated", "the ingestor is busy; retry later").adding("Retry-After", "\(retryAfter)")
     }
+    /// 429 for one app or key only: its share of the queue is full, or its key's rate limit.
+    static func throttled(_ reason: Throttle, retryAfter: Int) -> HTTPResponse {
+        let message = reason == .queueShare
+            ? "this app's share of the ingest queue is full; retry later"
+            : "this key's rate limit is reached; retry after the Retry-After seconds"
+        return error(429, reason == .queueShare ? "saturated" : "rate_limited", message).adding("Retry-After", "\(retryAfter)")
+    }
     static func unavailable(retryAfter: Int) -> HTTPResponse {
         error(503, "unavailable", "the database is unreachable; nothing was stored; retry later").adding("Retry-After", "\(retryAfter)")
     }
@@ -33,6 +40,12 @@ extension HTTPResponse {
         error(503, "shutting_down", "the server is shutting down; nothing was stored; retry").adding("Retry-After", "\(retryAfter)")
     }
     static let internalError = error(500, "internal_error", "the request could not be stored")
+}
+
+/// Why one app's request was answered 429 (the `reason` label of `pushledger_http_throttled_total`).
+enum Throttle: String {
+    case queueShare = "queue_share"
+    case rateLimit = "rate_limit"
 }
 
 /// Whatever `IngestResponse` returns as a body (bytes, `Data` or text).
