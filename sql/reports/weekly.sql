@@ -1,6 +1,46 @@
 -- The weekly report's reads: rollups only, so its time does not grow with events. Days are UTC
 -- days [p_from, p_to).
 
+-- The rollup rows of the UTC days [p_from, p_to) with instrumentation judged over the report
+-- window (metrics.md rule 8): a send unattributed only because its slice reported no receipt
+-- that day is unconfirmed when the slice reported one anywhere in the window. The window is the
+-- days, each ISO week apart when p_weekly, plus the (platform, app_version) slices in
+-- p_platforms/p_app_versions (pairs, null a real null version): receipts of the window's hours
+-- outside whole days (pushledger_window_rollup_rows).
+create or replace function pushledger_rollups_judged(
+    p_app text, p_from date, p_to date, p_weekly boolean default false,
+    p_platforms text[] default '{}', p_app_versions text[] default '{}')
+returns table (
+    day date, platform text, channel text, app_version text, campaign text, provider text,
+    sends bigint, accepted bigint, rejected bigint, pending bigint, opened bigint, received bigint,
+    blocked_app bigint, blocked_channel bigint, unconfirmed bigint, unattributed bigint,
+    token_invalid bigint, to_invalid_token bigint)
+language sql stable as $$
+with window_slices as (
+    select distinct case when p_weekly then date_trunc('week', s.day)::date end as bucket,
+           s.platform, s.app_version
+      from (select i.day, i.platform, i.app_version
+              from instrumented_slices_daily i
+             where i.app_id = p_app and i.day >= p_from and i.day < p_to
+            union all
+            select null, u.platform, u.app_version
+              from unnest(p_platforms, p_app_versions) u(platform, app_version)) s
+), judged as (
+    select r.*, case when w.platform is not null then r.unattributed_uninstrumented else 0 end as reclassified
+      from send_rollups_daily r
+      left join window_slices w
+        on w.bucket is not distinct from (case when p_weekly then date_trunc('week', r.day)::date end)
+       and w.platform = r.platform and w.app_version is not distinct from r.app_version
+     where r.app_id = p_app and r.day >= p_from and r.day < p_to
+)
+select r.day, r.platform, r.channel, r.app_version, r.campaign, r.provider,
+       r.sends::bigint, r.accepted::bigint, r.rejected::bigint, r.pending::bigint, r.opened::bigint,
+       r.received::bigint, r.blocked_app::bigint, r.blocked_channel::bigint,
+       (r.unconfirmed + r.reclassified)::bigint, (r.unattributed - r.reclassified)::bigint,
+       r.token_invalid::bigint, r.to_invalid_token::bigint
+  from judged r
+$$;
+
 create or replace function pushledger_rollup_totals(p_app text, p_from date, p_to date, p_by text[] default '{}')
 returns table (
     channel text, platform text, app_version text, campaign text, provider text, week date,
@@ -8,21 +48,7 @@ returns table (
     blocked_app bigint, blocked_channel bigint, unconfirmed bigint, unattributed bigint,
     token_invalid bigint, to_invalid_token bigint)
 language sql stable as $$
-with window_slices as (
-    -- Grouped by week, each ISO week is its own report window; otherwise [p_from, p_to) is.
-    select distinct case when 'week' = any(p_by) then date_trunc('week', s.day)::date end as bucket,
-           s.platform, s.app_version
-      from instrumented_slices_daily s
-     where s.app_id = p_app and s.day >= p_from and s.day < p_to
-), judged as (
-    -- Unattributed for lack of instrumentation that day, but the slice reported in the window.
-    select r.*, case when w.platform is not null then r.unattributed_uninstrumented else 0 end as reclassified
-      from send_rollups_daily r
-      left join window_slices w
-        on w.bucket is not distinct from (case when 'week' = any(p_by) then date_trunc('week', r.day)::date end)
-       and w.platform = r.platform and w.app_version is not distinct from r.app_version
-     where r.app_id = p_app and r.day >= p_from and r.day < p_to
-)
+-- Grouped by week, each ISO week is its own report window; otherwise [p_from, p_to) is.
 select case when 'channel' = any(p_by) then r.channel end,
        case when 'platform' = any(p_by) then r.platform end,
        case when 'app_version' = any(p_by) then r.app_version end,
@@ -30,9 +56,9 @@ select case when 'channel' = any(p_by) then r.channel end,
        case when 'provider' = any(p_by) then r.provider end,
        case when 'week' = any(p_by) then date_trunc('week', r.day)::date end,
        sum(r.sends), sum(r.accepted), sum(r.rejected), sum(r.pending), sum(r.opened), sum(r.received),
-       sum(r.blocked_app), sum(r.blocked_channel), sum(r.unconfirmed + r.reclassified),
-       sum(r.unattributed - r.reclassified), sum(r.token_invalid), sum(r.to_invalid_token)
-  from judged r
+       sum(r.blocked_app), sum(r.blocked_channel), sum(r.unconfirmed), sum(r.unattributed),
+       sum(r.token_invalid), sum(r.to_invalid_token)
+  from pushledger_rollups_judged(p_app, p_from, p_to, 'week' = any(p_by)) r
  group by 1, 2, 3, 4, 5, 6
  order by 1, 2, 3, 4, 5, 6
 $$;

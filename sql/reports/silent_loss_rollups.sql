@@ -1,0 +1,116 @@
+-- Silent loss from the rollups: pushledger_silent_loss (sql/reports/window.sql) answered from
+-- send_rollups_daily for the window's whole UTC days, as of the rollups' as_of. Exactly the
+-- engine's answer as of p_as_of when the rollups were refreshed then and no input changed
+-- since: a rollup day is its sends classified as of the refresh with the day as its window,
+-- and the classification of a send depends on its window only through instrumentation
+-- (rule 8), judged again here over the whole window (pushledger_rollups_judged).
+
+-- The sends of [p_from, p_to) classified by the engine as of p_as_of, one rollup-shaped row a
+-- send, with instrumentation judged over the whole report window: the slices the rollups of
+-- the days [p_first, p_last) saw and those in p_platforms/p_app_versions (the receipts of the
+-- window's other hours). "Unattributed only for lack of instrumentation" is the test
+-- pushledger_rollup_days (sql/engine/rollups.sql) counts as unattributed_uninstrumented.
+create or replace function pushledger_classified_rollup_rows(
+    p_app text, p_from timestamptz, p_to timestamptz, p_as_of timestamptz, p_window interval,
+    p_first date, p_last date, p_platforms text[], p_app_versions text[])
+returns table (
+    day date, platform text, channel text, app_version text, campaign text, provider text,
+    sends bigint, accepted bigint, rejected bigint, pending bigint, opened bigint, received bigint,
+    blocked_app bigint, blocked_channel bigint, unconfirmed bigint, unattributed bigint,
+    token_invalid bigint, to_invalid_token bigint)
+language sql stable as $$
+with window_slices as (
+    select distinct i.platform, i.app_version
+      from instrumented_slices_daily i
+     where i.app_id = p_app and i.day >= p_first and i.day < p_last
+    union
+    select u.platform, u.app_version from unnest(p_platforms, p_app_versions) u(platform, app_version)
+), judged as (
+    select c.day, c.platform, c.channel, c.app_version, c.campaign, c.provider, c.token_invalid, c.to_invalid_token,
+           case when c.outcome = 'unattributed' and c.snapshot_event_id is not null and c.installation_id is not null
+                     and not c.instrumented
+                     and exists (select 1 from window_slices w
+                                  where w.platform = c.platform and w.app_version is not distinct from c.app_version)
+                then 'unconfirmed' else c.outcome end as outcome
+      from pushledger_classified_sends(p_app, p_from, p_to, p_as_of, p_window) c
+)
+select j.day, j.platform, j.channel, j.app_version, j.campaign, j.provider,
+       1::bigint, (j.outcome not in ('rejected', 'pending'))::int::bigint, (j.outcome = 'rejected')::int::bigint,
+       (j.outcome = 'pending')::int::bigint, (j.outcome = 'opened')::int::bigint, (j.outcome = 'received')::int::bigint,
+       (j.outcome = 'blocked_app')::int::bigint, (j.outcome = 'blocked_channel')::int::bigint,
+       (j.outcome = 'unconfirmed')::int::bigint, (j.outcome = 'unattributed')::int::bigint,
+       j.token_invalid::int::bigint, j.to_invalid_token::int::bigint
+  from judged j
+$$;
+
+-- Rollup-shaped rows of [p_from, p_to): the whole days from the rollups, the hours before the
+-- first and after the last whole day (if any) classified by the engine as of p_as_of, every row
+-- judged with the instrumentation of the whole window.
+create or replace function pushledger_window_rollup_rows(
+    p_app text, p_from timestamptz, p_to timestamptz, p_as_of timestamptz, p_window interval)
+returns table (
+    day date, platform text, channel text, app_version text, campaign text, provider text,
+    sends bigint, accepted bigint, rejected bigint, pending bigint, opened bigint, received bigint,
+    blocked_app bigint, blocked_channel bigint, unconfirmed bigint, unattributed bigint,
+    token_invalid bigint, to_invalid_token bigint)
+language plpgsql stable as $$
+#variable_conflict use_column
+declare
+    -- The whole days [v_first, v_last); none when the window holds no whole day.
+    v_first date := pushledger_day(p_from) + case when p_from = pushledger_day(p_from)::timestamp at time zone 'UTC' then 0 else 1 end;
+    v_last date := greatest(pushledger_day(p_to), v_first);
+    v_head_to timestamptz := least(p_to, v_first::timestamp at time zone 'UTC');
+    v_tail_from timestamptz := greatest(p_from, v_last::timestamp at time zone 'UTC');
+    v_platforms text[];
+    v_app_versions text[];
+begin
+    if v_first >= v_last then
+        v_head_to := p_to;
+        v_tail_from := p_to;
+    end if;
+    -- The slices that reported a receipt in the hours outside whole days (the engine's rule).
+    select coalesce(array_agg(s.platform), '{}'), coalesce(array_agg(s.app_version), '{}')
+      into v_platforms, v_app_versions
+      from (select distinct r.platform, r.app_version
+              from notification_receipts r
+             where r.app_id = p_app and r.occurred_at <= p_as_of
+               and ((r.occurred_at >= p_from and r.occurred_at < v_head_to)
+                    or (r.occurred_at >= v_tail_from and r.occurred_at < p_to))) s;
+    return query
+    select * from pushledger_rollups_judged(p_app, v_first, v_last, false, v_platforms, v_app_versions);
+    if p_from < v_head_to then
+        return query select * from pushledger_classified_rollup_rows(p_app, p_from, v_head_to, p_as_of, p_window,
+                                                                     v_first, v_last, v_platforms, v_app_versions);
+    end if;
+    if v_tail_from < p_to then
+        return query select * from pushledger_classified_rollup_rows(p_app, v_tail_from, p_to, p_as_of, p_window,
+                                                                     v_first, v_last, v_platforms, v_app_versions);
+    end if;
+end
+$$;
+
+-- Outcome counts per slice of p_by (as pushledger_silent_loss; every dimension the rollups
+-- keep: channel, platform, app_version, campaign, day, provider).
+create or replace function pushledger_silent_loss_rollups(
+    p_app text, p_from timestamptz, p_to timestamptz, p_as_of timestamptz,
+    p_window interval default '24 hours', p_by text[] default '{}')
+returns table (
+    channel text, platform text, app_version text, campaign text, day date, provider text,
+    sends bigint, accepted bigint, rejected bigint, pending bigint, opened bigint, received bigint,
+    blocked_app bigint, blocked_channel bigint, unconfirmed bigint, unattributed bigint,
+    token_invalid bigint, to_invalid_token bigint)
+language sql stable as $$
+select case when 'channel' = any(p_by) then r.channel end,
+       case when 'platform' = any(p_by) then r.platform end,
+       case when 'app_version' = any(p_by) then r.app_version end,
+       case when 'campaign' = any(p_by) then r.campaign end,
+       case when 'day' = any(p_by) then r.day end,
+       case when 'provider' = any(p_by) then r.provider end,
+       sum(r.sends)::bigint, sum(r.accepted)::bigint, sum(r.rejected)::bigint, sum(r.pending)::bigint,
+       sum(r.opened)::bigint, sum(r.received)::bigint, sum(r.blocked_app)::bigint, sum(r.blocked_channel)::bigint,
+       sum(r.unconfirmed)::bigint, sum(r.unattributed)::bigint, sum(r.token_invalid)::bigint,
+       sum(r.to_invalid_token)::bigint
+  from pushledger_window_rollup_rows(p_app, p_from, p_to, p_as_of, p_window) r
+ group by 1, 2, 3, 4, 5, 6
+ order by 1, 2, 3, 4, 5, 6
+$$;
