@@ -3,7 +3,7 @@ import PushLedgerCLI
 import Postgres
 import PushLedgerSupport
 
-/// `pushledger rollup`: the incremental refresh of the daily rollups the weekly report reads
+/// `pushledger rollup`: the incremental refresh of the daily rollups the reports read
 /// (send outcomes and rejections from sql/engine/rollups.sql, tap-through landing from
 /// sql/engine/landings.sql, prompt cohorts from sql/engine/prompt_rollups.sql).
 public enum ReportRollups {
@@ -45,8 +45,9 @@ public enum ReportRollups {
         }
     }
 
-    /// Recomputes the dirty and still-pending days as of `asOf` in one transaction. Reports call
-    /// it before reading rollups; it is idempotent and safe while ingest runs.
+    /// Recomputes the dirty and still-pending days as of `asOf` in one transaction. Only
+    /// `pushledger rollup` (on a schedule) and repairs call it: reports never write, they say
+    /// how fresh the rollups are (``RollupStatus``). Idempotent and safe while ingest runs.
     ///
     /// `asOf` should be now: a day recomputed at an earlier time is not revisited unless its
     /// inputs change again or it still counts pending sends.
@@ -67,17 +68,5 @@ public enum ReportRollups {
             }
         }
         return Summary(days: days, promptCohortDays: cohorts, asOf: asOf)
-    }
-
-    /// The `as_of` of the latest refresh (a report that does not refresh reads as of it); now
-    /// when nothing was ever rolled up.
-    public static func lastRefresh(connection: Connection) throws(ReportError) -> Date {
-        try databaseStep("reading the rollups' refresh time") {
-            try connection.query(
-                """
-                select coalesce(greatest((select max(as_of) from send_rollups_daily),
-                                         (select max(as_of) from prompt_cohorts_daily)), now()) as as_of
-                """)[0].decode("as_of", as: Date.self)
-        }
     }
 }

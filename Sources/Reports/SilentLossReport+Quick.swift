@@ -8,12 +8,15 @@ extension SilentLossReport {
     /// loss rate and its parts, counts beside each rate, over the latest `span` of sends that
     /// are no longer pending (see ``ReportQuery/settled(app:span:asOf:confirmationWindow:)``).
     public static func quick(connection: Connection, app: String, since span: TimeInterval, asOf: Date = Date(),
-                             confirmationWindow: TimeInterval = ReportQuery.defaultConfirmationWindow, by dimensions: [ReportDimension] = [])
+                             confirmationWindow: TimeInterval = ReportQuery.defaultConfirmationWindow, by dimensions: [ReportDimension] = [],
+                             source: ReportSource = .engine)
         throws(ReportError) -> SilentLossReport
     {
         guard span > 0 else { throw ReportError.invalidQuery("--since must be a positive duration") }
-        let query = ReportQuery.settled(app: app, span: span, asOf: asOf, confirmationWindow: confirmationWindow)
-        return try run(connection: connection, query: query, by: dimensions)
+        let (query, answer) = try plan(connection, source, asOf: asOf) { asOf in
+            ReportQuery.settled(app: app, span: span, asOf: asOf, confirmationWindow: confirmationWindow)
+        }
+        return try read(connection, query, answer, by: dimensions)
     }
 
     /// The short terminal table of ``quick(connection:app:since:asOf:by:)``.
@@ -39,7 +42,7 @@ extension SilentLossReport {
                     + [.integer(c.sends), .integer(c.pending), .integer(c.rejected), cell(c.silentLossRate), cell(c.knownBlockedRate),
                        cell(c.unconfirmedRate), cell(c.confirmedDeliveryRate), .integer(c.unattributed)]
             },
-            notes: ["as of \(Display.timestamp(query.asOf)); the window ends one confirmation window (\(Int(query.confirmationWindow / 3600)) h) before, so no send in it is pending; * denominator under \(Rate.lowVolumeThreshold)"]
+            notes: [answer.text, "as of \(Display.timestamp(query.asOf)); the window ends one confirmation window (\(Int(query.confirmationWindow / 3600)) h) before, so no send in it is pending; * denominator under \(Rate.lowVolumeThreshold)"]
                 + (rows.isEmpty ? ["no sends in the window"] : []),
             key: dimensions.map(\.rawValue) + ["sends"] + rates)
     }

@@ -16,21 +16,37 @@ public struct SilentLossReport: Sendable, Equatable {
     public let query: ReportQuery
     public let dimensions: [ReportDimension]
     public let rows: [Row]
+    /// Who answered: the rollups or the outcome engine.
+    public let answer: Answer
 
     /// Classifies the window's sends and groups them by `dimensions` (none: one total row, or
-    /// no row when the window holds no send).
-    public static func run(connection: Connection, query: ReportQuery, by dimensions: [ReportDimension] = []) throws(ReportError)
-        -> SilentLossReport
+    /// no row when the window holds no send). `source` picks who answers (``plan(_:_:asOf:window:)``):
+    /// the engine as of `query.asOf`, or the rollups as of their latest refresh (then the
+    /// report's as-of is theirs).
+    public static func run(connection: Connection, query: ReportQuery, by dimensions: [ReportDimension] = [],
+                           source: ReportSource = .engine) throws(ReportError) -> SilentLossReport
     {
-        let query = try query.validated()
+        let (query, answer) = try plan(connection, source, asOf: query.asOf) { asOf in
+            var query = query
+            query.asOf = asOf
+            return query
+        }
+        return try read(connection, query, answer, by: dimensions)
+    }
+
+    /// The report of `query` as `answer` says: from the rollups or the engine.
+    static func read(_ connection: Connection, _ query: ReportQuery, _ answer: Answer, by dimensions: [ReportDimension])
+        throws(ReportError) -> SilentLossReport
+    {
+        let function: SQL = answer.isRollups ? "pushledger_silent_loss_rollups" : "pushledger_silent_loss"
         let by = dimensions.map(\.rawValue).joined(separator: ",")
-        let rows = try databaseStep("classifying sends") {
+        let rows = try databaseStep(answer.isRollups ? "reading rollups" : "classifying sends") {
             try connection.query(OutcomeCounts.withRates(
                 """
                 select channel, platform, app_version, campaign, day::text as day, provider,
                        sends, accepted, rejected, pending, opened, received, blocked_app, blocked_channel,
                        unconfirmed, unattributed, token_invalid, to_invalid_token
-                  from pushledger_silent_loss(\(query.app), \(query.from), \(query.to), \(query.asOf),
+                  from \(function)(\(query.app), \(query.from), \(query.to), \(query.asOf),
                                               \(query.windowInterval)::interval, string_to_array(\(by), ','))
                 """
             )).map { row in
@@ -39,7 +55,7 @@ public struct SilentLossReport: Sendable, Equatable {
                 return Row(values: values, counts: try OutcomeCounts(row: row))
             }
         }
-        return SilentLossReport(query: query, dimensions: dimensions, rows: rows)
+        return SilentLossReport(query: query, dimensions: dimensions, rows: rows, answer: answer)
     }
 
     /// The JSON shape: `{"from", "to", "as_of", "rows": [{<dimensions>, counts, rates, "low_volume"}]}`.
@@ -48,6 +64,7 @@ public struct SilentLossReport: Sendable, Equatable {
             ("from", .string(Display.timestamp(query.from))),
             ("to", .string(Display.timestamp(query.to))),
             ("as_of", .string(Display.timestamp(query.asOf))),
+        ] + answer.jsonFields + [
             ("rows", .array(rows.map { row in
                 let fields: [(String, JSONValue)] = dimensions.map { ($0.rawValue, .text(row.values[$0] ?? nil)) }
                 return .object(fields + row.counts.jsonFields)
@@ -70,7 +87,8 @@ public struct SilentLossReport: Sendable, Equatable {
             if raw { cells.append(.text(row.counts.lowVolumeRates.joined(separator: " "))) }
             return cells
         }
-        var notes = ["window [\(Display.timestamp(query.from)), \(Display.timestamp(query.to))) as of \(Display.timestamp(query.asOf))"]
+        var notes = ["window [\(Display.timestamp(query.from)), \(Display.timestamp(query.to))) as of \(Display.timestamp(query.asOf))",
+                     answer.text]
         if rows.isEmpty { notes.append("no sends in the window") }
         notes.append("* denominator under \(Rate.lowVolumeThreshold) (low volume); — rate undefined (denominator 0)")
         let key = dimensions.map(\.rawValue) + Self.keyColumns

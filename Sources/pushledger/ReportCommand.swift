@@ -16,6 +16,15 @@ private let windowOptions: [OptionSpec] = [
            default: OutcomeRules.defaultConfirmationSpan.description),
 ]
 
+/// `--source`: who answers a silent-loss query (SilentLossReport.plan).
+private let sourceOption: OptionSpec = .value(
+    "source", type: .choice(ReportSource.allCases.map(\.rawValue)),
+    help: "Who answers: rollups (as of their last `pushledger rollup`), engine (classifies the window now), auto: rollups when the window holds a whole UTC day",
+    default: ReportSource.auto.rawValue)
+
+/// How the reports get their figures, for the commands' --help.
+private let rollupsNote = "Reports only read: they never refresh the rollups. `pushledger rollup` does, from a cron job or systemd timer (docs/operations/README.md); a report from the rollups says how fresh they are."
+
 private func formatOption(_ formats: [ReportFormat], default value: ReportFormat) -> OptionSpec {
     .value("format", type: .choice(formats.map(\.rawValue)), help: "Output format", default: value.rawValue)
 }
@@ -27,8 +36,10 @@ enum ReportCommand: Command {
         subcommands: [
             CommandSpec(
                 "silent-loss", summary: "Outcome counts and silent-loss rates of sends, optionally sliced",
+                discussion: "Answered from the rollups (whole UTC days; the outcome engine for the window's other hours) or by the engine over the exact window; the output says which. With --as-of or --window other than 24h, auto uses the engine. " + rollupsNote,
                 options: windowOptions + [
                     .value("by", help: "Slice by channel,platform,app_version,campaign,day,provider", default: ""),
+                    sourceOption,
                     formatOption([.table, .json, .csv, .markdown], default: .table),
                 ] + ColumnChoice.options),
             CommandSpec(
@@ -59,7 +70,7 @@ enum ReportCommand: Command {
                 ] + ColumnChoice.options),
             CommandSpec(
                 "weekly", summary: "The weekly report with week-over-week changes (reads the rollups)",
-                discussion: "Refreshes the rollups first; with --read-database-url (a standby, which cannot write) it reads them as of their last refresh instead: run `pushledger rollup` on the primary on a schedule.",
+                discussion: "Reads the rollups as of their last refresh; never refreshed, it says to run `pushledger rollup`. Works as a read-only login (role pushledger_reader) and on a hot standby (--read-database-url). " + rollupsNote,
                 options: [
                     .value("app", help: "The app id to report on", environment: "PUSHLEDGER_APP", required: true),
                     .value("week", type: .week, help: "ISO week, e.g. 2026-W48 (default: the last full week)"),
@@ -79,7 +90,7 @@ enum ReportCommand: Command {
             context.logger.info("weekly report", ["week": week.description, "app": app])
             let connection = try context.connectForReading()
             return try report(context) {
-                try WeeklyReport.run(connection: connection, app: app, week: week, experiment: experiment, refresh: context.readDatabaseURL == nil)
+                try WeeklyReport.run(connection: connection, app: app, week: week, experiment: experiment)
                     .rendered(format, columns: columns)
             }
         }
@@ -103,9 +114,10 @@ enum ReportCommand: Command {
             return try report(context) { try RejectionsReport.run(connection: connection, query: window).rendered(format, columns: columns) }
         default:
             let by = command.string("by") ?? ""
+            let source = try silentLossSource(command)
             let connection = try context.connectForReading()
             return try report(context) {
-                try SilentLossReport.run(connection: connection, query: window, by: ReportDimension.parseList(by))
+                try SilentLossReport.run(connection: connection, query: window, by: ReportDimension.parseList(by), source: source)
                     .rendered(format, columns: columns)
             }
         }
@@ -146,6 +158,16 @@ enum ReportCommand: Command {
         }
     }
 
+    /// `--source`; the rollups answer as of their refresh, so a fixed `--as-of` is the engine's.
+    static func silentLossSource(_ command: ParsedCommand) throws -> ReportSource {
+        let source = try command.choice(ReportSource.self, "source")
+        guard command.string("as-of") != nil else { return source }
+        if source == .rollups {
+            throw CommandFailure(report: ReportError.invalidQuery("--source rollups answers as of the rollups' refresh: drop --as-of or use --source engine"))
+        }
+        return .engine
+    }
+
     /// The window of `--week`, or `--from`/`--to` (default: the 7 days before `--as-of`); checked
     /// when a report runs.
     static func query(_ command: ParsedCommand) throws -> ReportQuery {
@@ -170,10 +192,12 @@ enum QueryCommand: Command {
         subcommands: [
             CommandSpec(
                 "silent-loss", summary: "Silent loss over the last --since of settled sends (ending a confirmation window ago)",
+                discussion: "From the rollups the window ends a confirmation window before their refresh; a window holding no whole UTC day (e.g. 24h) is the engine's. " + rollupsNote,
                 options: [
                     .value("app", help: "The app id", environment: "PUSHLEDGER_APP", required: true),
                     .value("since", type: .duration, help: "How far back, e.g. 24h or 7d", default: "24h"),
                     .value("by", help: "Slice by channel,platform,app_version,campaign,day,provider", default: "channel"),
+                    sourceOption,
                 ] + ColumnChoice.options)
         ])
 
@@ -183,9 +207,11 @@ enum QueryCommand: Command {
         let since = try command.value(TimeSpan.self, "since").timeInterval
         let by = try command.value(String.self, "by")
         let columns = try command.columnChoice()
+        let source = try command.choice(ReportSource.self, "source")
         let connection = try context.connectForReading()
         return try ReportCommand.report(context) {
-            try SilentLossReport.quick(connection: connection, app: app, since: since, by: ReportDimension.parseList(by))
+            try SilentLossReport.quick(connection: connection, app: app, since: since, by: ReportDimension.parseList(by),
+                                       source: source)
                 .quickText(columns: columns)
         }
     }
@@ -194,6 +220,7 @@ enum QueryCommand: Command {
 enum RollupCommand: Command {
     static let spec = CommandSpec(
         "rollup", summary: "Recompute the daily rollups of days whose inputs changed (idempotent, safe during ingest)",
+        discussion: "The only command that refreshes the rollups the reports read: run it from a cron job or systemd timer on the primary (docs/operations/README.md).",
         options: [.value("format", type: .choice(["text", "json"]), help: "Output format", default: "text")])
 
     static func run(_ context: CommandContext) throws -> Int32 {

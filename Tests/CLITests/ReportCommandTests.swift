@@ -36,6 +36,26 @@ import Testing
         #expect(quick.status == 0, "\(quick.stderr)")
     }
 
+    /// As a read-only login in role pushledger_reader (every transaction read-only), the
+    /// reports run after `pushledger rollup` and name their source and freshness.
+    @Test func reportsRunAsAReadOnlyReader() throws {
+        #expect(try CommandRunner.run(["rollup"], environment: env).status == 0)
+        var reader = env
+        reader["DATABASE_URL"] = try TestDatabase.readOnlyReaderURL(for: try #require(env["DATABASE_URL"]))
+        let weekly = try CommandRunner.run(["report", "weekly", "--week", "2026-W47", "--format", "text"], environment: reader)
+        #expect(weekly.status == 0, "\(weekly.stderr)")
+        #expect(weekly.stdout.contains("rollups never refreshed: run `pushledger rollup`"))  // a rollup of no data writes no row
+        for source in ["auto", "rollups", "engine"] {
+            let result = try CommandRunner.run(["report", "silent-loss", "--week", "2026-W47", "--source", source], environment: reader)
+            #expect(result.status == (source == "rollups" ? 64 : 0), "\(source): \(result.stderr)")
+            #expect((result.stdout + result.stderr).contains(source == "engine" ? "answered by the outcome engine" : "rollups never refreshed"))
+        }
+        let quick = try CommandRunner.run(["query", "silent-loss", "--since", "7d"], environment: reader)
+        #expect(quick.status == 0 && quick.stdout.contains("answered by the outcome engine"), "\(quick.stderr)")
+        let help = try CommandRunner.run(["report", "weekly", "--help"], environment: env)
+        #expect(help.stdout.contains("`pushledger rollup` does, from a cron job or systemd timer"))
+    }
+
     @Test(arguments: [
         ["report", "silent-loss", "--by", "colour"],
         ["report", "silent-loss", "--week", "2026-W48", "--from", "2026-11-01"],
@@ -43,6 +63,8 @@ import Testing
         ["report", "weekly", "--week", "2026-W60"],
         ["report", "weekly", "--format", "csv"],
         ["query", "silent-loss", "--since", "forever"],
+        ["report", "silent-loss", "--source", "rollups", "--as-of", "2026-11-20"],
+        ["report", "silent-loss", "--source", "cache"],
     ])
     func badArgumentsExit64(arguments: [String]) throws {
         let result = try CommandRunner.run(arguments, environment: env)

@@ -47,7 +47,7 @@ struct WeeklyHTMLTests {
 
     @Test func theWeeklyReportLoadsCleanlyOnALaptopAndAPhone() throws {
         let showcase = try Showcase()
-        let report = try WeeklyReport.run(connection: showcase.connection, app: Fixture.app, week: Showcase.week)
+        let report = try WeeklyReport.refreshed(connection: showcase.connection, app: Fixture.app, week: Showcase.week)
         #expect(report.promptTiming.cohorts.count == 2 && report.channels.count == 2 && !report.rejections.isEmpty)
         #expect(Set(report.trend.map(\.week)).count == WeeklyReport.trendWeeks)
         let html = report.html

@@ -39,7 +39,7 @@ import Testing
                 values (\(Fixture.app), \(at), 'shop.example.com', \(check), \(subject), \(verdict), \(passed), 'd')
                 """)
         }
-        let report = try WeeklyReport.run(connection: c, app: Fixture.app, week: Self.week)
+        let report = try WeeklyReport.refreshed(connection: c, app: Fixture.app, week: Self.week)
         #expect(report.linkHosts.map(\.host) == ["shop.example.com", "help.example.com"])
         let shop = report.linkHosts[0]
         #expect(shop.landing == WeeklyReport.Landing(opens: 4, landedReported: 3, misrouted: 2))

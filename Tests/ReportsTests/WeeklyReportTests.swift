@@ -26,7 +26,7 @@ struct WeeklyReportTests {
     @Test func headlineAndSlicesEqualTheWeeksClassification() throws {
         let data = try OutcomeFixture()
         let connection = data.fixture.connection
-        let report = try WeeklyReport.run(connection: connection, app: Fixture.app, week: Self.week)
+        let report = try WeeklyReport.refreshed(connection: connection, app: Fixture.app, week: Self.week)
         let (total, byChannel) = try weekClassification(connection, asOf: report.asOf)
         // The fixture's window plus its send after the fixture's as_of (this report is as of now).
         #expect(total.sends == data.expected.count + 1)
@@ -66,7 +66,7 @@ struct WeeklyReportTests {
         let confirmed = Fixture.id(0x40, 2)
         try fixture.send(notification: confirmed, installation: other, at: Fixture.time(2026, 11, 11, 10), provider: "apns")
         try fixture.receipt(confirmed, installation: other, at: Fixture.time(2026, 11, 11, 10, 1), platform: "ios")
-        let report = try WeeklyReport.run(connection: fixture.connection, app: Fixture.app, week: Self.week)
+        let report = try WeeklyReport.refreshed(connection: fixture.connection, app: Fixture.app, week: Self.week)
         let daily: Int = try fixture.connection.query(
             "select sum(unattributed)::int as n from send_rollups_daily where day = '2026-11-09'")[0].decode("n")
         #expect(daily == 1)
@@ -76,7 +76,7 @@ struct WeeklyReportTests {
         #expect(report.platforms.first { $0.name == "ios" }?.current.unconfirmed == 1)
         // The week before saw no receipt: its own window keeps such a send unattributed.
         try fixture.send(notification: Fixture.id(0x40, 3), installation: device, at: Fixture.time(2026, 11, 3, 10), provider: "apns")
-        let later = try WeeklyReport.run(connection: fixture.connection, app: Fixture.app, week: Self.week)
+        let later = try WeeklyReport.refreshed(connection: fixture.connection, app: Fixture.app, week: Self.week)
         #expect(later.headline.previous.unattributed == 1 && later.headline.previous.unconfirmed == 0)
         #expect(later.headline.current == report.headline.current)
     }
@@ -86,7 +86,7 @@ struct WeeklyReportTests {
     @Test func promptTimingFromRollupsEqualsTheEvents() throws {
         let data = try PromptFixture()
         let week = ISOWeek(year: 2026, week: 45)!  // PromptFixture's window, Monday 2 November
-        let report = try WeeklyReport.run(connection: data.fixture.connection, app: Fixture.app, week: week)
+        let report = try WeeklyReport.refreshed(connection: data.fixture.connection, app: Fixture.app, week: week)
         #expect(report.promptTiming.cohorts.count == 2 && report.promptTiming.mode == .intentToTreat)
         for (w, section) in [(week, report.promptTiming), (week.previous, report.previousPromptTiming)] {
             let direct = try PromptTimingReport.run(
@@ -100,7 +100,7 @@ struct WeeklyReportTests {
 
     @Test func everyFormatHasEverySection() throws {
         let data = try OutcomeFixture()
-        let report = try WeeklyReport.run(connection: data.fixture.connection, app: Fixture.app, week: Self.week)
+        let report = try WeeklyReport.refreshed(connection: data.fixture.connection, app: Fixture.app, week: Self.week)
         let titles = ["Headline", "Per channel", "Per platform", "Provider rejections by reason", "Token hygiene",
                       "Provider says vs devices say", "Tap-through landing (misrouted opens)", "Tap-through by link host (association check)", "Prompt timing", "Alerts fired"]
         #expect(report.sections.map(\.title) == titles)
@@ -111,7 +111,7 @@ struct WeeklyReportTests {
             #expect(text.contains("2026-W46"))
         }
         let json = try parse(try report.rendered(.json))
-        #expect(Set(json.keys) == ["app", "week", "from", "to", "as_of", "headline", "channels", "platforms", "rejections",
+        #expect(Set(json.keys) == ["app", "week", "from", "to", "as_of", "rollups_as_of", "rollups_refreshed_at", "pending_inputs", "headline", "channels", "platforms", "rejections",
                                    "token_hygiene", "provider_check", "link_hosts", "landing", "prompt_timing", "prompt_timing_previous_week", "alerts", "alerts_note"])
         let headline = try #require(json["headline"] as? [String: Any])
         #expect(Set(headline.keys) == ["name", "current", "previous", "change"])
@@ -134,13 +134,13 @@ struct WeeklyReportTests {
             try fixture.send(notification: Fixture.id(0x40, i), installation: install, at: time)
         }
         let week53 = try ISOWeek(parsing: "2020-W53")
-        let last = try WeeklyReport.run(connection: fixture.connection, app: Fixture.app, week: week53)
+        let last = try WeeklyReport.refreshed(connection: fixture.connection, app: Fixture.app, week: week53)
         #expect((last.headline.current.sends, last.headline.previous.sends) == (2, 1))
-        let first = try WeeklyReport.run(connection: fixture.connection, app: Fixture.app, week: try ISOWeek(parsing: "2021-W01"))
+        let first = try WeeklyReport.refreshed(connection: fixture.connection, app: Fixture.app, week: try ISOWeek(parsing: "2021-W01"))
         #expect((first.headline.current.sends, first.headline.previous.sends) == (1, 2))
         #expect(first.week.previous == week53)
         // 2026-W01 starts on Monday 29 December 2025.
-        let week1 = try WeeklyReport.run(connection: fixture.connection, app: Fixture.app, week: try ISOWeek(parsing: "2026-W01"))
+        let week1 = try WeeklyReport.refreshed(connection: fixture.connection, app: Fixture.app, week: try ISOWeek(parsing: "2026-W01"))
         #expect(try week1.rendered(.text).contains("2025-12-29 to 2026-01-04"))
         #expect(week1.headline.current == OutcomeCounts())
     }
@@ -156,13 +156,13 @@ struct WeeklyReportTests {
         let late = try #require(data.expected.first { $0.outcome == "unconfirmed" && $0.day == "2026-11-09" && $0.channel == "misc" })
         let notification: UUID = try #require(try connection.query("select notification_id from sends where event_id = \(late.event)").first?.decode("notification_id"))
         try data.fixture.receipt(notification, installation: OutcomeFixture.installation(1), at: Fixture.time(2026, 11, 9, 20), platform: "android")
-        let before = try WeeklyReport.run(connection: connection, app: Fixture.app, week: Self.week).headline.current
+        let before = try WeeklyReport.refreshed(connection: connection, app: Fixture.app, week: Self.week).headline.current
         // Someone else refreshes the send rollups directly; the landing rollups still catch up.
         let open = try #require(data.expected.first { $0.outcome == "unconfirmed" && $0.day == "2026-11-09" && $0.channel == "orders" })
         let opened: UUID = try #require(try connection.query("select notification_id from sends where event_id = \(open.event)").first?.decode("notification_id"))
         try data.fixture.open(opened, installation: OutcomeFixture.installation(1), at: Fixture.time(2026, 11, 9, 21), platform: "android", landed: "rejected")
         #expect(try connection.query("select * from pushledger_refresh_rollups()").map { try $0.decode("refreshed_day", as: String.self) } == ["2026-11-09"])
-        let after = try WeeklyReport.run(connection: connection, app: Fixture.app, week: Self.week)
+        let after = try WeeklyReport.refreshed(connection: connection, app: Fixture.app, week: Self.week)
         #expect(after.headline.current.opened == before.opened + 1)
         #expect(after.landings.first { $0.channel == "orders" }?.current == .init(opens: 3, landedReported: 3, misrouted: 2))
     }
@@ -178,7 +178,7 @@ struct WeeklyReportTests {
               ('silent_loss_up', 'com.example.shop', '{"channel": "news"}', 'firing', '2026-11-16T08:00Z', 0.2, 0.05, 15, 0.0001, 'next week'),
               ('silent_loss_up', 'other.app', '{"channel": "orders"}', 'firing', '2026-11-10T08:00Z', 0.2, 0.05, 15, 0.0001, 'other app');
             """)
-        let report = try WeeklyReport.run(connection: connection, app: Fixture.app, week: Self.week)
+        let report = try WeeklyReport.refreshed(connection: connection, app: Fixture.app, week: Self.week)
         let alerts = try #require(report.alerts)
         #expect(alerts.map(\.message) == ["orders silent loss up"])
         #expect(alerts.first?.deltaPoints == 15)
@@ -188,7 +188,7 @@ struct WeeklyReportTests {
     @Test func withoutTheAlertsTableTheReportSaysAlertingIsNotSetUp() throws {
         let data = try OutcomeFixture()
         try data.fixture.connection.executeScript("drop table alert_transitions cascade")
-        let report = try WeeklyReport.run(connection: data.fixture.connection, app: Fixture.app, week: Self.week)
+        let report = try WeeklyReport.refreshed(connection: data.fixture.connection, app: Fixture.app, week: Self.week)
         #expect(report.alerts == nil)
         for format in [ReportFormat.markdown, .text, .html] { #expect(try report.rendered(format).contains("alerting not set up")) }
         #expect(try parse(try report.rendered(.json))["alerts"] is NSNull)
@@ -196,7 +196,7 @@ struct WeeklyReportTests {
 
     @Test func anEmptyWeekIsAnEmptyReport() throws {
         let fixture = try Fixture()
-        let report = try WeeklyReport.run(connection: fixture.connection, app: Fixture.app, week: Self.week)
+        let report = try WeeklyReport.refreshed(connection: fixture.connection, app: Fixture.app, week: Self.week)
         #expect(report.headline.current == OutcomeCounts() && report.channels.isEmpty && report.rejections.isEmpty)
         #expect(try report.rendered(.html).contains("no sends"))
         #expect(throws: ReportError.self) { try WeeklyReport.run(connection: fixture.connection, app: "", week: Self.week) }

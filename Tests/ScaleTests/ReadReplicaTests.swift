@@ -46,8 +46,7 @@ struct ReadReplicaTests {
         // Read from the standby, written (nothing, for reports) on the primary.
         let fromStandby = (weekly: try pushledger(weekly, database: primary.url, read: standby.url),
                            silentLoss: try pushledger(silentLoss, database: primary.url, read: standby.url))
-        // The primary's reports: the weekly one as of the same refresh (read URL = the primary
-        // itself, so it does not refresh again).
+        // The primary's reports, from the same refresh (reports never refresh).
         let fromPrimary = (weekly: try pushledger(weekly, database: primary.url, read: primary.url),
                            silentLoss: try pushledger(silentLoss, database: primary.url))
         #expect(fromStandby.weekly == fromPrimary.weekly)

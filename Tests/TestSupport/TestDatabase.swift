@@ -70,3 +70,20 @@ extension TestDatabase {
         while try !connection.query(sql)[0].decode("settled", as: Bool.self) { usleep(2_000) }
     }
 }
+
+extension TestDatabase {
+    /// `url` as a new login in role `pushledger_reader` (the migrations' read-only role) whose
+    /// every transaction is read-only (`default_transaction_read_only`), so any write fails
+    /// instead of passing unnoticed.
+    public static func readOnlyReaderURL(for url: String) throws -> String {
+        let name = "pl_reader_\(UUID().uuidString.prefix(8).lowercased())"
+        try Connection.connect(url: adminURL).execute("create role \(identifier: name) login in role pushledger_reader")
+        var parts = URLComponents(string: url)!
+        parts.user = name
+        parts.password = nil
+        // libpq takes one '=' a parameter: the setting's own is percent-encoded.
+        let options = "options=-c%20default_transaction_read_only%3Don"
+        parts.percentEncodedQuery = [parts.percentEncodedQuery, options].compactMap { $0 }.joined(separator: "&")
+        return parts.string!
+    }
+}

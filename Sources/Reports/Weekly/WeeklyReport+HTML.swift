@@ -7,7 +7,7 @@ extension WeeklyReport {
     /// laptop and a phone (fluid charts, scrolling tables) and prints cleanly.
     public var html: String {
         let e = SVGChart.escape
-        var body = "<header><h1>PushLedger weekly report</h1><p class=\"sub\">\(e(subtitle))</p></header>\n<main>\n"
+        var body = "<header><h1>PushLedger weekly report</h1><p class=\"sub\">\(e(subtitle))</p><p class=\"sub\">\(e(rollups.text))</p></header>\n<main>\n"
         body += "<section class=\"charts\">\n"
         body += figure("Silent loss by channel, last \(Self.trendWeeks) weeks", trendChart)
         body += figure("Delivery funnel, \(week.description)", funnelChart)

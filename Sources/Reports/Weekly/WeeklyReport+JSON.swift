@@ -14,6 +14,7 @@ extension WeeklyReport {
             ("from", .string(Display.timestamp(week.start()))),
             ("to", .string(Display.timestamp(week.end()))),
             ("as_of", .string(Display.timestamp(asOf))),
+        ] + rollups.jsonFields + [
             ("headline", Self.sliceJSON(headline)),
             ("channels", .array(channels.map(Self.sliceJSON))),
             ("platforms", .array(platforms.map(Self.sliceJSON))),

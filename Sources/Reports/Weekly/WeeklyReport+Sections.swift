@@ -107,19 +107,19 @@ extension WeeklyReport {
     }
 
     var subtitle: String {
-        "\(app) · \(week) (\(Display.day(week.start())) to \(Display.day(week.end().addingTimeInterval(-1))), UTC) · rollups as of \(Display.timestamp(asOf))"
+        "\(app) · \(week) (\(Display.day(week.start())) to \(Display.day(week.end().addingTimeInterval(-1))), UTC)"
     }
 
     /// Renders in `markdown`, `text`, `html` or `json`; `columns` shapes the terminal tables.
     public func rendered(_ format: ReportFormat, columns: ColumnChoice = .key) throws(ReportError) -> String {
         switch format {
         case .markdown:
-            return "# PushLedger weekly report\n\n\(subtitle)\n\n" + sections.map { $0.markdown() }.joined(separator: "\n")
+            return "# PushLedger weekly report\n\n\(subtitle)\n\n\(rollups.text)\n\n" + sections.map { $0.markdown() }.joined(separator: "\n")
                 + "\n_\\* denominator under \(Rate.lowVolumeThreshold); Δ of rates in percentage points_\n"
         case .text, .table:
             let sections = sections
             let choice = try columns.checked(sections)
-            return "PushLedger weekly report\n\(subtitle)\n\n"
+            return "PushLedger weekly report\n\(subtitle)\n\(rollups.text)\n\n"
                 + sections.map { $0.terminal(style: format == .table ? .unicode : .plain, columns: choice) }.joined(separator: "\n")
         case .html: return html
         case .json: return json.jsonText(pretty: true) + "\n"

@@ -6,7 +6,7 @@ import PushLedgerContract
 import PushLedgerRules
 
 /// `report weekly`: the sections of docs/metrics.md "Weekly report", each with the previous
-/// week beside it. Reads only rollups (refreshed first), so its time does not grow with events.
+/// week beside it. Reads only rollups (never refreshes them), so its time does not grow with events.
 public struct WeeklyReport: Sendable {
     /// A slice's outcome counts this week and the week before.
     public struct Slice: Sendable, Equatable {
@@ -58,8 +58,10 @@ public struct WeeklyReport: Sendable {
 
     public let app: String
     public let week: ISOWeek
-    /// The rollups' as_of (the refresh time).
+    /// The rollups' as_of (the refresh time; now when they were never refreshed).
     public let asOf: Date
+    /// How fresh the rollups the report read are.
+    public let rollups: RollupStatus
     public let headline: Slice
     public let channels: [Slice]
     public let platforms: [Slice]
@@ -78,14 +80,16 @@ public struct WeeklyReport: Sendable {
     /// How many weeks the trend chart shows.
     public static let trendWeeks = 8
 
-    /// Refreshes the rollups as of now, then reads the week and the one before. Without
-    /// `refresh` (a hot standby, which cannot write) it reads the rollups as they are, as of
-    /// their latest refresh: the same report the primary gives after that refresh.
+    /// Reads the week and the one before from the rollups as they are, as of their latest
+    /// refresh (``RollupStatus``): it writes nothing, so a read-only login or a hot standby gives
+    /// the same report as the primary. `pushledger rollup` refreshes them; never refreshed, every
+    /// figure is empty and the report says to run it.
     public static func run(
-        connection: Connection, app: String, week: ISOWeek, experiment: String = "push_prompt_timing", refresh: Bool = true
+        connection: Connection, app: String, week: ISOWeek, experiment: String = "push_prompt_timing"
     ) throws(ReportError) -> WeeklyReport {
         guard !app.isEmpty else { throw ReportError.invalidQuery("--app is required") }
-        let asOf = refresh ? try ReportRollups.refresh(connection: connection).asOf : try ReportRollups.lastRefresh(connection: connection)
+        let rollups = try RollupStatus.read(connection: connection)
+        let asOf = rollups.asOf ?? Date()
         let weeks = week.recent(trendWeeks)
         let byWeek = try totals(connection, app, weeks[0], week, by: "week")
         let byChannel = try totals(connection, app, weeks[0], week, by: "week,channel")
@@ -101,7 +105,7 @@ public struct WeeklyReport: Sendable {
             try PromptTimingReport.run(connection: connection, query: ReportQuery(app: app, from: w.start(), to: w.end(), asOf: asOf), options: options)
         }
         return WeeklyReport(
-            app: app, week: week, asOf: asOf,
+            app: app, week: week, asOf: asOf, rollups: rollups,
             headline: slices(byWeek).first.map { Slice(name: "all", current: $0.current, previous: $0.previous) }
                 ?? Slice(name: "all", current: OutcomeCounts(), previous: OutcomeCounts()),
             channels: slices(byChannel), platforms: slices(byPlatform),

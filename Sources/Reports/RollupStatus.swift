@@ -1,0 +1,49 @@
+import Foundation
+import Postgres
+import PushLedgerSupport
+
+/// How fresh the rollups are (`pushledger_rollup_status()`, sql/reports/freshness.sql): every
+/// report that reads them says so. Reports never refresh them: `pushledger rollup` does, on a
+/// schedule (docs/operations/README.md).
+public struct RollupStatus: Sendable, Equatable {
+    /// The time the rollups classify as of; nil: never refreshed.
+    public var asOf: Date?
+    /// When that refresh ran.
+    public var refreshedAt: Date?
+    /// Input changes (dirty-day marks) the next `pushledger rollup` will take.
+    public var pendingInputs: Int
+
+    public init(asOf: Date?, refreshedAt: Date?, pendingInputs: Int) {
+        self.asOf = asOf
+        self.refreshedAt = refreshedAt
+        self.pendingInputs = pendingInputs
+    }
+
+    /// Reads the status; only reads, so a read-only login or a hot standby can.
+    public static func read(connection: Connection) throws(ReportError) -> RollupStatus {
+        try databaseStep("reading the rollups' freshness") {
+            let row = try connection.query("select as_of, refreshed_at, pending_inputs from pushledger_rollup_status()")[0]
+            return RollupStatus(asOf: try row.decode("as_of"), refreshedAt: try row.decode("refreshed_at"),
+                                pendingInputs: try row.decode("pending_inputs"))
+        }
+    }
+
+    /// The advice a report gives when there are no rollups to read.
+    public static let neverRefreshedAdvice = "rollups never refreshed: run `pushledger rollup`"
+
+    /// "rollups as of <time> (refreshed <time>), N input changes not yet rolled up", or the advice
+    /// to run `pushledger rollup`.
+    public var text: String {
+        guard let asOf else { return Self.neverRefreshedAdvice }
+        let refreshed = refreshedAt.map { " (refreshed \(Display.timestamp($0)))" } ?? ""
+        let pending = "\(pendingInputs) input change\(pendingInputs == 1 ? "" : "s") not yet rolled up"
+        return "rollups as of \(Display.timestamp(asOf))\(refreshed), \(pending)"
+    }
+
+    /// `rollups_as_of`, `rollups_refreshed_at` (null: never refreshed) and `pending_inputs`.
+    public var jsonFields: [(String, JSONValue)] {
+        [("rollups_as_of", .text(asOf.map(Display.timestamp))),
+         ("rollups_refreshed_at", .text(refreshedAt.map(Display.timestamp))),
+         ("pending_inputs", .int(pendingInputs))]
+    }
+}
