@@ -222,6 +222,32 @@ for scale in ${BENCH_SCALES-1 2 4}; do  # BENCH_SCALES= skips the reports
     log "scale ${scale}x: $week_sends sends, scan ${scan_seconds}s, rollup ${rollup_seconds}s, weekly report ${report_seconds}s"
 done
 
+# A 30-day silent-loss window from the rollups: the measured week's rollup rows copied onto the
+# four weeks before it (the rollups' size grows with days and slices, not with sends), then
+# `report silent-loss --source rollups` over [Monday - 23 days, Monday + 7 days) sliced by every
+# dimension and by channel. Sets window_figure (a Markdown line for the results).
+rollup_window_figure() {
+    local from to all by_channel
+    q reports "insert into send_rollups_daily select app_id, day - 7 * k, platform, channel, app_version, campaign, provider,
+        sends, accepted, rejected, opened, received, pending, blocked_app, blocked_channel, unattributed, unconfirmed,
+        token_invalid, to_invalid_token, as_of, refreshed_at, unattributed_uninstrumented
+        from send_rollups_daily, generate_series(1, 4) k where app_id = '$app' and day >= '$monday_date' and day < '$monday_date'::date + 7
+        on conflict do nothing" >/dev/null
+    q reports "insert into instrumented_slices_daily select app_id, day - 7 * k, platform, app_version
+        from instrumented_slices_daily, generate_series(1, 4) k where app_id = '$app' and day >= '$monday_date' and day < '$monday_date'::date + 7
+        on conflict do nothing" >/dev/null
+    from=$(date -u -d "$monday_date - 23 days" +%F) to=$(date -u -d "$monday_date + 7 days" +%F)
+    silent_loss() { DATABASE_URL=$(db_url bench_reports) "$bin" report silent-loss --app $app --from "$from" --to "$to" \
+        --source rollups --format json --log-level warning "$@" >"$work/silent-loss-30d.json"; }
+    silent_loss --by channel  # warm
+    t0=$(now); silent_loss --by channel,platform,app_version,campaign,day,provider; all=$(since "$t0")
+    grep -q '"source": "rollups"' "$work/silent-loss-30d.json" || { echo "bench: silent loss not from the rollups" >&2; exit 1; }
+    t0=$(now); silent_loss --by channel; by_channel=$(since "$t0")
+    window_figure="**Silent loss, 30 days from the rollups** ($from to $to, $(q reports "select count(*) from send_rollups_daily where app_id = '$app' and day >= '$from' and day < '$to'") rollup rows; the week at the last scale copied onto the four weeks before it): \`report silent-loss --source rollups\` ${all} s by every dimension, ${by_channel} s by channel (the whole command: start, connect, read)."
+}
+window_figure=""
+[ -n "${BENCH_SCALES-1 2 4}" ] && rollup_window_figure
+
 table=$(cat <<EOF
 Run $(date -u +%FT%TZ) on $(nproc) cores (shared), PostgreSQL $(q ingest "show server_version"), fsync on, $mode mode.
 
@@ -242,6 +268,7 @@ serve vs naive: $(calc "%.1f" "$ingest_rate / $naive_rate")× in events/s, $(cal
 | Scale | Sends in week | Scan floor s | One join s | Inputs read s | Inputs / scan | Rollup s | Rollup / scan | Rollup / one join | Rollup Postgres CPU-s | Aggregate only s | Aggregate / scan | Weekly report s | (load s) |
 |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 $report_rows
+$window_figure
 EOF
 )
 printf '%s\n' "$table"
