@@ -38,7 +38,7 @@ public struct SilentLossReport: Sendable, Equatable {
     static func read(_ connection: Connection, _ query: ReportQuery, _ answer: Answer, by dimensions: [ReportDimension])
         throws(ReportError) -> SilentLossReport
     {
-        let function: SQL = answer.isRollups ? "pushledger_silent_loss_rollups" : "pushledger_silent_loss"
+        let source = answer.isRollups ? "rollups" : "engine"
         let by = dimensions.map(\.rawValue).joined(separator: ",")
         let rows = try databaseStep(answer.isRollups ? "reading rollups" : "classifying sends") {
             try connection.query(OutcomeCounts.withRates(
@@ -46,8 +46,8 @@ public struct SilentLossReport: Sendable, Equatable {
                 select channel, platform, app_version, campaign, day::text as day, provider,
                        sends, accepted, rejected, pending, opened, received, blocked_app, blocked_channel,
                        unconfirmed, unattributed, token_invalid, to_invalid_token
-                  from \(function)(\(query.app), \(query.from), \(query.to), \(query.asOf),
-                                              \(query.windowInterval)::interval, string_to_array(\(by), ','))
+                  from pushledger_silent_loss(\(query.app), \(query.from), \(query.to), \(query.asOf),
+                                              \(query.windowInterval)::interval, string_to_array(\(by), ','), \(source))
                 """
             )).map { row in
                 var values: [ReportDimension: String?] = [:]

@@ -1,5 +1,5 @@
--- Silent loss from the rollups: pushledger_silent_loss (sql/reports/window.sql) answered from
--- send_rollups_daily for the window's whole UTC days, as of the rollups' as_of. Exactly the
+-- Silent loss per slice, from the outcome engine or from the rollups: send_rollups_daily for
+-- the window's whole UTC days, as of the rollups' as_of. Exactly the
 -- engine's answer as of p_as_of when the rollups were refreshed then and no input changed
 -- since: a rollup day is its sends classified as of the refresh with the day as its window,
 -- and the classification of a send depends on its window only through instrumentation
@@ -20,19 +20,20 @@ returns table (
     token_invalid bigint, to_invalid_token bigint)
 language sql stable as $$
 with window_slices as (
-    select distinct i.platform, i.app_version
+    -- Keyed so the join hashes: a null app_version is its own slice (chr(1) never is one).
+    select i.platform, coalesce(i.app_version, chr(1)) as version_key
       from instrumented_slices_daily i
      where i.app_id = p_app and i.day >= p_first and i.day < p_last
     union
-    select u.platform, u.app_version from unnest(p_platforms, p_app_versions) u(platform, app_version)
+    select u.platform, coalesce(u.app_version, chr(1))
+      from unnest(p_platforms, p_app_versions) u(platform, app_version)
 ), judged as (
     select c.day, c.platform, c.channel, c.app_version, c.campaign, c.provider, c.token_invalid, c.to_invalid_token,
            case when c.outcome = 'unattributed' and c.snapshot_event_id is not null and c.installation_id is not null
-                     and not c.instrumented
-                     and exists (select 1 from window_slices w
-                                  where w.platform = c.platform and w.app_version is not distinct from c.app_version)
+                     and not c.instrumented and w.platform is not null
                 then 'unconfirmed' else c.outcome end as outcome
       from pushledger_classified_sends(p_app, p_from, p_to, p_as_of, p_window) c
+      left join window_slices w on w.platform = c.platform and w.version_key = coalesce(c.app_version, chr(1))
 )
 select j.day, j.platform, j.channel, j.app_version, j.campaign, j.provider,
        1::bigint, (j.outcome not in ('rejected', 'pending'))::int::bigint, (j.outcome = 'rejected')::int::bigint,
@@ -89,11 +90,15 @@ begin
 end
 $$;
 
--- Outcome counts per slice of p_by (as pushledger_silent_loss; every dimension the rollups
--- keep: channel, platform, app_version, campaign, day, provider).
-create or replace function pushledger_silent_loss_rollups(
-    p_app text, p_from timestamptz, p_to timestamptz, p_as_of timestamptz,
-    p_window interval default '24 hours', p_by text[] default '{}')
+-- Outcome counts per slice of the dimensions named in p_by (any of channel, platform,
+-- app_version, campaign, day, provider); a dimension not named is null in every row. Rates
+-- are left to the caller: each needs its numerator and denominator anyway. p_source 'engine'
+-- classifies the window's sends as of p_as_of; 'rollups' reads pushledger_window_rollup_rows,
+-- as of the rollups' as_of (the caller passes it as p_as_of).
+drop function if exists pushledger_silent_loss(text, timestamptz, timestamptz, timestamptz, interval, text[]);
+create or replace function pushledger_silent_loss(
+    p_app text, p_from timestamptz, p_to timestamptz, p_as_of timestamptz default now(),
+    p_window interval default '24 hours', p_by text[] default '{}', p_source text default 'engine')
 returns table (
     channel text, platform text, app_version text, campaign text, day date, provider text,
     sends bigint, accepted bigint, rejected bigint, pending bigint, opened bigint, received bigint,
@@ -110,7 +115,13 @@ select case when 'channel' = any(p_by) then r.channel end,
        sum(r.opened)::bigint, sum(r.received)::bigint, sum(r.blocked_app)::bigint, sum(r.blocked_channel)::bigint,
        sum(r.unconfirmed)::bigint, sum(r.unattributed)::bigint, sum(r.token_invalid)::bigint,
        sum(r.to_invalid_token)::bigint
-  from pushledger_window_rollup_rows(p_app, p_from, p_to, p_as_of, p_window) r
+  from (select * from pushledger_window_rollup_rows(p_app, p_from, p_to, p_as_of, p_window)
+         where p_source = 'rollups'
+        union all
+        -- The window's own instrumentation only: no days, no other slices to judge with.
+        select * from pushledger_classified_rollup_rows(p_app, p_from, p_to, p_as_of, p_window,
+                                                        'infinity', 'infinity', '{}', '{}')
+         where p_source = 'engine') r
  group by 1, 2, 3, 4, 5, 6
  order by 1, 2, 3, 4, 5, 6
 $$;
