@@ -3,7 +3,8 @@
 -- engine's answer as of p_as_of when the rollups were refreshed then and no input changed
 -- since: a rollup day is its sends classified as of the refresh with the day as its window,
 -- and the classification of a send depends on its window only through instrumentation
--- (rule 8), judged again here over the whole window (pushledger_rollups_judged).
+-- (rule 8), judged again here over the whole window (pushledger_rollups_judged). jit is off:
+-- compiling these plans cost ~0.3 s a call, more than running them.
 
 -- The sends of [p_from, p_to) classified by the engine as of p_as_of, one rollup-shaped row a
 -- send, with instrumentation judged over the whole report window: the slices the rollups of
@@ -18,7 +19,8 @@ returns table (
     sends bigint, accepted bigint, rejected bigint, pending bigint, opened bigint, received bigint,
     blocked_app bigint, blocked_channel bigint, unconfirmed bigint, unattributed bigint,
     token_invalid bigint, to_invalid_token bigint)
-language sql stable as $$
+language sql stable
+set jit = off as $$
 with window_slices as (
     -- Keyed so the join hashes: a null app_version is its own slice (chr(1) never is one).
     select i.platform, coalesce(i.app_version, chr(1)) as version_key
@@ -54,7 +56,8 @@ returns table (
     sends bigint, accepted bigint, rejected bigint, pending bigint, opened bigint, received bigint,
     blocked_app bigint, blocked_channel bigint, unconfirmed bigint, unattributed bigint,
     token_invalid bigint, to_invalid_token bigint)
-language plpgsql stable as $$
+language plpgsql stable
+set jit = off as $$
 #variable_conflict use_column
 declare
     -- The whole days [v_first, v_last); none when the window holds no whole day.
@@ -104,7 +107,8 @@ returns table (
     sends bigint, accepted bigint, rejected bigint, pending bigint, opened bigint, received bigint,
     blocked_app bigint, blocked_channel bigint, unconfirmed bigint, unattributed bigint,
     token_invalid bigint, to_invalid_token bigint)
-language sql stable as $$
+language sql stable
+set jit = off as $$
 select case when 'channel' = any(p_by) then r.channel end,
        case when 'platform' = any(p_by) then r.platform end,
        case when 'app_version' = any(p_by) then r.app_version end,
