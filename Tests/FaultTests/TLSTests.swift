@@ -148,6 +148,54 @@ struct TLSTests {
         ])
     }
 
+    @Test func reloadsUnderLoadLoseNoRequest() throws {
+        let database = try FaultDatabase.fresh()
+        let pair = [try TestCA("even"), try TestCA("odd")]
+        let live = try TestCA("rotating")
+        defer { (pair + [live]).forEach { $0.remove() } }
+        // The clients trust both CAs: every reload swaps the certificate for the other one.
+        let bundle = live.directory.appendingPathComponent("both.pem")
+        let cas = try pair.map { try Data(contentsOf: URL(fileURLWithPath: $0.caFile)) }
+        try (cas[0] + cas[1]).write(to: bundle)
+        func install(_ ca: TestCA) throws {
+            try Data(contentsOf: URL(fileURLWithPath: ca.key)).write(to: URL(fileURLWithPath: live.key))
+            try Data(contentsOf: URL(fileURLWithPath: ca.certificate)).write(to: URL(fileURLWithPath: live.certificate))
+        }
+        try install(pair[0])
+        let traffic = AcknowledgedTraffic(database: database, installs: 200, seed: 41)
+        let server = try ServeProcess(databaseURL: database.url, arguments: ["--tls-cert", live.certificate, "--tls-key", live.key])
+        let threads = { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(server.pid)/task").count) ?? 0 }
+        let baseline = threads()
+        let run = traffic.post(
+            to: "https://127.0.0.1:\(server.port)", clients: 6, policy: RetryPolicy(maxAttempts: 5, baseDelay: 0.05, maxDelay: 0.2, maxRetryAfter: 1),
+            caFile: bundle.path)
+        var reloads = 0
+        while !run.isFinished {
+            reloads += 1
+            try install(pair[reloads % 2])
+            server.send(SIGHUP)
+            waitUntil { server.logText.components(separatedBy: "tls certificate reloaded").count == reloads + 1 }
+            usleep(150_000)
+        }
+        let summary = try run.value()
+        // Each retired daemon is stopped once its connections are gone: its threads go away.
+        let ended = ContinuousClock.now
+        while threads() > baseline, ContinuousClock.now - ended < .seconds(60) { usleep(50_000) }
+        let retired = ContinuousClock.now - ended
+        #expect(threads() <= baseline, "retired daemons still running after \(retired)")
+        server.send(SIGTERM)
+        #expect(server.waitForExit() == (true, 0))
+        #expect(reloads >= 3, "the traffic ended before the reloads began")
+        #expect(summary.gaveUp == 0 && summary.answered200 == traffic.batchCount, "\(summary.statuses) \(summary.retries)")
+        let audit = try database.audit(summary.acknowledged)
+        #expect(audit == (0, 0))
+        FaultFigures.logger.info("fault figures", [
+            "test": "tls reloads under load", "reloads": "\(reloads)", "batches": "\(traffic.batchCount)",
+            "acknowledged_events": "\(summary.acknowledged.count)", "retries": "\(summary.retries)", "missing": "\(audit.missing)",
+            "retired_stopped_ms": "\(retired.components.seconds * 1_000 + retired.components.attoseconds / 1_000_000_000_000_000)",
+        ])
+    }
+
     @Test func aCertificateOrKeyThatCannotBeUsedStartsNothing() throws {
         let database = try FaultDatabase.fresh()
         let ca = try TestCA("refused"), other = try TestCA("other")

@@ -7,7 +7,9 @@ public struct HTTPServerError: Error, CustomStringConvertible {
     public var description: String
 }
 
-/// libmicrohttpd in internal-thread mode (poll) with a thread pool, suspend/resume and ITC (for quiesce).
+/// libmicrohttpd in internal-thread mode (poll) with a thread pool, suspend/resume and ITC (for
+/// quiesce), plain HTTP or TLS (GnuTLS). A certificate reload runs a `successor` on the same
+/// listening socket and `retire`s this one (see `HTTPListener`).
 ///
 /// C callbacks are plain `@convention(c)` globals; they find this object and the per-request
 /// `RequestContext` through the `cls` / `con_cls` pointers.

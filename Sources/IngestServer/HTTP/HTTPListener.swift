@@ -67,7 +67,7 @@ final class HTTPListener: Sendable {
     }
 
     /// Stops accepting; open connections keep being served.
-    func quiesce() { state.withLock { $0.current }?.quiesce() }
+    func quiesce() { state.withLock { $0.current?.quiesce() } }
 
     /// Stops every daemon of this address (after the requests in flight are answered).
     func stop() {
