@@ -43,8 +43,11 @@ public final class IngestServer: Sendable {
         self.service = service
         listener = HTTPListener(handler: ListenerRoutes(service, routes: config.admin == nil ? .all : .ingest))
         admin = config.admin.map { _ in HTTPListener(handler: ListenerRoutes(service, routes: .operations)) }
-        metrics.registerGauges(queue: queue, health: health, listeners: [listener] + (admin.map { [$0] } ?? []))
+        metrics.registerGauges(queue: queue, health: health, listeners: listeners)
     }
+
+    /// The public listener and the admin one, if any.
+    private var listeners: [HTTPListener] { [listener] + (admin.map { [$0] } ?? []) }
 
     /// The port listened on (the bound one when the config asked for 0).
     public var port: UInt16 { listener.port }
@@ -121,7 +124,6 @@ public final class IngestServer: Sendable {
     /// commit, then close. Safe to call twice.
     public func stop() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        let listeners = [listener] + (admin.map { [$0] } ?? [])
         logger.info("stopping", ["in_flight": "\(listener.requestsInFlight)", "queued": "\(queue.depth)"])
         service.draining.store(true, ordering: .relaxed)
         listeners.forEach { $0.quiesce() }
