@@ -163,9 +163,13 @@ struct TLSTests {
         }
         try install(pair[0])
         let traffic = AcknowledgedTraffic(database: database, installs: 200, seed: 41)
-        let server = try ServeProcess(databaseURL: database.url, arguments: ["--tls-cert", live.certificate, "--tls-key", live.key])
-        let threads = { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(server.pid)/task").count) ?? 0 }
-        let baseline = threads()
+        let server = try ServeProcess(
+            databaseURL: database.url, arguments: ["--tls-cert", live.certificate, "--tls-key", live.key, "--threads", "4"])
+        // libmicrohttpd names its threads: 4 per running daemon.
+        let workers = {
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(server.pid)/task")) ?? []
+            return tasks.filter { (try? String(contentsOfFile: "/proc/\(server.pid)/task/\($0)/comm", encoding: .utf8))?.hasPrefix("MHD-worker") == true }.count
+        }
         let run = traffic.post(
             to: "https://127.0.0.1:\(server.port)", clients: 6, policy: RetryPolicy(maxAttempts: 5, baseDelay: 0.05, maxDelay: 0.2, maxRetryAfter: 1),
             caFile: bundle.path)
@@ -180,9 +184,9 @@ struct TLSTests {
         let summary = try run.value()
         // Each retired daemon is stopped once its connections are gone: its threads go away.
         let ended = ContinuousClock.now
-        while threads() > baseline, ContinuousClock.now - ended < .seconds(60) { usleep(50_000) }
+        while workers() != 4, ContinuousClock.now - ended < .seconds(60) { usleep(50_000) }
         let retired = ContinuousClock.now - ended
-        #expect(threads() <= baseline, "retired daemons still running after \(retired)")
+        #expect(workers() == 4, "retired daemons still running after \(retired)")
         server.send(SIGTERM)
         #expect(server.waitForExit() == (true, 0))
         #expect(reloads >= 3, "the traffic ended before the reloads began")
