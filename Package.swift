@@ -39,8 +39,8 @@ let package = Package(
         .target(name: "Store", dependencies: ["PushLedgerContract", "Postgres", "LinkCheck"]),
         // The v1 HTTP ingest service on libmicrohttpd, with its Prometheus exposition.
         .target(name: "IngestServer", dependencies: ["PushLedgerContract", "Postgres", "Store", "Gzip", "CMicroHTTPD"]),
-        // A small HTTP/1.1 client for posting batches (simulator, tests, benchmarks, alert webhooks).
-        .target(name: "IngestClient", dependencies: ["Gzip", "PushLedgerSupport"]),
+        // A small HTTP/1.1 client for posting batches (simulator, tests, benchmarks, alert webhooks); HTTPS on libcurl.
+        .target(name: "IngestClient", dependencies: ["Gzip", "PushLedgerSupport", "CCurl"]),
         // Fleet simulator: generated installations and sender, with the expected truth.
         .target(name: "Simulator", dependencies: ["PushLedgerSupport", "PushLedgerContract", "PushLedgerRules", "PushLedgerCLI", "IngestClient"]),
         // Reports and alerts over the outcome engine in sql/.

@@ -38,13 +38,7 @@ hosts=()
 for site in "$sites"/*/; do hosts+=("$(basename "$site")"); done
 
 # The CA and one server certificate naming every host.
-san=$(printf 'DNS:%s,' "${hosts[@]}")
-openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=PushLedger link fixture CA" \
-    -keyout "$dir/ca.key" -out "$dir/ca.pem" -addext "basicConstraints=critical,CA:TRUE" \
-    -addext "keyUsage=critical,keyCertSign,cRLSign" 2>/dev/null
-openssl req -newkey rsa:2048 -nodes -subj "/CN=${hosts[0]}" -keyout "$dir/server.key" -out "$dir/server.csr" 2>/dev/null
-openssl x509 -req -in "$dir/server.csr" -CA "$dir/ca.pem" -CAkey "$dir/ca.key" -CAcreateserial -days 2 \
-    -extfile <(printf 'subjectAltName=%s\nextendedKeyUsage=serverAuth\n' "${san%,}") -out "$dir/server.pem" 2>/dev/null
+"$root/scripts/test-ca.sh" "$dir" "PushLedger link fixture CA" "${hosts[@]/#/DNS:}"
 
 # A free port can be taken between the probe and nginx's bind (parallel tests): try a few.
 for attempt in 1 2 3 4 5; do

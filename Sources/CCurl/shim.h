@@ -12,6 +12,7 @@ static inline CURLcode pl_setopt_string(CURL *c, CURLoption o, const char *v) { 
 static inline CURLcode pl_setopt_pointer(CURL *c, CURLoption o, void *v) { return curl_easy_setopt(c, o, v); }
 static inline CURLcode pl_setopt_slist(CURL *c, CURLoption o, struct curl_slist *v) { return curl_easy_setopt(c, o, v); }
 static inline CURLcode pl_setopt_write(CURL *c, pl_write_callback f) { return curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, f); }
+static inline CURLcode pl_setopt_header(CURL *c, pl_write_callback f) { return curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, f); }
 /// A blob curl copies (CURL_BLOB_COPY), so the caller's buffer may go away after the call.
 static inline CURLcode pl_setopt_blob(CURL *c, CURLoption o, void *data, size_t len) {
     struct curl_blob blob = { data, len, CURL_BLOB_COPY };

@@ -37,6 +37,7 @@ public struct IngestClientError: Error, Sendable, Equatable, CustomStringConvert
     public enum Kind: String, Sendable {
         case invalidURL = "invalid URL", resolve = "cannot resolve host", connect = "cannot connect"
         case timeout = "timed out", io = "connection failed", malformedResponse = "malformed response"
+        case untrusted = "server certificate not trusted"
     }
     public var kind: Kind
     public var detail: String
@@ -48,8 +49,8 @@ public struct IngestClientError: Error, Sendable, Equatable, CustomStringConvert
 
     public var description: String { "ingest client: \(kind.rawValue)" }
 
-    /// Whether a retry may succeed (everything but a bad URL).
-    public var isRetryable: Bool { kind != .invalidURL }
+    /// Whether a retry may succeed (everything but a bad URL or an untrusted certificate).
+    public var isRetryable: Bool { kind != .invalidURL && kind != .untrusted }
 }
 
 /// When and how often `postWithRetry` tries again (the one backoff rule, shared with the SDK).

@@ -21,17 +21,24 @@ public final class IngestClient: @unchecked Sendable {
 
     private let lock = NSLock()
     private var connection: SocketConnection?
+    /// Set for `https://` base URLs: requests go through libcurl.
+    private let tls: CurlTransport?
+    /// `https://authority` for the libcurl requests.
+    private let origin: String
 
-    /// `baseURL` like `http://127.0.0.1:8080` (plain HTTP only); `connectTimeout` defaults to `timeout`.
-    public init(baseURL: String, timeout: Double = 30, connectTimeout: Double? = nil) throws(IngestClientError) {
-        guard baseURL.hasPrefix("http://") else {
-            throw IngestClientError(.invalidURL, "only http:// URLs are supported: \(baseURL)")
+    /// `baseURL` like `http://127.0.0.1:8080` or `https://ingest.example.com`; `connectTimeout`
+    /// defaults to `timeout`. Over HTTPS the certificate is checked against the system store,
+    /// or against the PEM bundle `caFile` alone when given.
+    public init(baseURL: String, timeout: Double = 30, connectTimeout: Double? = nil, caFile: String? = nil) throws(IngestClientError) {
+        let secure = baseURL.hasPrefix("https://")
+        guard secure || baseURL.hasPrefix("http://") else {
+            throw IngestClientError(.invalidURL, "only http:// and https:// URLs are supported: \(baseURL)")
         }
-        let rest = baseURL.dropFirst("http://".count)
+        let rest = baseURL.drop { $0 != "/" }.dropFirst(2)
         let authority = rest.prefix { $0 != "/" }
         var path = String(rest.dropFirst(authority.count))
         while path.hasSuffix("/") { path.removeLast() }
-        var hostPart = Substring(authority), port = 80
+        var hostPart = Substring(authority), port = secure ? 443 : 80
         if authority.hasPrefix("[") {  // [IPv6]:port
             guard let close = authority.firstIndex(of: "]") else { throw IngestClientError(.invalidURL, baseURL) }
             hostPart = authority[authority.index(after: authority.startIndex)..<close]
@@ -51,9 +58,12 @@ public final class IngestClient: @unchecked Sendable {
         basePath = path
         self.timeout = timeout
         self.connectTimeout = connectTimeout ?? timeout
+        origin = "https://\(authority)"
+        tls = secure ? try CurlTransport(caFile: caFile, connectTimeout: connectTimeout ?? timeout, timeout: timeout) : nil
     }
 
-    /// Closes the kept-alive connection (a later request opens a new one).
+    /// Closes the kept-alive connection (a later request opens a new one; over HTTPS libcurl
+    /// keeps its connection until the client goes away).
     public func close() {
         lock.lock()
         defer { lock.unlock() }
@@ -69,15 +79,15 @@ public final class IngestClient: @unchecked Sendable {
         bearer: String? = nil
     ) throws(IngestClientError) -> HTTPResponse {
         let payload = gzip && !bodyIsGzip ? Gzip.compress(body) : body
-        var head = "POST \(basePath)\(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nContent-Type: \(contentType)\r\n"
-        head += "Content-Length: \(payload.count)\r\nAccept: application/json\r\nConnection: keep-alive\r\n"
-        if gzip || bodyIsGzip { head += "Content-Encoding: gzip\r\n" }
-        if let bearer { head += "Authorization: Bearer \(bearer)\r\n" }
-        head += "\r\n"
-        let request = Array(head.utf8) + payload
+        var fields: [(name: String, value: String)] = [("Content-Type", contentType), ("Accept", "application/json")]
+        if gzip || bodyIsGzip { fields.append(("Content-Encoding", "gzip")) }
+        if let bearer { fields.append(("Authorization", "Bearer \(bearer)")) }
         lock.lock()
         defer { lock.unlock() }
-        return try exchange(request)
+        if let tls { return try tls.post(url: origin + basePath + path, fields: fields, body: payload) }
+        var head = "POST \(basePath)\(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nContent-Length: \(payload.count)\r\nConnection: keep-alive\r\n"
+        for field in fields { head += "\(field.name): \(field.value)\r\n" }
+        return try exchange(Array((head + "\r\n").utf8) + payload)
     }
 
     /// POSTs with retries on 429, 503 and network errors: exponential backoff with jitter, or

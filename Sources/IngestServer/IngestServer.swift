@@ -16,7 +16,10 @@ public final class IngestServer: Sendable {
     private let queue: IngestQueue
     private let metrics: ServerMetrics
     private let service: IngestService
-    private let daemon: HTTPDaemon
+    /// The public listener (the ingest API; everything without `config.admin`).
+    private let listener: HTTPListener
+    /// `/metrics`, `/healthz`, `/readyz` on `config.admin`.
+    private let admin: HTTPListener?
     private let maintenance = Mutex<PeriodicTask?>(nil)
     private let lastKeyLoad = Mutex<ContinuousClock.Instant?>(nil)
     private let stopped = Atomic<Bool>(false)
@@ -34,29 +37,77 @@ public final class IngestServer: Sendable {
         queue = IngestQueue(
             capacity: config.queueCapacity, share: config.appQueueShare, maxBatch: config.maxUnitsPerBatch,
             maxEvents: config.maxEventsPerBatch, writers: config.writerCount, write: writer.write)
-        service = IngestService(
+        let service = IngestService(
             config: config, keys: keys, queue: queue, health: health, metrics: metrics, logger: logger,
             feed: { (app, query) throws(StoreError) in try store.invalidTokens(appID: app, query: query) })
-        daemon = HTTPDaemon(handler: service)
-        metrics.registerGauges(queue: queue, health: health, daemon: daemon)
+        self.service = service
+        listener = HTTPListener(handler: ListenerRoutes(service, routes: config.admin == nil ? .all : .ingest))
+        admin = config.admin.map { _ in HTTPListener(handler: ListenerRoutes(service, routes: .operations)) }
+        metrics.registerGauges(queue: queue, health: health, listeners: listeners)
     }
 
+    /// The public listener and the admin one, if any.
+    private var listeners: [HTTPListener] { [listener] + (admin.map { [$0] } ?? []) }
+
     /// The port listened on (the bound one when the config asked for 0).
-    public var port: UInt16 { daemon.port }
+    public var port: UInt16 { listener.port }
+
+    /// The admin listener's port, when there is one.
+    public var adminPort: UInt16? { admin?.port }
 
     /// True when `/readyz` says ready: Postgres reachable, keys loaded, queue not full.
     public var isReady: Bool { service.isReady }
 
-    /// Probes the database and loads the keys (a failure leaves the server up but not ready),
-    /// then starts listening and the maintenance loop.
+    /// Reads the TLS files (a bad one starts nothing), probes the database and loads the keys
+    /// (a failure leaves the server up but not ready), then starts listening and the
+    /// maintenance loop.
     public func start() throws(HTTPServerError) {
+        let tls: TLSCredentials?
+        do {
+            tls = try config.tls.map { files throws(TLSError) in try TLSCredentials.load(files) }
+        } catch {
+            throw HTTPServerError(description: error.description)
+        }
         signal(SIGPIPE, SIG_IGN)
         queue.start()
         maintain()
-        try daemon.start(host: config.host, port: config.port, config: config)
+        try listener.start(host: config.host, port: config.port, config: config, tls: tls)
+        if let admin, let address = config.admin {
+            do {
+                try admin.start(host: address.host, port: address.port, config: config, tls: nil)
+            } catch {
+                listener.stop()
+                throw error
+            }
+            logger.info("admin listening", ["address": "\(address.host):\(admin.port)"])
+        }
         let task = PeriodicTask(name: "pushledger-maintenance", interval: config.reconnectInterval) { [self] in maintain() }
         maintenance.withLock { $0 = task }
-        logger.info("listening", ["address": "\(config.host):\(port)", "http_threads": "\(config.httpThreads)", "writers": "\(config.writerCount)"])
+        logger.info("listening", [
+            "address": "\(config.host):\(port)", "tls": tls == nil ? "off" : "on", "http_threads": "\(config.httpThreads)",
+            "writers": "\(config.writerCount)",
+        ])
+    }
+
+    /// Reads `config.tls` again and serves new connections with it; connections open now finish
+    /// on the old certificate. A file that cannot be used leaves the old certificate in place
+    /// and logs an error. False when nothing was replaced.
+    @discardableResult
+    public func reloadCertificate() -> Bool {
+        guard let files = config.tls else { return false }
+        do throws(TLSError) {
+            let tls = try TLSCredentials.load(files)
+            do {
+                try listener.replaceCredentials(tls)
+            } catch {
+                throw TLSError(description: error.description, detail: "")
+            }
+            logger.info("tls certificate reloaded", ["certificate": files.certificate])
+            return true
+        } catch {
+            logger.error("tls certificate not reloaded, the previous one stays", ["error": error.description, "detail": error.detail])
+            return false
+        }
     }
 
     /// Requests waiting for a writer.
@@ -73,14 +124,14 @@ public final class IngestServer: Sendable {
     /// commit, then close. Safe to call twice.
     public func stop() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        logger.info("stopping", ["in_flight": "\(daemon.requestsInFlight)", "queued": "\(queue.depth)"])
+        logger.info("stopping", ["in_flight": "\(listener.requestsInFlight)", "queued": "\(queue.depth)"])
         service.draining.store(true, ordering: .relaxed)
-        daemon.quiesce()
+        listeners.forEach { $0.quiesce() }
         // Requests still uploading or waiting for a writer finish normally; the writers keep
         // running until the queue is empty, so every suspended connection gets resumed.
-        while daemon.requestsInFlight > 0 { usleep(5_000) }
+        while listeners.contains(where: { $0.requestsInFlight > 0 }) { usleep(5_000) }
         queue.drainAndStop()
-        daemon.stop()
+        listeners.forEach { $0.stop() }
         maintenance.withLock { $0 }?.stop()
         flushKeyUses(all: true)
         logger.info("stopped")

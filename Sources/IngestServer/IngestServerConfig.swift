@@ -9,6 +9,12 @@ public struct IngestServerConfig: Sendable {
     public var host = "127.0.0.1"
     /// TCP port; 0 picks a free one (tests read it back from `IngestServer.port`).
     public var port: UInt16 = 8080
+    /// HTTPS on the public listener with this certificate and key (TLS 1.2 and 1.3); nil is
+    /// plain HTTP. SIGHUP reads the files again.
+    public var tls: TLSFiles? = nil
+    /// Where `/metrics`, `/healthz` and `/readyz` are served (plain HTTP, a private address);
+    /// the public listener then answers 404 for them. Nil serves them on the public listener.
+    public var admin: ListenAddress? = nil
     /// libmicrohttpd polling threads (thread pool size).
     public var httpThreads = 4
     /// Open connections at most; more are refused by libmicrohttpd.
@@ -53,4 +59,15 @@ public struct IngestServerConfig: Sendable {
     public var retryAfterUnavailable = 5
 
     public init() {}
+}
+
+/// An IPv4 address and TCP port to listen on.
+public struct ListenAddress: Sendable, Equatable {
+    public var host: String
+    public var port: UInt16
+
+    public init(host: String, port: UInt16) {
+        self.host = host
+        self.port = port
+    }
 }

@@ -5,8 +5,9 @@ import Synchronization
 
 extension IngestServer {
     /// Runs the server until SIGTERM or SIGINT, then stops gracefully and returns (the CLI
-    /// exits 0). A second signal during the drain exits at once with status 1. `started` runs
-    /// once the port is bound (the CLI prints the address; tests learn the port).
+    /// exits 0). A second signal during the drain exits at once with status 1. SIGHUP reloads
+    /// the key table and, with TLS, the certificate. `started` runs once the port is bound (the
+    /// CLI prints the address; tests learn the port).
     public static func run(
         config: IngestServerConfig, store: any IngestStore, logger: Logger, version: String = "dev",
         started: (IngestServer) -> Void = { _ in }
@@ -22,7 +23,15 @@ extension IngestServer {
                 exit(1)
             }
         }
-        defer { watcher.cancel() }
+        let reload = SignalWatcher(signals: [SIGHUP]) { _, _ in
+            logger.info("signal received, reloading", ["signal": "\(SIGHUP)"])
+            server.refreshKeys()
+            server.reloadCertificate()
+        }
+        defer {
+            watcher.cancel()
+            reload.cancel()
+        }
         try server.start()
         started(server)
         stopRequested.wait()

@@ -22,7 +22,8 @@ public struct SimulateCommand: Sendable {
             first, so the reported days are alike and `alert check` compares like with like.
             """,
         options: [
-            .value("url", help: "Ingest server base URL", default: runner.baseURL, environment: "PUSHLEDGER_INGEST_URL", placeholder: "url"),
+            .value("url", help: "Ingest server base URL (http:// or https://)", default: runner.baseURL, environment: "PUSHLEDGER_INGEST_URL", placeholder: "url"),
+            .value("ca-file", help: "PEM CA bundle trusted for an https:// --url instead of the system store", environment: "PUSHLEDGER_CA_FILE", placeholder: "file"),
             .value("telemetry-key", help: "Bearer key with the telemetry scope", environment: "PUSHLEDGER_TELEMETRY_KEY", placeholder: "key"),
             .value("sends-key", help: "Bearer key with the sends scope", environment: "PUSHLEDGER_SENDS_KEY", placeholder: "key"),
             .value("installs", type: .integer, help: "Installations over all simulated days", default: "\(defaults.installs)"),
@@ -78,6 +79,7 @@ public struct SimulateCommand: Sendable {
         options = SimulationRunner.Options(
             baseURL: parsed.string("url") ?? Self.runner.baseURL, telemetryKey: parsed.string("telemetry-key") ?? "",
             sendsKey: parsed.string("sends-key") ?? "")
+        options.caFile = parsed.string("ca-file")
         options.threads = try integer("threads", 1...64)
         options.gzip = !parsed.flag("no-gzip")
         options.progress = !parsed.flag("no-progress")

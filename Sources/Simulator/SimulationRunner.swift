@@ -15,6 +15,8 @@ public enum SimulationRunner {
         public var gzip = true
         public var retry = RetryPolicy()
         public var progress = true
+        /// PEM bundle that alone is trusted for an `https://` base URL (default: the system store).
+        public var caFile: String? = nil
         public init(baseURL: String, telemetryKey: String, sendsKey: String) {
             self.baseURL = baseURL
             self.telemetryKey = telemetryKey
@@ -32,7 +34,7 @@ public enum SimulationRunner {
         let finished = DispatchGroup()
         for _ in 0..<max(1, options.threads) {
             let client: IngestClient
-            do { client = try IngestClient(baseURL: options.baseURL) } catch {
+            do { client = try IngestClient(baseURL: options.baseURL, caFile: options.caFile) } catch {
                 throw SimulationError.invalidOption("--url", error.description)
             }
             finished.enter()

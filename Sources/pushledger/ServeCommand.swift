@@ -9,9 +9,12 @@ enum ServeCommand: Command {
 
     static let spec = CommandSpec(
         "serve", summary: "Run the v1 HTTP ingest service (POST /v1/telemetry, /v1/sends; /healthz, /readyz, /metrics)",
-        discussion: "A 200 is written only after the request's events are committed. SIGTERM or SIGINT stops accepting, finishes in-flight requests and exits 0; a second signal exits at once. Slow clients: a connection that has not sent its request headers within --header-deadline is closed, however busily it trickles; at the connection limit (--connections, minus a sixteenth kept free) the connections waiting longest for headers are closed to let new ones in; --per-address caps one address. Behind a proxy every connection comes from the proxy: raise --per-address above its pool and let the proxy enforce client timeouts.",
+        discussion: "A 200 is written only after the request's events are committed. SIGTERM or SIGINT stops accepting, finishes in-flight requests and exits 0; a second signal exits at once. Slow clients: a connection that has not sent its request headers within --header-deadline is closed, however busily it trickles; at the connection limit (--connections, minus a sixteenth kept free) the connections waiting longest for headers are closed to let new ones in; --per-address caps one address. Behind a proxy every connection comes from the proxy: raise --per-address above its pool and let the proxy enforce client timeouts. HTTPS: --tls-cert and --tls-key (PEM, both or neither) serve TLS 1.2 and 1.3 only; SIGHUP reads both files again and new connections get the new certificate while open ones finish on the old (a file that cannot be used keeps the old one and logs an error); SIGHUP also reloads the key table. --admin-listen moves /metrics, /healthz and /readyz to a private plain-HTTP address; the public listener then answers 404 for them.",
         options: [
             .value("listen", help: "IPv4 address and port to listen on", default: "\(defaults.host):\(defaults.port)", environment: "PUSHLEDGER_LISTEN", placeholder: "host:port"),
+            .value("tls-cert", help: "PEM certificate chain for HTTPS, server first (needs --tls-key)", environment: "PUSHLEDGER_TLS_CERT", placeholder: "file"),
+            .value("tls-key", help: "PEM private key (unencrypted) of --tls-cert", environment: "PUSHLEDGER_TLS_KEY", placeholder: "file"),
+            .value("admin-listen", help: "Serve /metrics, /healthz, /readyz here, plain HTTP, not on --listen", environment: "PUSHLEDGER_ADMIN_LISTEN", placeholder: "host:port"),
             .value("threads", type: .integer, help: "HTTP threads", default: "\(defaults.httpThreads)"),
             .value("writers", type: .integer, help: "Writer threads (one database connection each)", default: "\(defaults.writerCount)"),
             .value("queue", type: .integer, help: "Validated requests waiting for a writer before 429", default: "\(defaults.queueCapacity)"),
@@ -45,15 +48,30 @@ enum ServeCommand: Command {
         return 0
     }
 
-    /// Flags → server settings; a bad value is bad usage (64).
+    /// Flags → server settings; a bad value, or a TLS file that cannot be used, is bad usage
+    /// (64) and nothing is started.
     static func configuration(_ command: ParsedCommand) throws -> IngestServerConfig {
         var config = IngestServerConfig()
-        let listen = try command.value(String.self, "listen")
-        guard let colon = listen.lastIndex(of: ":"), let port = UInt16(listen[listen.index(after: colon)...]) else {
-            throw OptionError("--listen wants HOST:PORT, got '\(listen)'")
+        let listen = try address(try command.value(String.self, "listen"), flag: "listen")
+        config.host = listen.host
+        config.port = listen.port
+        config.admin = try command.string("admin-listen").map { try address($0, flag: "admin-listen") }
+        if let admin = config.admin, admin == listen {
+            throw OptionError("--admin-listen must differ from --listen")
         }
-        config.host = String(listen[..<colon])
-        config.port = port
+        switch (command.string("tls-cert"), command.string("tls-key")) {
+        case (nil, nil): break
+        case (let certificate?, let key?):
+            let files = TLSFiles(certificate: certificate, key: key)
+            do {
+                try files.check()
+            } catch {
+                throw CommandFailure(message: error.detail.isEmpty ? error.description : "\(error.description): \(error.detail)", exitCode: 64)
+            }
+            config.tls = files
+        case (nil, _?): throw OptionError("--tls-key needs --tls-cert")
+        case (_?, nil): throw OptionError("--tls-cert needs --tls-key")
+        }
         config.httpThreads = try command.positive("threads")
         config.writerCount = try command.positive("writers")
         config.queueCapacity = try command.positive("queue")
@@ -75,5 +93,13 @@ enum ServeCommand: Command {
             throw CommandFailure(message: "--trusted-proxy: \(error.description)", exitCode: 64)
         }
         return config
+    }
+
+    /// `HOST:PORT` of `--listen` and `--admin-listen`.
+    private static func address(_ text: String, flag: String) throws -> ListenAddress {
+        guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]) else {
+            throw OptionError("--\(flag) wants HOST:PORT, got '\(text)'")
+        }
+        return ListenAddress(host: String(text[..<colon]), port: port)
     }
 }

@@ -12,6 +12,15 @@ struct RoutingTests {
         #expect(Route.metricsLabel(path: "/wp-admin") == "other")
     }
 
+    @Test func eachListenerServesItsRouteSet() {
+        let operations: [Route] = [.healthz, .readyz, .metrics]
+        for route in Route.allCases {
+            #expect(RouteSet.all.serves(route))
+            #expect(RouteSet.ingest.serves(route) == !operations.contains(route), "\(route)")
+            #expect(RouteSet.operations.serves(route) == operations.contains(route), "\(route)")
+        }
+    }
+
     @Test func negotiatesBodyFormats() throws {
         #expect(try BodyFormat.negotiate(route: .sends, contentType: "application/x-ndjson", contentEncoding: "GZIP").get()
             == BodyFormat(sendsFormat: .ndjson, gzip: true))

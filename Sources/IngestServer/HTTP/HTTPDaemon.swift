@@ -7,7 +7,9 @@ public struct HTTPServerError: Error, CustomStringConvertible {
     public var description: String
 }
 
-/// libmicrohttpd in internal-thread mode (poll) with a thread pool, suspend/resume and ITC (for quiesce).
+/// libmicrohttpd in internal-thread mode (poll) with a thread pool, suspend/resume and ITC (for
+/// quiesce), plain HTTP or TLS (GnuTLS). A certificate reload runs a `successor` on the same
+/// listening socket and `retire`s this one (see `HTTPListener`).
 ///
 /// C callbacks are plain `@convention(c)` globals; they find this object and the per-request
 /// `RequestContext` through the `cls` / `con_cls` pointers.
@@ -20,6 +22,11 @@ final class HTTPDaemon: @unchecked Sendable {
     nonisolated(unsafe) private var quiescedSocket: Int32 = -1
     /// Requests between their first access-handler call and `NOTIFY_COMPLETED`.
     private let inFlight = Atomic<Int>(0)
+    /// Connections between libmicrohttpd's STARTED and CLOSED notifications.
+    fileprivate let connections = Atomic<Int>(0)
+    /// Settings and TLS strings of `start`, kept for `successor` and freed in `stop`.
+    nonisolated(unsafe) private var config: IngestServerConfig?
+    nonisolated(unsafe) private var tlsStrings: [UnsafeMutablePointer<CChar>] = []
     /// Set by `quiesce`: every answer closes its connection, so keep-alive clients leave.
     private let closing = Atomic<Bool>(false)
     /// The bound port (useful with port 0).
@@ -35,25 +42,59 @@ final class HTTPDaemon: @unchecked Sendable {
     }
 
     var requestsInFlight: Int { inFlight.load(ordering: .acquiring) }
+    var openConnections: Int { connections.load(ordering: .acquiring) }
 
-    /// Binds, listens and starts the polling threads.
-    func start(host: String, port: UInt16, config: IngestServerConfig) throws(HTTPServerError) {
+    /// Binds, listens and starts the polling threads; HTTPS when `tls` is given.
+    func start(host: String, port: UInt16, config: IngestServerConfig, tls: TLSCredentials? = nil) throws(HTTPServerError) {
         let (socket, boundPort) = try Self.listen(host: host, port: port)
-        self.port = boundPort
-        uploadTime = .seconds(max(1, config.uploadDeadlineSeconds))
-        let selfPointer = Unmanaged.passUnretained(self).toOpaque()
-        let limit = max(1, config.connectionLimit)
         // Shed below the daemon's limit, so a new connection is accepted rather than refused.
+        let limit = max(1, config.connectionLimit)
         let guardian = ConnectionGuard(
             headerDeadline: .seconds(max(1, config.headerDeadlineSeconds)),
             keepAliveDeadline: .seconds(max(1, config.requestTimeoutSeconds)),
             shedThreshold: limit - max(1, limit / 16))
+        do {
+            try start(socket: socket, port: boundPort, config: config, tls: tls, guardian: guardian)
+        } catch {
+            close(socket)
+            throw error
+        }
+    }
+
+    /// A daemon on the same listening socket (a duplicate of it) with new credentials, sharing
+    /// this one's connection guard. Once it runs, `retire` this one: the kernel hands new
+    /// connections to whichever daemon accepts, so nothing waiting in the backlog is lost.
+    func successor(tls: TLSCredentials) throws(HTTPServerError) -> HTTPDaemon {
+        let socket = dup(listenSocket)
+        guard listenSocket >= 0, socket >= 0, let guardian, let config else {
+            if socket >= 0 { close(socket) }
+            throw HTTPServerError(description: "the listener is not running")
+        }
+        _ = fcntl(socket, F_SETFD, FD_CLOEXEC)
+        let next = HTTPDaemon(handler: handler)
+        do {
+            try next.start(socket: socket, port: port, config: config, tls: tls, guardian: guardian)
+        } catch {
+            close(socket)
+            throw error
+        }
+        return next
+    }
+
+    private func start(
+        socket: Int32, port: UInt16, config: IngestServerConfig, tls: TLSCredentials?, guardian: ConnectionGuard
+    ) throws(HTTPServerError) {
+        self.port = port
+        self.config = config
+        uploadTime = .seconds(max(1, config.uploadDeadlineSeconds))
+        let selfPointer = Unmanaged.passUnretained(self).toOpaque()
         self.guardian = guardian
         reaper = PeriodicTask(name: "pushledger-header-deadline", interval: 0.25) { guardian.reap() }
+        tlsStrings = tls?.cStrings() ?? []
         var options: [MHD_OptionItem] = [
             MHD_OptionItem(option: .LISTEN_SOCKET, value: Int(socket), ptr_value: nil),
             MHD_OptionItem(option: .THREAD_POOL_SIZE, value: max(1, config.httpThreads), ptr_value: nil),
-            MHD_OptionItem(option: .CONNECTION_LIMIT, value: limit, ptr_value: nil),
+            MHD_OptionItem(option: .CONNECTION_LIMIT, value: max(1, config.connectionLimit), ptr_value: nil),
             MHD_OptionItem(option: .PER_IP_CONNECTION_LIMIT, value: max(1, config.perAddressConnectionLimit), ptr_value: nil),
             MHD_OptionItem(
                 option: .NOTIFY_CONNECTION, value: unsafeBitCast(connectionNotified, to: Int.self), ptr_value: selfPointer),
@@ -62,22 +103,23 @@ final class HTTPDaemon: @unchecked Sendable {
             MHD_OptionItem(
                 option: .NOTIFY_COMPLETED, value: unsafeBitCast(requestCompleted, to: Int.self), ptr_value: selfPointer),
             MHD_OptionItem(option: .UNESCAPE_CALLBACK, value: unsafeBitCast(unescape, to: Int.self), ptr_value: nil),
-            MHD_OptionItem(option: .END, value: 0, ptr_value: nil),
-        ]
+        ] + (tls == nil ? [] : TLSCredentials.options(tlsStrings)) + [MHD_OptionItem(option: .END, value: 0, ptr_value: nil)]
         // poll(), not AUTO (epoll on Linux): with epoll, MHD_quiesce_daemon races a worker thread
         // that removes the listen socket from its epoll set at the same moment, and libmicrohttpd
         // 0.9.75 aborts the process ("Failed to remove listen FD from epoll set", daemon.c:5531):
         // a graceful stop under traffic could crash. Reproduced in 8 of 10 runs of 300 quiesces
         // under connection churn with epoll, 0 of 10 with poll; see HTTPDaemonTests.
-        let flags = MHD_USE_POLL_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ITC.rawValue
+        var flags = MHD_USE_POLL_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ITC.rawValue
+        if tls != nil { flags |= MHD_USE_TLS.rawValue }
         let started = options.withUnsafeMutableBufferPointer { items in
             withVaList([MHD_OPTION.ARRAY.rawValue, items.baseAddress!, MHD_OPTION.END.rawValue]) { arguments in
                 MHD_start_daemon_va(flags, 0, nil, nil, accessHandler, selfPointer, arguments)
             }
         }
         guard let started else {
-            close(socket)
-            throw HTTPServerError(description: "libmicrohttpd could not start on \(host):\(boundPort)")
+            reaper?.stop()
+            releaseTLSStrings()
+            throw HTTPServerError(description: "libmicrohttpd could not start on port \(port)")
         }
         daemon = started
         listenSocket = socket
@@ -99,6 +141,15 @@ final class HTTPDaemon: @unchecked Sendable {
         listenSocket = -1
     }
 
+    /// Stops accepting on the listening socket it shares with its successor (which keeps
+    /// listening); open connections keep being served and close after their answer.
+    func retire() {
+        closing.store(true, ordering: .releasing)
+        guard let daemon, listenSocket >= 0 else { return }
+        quiescedSocket = MHD_quiesce_daemon(daemon)
+        listenSocket = -1
+    }
+
     /// Stops the polling threads and closes every connection. Call after in-flight requests
     /// are answered: suspended connections must be resumed first.
     func stop() {
@@ -107,10 +158,19 @@ final class HTTPDaemon: @unchecked Sendable {
         MHD_stop_daemon(daemon)
         self.daemon = nil
         reaper?.stop()
+        releaseTLSStrings()
         if quiescedSocket >= 0 {
             close(quiescedSocket)
             quiescedSocket = -1
         }
+    }
+
+    private func releaseTLSStrings() {
+        for string in tlsStrings {
+            memset(string, 0, strlen(string))  // the key's text does not outlive the daemon
+            free(string)
+        }
+        tlsStrings = []
     }
 
     // MARK: - Callbacks (on libmicrohttpd threads)
@@ -287,11 +347,13 @@ private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, 
 /// `MHD_NotifyConnectionCallback`: connections opened and closed, for `ConnectionGuard`.
 private let connectionNotified: MHD_NotifyConnectionCallback = { cls, connection, _, code in
     guard let cls, let connection else { return }
-    let guardian = Unmanaged<HTTPDaemon>.fromOpaque(cls).takeUnretainedValue().guardian
+    let daemon = Unmanaged<HTTPDaemon>.fromOpaque(cls).takeUnretainedValue()
     let id = Int(bitPattern: UnsafeRawPointer(connection))
     if code == MHD_ConnectionNotificationCode(rawValue: 0) { // MHD_CONNECTION_NOTIFY_STARTED
-        guardian?.started(id, socket: pushledger_connection_socket(connection))
+        daemon.connections.add(1, ordering: .relaxed)
+        daemon.guardian?.started(id, socket: pushledger_connection_socket(connection))
     } else {
-        guardian?.closed(id)
+        daemon.guardian?.closed(id)
+        daemon.connections.subtract(1, ordering: .releasing)
     }
 }

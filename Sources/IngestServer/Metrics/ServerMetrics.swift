@@ -61,18 +61,20 @@ final class ServerMetrics: Sendable {
     }
 
     /// The gauges, read at scrape time from the parts they describe.
-    func registerGauges(queue: IngestQueue, health: DatabaseHealth, daemon: HTTPDaemon) {
+    func registerGauges(queue: IngestQueue, health: DatabaseHealth, listeners: [HTTPListener]) {
         let capacity = Double(queue.capacity)
         _ = registry.register(GaugeMetric("pushledger_queue_depth", help: "Requests validated and waiting for a writer.") { Double(queue.depth) })
         _ = registry.register(GaugeMetric("pushledger_queue_capacity", help: "Requests the queue holds before answering 429.") { capacity })
         _ = registry.register(GaugeMetric("pushledger_database_up", help: "1 when Postgres answered the last probe.") { health.isUp ? 1 : 0 })
         _ = registry.register(
-            GaugeMetric("pushledger_http_requests_in_flight", help: "Requests received and not yet answered.") { Double(daemon.requestsInFlight) })
+            GaugeMetric("pushledger_http_requests_in_flight", help: "Requests received and not yet answered.") {
+                Double(listeners.reduce(0) { $0 + $1.requestsInFlight })
+            })
         _ = registry.register(
             GaugeMetric("pushledger_http_slow_connections_closed", help: "Connections closed since start for missing the header deadline (`deadline`) or shed at the connection limit (`shed`).",
                         labels: ["reason"]) {
-                let counts = daemon.guardian?.counts ?? (deadline: 0, shed: 0)
-                return [(["deadline"], Double(counts.deadline)), (["shed"], Double(counts.shed))]
+                let counts = listeners.map(\.slowConnections)
+                return [(["deadline"], Double(counts.reduce(0) { $0 + $1.deadline })), (["shed"], Double(counts.reduce(0) { $0 + $1.shed }))]
             })
         let labels = [version, String(cString: MHD_get_version())]
         _ = registry.register(

@@ -17,7 +17,7 @@ public struct AlertWebhook: Sendable {
     /// Throws `invalidArgument` unless `url` is `http://host[:port][/path]`.
     public init(url: String, timeout: Duration = .seconds(10), attempts: Int = 3, backoff: Duration = .seconds(1)) throws(AlertError) {
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-        guard let client = try? IngestClient(baseURL: url, timeout: seconds) else {
+        guard url.hasPrefix("http://"), let client = try? IngestClient(baseURL: url, timeout: seconds) else {
             throw AlertError(.invalidArgument, "webhook URL must be http://host[:port][/path] (put a TLS relay in front of https endpoints)")
         }
         self.url = url

@@ -65,10 +65,11 @@ final class AcknowledgedTraffic: Sendable {
     }
 
     /// Posts the batches from `clients` threads until all are posted or `stop()`; the returned
-    /// handle's value is the summary once every client is done.
-    func post(to baseURL: String, clients: Int, policy: RetryPolicy) -> Background<Summary> {
+    /// handle's value is the summary once every client is done. `caFile`: the CA bundle for an
+    /// `https://` base URL.
+    func post(to baseURL: String, clients: Int, policy: RetryPolicy, caFile: String? = nil) -> Background<Summary> {
         Background { [self] in
-            let workers = (0..<clients).map { _ in Background { [self] in try postLoop(baseURL: baseURL, policy: policy) } }
+            let workers = (0..<clients).map { _ in Background { [self] in try postLoop(baseURL: baseURL, policy: policy, caFile: caFile) } }
             for worker in workers { try worker.value() }
             return summary.withLock { $0 }
         }
@@ -80,8 +81,8 @@ final class AcknowledgedTraffic: Sendable {
     /// Requests answered so far (any status).
     var requests: Int { summary.withLock { $0.requests } }
 
-    private func postLoop(baseURL: String, policy: RetryPolicy) throws {
-        let client = try IngestClient(baseURL: baseURL, timeout: 60, connectTimeout: 5)
+    private func postLoop(baseURL: String, policy: RetryPolicy, caFile: String?) throws {
+        let client = try IngestClient(baseURL: baseURL, timeout: 60, connectTimeout: 5, caFile: caFile)
         client.sleep = { seconds in usleep(UInt32(seconds * 1_000_000)) }
         while !stopped.load(ordering: .relaxed) {
             let index = next.add(1, ordering: .relaxed).oldValue
