@@ -6,7 +6,8 @@
 # cluster of its own with durable settings, each on a fresh database: with the fairness
 # settings; with every writer allowed to one app (only the lane's share left); and with all of
 # it opened up (every writer for one app, one lane as large as the queue, no events bound on a
-# transaction). After each run the stored sends are checked against what each app was
+# transaction); and, for the machine's own latency at the time, app B alone with the fairness
+# settings. After each run the stored sends are checked against what each app was
 # acknowledged and what it sent.
 #   scripts/fairness.sh [SECONDS]   (default 20; FAIRNESS_CONFIG=debug to skip the release build)
 # Prints Markdown and saves it under bench/results/fairness-<time>.md.
@@ -23,13 +24,15 @@ flood_app=com.example.flood steady_app=com.example.steady
 # The per-address cap is lifted: every client of the run is on 127.0.0.1.
 common=(--per-address 128 --log-level warning)
 # Run names and their serve flags (the defaults otherwise: 2 writers, --batch-events 5000).
-runs=(on shared off)
+runs=(on shared off alone)
 declare -A flags=(
     [on]="--app-share 16"
     [shared]="--app-share 16 --app-writers 2"
     [off]="--app-share 512 --app-writers 2 --batch-events 100000000"
+    [alone]="--app-share 16"
 )
-declare -A titles=([on]="with fairness" [shared]="every writer to one app" [off]="without fairness")
+declare -A titles=([on]="with fairness" [shared]="every writer to one app" [off]="without fairness" [alone]="B alone, no flood")
+declare -A flood_flags=([alone]="--flood-connections 0")
 
 bindir=$(swift build -c "$config" --show-bin-path)
 log "Building ($config)"
@@ -67,7 +70,9 @@ run() {
     wait_for_port "$port" "$server" "$work/serve-$name.log"
     log "Flood $name ($seconds s): serve $*"
     local line
-    line=$("$bench" flood --port "$port" --flood-app $flood_app --steady-app $steady_app --seconds "$seconds" | tr '\n' ' ')
+    # shellcheck disable=SC2086  # the flags are words
+    line=$("$bench" flood --port "$port" --flood-app $flood_app --steady-app $steady_app --seconds "$seconds" \
+        ${flood_flags[$name]:-} | tr '\n' ' ')
     kill -TERM "$server"; wait "$server" || true; server=""
     eval "$line"
     local stored_flood stored_steady twice

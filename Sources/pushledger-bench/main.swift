@@ -31,7 +31,7 @@ let flood = CommandSpec(
         .value("port", type: .integer, help: "Port of pushledger serve on 127.0.0.1", required: true),
         .value("flood-key", help: "Sends key of the flooding app", environment: "BENCH_FLOOD_KEY", required: true),
         .value("flood-app", help: "The flooding key's app id", default: "com.example.flood"),
-        .value("flood-connections", type: .integer, help: "Connections of the flooding app", default: "64"),
+        .value("flood-connections", type: .integer, help: "Connections of the flooding app (0: the steady app alone)", default: "64"),
         .value("flood-batch", type: .integer, help: "Sends per request of the flooding app", default: "500"),
         .value("steady-key", help: "Sends key of the steady app", environment: "BENCH_STEADY_KEY", required: true),
         .value("steady-app", help: "The steady key's app id", default: "com.example.steady"),
@@ -71,7 +71,7 @@ func runFlood(_ parsed: ParsedCommand) throws -> Int32 {
     let run = FairnessFlood(
         port: UInt16(try parsed.int("port", in: 1...65_535)),
         flood: .init(id: try parsed.value(String.self, "flood-app"), key: try parsed.value(String.self, "flood-key"),
-                     connections: try parsed.positive("flood-connections"), batch: try parsed.positive("flood-batch")),
+                     connections: try parsed.int("flood-connections", in: 0...4_096), batch: try parsed.positive("flood-batch")),
         steady: .init(id: try parsed.value(String.self, "steady-app"), key: try parsed.value(String.self, "steady-key"),
                       connections: try parsed.positive("steady-connections"), batch: try parsed.positive("steady-batch")),
         steadyRate: Double(try parsed.positive("steady-rate")), seconds: Double(try parsed.positive("seconds")))
