@@ -55,11 +55,7 @@ done
 port=$(scripts/free-port.sh)
 DATABASE_URL=$url "$bin" serve --listen "127.0.0.1:$port" --log-level warning 2>"$work/serve.log" &
 server=$!
-for _ in $(seq 1 300); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-    kill -0 "$server" 2>/dev/null || { cat "$work/serve.log" >&2; exit 1; }
-    sleep 0.1
-done
+wait_for_port "$port" "$server" "$work/serve.log"
 export BENCH_TELEMETRY_KEY BENCH_SENDS_KEY
 BENCH_TELEMETRY_KEY=$(DATABASE_URL=$url "$bin" keys create --app $app --scope telemetry --log-level warning)
 BENCH_SENDS_KEY=$(DATABASE_URL=$url "$bin" keys create --app $app --scope sends --log-level warning)

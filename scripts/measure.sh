@@ -21,3 +21,12 @@ pg_cpu() {
 pg_cpu_settled() { sleep 1; pg_cpu; }
 per_million() { calc "%.0f" "($2 - $1) * 1000000 / $3"; }
 peak_rss_mib() { awk '/VmHWM/ { printf "%.0f", $2 / 1024 }' "/proc/$1/status"; }
+# Waits until something listens on 127.0.0.1:$1; fails (printing log $3) when process $2 ends first.
+wait_for_port() {
+    for _ in $(seq 1 300); do
+        (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+        kill -0 "$2" 2>/dev/null || { cat "$3" >&2; return 1; }
+        sleep 0.1
+    done
+    echo "nothing listens on port $1" >&2; return 1
+}

@@ -24,10 +24,13 @@ public struct LoadGenerator: Sendable {
         /// Request latencies in seconds, sorted.
         public var latencies: [Double]
 
-        public func percentile(_ p: Double) -> Double {
-            guard !latencies.isEmpty else { return 0 }
-            return latencies[min(latencies.count - 1, Int((p * Double(latencies.count)).rounded(.up)) - 1)]
-        }
+        public func percentile(_ p: Double) -> Double { LoadGenerator.percentile(p, ofSorted: latencies) }
+    }
+
+    /// The nearest-rank percentile `p` (0…1) of sorted values; 0 when there are none.
+    public static func percentile(_ p: Double, ofSorted values: [Double]) -> Double {
+        guard !values.isEmpty else { return 0 }
+        return values[max(0, min(values.count - 1, Int((p * Double(values.count)).rounded(.up)) - 1))]
     }
 
     public var port: UInt16

@@ -36,7 +36,8 @@ public final class IngestServer: Sendable {
         let writer = BatchWriter(store: store, health: health, metrics: metrics, logger: logger)
         queue = IngestQueue(
             capacity: config.queueCapacity, share: config.appQueueShare, maxBatch: config.maxUnitsPerBatch,
-            maxEvents: config.maxEventsPerBatch, writers: config.writerCount, write: writer.write)
+            maxEvents: config.maxEventsPerBatch, writers: config.writerCount,
+            appWriters: config.appWriterLimit, write: writer.write)
         let service = IngestService(
             config: config, keys: keys, queue: queue, health: health, metrics: metrics, logger: logger,
             feed: { (app, query) throws(StoreError) in try store.invalidTokens(appID: app, query: query) })

@@ -44,6 +44,10 @@ public struct IngestServerConfig: Sendable {
     public var appQueueShare = 128
     /// Writer threads, each with its own database connection.
     public var writerCount = 2
+    /// Writers busy with one app's requests at once at most; nil: one fewer than `writerCount`
+    /// (with a single writer, that one). The writers left over are always free for the other
+    /// apps, so a flood never makes another app's request wait for a flood's transaction.
+    public var appWriterLimit: Int?
     /// Requests written together in one transaction at most.
     public var maxUnitsPerBatch = 128
     /// Events written together in one transaction at most (a single larger request still goes

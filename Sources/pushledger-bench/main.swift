@@ -25,8 +25,23 @@ let post = CommandSpec(
         .value("telemetry-key", help: "Bearer key for /v1/telemetry", environment: "BENCH_TELEMETRY_KEY", required: true),
         .value("sends-key", help: "Bearer key for /v1/sends", environment: "BENCH_SENDS_KEY", required: true),
     ])
+let flood = CommandSpec(
+    "flood", summary: "One app floods /v1/sends while another posts on a schedule; prints key=value figures of both",
+    options: [
+        .value("port", type: .integer, help: "Port of pushledger serve on 127.0.0.1", required: true),
+        .value("flood-key", help: "Sends key of the flooding app", environment: "BENCH_FLOOD_KEY", required: true),
+        .value("flood-app", help: "The flooding key's app id", default: "com.example.flood"),
+        .value("flood-connections", type: .integer, help: "Connections of the flooding app (0: the steady app alone)", default: "64"),
+        .value("flood-batch", type: .integer, help: "Sends per request of the flooding app", default: "500"),
+        .value("steady-key", help: "Sends key of the steady app", environment: "BENCH_STEADY_KEY", required: true),
+        .value("steady-app", help: "The steady key's app id", default: "com.example.steady"),
+        .value("steady-rate", type: .integer, help: "Requests a second of the steady app", default: "20"),
+        .value("steady-connections", type: .integer, help: "Connections of the steady app", default: "4"),
+        .value("steady-batch", type: .integer, help: "Sends per request of the steady app", default: "20"),
+        .value("seconds", type: .integer, help: "Length of the run", default: "20"),
+    ])
 let root = CommandSpec(
-    "pushledger-bench", summary: "Benchmark inputs and load for scripts/bench.sh", subcommands: [inputs, post],
+    "pushledger-bench", summary: "Benchmark inputs and load for scripts/bench.sh and scripts/fairness.sh", subcommands: [inputs, post, flood],
     version: "pushledger-bench 0.1.0")
 
 func fail(_ message: String, _ code: Int32) -> Never {
@@ -51,14 +66,38 @@ func runPost(_ parsed: ParsedCommand) throws -> Int32 {
     return 0
 }
 
+/// Runs the flood and prints what each app saw.
+func runFlood(_ parsed: ParsedCommand) throws -> Int32 {
+    let run = FairnessFlood(
+        port: UInt16(try parsed.int("port", in: 1...65_535)),
+        flood: .init(id: try parsed.value(String.self, "flood-app"), key: try parsed.value(String.self, "flood-key"),
+                     connections: try parsed.int("flood-connections", in: 0...4_096), batch: try parsed.positive("flood-batch")),
+        steady: .init(id: try parsed.value(String.self, "steady-app"), key: try parsed.value(String.self, "steady-key"),
+                      connections: try parsed.positive("steady-connections"), batch: try parsed.positive("steady-batch")),
+        steadyRate: Double(try parsed.positive("steady-rate")), seconds: Double(try parsed.positive("seconds")))
+    let (floodTraffic, steadyTraffic) = run.run()
+    for (name, traffic) in [("flood", floodTraffic), ("steady", steadyTraffic)] {
+        let others = traffic.statuses.filter { $0.key != 200 && $0.key != 429 }.values.reduce(0, +)
+        let ms = { (seconds: Double) in String(Int((seconds * 1e3).rounded())) }
+        let figures: [(String, String)] = [
+            ("requests", "\(traffic.responses)"), ("200", "\(traffic.ok)"), ("429", "\(traffic.throttled)"),
+            ("429_without_retry_after", "\(traffic.throttledWithoutRetryAfter)"), ("other", "\(others)"),
+            ("acknowledged", "\(traffic.acknowledgedIDs().count)"), ("attempted", "\(traffic.attemptedIDs().count)"), ("p50_ms", ms(traffic.percentile(0.5))),
+            ("p99_ms", ms(traffic.percentile(0.99))), ("max_ms", ms(traffic.latencies.last ?? 0)),
+        ]
+        print(figures.map { "\(name)_\($0.0)=\($0.1)" }.joined(separator: " "))
+    }
+    return 0
+}
+
 switch CommandParser.parse(Array(CommandLine.arguments.dropFirst()), root: root, environment: ProcessInfo.processInfo.environment) {
 case .failure(let usage):
     fail(usage.description, usage.exitCode)
 case .success(.help(let text)), .success(.version(let text)):
     print(text)
 case .success(.run(let parsed)):
-    if parsed.path == ["post"] {
-        do { exit(try runPost(parsed)) } catch let error as OptionError { fail(error.reason, error.exitCode) } catch { fail("\(error)", 1) }
+    for (path, command) in [("post", runPost), ("flood", runFlood)] where parsed.path == [path] {
+        do { exit(try command(parsed)) } catch let error as OptionError { fail(error.reason, error.exitCode) } catch { fail("\(error)", 1) }
     }
     guard parsed.path == ["inputs"] else { fail("name a command; see pushledger-bench --help", 64) }
     let now = Date()

@@ -9,7 +9,7 @@ enum ServeCommand: Command {
 
     static let spec = CommandSpec(
         "serve", summary: "Run the v1 HTTP ingest service (POST /v1/telemetry, /v1/sends; /healthz, /readyz, /metrics)",
-        discussion: "A 200 is written only after the request's events are committed. SIGTERM or SIGINT stops accepting, finishes in-flight requests and exits 0; a second signal exits at once. Slow clients: a connection that has not sent its request headers within --header-deadline is closed, however busily it trickles; at the connection limit (--connections, minus a sixteenth kept free) the connections waiting longest for headers are closed to let new ones in; --per-address caps one address. Behind a proxy every connection comes from the proxy: raise --per-address above its pool and let the proxy enforce client timeouts. HTTPS: --tls-cert and --tls-key (PEM, both or neither) serve TLS 1.2 and 1.3 only; SIGHUP reads both files again and new connections get the new certificate while open ones finish on the old (a file that cannot be used keeps the old one and logs an error); SIGHUP also reloads the key table. --admin-listen moves /metrics, /healthz and /readyz to a private plain-HTTP address; the public listener then answers 404 for them.",
+        discussion: "A 200 is written only after the request's events are committed. SIGTERM or SIGINT stops accepting, finishes in-flight requests and exits 0; a second signal exits at once. Slow clients: a connection that has not sent its request headers within --header-deadline is closed, however busily it trickles; at the connection limit (--connections, minus a sixteenth kept free) the connections waiting longest for headers are closed to let new ones in; --per-address caps one address. Behind a proxy every connection comes from the proxy: raise --per-address above its pool and let the proxy enforce client timeouts. HTTPS: --tls-cert and --tls-key (PEM, both or neither) serve TLS 1.2 and 1.3 only; SIGHUP reads both files again and new connections get the new certificate while open ones finish on the old (a file that cannot be used keeps the old one and logs an error); SIGHUP also reloads the key table. --admin-listen moves /metrics, /healthz and /readyz to a private plain-HTTP address; the public listener then answers 404 for them. Fairness between apps: each app waits in its own lane of at most --app-share requests (past it that app gets 429 with Retry-After), writers take the apps in turn, and one app holds at most --app-writers writers at once, so another app's request never waits for a flood's transaction; a per-key rate (keys create/update --rate) limits one key whatever the load. See docs/operations/README.md.",
         options: [
             .value("listen", help: "IPv4 address and port to listen on", default: "\(defaults.host):\(defaults.port)", environment: "PUSHLEDGER_LISTEN", placeholder: "host:port"),
             .value("tls-cert", help: "PEM certificate chain for HTTPS, server first (needs --tls-key)", environment: "PUSHLEDGER_TLS_CERT", placeholder: "file"),
@@ -18,6 +18,7 @@ enum ServeCommand: Command {
             .value("threads", type: .integer, help: "HTTP threads", default: "\(defaults.httpThreads)"),
             .value("writers", type: .integer, help: "Writer threads (one database connection each)", default: "\(defaults.writerCount)"),
             .value("queue", type: .integer, help: "Validated requests waiting for a writer before 429", default: "\(defaults.queueCapacity)"),
+            .value("app-writers", type: .integer, help: "Writers one app may hold at once, the rest kept for other apps (default: writers - 1)"),
             .value("app-share", type: .integer, help: "Validated requests of one app waiting at most; past it that app alone gets 429", default: "\(defaults.appQueueShare)"),
             .value("batch-events", type: .integer, help: "Events committed together in one transaction at most (one larger request goes alone)", default: "\(defaults.maxEventsPerBatch)"),
             .value("batch", type: .integer, help: "Requests committed together in one transaction at most", default: "\(defaults.maxUnitsPerBatch)"),
@@ -77,6 +78,9 @@ enum ServeCommand: Command {
         config.queueCapacity = try command.positive("queue")
         config.maxUnitsPerBatch = try command.positive("batch")
         config.appQueueShare = try command.positive("app-share")
+        if try command.optional(Int.self, "app-writers") != nil {
+            config.appWriterLimit = try command.int("app-writers", in: 1...config.writerCount)
+        }
         config.maxEventsPerBatch = try command.positive("batch-events")
         config.connectionLimit = try command.positive("connections")
         config.connectionMemoryLimit = try command.positive("connection-memory")

@@ -23,6 +23,14 @@ import Testing
         #expect(result.stdout.isEmpty)
     }
 
+    /// One app may hold every writer but no more than there are; bad usage before any database.
+    @Test func serveRefusesMoreWritersForOneAppThanItHas() throws {
+        let result = try CommandRunner.run(
+            ["serve", "--writers", "3", "--app-writers", "4"], environment: ["DATABASE_URL": "postgres://x@127.0.0.1:1/x"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--app-writers must be between 1 and 3, got 4"), "\(result.stderr)")
+    }
+
     @Test(arguments: [["nosuch", "--help"], ["nosuch"], ["report", "nosuch", "-h"]])
     func anUnknownCommandIsAnErrorEvenWithHelp(arguments: [String]) throws {
         let result = try CommandRunner.run(arguments)

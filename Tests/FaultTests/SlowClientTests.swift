@@ -3,91 +3,93 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// An attacker's slow connections against the real server: 1,000 connections over 250 loopback
-/// source addresses, each trickling one header line a second and reconnecting when closed,
-/// while an ordinary client on 127.0.0.1 posts real batches. Every ordinary request is answered,
-/// the slow connections are closed by the header deadline, memory stays bounded.
-@Suite("Slow clients")
-struct SlowClientTests {
-    static let attackers = 1_000
-    static let seconds = 14.0
+extension MachineLoad {
+    /// An attacker's slow connections against the real server: 1,000 connections over 250 loopback
+    /// source addresses, each trickling one header line a second and reconnecting when closed,
+    /// while an ordinary client on 127.0.0.1 posts real batches. Every ordinary request is answered,
+    /// the slow connections are closed by the header deadline, memory stays bounded.
+    @Suite("Slow clients")
+    struct SlowClientTests {
+        static let attackers = 1_000
+        static let seconds = 14.0
 
-    @Test func trickledHeadersCannotCrowdOutOrdinaryClients() throws {
-        try Self.raiseOpenFileLimit(to: 4_096)
-        let database = try FaultDatabase.fresh()
-        let server = try ServeProcess(databaseURL: database.url)
-        let stop = Atomic<Bool>(false)
-        let figures = Mutex<(closed: Int, longest: Double, opened: Int)>((0, 0, 0))
-        let attacker = Thread {
-            var trickle = Trickle(port: server.port)
-            while !stop.load(ordering: .relaxed) {
-                trickle.round(target: Self.attackers)
-                usleep(1_000_000)
+        @Test func trickledHeadersCannotCrowdOutOrdinaryClients() throws {
+            try Self.raiseOpenFileLimit(to: 4_096)
+            let database = try FaultDatabase.fresh()
+            let server = try ServeProcess(databaseURL: database.url)
+            let stop = Atomic<Bool>(false)
+            let figures = Mutex<(closed: Int, longest: Double, opened: Int)>((0, 0, 0))
+            let attacker = Thread {
+                var trickle = Trickle(port: server.port)
+                while !stop.load(ordering: .relaxed) {
+                    trickle.round(target: Self.attackers)
+                    usleep(1_000_000)
+                }
+                figures.withLock { $0 = (trickle.closedByServer, trickle.longestLife, trickle.opened) }
+                trickle.closeAll()
             }
-            figures.withLock { $0 = (trickle.closedByServer, trickle.longestLife, trickle.opened) }
-            trickle.closeAll()
-        }
-        attacker.start()
-        usleep(2_000_000)  // the attack is under way before the first ordinary request
+            attacker.start()
+            usleep(2_000_000)  // the attack is under way before the first ordinary request
 
-        var latencies: [Double] = []
-        var failures: [String] = []
-        let start = Date()
-        var n = 0
-        while Date().timeIntervalSince(start) < Self.seconds - 2 {
-            n += 1
-            let began = Date()
-            do {
-                let connection = try RawHTTPConnection(port: server.port, receiveTimeout: 10)
-                connection.write(RawRequest.make(
-                    "POST", "/v1/telemetry",
-                    headers: [("Content-Type", "application/json"), ("Authorization", "Bearer \(database.telemetryKey)")],
-                    body: Fixtures.telemetry(count: 20)))
-                let reply = try connection.readReply()
-                if reply.status != 200 { failures.append("\(n): \(reply.status)") }
-            } catch {
-                failures.append("\(n): \(error)")
+            var latencies: [Double] = []
+            var failures: [String] = []
+            let start = Date()
+            var n = 0
+            while Date().timeIntervalSince(start) < Self.seconds - 2 {
+                n += 1
+                let began = Date()
+                do {
+                    let connection = try RawHTTPConnection(port: server.port, receiveTimeout: 10)
+                    connection.write(RawRequest.make(
+                        "POST", "/v1/telemetry",
+                        headers: [("Content-Type", "application/json"), ("Authorization", "Bearer \(database.telemetryKey)")],
+                        body: Fixtures.telemetry(count: 20)))
+                    let reply = try connection.readReply()
+                    if reply.status != 200 { failures.append("\(n): \(reply.status)") }
+                } catch {
+                    failures.append("\(n): \(error)")
+                }
+                latencies.append(Date().timeIntervalSince(began))
+                usleep(100_000)
             }
-            latencies.append(Date().timeIntervalSince(began))
-            usleep(100_000)
+            stop.store(true, ordering: .relaxed)
+            while !attacker.isFinished { usleep(10_000) }
+            let memory = server.memory()
+            server.send(SIGTERM)
+            _ = server.waitForExit()
+
+            let sorted = latencies.sorted()
+            let p99 = sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))]
+            let (closed, longest, opened) = figures.withLock { $0 }
+            FaultFigures.logger.info("fault figures", [
+                "test": "slow clients", "ordinary_requests": "\(latencies.count)", "failures": "\(failures.count)",
+                "p50_ms": "\(Int(sorted[sorted.count / 2] * 1000))", "p99_ms": "\(Int(p99 * 1000))",
+                "max_ms": "\(Int((sorted.last ?? 0) * 1000))", "slow_connections_opened": "\(opened)",
+                "slow_closed_by_server": "\(closed)", "longest_slow_s": String(format: "%.1f", longest),
+                "peak_rss_mib": "\((memory?.peak ?? 0) >> 20)",
+            ])
+            #expect(latencies.count > 20)
+            #expect(failures.isEmpty, "\(failures.prefix(5))")
+            // Latency is a figure (logged above, kept in docs/reliability.md), not an assertion: timing
+            // on a shared machine belongs to benchmarks. A starved ordinary client fails here anyway,
+            // as a timeout of its 10 s receive (without the guard the first one waited 134 s).
+            // Every slow connection is closed by the server, none later than the 5 s header deadline
+            // plus the reaper's tick and one trickle round.
+            #expect(closed >= Self.attackers)
+            #expect(longest < 7.5, "a slow connection lived \(longest) s")
+            #expect((memory?.peak ?? .max) < 256 << 20, "peak RSS \((memory?.peak ?? 0) >> 20) MiB")
+            #expect(try database.count("select count(*)::int8 from event_ids") == Int(latencies.count - failures.count) * 20)
         }
-        stop.store(true, ordering: .relaxed)
-        while !attacker.isFinished { usleep(10_000) }
-        let memory = server.memory()
-        server.send(SIGTERM)
-        _ = server.waitForExit()
 
-        let sorted = latencies.sorted()
-        let p99 = sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))]
-        let (closed, longest, opened) = figures.withLock { $0 }
-        FaultFigures.logger.info("fault figures", [
-            "test": "slow clients", "ordinary_requests": "\(latencies.count)", "failures": "\(failures.count)",
-            "p50_ms": "\(Int(sorted[sorted.count / 2] * 1000))", "p99_ms": "\(Int(p99 * 1000))",
-            "max_ms": "\(Int((sorted.last ?? 0) * 1000))", "slow_connections_opened": "\(opened)",
-            "slow_closed_by_server": "\(closed)", "longest_slow_s": String(format: "%.1f", longest),
-            "peak_rss_mib": "\((memory?.peak ?? 0) >> 20)",
-        ])
-        #expect(latencies.count > 20)
-        #expect(failures.isEmpty, "\(failures.prefix(5))")
-        // Latency is a figure (logged above, kept in docs/reliability.md), not an assertion: timing
-        // on a shared machine belongs to benchmarks. A starved ordinary client fails here anyway,
-        // as a timeout of its 10 s receive (without the guard the first one waited 134 s).
-        // Every slow connection is closed by the server, none later than the 5 s header deadline
-        // plus the reaper's tick and one trickle round.
-        #expect(closed >= Self.attackers)
-        #expect(longest < 7.5, "a slow connection lived \(longest) s")
-        #expect((memory?.peak ?? .max) < 256 << 20, "peak RSS \((memory?.peak ?? 0) >> 20) MiB")
-        #expect(try database.count("select count(*)::int8 from event_ids") == Int(latencies.count - failures.count) * 20)
-    }
-
-    /// The open-file limit of this process: 1,000 sockets need more than the usual 1,024 soft limit.
-    static func raiseOpenFileLimit(to wanted: rlim_t) throws {
-        var limit = rlimit()
-        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-        guard limit.rlim_cur < wanted else { return }
-        limit.rlim_cur = min(wanted, limit.rlim_max)
-        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-        try #require(limit.rlim_cur >= rlim_t(attackers + 256), "open-file limit \(limit.rlim_cur)")
+        /// The open-file limit of this process: 1,000 sockets need more than the usual 1,024 soft limit.
+        static func raiseOpenFileLimit(to wanted: rlim_t) throws {
+            var limit = rlimit()
+            getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+            guard limit.rlim_cur < wanted else { return }
+            limit.rlim_cur = min(wanted, limit.rlim_max)
+            setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+            try #require(limit.rlim_cur >= rlim_t(attackers + 256), "open-file limit \(limit.rlim_cur)")
+        }
     }
 }
 

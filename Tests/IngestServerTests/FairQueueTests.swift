@@ -73,6 +73,48 @@ struct FairQueueTests {
         #expect(singles.names.withLock { $0 }.map(\.count) == [1, 1])
     }
 
+    /// While every writer an app may hold is busy with it, a free writer takes only the other
+    /// apps' jobs, even when the busy app's were queued first.
+    @Test func aFloodingAppLeavesAWriterForTheOthers() throws {
+        let release = DispatchSemaphore(value: 0), entered = DispatchSemaphore(value: 0)
+        let batches = Batches()
+        let queue = IngestQueue(capacity: 20, share: 10, maxBatch: 4, writers: 2) { jobs in
+            let names = jobs.map(\.app)
+            batches.names.withLock { $0.append(names) }
+            if names.first == "a" && batches.names.withLock({ $0.count }) == 1 {
+                entered.signal()
+                release.wait()
+            }
+            for job in jobs { job.completion(.success(WriteOutcome(accepted: 0, duplicates: 0))) }
+        }
+        #expect(queue.appWriters == 1)
+        queue.start()
+        _ = queue.submit(Self.job("a", 0))
+        entered.wait()
+        // a holds its one writer: the other writer passes over a's queued jobs to b's.
+        for i in 1..<4 { _ = queue.submit(Self.job("a", i)) }
+        _ = queue.submit(Self.job("b", 0))
+        let served = Self.waitUntil { batches.names.withLock { $0.count } == 2 }
+        #expect(served)
+        #expect(batches.names.withLock { $0 } == [["a"], ["b"]])
+        release.signal()
+        queue.drainAndStop()
+        #expect(batches.names.withLock { $0 } == [["a"], ["b"], ["a", "a", "a"]])
+        // The limit is at least one writer and at most all of them.
+        let noop: @Sendable ([IngestJob]) -> Void = { _ in }
+        #expect(IngestQueue(capacity: 1, maxBatch: 1, writers: 1, write: noop).appWriters == 1)
+        #expect(IngestQueue(capacity: 1, maxBatch: 1, writers: 4, write: noop).appWriters == 3)
+        #expect(IngestQueue(capacity: 1, maxBatch: 1, writers: 4, appWriters: 9, write: noop).appWriters == 4)
+    }
+
+    private static func waitUntil(_ condition: () -> Bool) -> Bool {
+        for _ in 0..<500 {
+            if condition() { return true }
+            usleep(10_000)
+        }
+        return false
+    }
+
     /// Taking `count` at `now` is refused with a wait of `seconds`.
     private static func expectRefused(_ bucket: inout TokenBucket, _ count: Double, now: Double, waiting seconds: Double) throws {
         let refused = bucket.take(count, now: now)

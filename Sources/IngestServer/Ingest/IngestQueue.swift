@@ -23,8 +23,10 @@ struct IngestJob: Sendable {
 /// lane, holding at most `share` jobs, so one app's flood fills its lane (429 for that app) and
 /// never the whole queue. A writer takes jobs round-robin over the lanes, one job an app a turn,
 /// up to `maxBatch` jobs and `maxEvents` events (at least one job), and stores them in one
-/// transaction; a request gets its answer only after that commit. The events bound keeps every
-/// transaction short, so another app's request never waits long behind a flood's batch.
+/// transaction; a request gets its answer only after that commit. An app's jobs are in at most
+/// `appWriters` transactions at once (default: one writer fewer than there are), so however
+/// much one app sends, a writer is left for the others: another app's request waits for a
+/// writer only while the others are busy with other apps, never behind a flood's transaction.
 final class IngestQueue: Sendable {
     private let condition = NSCondition()
     nonisolated(unsafe) private var lanes: [String: [IngestJob]] = [:]
@@ -33,18 +35,23 @@ final class IngestQueue: Sendable {
     nonisolated(unsafe) private var count = 0
     nonisolated(unsafe) private var closed = false
     nonisolated(unsafe) private var runningWriters = 0
+    /// Transactions in progress that hold jobs of the app.
+    nonisolated(unsafe) private var writing: [String: Int] = [:]
     let capacity: Int
     /// Jobs of one app waiting at most.
     let share: Int
     private let maxBatch: Int
     private let maxEvents: Int
     private let writers: Int
+    /// Transactions of one app at once at most.
+    let appWriters: Int
     private let write: @Sendable ([IngestJob]) -> Void
 
     /// `write` stores one batch and completes every job in it; it runs on the writer threads.
-    /// `share` defaults to the whole capacity (no per-app bound).
+    /// `share` defaults to the whole capacity (no per-app bound); `appWriters` to
+    /// `IngestQueue.defaultAppWriters(writers)`, at most `writers`.
     init(
-        capacity: Int, share: Int? = nil, maxBatch: Int, maxEvents: Int = .max, writers: Int,
+        capacity: Int, share: Int? = nil, maxBatch: Int, maxEvents: Int = .max, writers: Int, appWriters: Int? = nil,
         write: @escaping @Sendable ([IngestJob]) -> Void
     ) {
         self.capacity = max(1, capacity)
@@ -52,8 +59,12 @@ final class IngestQueue: Sendable {
         self.maxBatch = max(1, maxBatch)
         self.maxEvents = max(1, maxEvents)
         self.writers = max(1, writers)
+        self.appWriters = max(1, min(appWriters ?? Self.defaultAppWriters(writers), self.writers))
         self.write = write
     }
+
+    /// One writer kept for the other apps (none with a single writer).
+    static func defaultAppWriters(_ writers: Int) -> Int { max(1, writers - 1) }
 
     /// Starts the writer threads (once).
     func start() {
@@ -106,8 +117,13 @@ final class IngestQueue: Sendable {
     }
 
     private func writerLoop() {
-        while let batch = nextBatch() {
-            write(batch)
+        var batch = condition.withLock { nextBatch() }
+        while let jobs = batch {
+            write(jobs)
+            batch = condition.withLock {
+                finished(jobs)
+                return nextBatch()
+            }
         }
         condition.withLock {
             runningWriters -= 1
@@ -115,23 +131,43 @@ final class IngestQueue: Sendable {
         }
     }
 
-    /// Blocks until jobs are waiting; nil once closed and empty.
+    /// The apps of a stored batch may take another writer: wake the writers waiting for that.
+    private func finished(_ jobs: [IngestJob]) {
+        for app in Set(jobs.map(\.app)) {
+            writing[app]! -= 1
+            if writing[app]! == 0 { writing[app] = nil }
+        }
+        condition.broadcast()
+    }
+
+    /// Blocks until jobs of an app under its writer limit are waiting; nil once closed and
+    /// empty. Called with the lock held.
     private func nextBatch() -> [IngestJob]? {
-        condition.withLock {
-            while count == 0 && !closed { condition.wait() }
-            guard count > 0 else { return nil }
-            return takeRoundRobin()
+        while true {
+            if count == 0 && closed { return nil }
+            let batch = count > 0 ? takeRoundRobin() : []
+            if !batch.isEmpty { return batch }
+            condition.wait()
         }
     }
 
-    /// One job from each app in turn until the batch is full; an app that still has jobs goes
-    /// to the back of the turns. Called with the lock held and jobs waiting.
+    private func mayWrite(_ app: String) -> Bool { (writing[app] ?? 0) < appWriters }
+
+    /// One job from each app in turn until the batch is full, skipping apps at their writer
+    /// limit; an app that still has jobs goes to the back of the turns. Called with the lock held.
     private func takeRoundRobin() -> [IngestJob] {
         var batch: [IngestJob] = []
         var events = 0
+        var apps: Set<String> = []
+        var skipped: [String] = []
         while batch.count < maxBatch, let app = turns.first {
+            guard apps.contains(app) || mayWrite(app) else {
+                skipped.append(turns.removeFirst())
+                continue
+            }
             let job = lanes[app]![0]
             guard batch.isEmpty || events + job.unit.eventCount <= maxEvents else { break }
+            if apps.insert(app).inserted { writing[app, default: 0] += 1 }
             batch.append(job)
             events += job.unit.eventCount
             count -= 1
@@ -139,6 +175,8 @@ final class IngestQueue: Sendable {
             lanes[app]!.removeFirst()
             if lanes[app]!.isEmpty { lanes[app] = nil } else { turns.append(app) }
         }
+        // Skipped apps keep their place ahead of the ones served.
+        turns.insert(contentsOf: skipped, at: 0)
         return batch
     }
 }

@@ -50,9 +50,9 @@ struct FaultDatabase: Sendable {
 
     func count(_ sql: SQL) throws -> Int { try connect().query(sql)[0].decode(0, as: Int.self) }
 
-    /// The event ids in the de-duplication ledger (one row per stored event).
-    func storedEventIDs() throws -> Set<String> {
-        let rows = try connect().query("select event_id::text from event_ids where app_id = \(Self.app)")
+    /// The event ids of `app` in the de-duplication ledger (one row per stored event).
+    func storedEventIDs(app: String = Self.app) throws -> Set<String> {
+        let rows = try connect().query("select event_id::text from event_ids where app_id = \(app)")
         return Set(try rows.map { try $0.decode(0, as: String.self) })
     }
 
