@@ -89,6 +89,10 @@ struct FairQueueTests {
         }
         #expect(queue.appWriters == 1)
         queue.start()
+        // b posted a moment ago: the limit holds while a floods.
+        _ = queue.submit(Self.job("b", 9))
+        #expect(Self.waitUntil { batches.names.withLock { $0.count } == 1 })
+        batches.names.withLock { $0 = [] }
         _ = queue.submit(Self.job("a", 0))
         entered.wait()
         // a holds its one writer: the other writer passes over a's queued jobs to b's.
@@ -105,6 +109,27 @@ struct FairQueueTests {
         #expect(IngestQueue(capacity: 1, maxBatch: 1, writers: 1, write: noop).appWriters == 1)
         #expect(IngestQueue(capacity: 1, maxBatch: 1, writers: 4, write: noop).appWriters == 3)
         #expect(IngestQueue(capacity: 1, maxBatch: 1, writers: 4, appWriters: 9, write: noop).appWriters == 4)
+    }
+
+    @Test func anAppAloneUsesEveryWriter() throws {
+        let release = DispatchSemaphore(value: 0), entered = DispatchSemaphore(value: 0)
+        let batches = Batches()
+        let queue = IngestQueue(capacity: 20, share: 10, maxBatch: 4, writers: 2) { jobs in
+            batches.names.withLock { $0.append(jobs.map(\.app)) }
+            entered.signal()
+            release.wait()
+            for job in jobs { job.completion(.success(WriteOutcome(accepted: 0, duplicates: 0))) }
+        }
+        queue.start()
+        _ = queue.submit(Self.job("a", 0))
+        entered.wait()
+        // No other app present: the second writer takes a's next jobs while the first is busy.
+        for i in 1..<3 { _ = queue.submit(Self.job("a", i)) }
+        entered.wait()
+        #expect(batches.names.withLock { $0.count } == 2)
+        for _ in 0..<3 { release.signal() }
+        queue.drainAndStop()
+        #expect(batches.names.withLock { $0.joined().count } == 3)
     }
 
     private static func waitUntil(_ condition: () -> Bool) -> Bool {

@@ -24,9 +24,12 @@ struct IngestJob: Sendable {
 /// never the whole queue. A writer takes jobs round-robin over the lanes, one job an app a turn,
 /// up to `maxBatch` jobs and `maxEvents` events (at least one job), and stores them in one
 /// transaction; a request gets its answer only after that commit. An app's jobs are in at most
-/// `appWriters` transactions at once (default: one writer fewer than there are), so however
-/// much one app sends, a writer is left for the others: another app's request waits for a
-/// writer only while the others are busy with other apps, never behind a flood's transaction.
+/// `appWriters` transactions at once (default: one writer fewer than there are) while another
+/// app has posted within `recentApps`, so however much one app sends, a writer is left for the
+/// others: another app's request waits for a writer only while the others are busy with other
+/// apps, never behind a flood's transaction. An app alone (a server of one app, or the first
+/// request of another app in a while) uses every writer: the limit costs nothing until there
+/// is someone to be fair to.
 final class IngestQueue: Sendable {
     private let condition = NSCondition()
     nonisolated(unsafe) private var lanes: [String: [IngestJob]] = [:]
@@ -37,6 +40,10 @@ final class IngestQueue: Sendable {
     nonisolated(unsafe) private var runningWriters = 0
     /// Transactions in progress that hold jobs of the app.
     nonisolated(unsafe) private var writing: [String: Int] = [:]
+    /// When each app last submitted, pruned to the apps within `recentApps`.
+    nonisolated(unsafe) private var lastSubmitted: [String: ContinuousClock.Instant] = [:]
+    /// How long an app counts as present for the writer limit after its last request.
+    let recentApps: Duration
     let capacity: Int
     /// Jobs of one app waiting at most.
     let share: Int
@@ -52,7 +59,7 @@ final class IngestQueue: Sendable {
     /// `IngestQueue.defaultAppWriters(writers)`, at most `writers`.
     init(
         capacity: Int, share: Int? = nil, maxBatch: Int, maxEvents: Int = .max, writers: Int, appWriters: Int? = nil,
-        write: @escaping @Sendable ([IngestJob]) -> Void
+        recentApps: Duration = .seconds(10), write: @escaping @Sendable ([IngestJob]) -> Void
     ) {
         self.capacity = max(1, capacity)
         self.share = max(1, min(share ?? capacity, capacity))
@@ -60,6 +67,7 @@ final class IngestQueue: Sendable {
         self.maxEvents = max(1, maxEvents)
         self.writers = max(1, writers)
         self.appWriters = max(1, min(appWriters ?? Self.defaultAppWriters(writers), self.writers))
+        self.recentApps = recentApps
         self.write = write
     }
 
@@ -100,6 +108,7 @@ final class IngestQueue: Sendable {
             let waiting = lanes[job.app]?.count ?? 0
             guard waiting < share else { return .shareFull }
             if waiting == 0 { turns.append(job.app) }
+            noteSubmission(job.app)
             lanes[job.app, default: []].append(job)
             count += 1
             condition.signal()
@@ -151,7 +160,21 @@ final class IngestQueue: Sendable {
         }
     }
 
-    private func mayWrite(_ app: String) -> Bool { (writing[app] ?? 0) < appWriters }
+    /// Below its writer limit, or no other app present. Called with the lock held.
+    private func mayWrite(_ app: String) -> Bool {
+        guard (writing[app] ?? 0) >= appWriters else { return true }
+        let since = ContinuousClock.now - recentApps
+        return !lastSubmitted.contains { $0.key != app && $0.value > since }
+    }
+
+    /// Records `app` as present; forgets apps gone quiet once the table grows. Called with the
+    /// lock held.
+    private func noteSubmission(_ app: String) {
+        let now = ContinuousClock.now
+        if lastSubmitted.updateValue(now, forKey: app) == nil && lastSubmitted.count > 64 {
+            lastSubmitted = lastSubmitted.filter { $0.value > now - recentApps }
+        }
+    }
 
     /// One job from each app in turn until the batch is full, skipping apps at their writer
     /// limit; an app that still has jobs goes to the back of the turns. Called with the lock held.
