@@ -49,24 +49,18 @@ select n.channel, n.campaign, pushledger_day(n.sent_at), count(*), count(o.lande
  order by 1, 2, 3
 $$;
 
--- Refreshes the send rollups (pushledger_refresh_rollups) and then the landing rollups of
--- every day whose send rollups changed, the landing days of an app read in runs of up to 7
--- consecutive days; returns the (app, day)s whose send rollups were recomputed. Idempotent
--- and safe while ingest runs, like the refresh it wraps.
-create or replace function pushledger_refresh_report_rollups(
-    p_as_of timestamptz default now(), p_window interval default '24 hours')
-returns table (refreshed_app text, refreshed_day date)
+-- Recomputes the landing rollups of the days the send refreshes marked (open_landings_dirty_days),
+-- and of any day whose send rollups are newer than its landing rollups (whoever refreshed
+-- them), the days of an app read in runs of up to 7 consecutive days.
+create or replace function pushledger_refresh_landings(p_as_of timestamptz)
+returns void
 language plpgsql as $$
 begin
-    create temp table if not exists report_refreshed_days (app_id text, day date) on commit drop;
-    truncate report_refreshed_days;
-    insert into report_refreshed_days select * from pushledger_refresh_rollups(p_as_of, p_window);
-
-    -- Days refreshed now, or by an earlier refresh this function did not see.
     create temp table if not exists report_landing_days (app_id text, day date) on commit drop;
     truncate report_landing_days;
+    with taken as (delete from open_landings_dirty_days returning app_id, day)
     insert into report_landing_days
-    select app_id, day from report_refreshed_days
+    select app_id, day from taken
     union
     select r.app_id, r.day
       from send_rollups_daily r
@@ -85,7 +79,37 @@ begin
     insert into open_landings_days (app_id, day, refreshed_at)
     select app_id, day, now() from report_landing_days
     on conflict (app_id, day) do update set refreshed_at = excluded.refreshed_at;
+end
+$$;
 
+-- Refreshes the send rollups (pushledger_refresh_rollups) and then the landing rollups
+-- (pushledger_refresh_landings); returns the (app, day)s the send refresh reports. Idempotent
+-- and safe while ingest runs, like the refresh it wraps.
+create or replace function pushledger_refresh_report_rollups(
+    p_as_of timestamptz default now(), p_window interval default '24 hours')
+returns table (refreshed_app text, refreshed_day date)
+language plpgsql as $$
+begin
+    create temp table if not exists report_refreshed_days (app_id text, day date) on commit drop;
+    truncate report_refreshed_days;
+    insert into report_refreshed_days select * from pushledger_refresh_rollups(p_as_of, p_window);
+    perform pushledger_refresh_landings(p_as_of);
+    return query select app_id, day from report_refreshed_days order by 1, 2;
+end
+$$;
+
+-- The same from scratch: pushledger_rebuild_rollups, then the landing rollups of every day.
+create or replace function pushledger_rebuild_report_rollups(
+    p_as_of timestamptz default now(), p_window interval default '24 hours')
+returns table (refreshed_app text, refreshed_day date)
+language plpgsql as $$
+begin
+    create temp table if not exists report_refreshed_days (app_id text, day date) on commit drop;
+    truncate report_refreshed_days;
+    insert into report_refreshed_days select * from pushledger_rebuild_rollups(p_as_of, p_window);
+    delete from open_landings_daily;
+    delete from open_landings_days;
+    perform pushledger_refresh_landings(p_as_of);
     return query select app_id, day from report_refreshed_days order by 1, 2;
 end
 $$;
