@@ -108,7 +108,6 @@ begin
     truncate report_refreshed_days;
     insert into report_refreshed_days select * from pushledger_rebuild_rollups(p_as_of, p_window);
     delete from open_landings_daily;
-    delete from open_landings_days;
     perform pushledger_refresh_landings(p_as_of);
     return query select app_id, day from report_refreshed_days order by 1, 2;
 end

@@ -11,6 +11,7 @@
 -- re-judges instrumentation exactly (pushledger_rollup_totals, sql/reports/weekly.sql).
 
 drop function if exists pushledger_rollup_day(text, date, timestamptz, interval);
+drop function if exists pushledger_rollup_days(text, date, date, timestamptz, interval);
 
 -- One send_outcomes row from a classified send (the columns the rollups group by and count).
 create or replace function pushledger_outcome_row(c pushledger_classified_send)
@@ -343,7 +344,8 @@ begin
     perform pg_advisory_xact_lock(hashtext('pushledger_refresh_rollups'));
     perform pushledger_rollup_work_tables();
     perform pushledger_take_rollup_inputs(p_as_of);
-    delete from rollup_dirty_days;
+    with taken as (delete from rollup_dirty_days returning app_id, day)
+    insert into rollup_days select distinct t.app_id, t.day from taken t;
     truncate send_outcomes;
     delete from send_rollups_daily;
     delete from send_rejections_daily;
@@ -373,7 +375,8 @@ begin
     perform pushledger_replace_outcomes(p_as_of);
     select count(*) into v_sends from rollup_new;
     delete from open_landings_dirty_days;
-    insert into open_landings_dirty_days select distinct r.app_id, r.day from send_rollups_daily r;
+    insert into open_landings_dirty_days
+    select r.app_id, r.day from send_rollups_daily r union select d.app_id, d.day from rollup_days d;
     perform pushledger_record_refresh(p_as_of, p_window, true, v_sends);
     return query
     select r.app_id, r.day from send_rollups_daily r union select sl.app_id, sl.day from instrumented_slices_daily sl
