@@ -24,15 +24,16 @@ language sql immutable as $$
 $$;
 
 -- Classifies one app's days [p_from, p_to) in one set-based pass, each day judged as its own
--- window, into the session's table rollup_new.
-create or replace function pushledger_classify_days(p_app text, p_from date, p_to date, p_as_of timestamptz, p_window interval)
+-- window, into p_into: the session's table rollup_new, or send_outcomes for a rebuild.
+create or replace function pushledger_classify_days(
+    p_app text, p_from date, p_to date, p_as_of timestamptz, p_window interval, p_into text default 'rollup_new')
 returns void
 language plpgsql as $$
 begin
-    insert into rollup_new
-    select (pushledger_outcome_row(c)).*
-      from pushledger_classify_sends(p_app, p_from::timestamp at time zone 'UTC',
-                                     p_to::timestamp at time zone 'UTC', p_as_of, p_window, true) c;
+    execute format(
+        'insert into %I select (pushledger_outcome_row(c)).* from pushledger_classify_sends($1, $2, $3, $4, $5, true) c',
+        p_into)
+    using p_app, p_from::timestamp at time zone 'UTC', p_to::timestamp at time zone 'UTC', p_as_of, p_window;
 end
 $$;
 
@@ -66,14 +67,20 @@ end
 $$;
 
 -- Adds signed send_outcomes rows (sign -1: a row leaving, +1: a row arriving) to the rollups;
--- rows reaching zero go. Returns the (app, day)s whose counts moved.
-create or replace function pushledger_apply_rollup_deltas(p_as_of timestamptz)
+-- rows reaching zero go. p_source: the rows, rollup_delta (the session's changed rows), or
+-- every row of send_outcomes (a rebuild, into empty rollups). Returns the (app, day)s whose
+-- counts moved.
+create or replace function pushledger_apply_rollup_deltas(p_as_of timestamptz, p_source text default 'rollup_delta')
 returns table (app_id text, day date)
 language plpgsql as $$
 #variable_conflict use_column
+declare
+    v_source text := case p_source when 'send_outcomes' then '(select 1 as sign, o.* from send_outcomes o)'
+                                   else 'rollup_delta' end;
 begin
     create temp table if not exists rollup_moved (app_id text, day date) on commit drop;
     truncate rollup_moved;
+    execute replace($sql$
     with deltas as (
         select d.app_id, d.day, d.platform, d.channel, d.app_version, d.campaign, d.provider,
                sum(d.sign) as sends,
@@ -91,7 +98,7 @@ begin
                -- Rule 8's other causes (no as-of snapshot, unresolved installation) hold in any window.
                sum(d.sign) filter (where d.outcome = 'unattributed' and d.display_state <> 'unknown'
                                    and d.installation_id is not null and not d.instrumented) as uninstrumented
-          from rollup_delta d
+          from $source d
          group by 1, 2, 3, 4, 5, 6, 7
     ), moved as (
         insert into send_rollups_daily as r (
@@ -102,7 +109,7 @@ begin
                coalesce(d.accepted, 0), coalesce(d.rejected, 0), coalesce(d.opened, 0), coalesce(d.received, 0),
                coalesce(d.pending, 0), coalesce(d.blocked_app, 0), coalesce(d.blocked_channel, 0),
                coalesce(d.unattributed, 0), coalesce(d.unconfirmed, 0), coalesce(d.token_invalid, 0),
-               coalesce(d.to_invalid_token, 0), p_as_of, now(), coalesce(d.uninstrumented, 0)
+               coalesce(d.to_invalid_token, 0), $1, now(), coalesce(d.uninstrumented, 0)
           from deltas d
          where d.sends <> 0 or d.accepted <> 0 or d.rejected <> 0 or d.opened <> 0 or d.received <> 0
             or d.pending <> 0 or d.blocked_app <> 0 or d.blocked_channel <> 0 or d.unattributed <> 0
@@ -120,11 +127,13 @@ begin
             as_of = excluded.as_of, refreshed_at = excluded.refreshed_at
         returning r.app_id, r.day
     )
-    insert into rollup_moved select distinct m.app_id, m.day from moved m;
+    insert into rollup_moved select distinct m.app_id, m.day from moved m
+    $sql$, '$source', v_source) using p_as_of;
 
+    execute replace($sql$
     with deltas as (
         select d.app_id, d.day, d.platform, d.provider, d.reason_class, d.reason, d.status, sum(d.sign) as rejected
-          from rollup_delta d where d.outcome = 'rejected'
+          from $source d where d.outcome = 'rejected'
          group by 1, 2, 3, 4, 5, 6, 7 having sum(d.sign) <> 0
     ), moved as (
         insert into send_rejections_daily as r
@@ -134,7 +143,8 @@ begin
             rejected = r.rejected + excluded.rejected, refreshed_at = excluded.refreshed_at
         returning r.app_id, r.day
     )
-    insert into rollup_moved select distinct m.app_id, m.day from moved m;
+    insert into rollup_moved select distinct m.app_id, m.day from moved m
+    $sql$, '$source', v_source);
 
     delete from send_rollups_daily r using (select distinct * from rollup_moved) m
      where r.app_id = m.app_id and r.day = m.day and r.sends = 0;
@@ -368,12 +378,10 @@ begin
           from spans sp cross join generate_series(sp.first_day, sp.last_day, interval '7 days') d
          order by 1, 2
     loop
-        perform pushledger_classify_days(v_run.app_id, v_run.first_day, v_run.last_day + 1, p_as_of, p_window);
+        perform pushledger_classify_days(v_run.app_id, v_run.first_day, v_run.last_day + 1, p_as_of, p_window, 'send_outcomes');
     end loop;
-    create temp table if not exists rollup_old on commit drop as select * from send_outcomes with no data;
-    truncate rollup_old;
-    perform pushledger_replace_outcomes(p_as_of);
-    select count(*) into v_sends from rollup_new;
+    perform pushledger_apply_rollup_deltas(p_as_of, 'send_outcomes');
+    select count(*) into v_sends from send_outcomes;
     delete from open_landings_dirty_days;
     insert into open_landings_dirty_days
     select r.app_id, r.day from send_rollups_daily r union select d.app_id, d.day from rollup_days d;
