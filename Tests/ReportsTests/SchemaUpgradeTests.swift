@@ -61,7 +61,7 @@ struct SchemaUpgradeTests {
     }
 
     /// Tables of the incremental refresh's state (sql/migrations/0007_send_outcomes.sql).
-    static let refreshState: Set<String> = ["send_outcomes", "rollup_inputs", "rollup_refresh_state", "open_landings_dirty_days"]
+    static let refreshState: Set<String> = ["send_outcomes", "open_landing_notifications", "rollup_inputs", "rollup_refresh_state"]
 
     /// `pg_dump --schema-only`, without the per-run `\restrict` key lines.
     static func schema(_ url: String) throws -> String {

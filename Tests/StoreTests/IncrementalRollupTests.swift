@@ -23,6 +23,7 @@ import Testing
         ("open_landings_daily", "app_id, day, channel, campaign, opens, landed_reported, misrouted"),
         ("prompt_cohorts_daily", "app_id, experiment, day, cohort, platform, installs, prompted, granted, provisional, reached, granted_without_prompt, retained_eligible, retained, hours_to_prompt"),
         ("send_outcomes", "*"),
+        ("open_landing_notifications", "*"),
     ]
 
     static func contents(_ connection: Connection) throws -> [String: String] {

@@ -294,28 +294,23 @@ begin
 end
 $$;
 
--- The landing days the re-judged sends touch (sql/engine/landings.sql): the days of every
--- changed row and recomputed day, and every day with a send of a notification that changed or
--- got a new open (an open counts on the day of its notification's latest send).
-create or replace function pushledger_mark_landing_days(p_as_of timestamptz)
+-- The notifications whose landing rows (sql/engine/landings.sql) a refresh recomputes: those
+-- with an open taken (stored or removed), and those of every changed or recomputed send (its
+-- notification's latest attempt may have moved); then recomputes them.
+create or replace function pushledger_refresh_landings(p_as_of timestamptz)
 returns void
 language plpgsql as $$
 begin
-    insert into open_landings_dirty_days (app_id, day)
-    select distinct d.app_id, d.day from (
-        select r.app_id, r.day from rollup_delta r
-        union all
-        select r.app_id, r.day from rollup_days r
-        union all
-        select s.app_id, pushledger_day(s.sent_at)
-          from (select t.app_id, k.notification_id
-                  from rollup_taken t cross join unnest(t.keys, t.times) k(notification_id, at)
-                 where t.kind = 'open' and k.at <= p_as_of
-                union
-                select r.app_id, r.notification_id from rollup_delta r) n
-          join sends s on s.app_id = n.app_id and s.notification_id = n.notification_id
-         where s.sent_at <= p_as_of
-    ) d;
+    create temp table if not exists landing_notifications (app_id text, notification_id uuid) on commit drop;
+    truncate landing_notifications;
+    insert into landing_notifications
+    select t.app_id, k.notification_id from rollup_taken t cross join unnest(t.keys) k(notification_id) where t.kind = 'open'
+    union
+    select r.app_id, r.notification_id from rollup_delta r
+    union
+    select r.app_id, r.notification_id from rollup_old r;
+    analyze landing_notifications;
+    perform pushledger_refresh_landing_notifications(p_as_of, false);
 end
 $$;
 
@@ -382,9 +377,9 @@ begin
     end loop;
     perform pushledger_apply_rollup_deltas(p_as_of, 'send_outcomes');
     select count(*) into v_sends from send_outcomes;
-    delete from open_landings_dirty_days;
-    insert into open_landings_dirty_days
-    select r.app_id, r.day from send_rollups_daily r union select d.app_id, d.day from rollup_days d;
+    -- Every day with rollups has its landing rollups computed (open_landings_days).
+    insert into rollup_days select distinct r.app_id, r.day from send_rollups_daily r;
+    perform pushledger_refresh_landing_notifications(p_as_of, true);
     perform pushledger_record_refresh(p_as_of, p_window, true, v_sends);
     return query
     select r.app_id, r.day from send_rollups_daily r union select sl.app_id, sl.day from instrumented_slices_daily sl
@@ -431,16 +426,20 @@ begin
     end loop;
     create temp table if not exists rollup_old on commit drop as select * from send_outcomes with no data;
     truncate rollup_old;
+    -- The set's rows by key, one look-up each (a hash join would read all of send_outcomes).
     insert into rollup_old
-    select o.* from send_outcomes o
-      join (select distinct * from rollup_send_set) k on o.app_id = k.app_id and o.sent_at = k.sent_at and o.event_id = k.event_id
-    union all
-    select o.* from send_outcomes o join rollup_days d on o.app_id = d.app_id and o.day = d.day;
+    select o.* from (select distinct * from rollup_send_set) k
+     cross join lateral (select * from send_outcomes o
+                          where o.app_id = k.app_id and o.sent_at = k.sent_at and o.event_id = k.event_id) o;
+    insert into rollup_old
+    select o.* from rollup_days d
+      join send_outcomes o on o.app_id = d.app_id and o.sent_at >= d.day::timestamp at time zone 'UTC'
+                          and o.sent_at < (d.day + 1)::timestamp at time zone 'UTC';
     select count(*) into v_sends from rollup_new;
     create temp table if not exists rollup_refreshed (app_id text, day date) on commit drop;
     truncate rollup_refreshed;
     insert into rollup_refreshed select * from pushledger_replace_outcomes(p_as_of);
-    perform pushledger_mark_landing_days(p_as_of);
+    perform pushledger_refresh_landings(p_as_of);
     perform pushledger_record_refresh(p_as_of, p_window, false, v_sends);
     return query
     select r.app_id, r.day from rollup_refreshed r

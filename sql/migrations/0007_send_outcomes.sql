@@ -52,11 +52,19 @@ create table rollup_inputs (
     queued_at timestamptz   not null default now()
 );
 
--- Days whose landing rollups must be recomputed (written by the send refresh, taken by the
--- landing refresh, so either can run alone).
-create table open_landings_dirty_days (
-    app_id text not null,
-    day    date not null
+-- Tap-through landing per notification with opens: the day, channel and campaign of its latest
+-- send attempt and its opens (sql/engine/landings.sql). open_landings_daily is the grouping of
+-- these rows; a refresh rewrites the rows of the notifications that got an open or a send.
+create table open_landing_notifications (
+    app_id          text    not null,
+    notification_id uuid    not null,
+    day             date    not null,
+    channel         text    not null,
+    campaign        text,
+    opens           integer not null,
+    landed_reported integer not null,
+    misrouted       integer not null,
+    primary key (app_id, notification_id)
 );
 
 -- The last completed refresh (pushledger_rollup_status()).
@@ -69,6 +77,6 @@ create table rollup_refresh_state (
     reclassified   bigint      not null
 );
 
-grant select on send_outcomes, rollup_refresh_state to pushledger_reader;
+grant select on send_outcomes, open_landing_notifications, rollup_refresh_state to pushledger_reader;
 
 -- Every existing send is judged by the next refresh: it finds no row and recomputes in full.
