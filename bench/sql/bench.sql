@@ -156,6 +156,7 @@ begin
       from (select * from sends s
              where s.app_id = p_app and s.sent_at >= p_from and s.sent_at < p_from + 7 and s.status between 200 and 299
                and not exists (select 1 from notification_receipts r where r.app_id = s.app_id and r.notification_id = s.notification_id)
+             order by random()
              limit v_rows) s
       join installations i on i.app_id = s.app_id and i.installation_id = s.installation_id;
     get diagnostics v_rows = row_count; events := events + v_rows;
