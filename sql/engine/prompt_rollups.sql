@@ -133,28 +133,16 @@ select d.cohort, sum(d.installs), sum(d.prompted), sum(d.granted), sum(d.provisi
 $$;
 
 -- Recomputes every prompt-cohort rollup from scratch as of p_as_of (`pushledger rollup
--- --full`): every (app, experiment, day) with an exposure and every day with a shown system
--- prompt. Marks due after p_as_of stay; returns how many days it recomputed.
+-- --full`): every installation is marked, so every day any of them is a member of is
+-- recomputed. Returns how many days it recomputed.
 create or replace function pushledger_rebuild_prompt_rollups(p_as_of timestamptz default now())
 returns integer
 language plpgsql as $$
-declare
-    v_days integer := 0;
-    v_day record;
 begin
     perform pg_advisory_xact_lock(hashtext('pushledger_refresh_prompt_rollups'));
-    delete from prompt_rollup_dirty_installations where due_at <= p_as_of;
     delete from prompt_cohorts_daily;
-    for v_day in
-        select distinct e.app_id, e.experiment, pushledger_day(e.occurred_at) as day from experiment_exposures e
-        union
-        select distinct p.app_id, null, pushledger_day(p.occurred_at) from permission_prompts p
-         where p.prompt = 'system' and p.result <> 'already_determined'
-         order by 1, 2, 3
-    loop
-        perform pushledger_rollup_prompt_day(v_day.app_id, v_day.experiment, v_day.day, p_as_of);
-        v_days := v_days + 1;
-    end loop;
-    return v_days;
+    insert into prompt_rollup_dirty_installations (app_id, installation_id, due_at)
+    select i.app_id, i.installation_id, '-infinity' from installations i;
+    return pushledger_refresh_prompt_rollups(p_as_of);
 end
 $$;
