@@ -12,7 +12,9 @@
 #      one input of the outcome engine alone (the sends joined with their receipts), against
 #      reading every input of the engine once (count(*) of each), and the
 #      rollup's grouping alone over sends already classified (the floor of a rollup that
-#      would only aggregate).
+#      would only aggregate). The rollup is a full rebuild; then one more hour of traffic
+#      is written and refreshed incrementally, against the rebuild (smoke mode also checks
+#      that the incremental rollups equal a rebuild).
 # Smoke mode runs it all tiny on the caller's DATABASE_URL (make test) and checks it worked.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -183,6 +185,7 @@ in_week() { echo "app_id = '$app' and $1 >= '$monday_date'::date and $1 < '$mond
 week_filter=$(in_week sent_at)
 copies=1
 report_rows=""
+incr_rows=""
 for scale in ${BENCH_SCALES-1 2 4}; do  # BENCH_SCALES= skips the reports
     want=$(( (sends_1x * scale + base_sends - 1) / base_sends ))
     t0=$(now)
@@ -206,8 +209,23 @@ for scale in ${BENCH_SCALES-1 2 4}; do  # BENCH_SCALES= skips the reports
         + (select count(*) from notification_opens where app_id = '$app' and occurred_at >= '$monday_date'::date - 32)
         + (select count(*) from installations where app_id = '$app')")
     t0=$(now) pg0=$(pg_cpu)
-    DATABASE_URL=$(db_url bench_reports) "$bin" rollup --log-level warning >/dev/null
+    DATABASE_URL=$(db_url bench_reports) "$bin" rollup --full --log-level warning >/dev/null
     rollup_seconds=$(since "$t0") rollup_cpu=$(calc "%.1f" "$(pg_cpu_settled) - $pg0")
+    # One more hour of traffic (new sends, their receipts, late receipts of earlier days, new
+    # snapshots) through the tables' triggers, then the incremental refresh that follows it
+    # (after the vacuum autovacuum would have run on the rebuilt tables within that hour).
+    q reports "vacuum analyze" 2>/dev/null
+    IFS='|' read -r hour_events hour_share < <(q reports "select events, round((share * 100)::numeric, 2) from bench.next_hour('$app', '$monday_date', 0.006)")
+    t0=$(now) pg0=$(pg_cpu)
+    DATABASE_URL=$(db_url bench_reports) "$bin" rollup --format json --log-level warning >"$work/incremental-$scale.json"
+    incr_seconds=$(since "$t0") incr_cpu=$(calc "%.2f" "$(pg_cpu_settled) - $pg0")
+    incr_sends=$(sed -nE 's/.*"reclassified_sends": ([0-9]+).*/\1/p' "$work/incremental-$scale.json")
+    if [ "$mode" = smoke ]; then  # the incremental rollups equal a rebuild as of the same time
+        as_of=$(q reports "select as_of from pushledger_rollup_status()")
+        incremental=$(q reports "select bench.rollup_digest()")
+        rebuilt=$(q reports "begin; select count(*) from pushledger_rebuild_report_rollups('$as_of'); select bench.rollup_digest(); rollback;" | tail -1)
+        [ "$incremental" = "$rebuilt" ] || { echo "bench: the incremental rollups differ from a rebuild" >&2; exit 1; }
+    fi
     # A rollup that only aggregates (the outcomes already on the sends): its floor.
     q reports "select bench.classify_week('$app', '$monday_date')" >/dev/null
     q reports "vacuum analyze bench.classified"
@@ -218,8 +236,9 @@ for scale in ${BENCH_SCALES-1 2 4}; do  # BENCH_SCALES= skips the reports
     grep -q . "$work/weekly-$scale.txt" || { echo "bench: empty weekly report" >&2; exit 1; }
     rolled=$(q reports "select coalesce(sum(sends), 0) from send_rollups_daily where app_id = '$app' and day >= '$monday_date' and day < '$monday_date'::date + 7")
     [ "$rolled" -eq "$week_sends" ] || { echo "bench: rollups count $rolled sends of $week_sends" >&2; exit 1; }
-    report_rows+="| ${scale}× | $week_sends | $scan_seconds | $join_seconds | $inputs_seconds | $(calc "%.1f" "$inputs_seconds / $scan_seconds")× | $rollup_seconds | $(calc "%.1f" "$rollup_seconds / $scan_seconds")× | $(calc "%.1f" "$rollup_seconds / $join_seconds")× | $rollup_cpu | $aggregate_seconds | $(calc "%.1f" "$aggregate_seconds / $scan_seconds")× | $report_seconds | $load_seconds |"$'\n'
-    log "scale ${scale}x: $week_sends sends, scan ${scan_seconds}s, rollup ${rollup_seconds}s, weekly report ${report_seconds}s"
+    report_rows+="| ${scale}× | $week_sends | $scan_seconds | $join_seconds | $inputs_seconds | $(calc "%.1f" "$inputs_seconds / $scan_seconds")× | $rollup_seconds | $(calc "%.1f" "$rollup_seconds / $scan_seconds")× | $(calc "%.1f" "$rollup_seconds / $inputs_seconds")× | $rollup_cpu | $aggregate_seconds | $(calc "%.1f" "$aggregate_seconds / $scan_seconds")× | $report_seconds | $load_seconds |"$'\n'
+    incr_rows+="| ${scale}× | $hour_events ($hour_share %) | $incr_sends | $incr_seconds | $(calc "%.1f" "100 * $incr_seconds / $rollup_seconds") % | $incr_cpu | $(calc "%.1f" "100 * $incr_cpu / ($rollup_cpu + 0.0001)") % |"$'\n'
+    log "scale ${scale}x: $week_sends sends, scan ${scan_seconds}s, full rollup ${rollup_seconds}s, next hour ${incr_seconds}s, weekly report ${report_seconds}s"
 done
 
 # A 30-day silent-loss window from the rollups: the measured week's rollup rows copied onto the
@@ -265,10 +284,16 @@ serve vs naive: $(calc "%.1f" "$ingest_rate / $naive_rate")× in events/s, $(cal
 
 **Reports** — rollup of the whole week and the weekly report, against the scan floor \`SELECT count(*)\` over the week's sends (copies of the fleet with new ids), and against one of the outcome engine's inputs alone: \`count(*)\` of the week's sends left-joined with their receipts. "Inputs read": every input the outcome engine reads for the week counted once each (the week's sends, snapshots and channel states, receipts and opens from 32 days before it, installations), the floor of any rollup that reads its inputs when it runs. "Aggregate only": the grouping of the rollup over the week's sends already classified (as if each send carried its outcome), the floor of a rollup that would only aggregate.
 
-| Scale | Sends in week | Scan floor s | One join s | Inputs read s | Inputs / scan | Rollup s | Rollup / scan | Rollup / one join | Rollup Postgres CPU-s | Aggregate only s | Aggregate / scan | Weekly report s | (load s) |
+| Scale | Sends in week | Scan floor s | One join s | Inputs read s | Inputs / scan | Full rollup s | Full / scan | Full / inputs read | Full Postgres CPU-s | Aggregate only s | Aggregate / scan | Weekly report s | (load s) |
 |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 $report_rows
 $window_figure
+
+**Incremental** — after the full rollup (\`pushledger rollup --full\`), one more hour of traffic is written through the tables' triggers (new sends with receipts for half of them, as many late receipts of earlier days' sends, new snapshots with their channels) and \`pushledger rollup\` refreshes: wall time and Postgres CPU against the full rollup's.
+
+| Scale | Events of the hour (share of the week's) | Sends reclassified | Refresh s | vs full (wall) | Refresh Postgres CPU-s | vs full (CPU) |
+|---|---:|---:|---:|---:|---:|---:|
+$incr_rows
 EOF
 )
 printf '%s\n' "$table"

@@ -5,7 +5,8 @@ import PushLedgerSupport
 
 /// `pushledger rollup`: the incremental refresh of the daily rollups the reports read
 /// (send outcomes and rejections from sql/engine/rollups.sql, tap-through landing from
-/// sql/engine/landings.sql, prompt cohorts from sql/engine/prompt_rollups.sql).
+/// sql/engine/landings.sql, prompt cohorts from sql/engine/prompt_rollups.sql), or their
+/// rebuild from scratch (docs/rollups.md).
 public enum ReportRollups {
     /// What a refresh recomputed.
     public struct Summary: Sendable, Equatable {
@@ -14,18 +15,25 @@ public enum ReportRollups {
         /// Recomputed (app, experiment or as-treated, day) prompt-cohort rollups.
         public var promptCohortDays: Int
         public var asOf: Date
+        /// Sends whose outcome the refresh judged again (every send, for a rebuild).
+        public var reclassifiedSends: Int = 0
+        /// Whether everything was recomputed from scratch.
+        public var full: Bool = false
 
         public static func == (lhs: Summary, rhs: Summary) -> Bool {
-            lhs.asOf == rhs.asOf && lhs.promptCohortDays == rhs.promptCohortDays && lhs.days.map { "\($0.app) \($0.day)" } == rhs.days.map { "\($0.app) \($0.day)" }
+            lhs.asOf == rhs.asOf && lhs.promptCohortDays == rhs.promptCohortDays && lhs.reclassifiedSends == rhs.reclassifiedSends
+                && lhs.full == rhs.full && lhs.days.map { "\($0.app) \($0.day)" } == rhs.days.map { "\($0.app) \($0.day)" }
         }
 
-        /// "Recomputed N days of M apps" and one line per app with its day range.
+        /// "Recomputed N days of M apps", one line per app with its day range, and how many
+        /// sends were judged again.
         public var text: String {
             let cohorts = "\(promptCohortDays) prompt-cohort day\(promptCohortDays == 1 ? "" : "s")"
+            let sends = "\(reclassifiedSends) send\(reclassifiedSends == 1 ? "" : "s") reclassified\(full ? " (full rebuild)" : "")\n"
             guard !days.isEmpty else {
-                return promptCohortDays == 0
+                return promptCohortDays == 0 && reclassifiedSends == 0
                     ? "rollups up to date as of \(Display.timestamp(asOf)): nothing to recompute\n"
-                    : "recomputed \(cohorts) as of \(Display.timestamp(asOf))\n"
+                    : "recomputed \(cohorts) as of \(Display.timestamp(asOf))\n" + (reclassifiedSends == 0 ? "" : sends)
             }
             let apps = Dictionary(grouping: days, by: \.app)
             var lines = ["recomputed \(days.count) day\(days.count == 1 ? "" : "s") of \(apps.count) app\(apps.count == 1 ? "" : "s") and \(cohorts) as of \(Display.timestamp(asOf))"]
@@ -33,40 +41,54 @@ public enum ReportRollups {
                 let list = apps[app]!.map(\.day).sorted()
                 lines.append("  \(app): \(list.count) (\(list.first!)\(list.count > 1 ? " … \(list.last!)" : ""))")
             }
-            return lines.joined(separator: "\n") + "\n"
+            return lines.joined(separator: "\n") + "\n" + sends
         }
 
         public var json: JSONValue {
             .object([
                 ("as_of", .string(Display.timestamp(asOf))),
                 ("days", .array(days.map { .object([("app", .string($0.app)), ("day", .string($0.day))]) })),
+                ("full", .bool(full)),
+                ("reclassified_sends", .int(reclassifiedSends)),
                 ("prompt_cohort_days", .int(promptCohortDays)),
             ])
         }
     }
 
-    /// Recomputes the dirty and still-pending days as of `asOf` in one transaction. Only
-    /// `pushledger rollup` (on a schedule) and repairs call it: reports never write, they say
-    /// how fresh the rollups are (``RollupStatus``). Idempotent and safe while ingest runs.
+    /// Brings the rollups up to date as of `asOf` in one transaction, from what arrived since
+    /// the last refresh (`full`: recomputes everything from scratch instead). Only `pushledger
+    /// rollup` (on a schedule) and repairs call it: reports never write, they say how fresh the
+    /// rollups are (``RollupStatus``). Idempotent and safe while ingest runs.
     ///
-    /// `asOf` should be now: a day recomputed at an earlier time is not revisited unless its
-    /// inputs change again or it still counts pending sends.
-    public static func refresh(connection: Connection, asOf: Date = Date(), confirmationWindow: TimeInterval = ReportQuery.defaultConfirmationWindow)
-        throws(ReportError) -> Summary
-    {
+    /// `asOf` should be now: a refresh as of an earlier time than the last one rebuilds.
+    public static func refresh(
+        connection: Connection, asOf: Date = Date(), confirmationWindow: TimeInterval = ReportQuery.defaultConfirmationWindow,
+        full: Bool = false
+    ) throws(ReportError) -> Summary {
         let window = "\(Int(confirmationWindow.rounded())) seconds"
-        let (days, cohorts) = try databaseStep("refreshing rollups") {
+        let (days, cohorts, sends) = try databaseStep(full ? "rebuilding rollups" : "refreshing rollups") {
             try connection.transaction { connection in
-                let cohorts: Int = try connection.query("select pushledger_refresh_prompt_rollups(\(asOf)) as n")[0].decode("n")
+                let cohorts: Int = try connection.query(
+                    full ? "select pushledger_rebuild_prompt_rollups(\(asOf)) as n" : "select pushledger_refresh_prompt_rollups(\(asOf)) as n"
+                )[0].decode("n")
                 let days = try connection.query(
-                    """
-                    select refreshed_app, refreshed_day::text as day
-                      from pushledger_refresh_report_rollups(\(asOf), \(window)::interval)
-                    """
+                    full
+                        ? "select refreshed_app, refreshed_day::text as day from pushledger_rebuild_report_rollups(\(asOf), \(window)::interval)"
+                        : "select refreshed_app, refreshed_day::text as day from pushledger_refresh_report_rollups(\(asOf), \(window)::interval)"
                 ).map { (app: try $0.decode("refreshed_app", as: String.self), day: try $0.decode("day", as: String.self)) }
-                return (days, cohorts)
+                return (days, cohorts, try lastRefreshWork(connection: connection) ?? (0, full))
             }
         }
-        return Summary(days: days, promptCohortDays: cohorts, asOf: asOf)
+        return Summary(days: days, promptCohortDays: cohorts, asOf: asOf, reclassifiedSends: sends.0, full: sends.1)
+    }
+
+    /// Sends the last refresh judged again and whether it rebuilt everything; nil on a database
+    /// whose schema predates send_outcomes (not migrated yet: its refresh recomputes days).
+    static func lastRefreshWork(connection: Connection) throws -> (sends: Int, full: Bool)? {
+        let present: Bool = try connection.query("select to_regclass('rollup_refresh_state') is not null as present")[0].decode("present")
+        guard present, let row = try connection.query(
+            "select reclassified::int as sends, full_at is not distinct from refreshed_at as rebuilt from rollup_refresh_state"
+        ).first else { return nil }
+        return (try row.decode("sends"), try row.decode("rebuilt"))
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import Postgres
 import PushLedgerSupport
 
-/// How fresh the rollups are (`pushledger_rollup_status()`, sql/reports/freshness.sql): every
+/// How fresh the rollups are (`pushledger_rollup_status()`, sql/engine/rollups.sql): every
 /// report that reads them says so. Reports never refresh them: `pushledger rollup` does, on a
 /// schedule (docs/operations/README.md).
 public struct RollupStatus: Sendable, Equatable {

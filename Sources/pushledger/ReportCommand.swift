@@ -219,15 +219,16 @@ enum QueryCommand: Command {
 
 enum RollupCommand: Command {
     static let spec = CommandSpec(
-        "rollup", summary: "Recompute the daily rollups of days whose inputs changed (idempotent, safe during ingest)",
-        discussion: "The only command that refreshes the rollups the reports read: run it from a cron job or systemd timer on the primary (docs/operations/README.md).",
-        options: [.value("format", type: .choice(["text", "json"]), help: "Output format", default: "text")])
+        "rollup", summary: "Bring the daily rollups up to date with what arrived since the last refresh (idempotent, safe during ingest)",
+        discussion: "By default only the sends the new data affects are judged again and the rollups move by the difference; --full recomputes every send and every rollup from scratch (after a repair or a change of definitions). The summary says how many sends were reclassified. The only command that refreshes the rollups the reports read: run it from a cron job or systemd timer on the primary (docs/operations/README.md).",
+        options: [.value("format", type: .choice(["text", "json"]), help: "Output format", default: "text"),
+                  .flag("full", help: "Recompute everything from scratch instead of what arrived since the last refresh")])
 
     static func run(_ context: CommandContext) throws -> Int32 {
         let json = try context.command.value(String.self, "format") == "json"
         let connection = try context.connect()
         return try ReportCommand.report(context) {
-            let summary = try ReportRollups.refresh(connection: connection)
+            let summary = try ReportRollups.refresh(connection: connection, full: context.command.flag("full"))
             return json ? summary.json.jsonText(pretty: true) : summary.text
         }
     }

@@ -32,6 +32,16 @@ import Testing
         let html = try CommandRunner.run(["report", "weekly", "--format", "html"], environment: env)
         #expect(html.stdout.hasPrefix("<!DOCTYPE html>"))
         #expect(try CommandRunner.run(["rollup", "--format", "json"], environment: env).status == 0)
+        // --full rebuilds (an empty database: nothing to judge); the next refresh is incremental.
+        let full = try CommandRunner.run(["rollup", "--full", "--format", "json"], environment: env)
+        #expect(full.status == 0, "\(full.stderr)")
+        let rebuilt = try #require(try JSONSerialization.jsonObject(with: Data(full.stdout.utf8)) as? [String: Any])
+        #expect(rebuilt["full"] as? Bool == true && rebuilt["reclassified_sends"] as? Int == 0)
+        let next = try CommandRunner.run(["rollup", "--format", "json"], environment: env)
+        let refreshed = try #require(try JSONSerialization.jsonObject(with: Data(next.stdout.utf8)) as? [String: Any])
+        #expect(refreshed["full"] as? Bool == false && refreshed["reclassified_sends"] as? Int == 0)
+        let help = try CommandRunner.run(["rollup", "--help"], environment: env)
+        #expect(help.stdout.contains("--full"))
         let quick = try CommandRunner.run(["query", "silent-loss", "--since", "24h"], environment: env)
         #expect(quick.status == 0, "\(quick.stderr)")
     }

@@ -60,8 +60,13 @@ struct ReportErrorTests {
     @Test func rollupSummaryNamesTheDays() {
         let asOf = Fixture.time(2026, 11, 30, 9)
         let summary = ReportRollups.Summary(days: [("b", "2026-11-02"), ("a", "2026-11-01"), ("a", "2026-11-03")],
-                                            promptCohortDays: 1, asOf: asOf)
-        #expect(summary.text == "recomputed 3 days of 2 apps and 1 prompt-cohort day as of 2026-11-30T09:00:00.000Z\n  a: 2 (2026-11-01 … 2026-11-03)\n  b: 1 (2026-11-02)\n")
+                                            promptCohortDays: 1, asOf: asOf, reclassifiedSends: 12)
+        #expect(summary.text == "recomputed 3 days of 2 apps and 1 prompt-cohort day as of 2026-11-30T09:00:00.000Z\n  a: 2 (2026-11-01 … 2026-11-03)\n  b: 1 (2026-11-02)\n12 sends reclassified\n")
+        var rebuilt = summary
+        rebuilt.full = true
+        rebuilt.reclassifiedSends = 1
+        #expect(rebuilt.text.hasSuffix("\n1 send reclassified (full rebuild)\n"))
+        #expect(rebuilt.json.jsonText.contains(#""full":true,"reclassified_sends":1,"#))
         #expect(ReportRollups.Summary(days: [], promptCohortDays: 0, asOf: asOf).text.contains("nothing to recompute"))
         #expect(ReportRollups.Summary(days: [], promptCohortDays: 4, asOf: asOf).text
                 == "recomputed 4 prompt-cohort days as of 2026-11-30T09:00:00.000Z\n")

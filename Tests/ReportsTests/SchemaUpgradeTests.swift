@@ -60,6 +60,9 @@ struct SchemaUpgradeTests {
         return out
     }
 
+    /// Tables of the incremental refresh's state (sql/migrations/0007_send_outcomes.sql).
+    static let refreshState: Set<String> = ["send_outcomes", "open_landing_notifications", "rollup_inputs", "rollup_refresh_state"]
+
     /// `pg_dump --schema-only`, without the per-run `\restrict` key lines.
     static func schema(_ url: String) throws -> String {
         try PostgresDump.run(["--schema-only"], url: url)
@@ -84,8 +87,10 @@ struct SchemaUpgradeTests {
         let freshURL = try TestDatabase.fresh(prefix: "new")
         try Self.fill(freshURL)
         let fresh = try Connection.connect(url: freshURL)
-        let after = try Self.contents(old)
-        let expected = try Self.contents(fresh)
+        // The incremental refresh's own state is derived: an upgraded database builds it at its
+        // first refresh (a rebuild), so it is compared after that refresh below.
+        let after = try Self.contents(old).filter { !Self.refreshState.contains($0.key) }
+        let expected = try Self.contents(fresh).filter { !Self.refreshState.contains($0.key) }
         #expect(after.keys.sorted() == expected.keys.sorted())
         for table in expected.keys.sorted() { #expect(after[table] == expected[table], "\(table)") }
 
@@ -101,7 +106,14 @@ struct SchemaUpgradeTests {
             try connection.execute("select pushledger_mark_rollups_dirty(\(Fixture.app), '2026-11-01', '2026-11-12')")
             _ = try ReportRollups.refresh(connection: connection, asOf: OutcomeFixture.asOf)
         }
-        #expect(try Self.contents(old) == (try Self.contents(fresh)))
+        // send_outcomes included; the queue and the refresh's bookkeeping (what the last refresh
+        // did, inputs queued before the upgrade) are not rollups.
+        let bookkeeping: Set<String> = ["rollup_inputs", "rollup_refresh_state"]
+        let (upgraded, reference) = (try Self.contents(old), try Self.contents(fresh))
+        #expect(upgraded.keys.sorted() == reference.keys.sorted())
+        for table in reference.keys.sorted() where !bookkeeping.contains(table) {
+            #expect(upgraded[table] == reference[table], "\(table)")
+        }
     }
 
     /// The writer of this release needs the migrations after the baseline, so the released

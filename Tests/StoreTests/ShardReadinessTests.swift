@@ -15,7 +15,7 @@ import Testing
     /// is the deployment's one row of settings.
     static let referenceTables: Set<String> = [
         "api_keys", "schema_migrations", "schema_definitions", "pushledger_settings", "pushledger_stage_telemetry_shape", "pushledger_stage_sends_shape",
-        "pushledger_stage_channels_shape",
+        "pushledger_stage_channels_shape", "rollup_refresh_state",
     ]
 
     /// Every ordinary or partitioned (parent) table of the schema, with its columns.

@@ -114,3 +114,92 @@ begin
      group by day, platform, channel, app_version, campaign, provider;
 end
 $$;
+
+-- One more hour of traffic after the rolled-up week, written through the tables' triggers as
+-- ingest writes it: p_share of the week's sends again as new sends within the last hour,
+-- receipts of half of them, as many late receipts of the week's sends no device confirmed yet
+-- (earlier days), and p_share of the week's snapshots again (with their channel states) as new
+-- snapshots. Returns the events written and their share of the week's events.
+create or replace function bench.next_hour(p_app text, p_from date, p_share float8, out events bigint, out share float8)
+language plpgsql as $$
+declare
+    v_columns text := bench.columns('sends');
+    v_exprs text;
+    v_week bigint;
+    v_rows bigint;
+begin
+    perform setseed(0.5);
+    events := 0;
+    select string_agg(case a.attname when 'event_id' then 'gen_random_uuid()'
+                                     when 'notification_id' then 'md5(notification_id::text || ''hour'')::uuid'
+                                     when 'sent_at' then 'now() - random() * interval ''1 hour'''
+                                     when 'received_at' then 'now()'
+                                     else quote_ident(a.attname) end, ', ' order by a.attnum)
+      into v_exprs
+      from pg_attribute a
+     where a.attrelid = 'public.sends'::regclass and a.attnum > 0 and not a.attisdropped and a.attgenerated = '';
+    execute format('insert into sends (%s) select %s from sends where app_id = %L and sent_at >= %L::date
+                      and sent_at < %L::date + 7 and random() < %s', v_columns, v_exprs, p_app, p_from, p_from, p_share);
+    get diagnostics v_rows = row_count; events := events + v_rows;
+    -- Receipts of half the new sends, and as many late ones of the week's unconfirmed sends.
+    insert into notification_receipts (app_id, event_id, installation_id, platform, app_version, notification_id,
+                                       channel, at, occurred_at, received_at)
+    select s.app_id, gen_random_uuid(), s.installation_id, i.platform, i.app_version, s.notification_id, s.channel,
+           now(), now(), now()
+      from sends s join installations i on i.app_id = s.app_id and i.installation_id = s.installation_id
+     where s.app_id = p_app and s.sent_at > now() - interval '1 hour' and s.received_at = now() and random() < 0.5;
+    get diagnostics v_rows = row_count; events := events + v_rows;
+    insert into notification_receipts (app_id, event_id, installation_id, platform, app_version, notification_id,
+                                       channel, at, occurred_at, received_at)
+    select s.app_id, gen_random_uuid(), s.installation_id, i.platform, i.app_version, s.notification_id, s.channel,
+           now(), now(), now()
+      from (select * from sends s
+             where s.app_id = p_app and s.sent_at >= p_from and s.sent_at < p_from + 7 and s.status between 200 and 299
+               and not exists (select 1 from notification_receipts r where r.app_id = s.app_id and r.notification_id = s.notification_id)
+             order by random()
+             limit v_rows) s
+      join installations i on i.app_id = s.app_id and i.installation_id = s.installation_id;
+    get diagnostics v_rows = row_count; events := events + v_rows;
+    -- New snapshots (and their channels) of some of the week's installations.
+    create temp table bench_snapshots on commit drop as
+    select n.*, gen_random_uuid() as new_event_id, now() - random() * interval '1 hour' as new_at
+      from settings_snapshots n
+     where n.app_id = p_app and n.occurred_at >= p_from and n.occurred_at < p_from + 7 and random() < p_share;
+    select string_agg(case a.attname when 'event_id' then 'new_event_id' when 'at' then 'new_at' when 'occurred_at' then 'new_at'
+                                     when 'received_at' then 'now()' else quote_ident(a.attname) end, ', ' order by a.attnum)
+      into v_exprs
+      from pg_attribute a
+     where a.attrelid = 'public.settings_snapshots'::regclass and a.attnum > 0 and not a.attisdropped and a.attgenerated = '';
+    execute format('insert into settings_snapshots (%s) select %s from bench_snapshots', bench.columns('settings_snapshots'), v_exprs);
+    get diagnostics v_rows = row_count; events := events + v_rows;
+    insert into channel_states (app_id, snapshot_event_id, installation_id, channel_id, importance, group_id, group_blocked,
+                                occurred_at, received_at)
+    select c.app_id, n.new_event_id, c.installation_id, c.channel_id, c.importance, c.group_id, c.group_blocked, n.new_at, now()
+      from bench_snapshots n
+      join channel_states c on c.app_id = n.app_id and c.occurred_at = n.occurred_at and c.snapshot_event_id = n.event_id;
+    select (select count(*) from sends where app_id = p_app and sent_at >= p_from and sent_at < p_from + 7)
+         + (select count(*) from settings_snapshots where app_id = p_app and occurred_at >= p_from and occurred_at < p_from + 7)
+         + (select count(*) from notification_receipts where app_id = p_app and occurred_at >= p_from and occurred_at < p_from + 7)
+         + (select count(*) from notification_opens where app_id = p_app and occurred_at >= p_from and occurred_at < p_from + 7)
+      into v_week;
+    share := events::float8 / greatest(v_week, 1);
+end
+$$;
+
+-- The rollup tables as one digest (refresh times and as_of left out): an incremental refresh
+-- and a rebuild as of the same time give the same one.
+create or replace function bench.rollup_digest() returns text language sql stable as $$
+    select md5(string_agg(t, E'\n' order by t)) from (
+        select format('r %s %s %s %s %s %s %s', app_id, day, platform, channel, app_version, campaign,
+                      array[sends, accepted, rejected, opened, received, pending, blocked_app, blocked_channel,
+                            unattributed, unconfirmed, token_invalid, to_invalid_token, unattributed_uninstrumented]) as t
+          from send_rollups_daily
+        union all
+        select format('j %s %s %s %s %s %s %s %s', app_id, day, platform, provider, reason_class, reason, status, rejected)
+          from send_rejections_daily
+        union all
+        select format('i %s %s %s %s', app_id, day, platform, app_version) from instrumented_slices_daily
+        union all
+        select format('l %s %s %s %s %s %s %s', app_id, day, channel, campaign, opens, landed_reported, misrouted)
+          from open_landings_daily) rows
+$$;

@@ -1,103 +1,134 @@
--- Days whose rollups must be recomputed, marked by statement-level triggers so every path that
--- changes inputs (the writer, imports, repairs) is covered. Token history re-opens other days
--- too: whether a send went "to a token already known invalid" depends on the latest earlier
--- invalidating result and on registrations between it and the send, so a back-filled
--- invalidating result re-opens the days of the later sends to that token, and a late
--- registration the days of the token's sends at or after it.
+-- What arrived since the last rollup refresh: statement-level triggers queue, per statement and
+-- app, the keys of the rows the statement wrote (table rollup_inputs), read from its own rows
+-- only. Which sends the keys affect is found by the refresh (sql/engine/rollups.sql), by index,
+-- so ingest pays one small insert a statement and no join. Channel states are written with
+-- their snapshot, in its transaction: the snapshot's key covers them.
+-- Whole days to recompute (after a repair, a definition change or an erasure) go into
+-- rollup_dirty_days (pushledger_mark_rollups_dirty).
 
-create or replace function pushledger_mark_dirty_sends()
+drop function if exists pushledger_mark_dirty_sends() cascade;
+drop function if exists pushledger_mark_dirty_receipts() cascade;
+drop function if exists pushledger_mark_dirty_snapshots() cascade;
+drop function if exists pushledger_mark_dirty_registrations() cascade;
+
+-- Sends stored, changed or removed; and the invalidating results among them, whose token's
+-- later sends may now (or no longer) go "to a token already known invalid".
+create or replace function pushledger_queue_sends()
 returns trigger
 language plpgsql as $$
 begin
-    insert into rollup_dirty_days (app_id, day)
-    select distinct app_id, day from (
-        select c.app_id, pushledger_day(c.sent_at) as day
-          from changed_rows c
-        union all
-        select s.app_id, pushledger_day(s.sent_at)
-          from changed_rows c
-          join sends s on s.app_id = c.app_id and s.provider = c.provider and s.token_key = c.token_key
-                      and s.sent_at > c.sent_at
-         where pushledger_reason_class(c.status, c.reason) = 'token_invalid'
-    ) days order by 1, 2;
+    insert into rollup_inputs (app_id, kind, keys, times, due_at)
+    select app_id, 'send', array_agg(event_id), array_agg(sent_at), max(sent_at)
+      from changed_rows group by app_id;
+    insert into rollup_inputs (app_id, kind, keys, times, providers, due_at)
+    select app_id, 'token', array_agg(token_key), array_agg(sent_at), array_agg(provider), '-infinity'
+      from changed_rows where pushledger_reason_class(status, reason) = 'token_invalid' group by app_id;
     return null;
 end
 $$;
 
-create or replace function pushledger_mark_dirty_receipts()
+-- Receipts and opens; kept until as_of reaches them.
+create or replace function pushledger_queue_confirmations()
 returns trigger
 language plpgsql as $$
 begin
-    insert into rollup_dirty_days (app_id, day)
-    select distinct app_id, day from (
-        select r.app_id, pushledger_day(r.occurred_at) as day
-          from changed_rows r where tg_table_name = 'notification_receipts'
-        union all
-        select s.app_id, pushledger_day(s.sent_at)
-          from changed_rows r join sends s on s.app_id = r.app_id and s.notification_id = r.notification_id
-    ) days order by 1, 2;
+    insert into rollup_inputs (app_id, kind, keys, times, due_at)
+    select app_id, case tg_table_name when 'notification_receipts' then 'receipt' else 'open' end,
+           array_agg(notification_id), array_agg(occurred_at), max(occurred_at)
+      from changed_rows group by app_id;
     return null;
 end
 $$;
 
-create or replace function pushledger_mark_dirty_snapshots()
+-- Snapshots: the as-of state of the installation's sends from their time on.
+create or replace function pushledger_queue_snapshots()
 returns trigger
 language plpgsql as $$
 begin
-    insert into rollup_dirty_days (app_id, day)
-    select distinct s.app_id, pushledger_day(s.sent_at)
-      from changed_rows n
-      join sends s on s.app_id = n.app_id and s.installation_id = n.installation_id and s.sent_at >= n.occurred_at
-     order by 1, 2;
+    insert into rollup_inputs (app_id, kind, keys, times, due_at)
+    select app_id, 'snapshot', array_agg(installation_id), array_agg(occurred_at), '-infinity'
+      from changed_rows group by app_id;
     return null;
 end
 $$;
 
-create or replace function pushledger_mark_dirty_registrations()
+-- Registrations: a token registered again after an invalidating result is live from then on.
+create or replace function pushledger_queue_registrations()
 returns trigger
 language plpgsql as $$
 begin
-    insert into rollup_dirty_days (app_id, day)
-    select distinct s.app_id, pushledger_day(s.sent_at)
-      from changed_rows r
-      join sends s on s.app_id = r.app_id and s.provider = r.provider and s.token_key = r.token_key
-                  and s.sent_at >= r.occurred_at
-     where exists (
-           select 1 from sends p
-            where p.app_id = r.app_id and p.provider = r.provider and p.token_key = r.token_key
-              and p.sent_at < r.occurred_at
-              and pushledger_reason_class(p.status, p.reason) = 'token_invalid')
-     order by 1, 2;
+    insert into rollup_inputs (app_id, kind, keys, times, providers, due_at)
+    select app_id, 'registration', array_agg(token_key), array_agg(occurred_at), array_agg(provider), '-infinity'
+      from changed_rows group by app_id;
+    return null;
+end
+$$;
+
+-- New installations, and a changed platform: the platform of sends with no as-of snapshot.
+create or replace function pushledger_queue_installations()
+returns trigger
+language plpgsql as $$
+begin
+    insert into rollup_inputs (app_id, kind, keys, times, due_at)
+    select app_id, 'installation', array_agg(installation_id), '{}', '-infinity'
+      from changed_rows group by app_id;
+    return null;
+end
+$$;
+
+create or replace function pushledger_queue_installation_platform()
+returns trigger
+language plpgsql as $$
+begin
+    insert into rollup_inputs (app_id, kind, keys, times, due_at)
+    values (new.app_id, 'installation', array[new.installation_id], '{}', '-infinity');
     return null;
 end
 $$;
 
 create or replace trigger sends_dirty_insert after insert on sends
-    referencing new table as changed_rows for each statement execute function pushledger_mark_dirty_sends();
+    referencing new table as changed_rows for each statement execute function pushledger_queue_sends();
 
 create or replace trigger sends_dirty_update_old after update on sends
-    referencing old table as changed_rows for each statement execute function pushledger_mark_dirty_sends();
+    referencing old table as changed_rows for each statement execute function pushledger_queue_sends();
 
 create or replace trigger sends_dirty_update_new after update on sends
-    referencing new table as changed_rows for each statement execute function pushledger_mark_dirty_sends();
+    referencing new table as changed_rows for each statement execute function pushledger_queue_sends();
 
 create or replace trigger sends_dirty_delete after delete on sends
-    referencing old table as changed_rows for each statement execute function pushledger_mark_dirty_sends();
+    referencing old table as changed_rows for each statement execute function pushledger_queue_sends();
 
 create or replace trigger notification_receipts_dirty after insert on notification_receipts
-    referencing new table as changed_rows for each statement execute function pushledger_mark_dirty_receipts();
+    referencing new table as changed_rows for each statement execute function pushledger_queue_confirmations();
 
 create or replace trigger notification_opens_dirty after insert on notification_opens
-    referencing new table as changed_rows for each statement execute function pushledger_mark_dirty_receipts();
+    referencing new table as changed_rows for each statement execute function pushledger_queue_confirmations();
+
+-- Removed ones too (an erasure): their notifications' sends lose a receipt.
+create or replace trigger notification_receipts_dirty_delete after delete on notification_receipts
+    referencing old table as changed_rows for each statement execute function pushledger_queue_confirmations();
+
+create or replace trigger notification_opens_dirty_delete after delete on notification_opens
+    referencing old table as changed_rows for each statement execute function pushledger_queue_confirmations();
 
 create or replace trigger settings_snapshots_dirty after insert on settings_snapshots
-    referencing new table as changed_rows for each statement execute function pushledger_mark_dirty_snapshots();
+    referencing new table as changed_rows for each statement execute function pushledger_queue_snapshots();
 
 create or replace trigger token_registrations_dirty after insert on token_registrations
-    referencing new table as changed_rows for each statement execute function pushledger_mark_dirty_registrations();
+    referencing new table as changed_rows for each statement execute function pushledger_queue_registrations();
+
+create or replace trigger token_registrations_dirty_delete after delete on token_registrations
+    referencing old table as changed_rows for each statement execute function pushledger_queue_registrations();
+
+create or replace trigger installations_dirty_insert after insert on installations
+    referencing new table as changed_rows for each statement execute function pushledger_queue_installations();
+
+create or replace trigger installations_dirty_platform after update on installations
+    for each row when (old.platform is distinct from new.platform)
+    execute function pushledger_queue_installation_platform();
 
 -- Marks days dirty by hand (after a repair or a change of definitions); the next refresh
--- recomputes them.
+-- recomputes them whole.
 create or replace function pushledger_mark_rollups_dirty(p_app text, p_from date, p_to date)
 returns void
 language sql as $$

@@ -1,5 +1,5 @@
 -- Tap-through landing: per open, and as daily rollups kept beside send_rollups_daily so the
--- weekly report reads no events. Opens are read from pushledger_confirmation_lookback() before
+-- weekly report reads no events (kept by the send refresh, sql/engine/rollups.sql). Opens are read from pushledger_confirmation_lookback() before
 -- the window, as the outcome engine reads them.
 
 -- Tap-through landing (metrics.md misrouted_open_rate; weekly report "tap-through landing"):
@@ -49,45 +49,103 @@ select n.channel, n.campaign, pushledger_day(n.sent_at), count(*), count(o.lande
  order by 1, 2, 3
 $$;
 
--- Refreshes the send rollups (pushledger_refresh_rollups) and then the landing rollups of
--- every day whose send rollups changed, the landing days of an app read in runs of up to 7
--- consecutive days; returns the (app, day)s whose send rollups were recomputed. Idempotent
--- and safe while ingest runs, like the refresh it wraps.
-create or replace function pushledger_refresh_report_rollups(
-    p_as_of timestamptz default now(), p_window interval default '24 hours')
+-- The landing rows (open_landing_notifications) of the notifications in the session's table
+-- landing_notifications (app_id, notification_id), recomputed by index as of p_as_of (all of
+-- them when p_all: a rebuild), and open_landings_daily moved by the difference. Records in
+-- open_landings_days the days that moved and the days in rollup_days (recomputed whole).
+create or replace function pushledger_refresh_landing_notifications(p_as_of timestamptz, p_all boolean)
+returns void
+language plpgsql as $$
+begin
+    create temp table if not exists landing_new (like open_landing_notifications) on commit drop;
+    create temp table if not exists landing_delta (sign integer, like open_landing_notifications) on commit drop;
+    truncate landing_new, landing_delta;
+    if p_all then
+        insert into landing_new
+        select distinct on (s.app_id, s.notification_id) s.app_id, s.notification_id, pushledger_day(s.sent_at),
+               s.channel, s.campaign, o.opens, o.landed_reported, o.misrouted
+          from (select o.app_id, o.notification_id, count(*) as opens, count(o.landed) as landed_reported,
+                       count(*) filter (where o.landed in ('fallback', 'rejected')) as misrouted
+                  from notification_opens o where o.occurred_at <= p_as_of group by 1, 2) o
+          join sends s on s.app_id = o.app_id and s.notification_id = o.notification_id and s.sent_at <= p_as_of
+         order by s.app_id, s.notification_id, s.sent_at desc, s.event_id desc;
+        insert into landing_delta select 1, n.* from landing_new n;
+        truncate open_landing_notifications;
+        delete from open_landings_daily;
+    else
+        insert into landing_new
+        select n.app_id, n.notification_id, pushledger_day(l.sent_at), l.channel, l.campaign,
+               c.opens, c.landed_reported, c.misrouted
+          from (select distinct * from landing_notifications) n
+         cross join lateral (
+                select count(*) as opens, count(o.landed) as landed_reported,
+                       count(*) filter (where o.landed in ('fallback', 'rejected')) as misrouted
+                  from notification_opens o
+                 where o.app_id = n.app_id and o.notification_id = n.notification_id and o.occurred_at <= p_as_of) c
+         cross join lateral (
+                select s.sent_at, s.channel, s.campaign from sends s
+                 where s.app_id = n.app_id and s.notification_id = n.notification_id and s.sent_at <= p_as_of
+                 order by s.sent_at desc, s.event_id desc
+                 limit 1) l
+         where c.opens > 0;
+        insert into landing_delta
+        select -1, o.* from (select distinct * from landing_notifications) n
+          join open_landing_notifications o on o.app_id = n.app_id and o.notification_id = n.notification_id
+         where not exists (select 1 from landing_new x where row(x.*) is not distinct from row(o.*))
+        union all
+        select 1, x.* from landing_new x
+         where not exists (select 1 from open_landing_notifications o where row(x.*) is not distinct from row(o.*));
+        delete from open_landing_notifications o using landing_delta d
+         where d.sign = -1 and o.app_id = d.app_id and o.notification_id = d.notification_id;
+    end if;
+    insert into open_landing_notifications
+    select app_id, notification_id, day, channel, campaign, opens, landed_reported, misrouted
+      from landing_delta where sign = 1;
+
+    insert into open_landings_daily as l
+    select d.app_id, d.day, d.channel, d.campaign, sum(d.sign * d.opens), sum(d.sign * d.landed_reported),
+           sum(d.sign * d.misrouted)
+      from landing_delta d
+     group by 1, 2, 3, 4
+    on conflict (app_id, day, channel, campaign) do update set
+        opens = l.opens + excluded.opens, landed_reported = l.landed_reported + excluded.landed_reported,
+        misrouted = l.misrouted + excluded.misrouted;
+    delete from open_landings_daily l using (select distinct app_id, day from landing_delta) d
+     where l.app_id = d.app_id and l.day = d.day and l.opens = 0;
+    insert into open_landings_days (app_id, day, refreshed_at)
+    select app_id, day, now() from (select app_id, day from landing_delta union select app_id, day from rollup_days) d
+    on conflict (app_id, day) do update set refreshed_at = excluded.refreshed_at;
+end
+$$;
+
+-- Refreshes the send rollups (pushledger_refresh_rollups; p_full: pushledger_rebuild_rollups),
+-- the landing rollups with them; returns the (app, day)s the send refresh reports.
+create or replace function pushledger_report_rollups(p_as_of timestamptz, p_window interval, p_full boolean)
 returns table (refreshed_app text, refreshed_day date)
 language plpgsql as $$
 begin
     create temp table if not exists report_refreshed_days (app_id text, day date) on commit drop;
     truncate report_refreshed_days;
-    insert into report_refreshed_days select * from pushledger_refresh_rollups(p_as_of, p_window);
-
-    -- Days refreshed now, or by an earlier refresh this function did not see.
-    create temp table if not exists report_landing_days (app_id text, day date) on commit drop;
-    truncate report_landing_days;
-    insert into report_landing_days
-    select app_id, day from report_refreshed_days
-    union
-    select r.app_id, r.day
-      from send_rollups_daily r
-      left join open_landings_days d on d.app_id = r.app_id and d.day = r.day
-     group by r.app_id, r.day, d.refreshed_at
-    having d.refreshed_at is null or max(r.refreshed_at) > d.refreshed_at;
-
-    delete from open_landings_daily o using report_landing_days d where o.app_id = d.app_id and o.day = d.day;
-    insert into open_landings_daily
-    select r.app_id, l.day, l.channel, l.campaign, l.opens, l.landed_reported, l.misrouted
-      from (select array_agg(app_id) as apps, array_agg(day) as days from report_landing_days) d
-     cross join lateral pushledger_day_runs(d.apps, d.days) r
-     cross join lateral pushledger_open_landings(
-            r.app_id, r.first_day::timestamp at time zone 'UTC', (r.last_day + 1)::timestamp at time zone 'UTC',
-            p_as_of) l;
-    insert into open_landings_days (app_id, day, refreshed_at)
-    select app_id, day, now() from report_landing_days
-    on conflict (app_id, day) do update set refreshed_at = excluded.refreshed_at;
-
+    if p_full then
+        insert into report_refreshed_days select * from pushledger_rebuild_rollups(p_as_of, p_window);
+    else
+        insert into report_refreshed_days select * from pushledger_refresh_rollups(p_as_of, p_window);
+    end if;
     return query select app_id, day from report_refreshed_days order by 1, 2;
 end
 $$;
+
+-- The incremental refresh of every daily rollup (`pushledger rollup`). Idempotent and safe
+-- while ingest runs, like the refresh it wraps.
+create or replace function pushledger_refresh_report_rollups(
+    p_as_of timestamptz default now(), p_window interval default '24 hours')
+returns table (refreshed_app text, refreshed_day date)
+language sql as $$ select * from pushledger_report_rollups(p_as_of, p_window, false) $$;
+
+-- The same from scratch (`pushledger rollup --full`).
+create or replace function pushledger_rebuild_report_rollups(
+    p_as_of timestamptz default now(), p_window interval default '24 hours')
+returns table (refreshed_app text, refreshed_day date)
+language sql as $$ select * from pushledger_report_rollups(p_as_of, p_window, true) $$;
 
 grant select on open_landings to pushledger_reader;

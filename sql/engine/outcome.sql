@@ -17,6 +17,29 @@
 -- receipt instrumentation still judged per UTC day (p_daily), so a rollup row stays the
 -- classification of its day as its own window.
 
+-- The judgement of one send from its facts: metrics.md "Outcome of one send attempt", rules
+-- 1-9 in order, the one place they are written. The set-based engine below and the per-send
+-- path of the incremental refresh (pushledger_classify_send_set) both call it; a plain SQL
+-- function, so the planner inlines it into either query.
+create or replace function pushledger_judge_send(
+    p_status integer, p_opened boolean, p_displayed boolean, p_undisplayed boolean,
+    p_sent_at timestamptz, p_as_of timestamptz, p_window interval,
+    p_display_state text, p_channel_blocked boolean, p_installation_known boolean, p_instrumented boolean)
+returns text
+language sql immutable parallel safe as $$
+select case
+    when p_status not between 200 and 299 then 'rejected'
+    when p_opened then 'opened'
+    when p_displayed then 'received'
+    when not p_undisplayed and p_sent_at > p_as_of - p_window then 'pending'
+    when p_display_state = 'cannot_display' then 'blocked_app'
+    when p_display_state <> 'unknown' and p_channel_blocked then 'blocked_channel'
+    when p_undisplayed then 'received'
+    when p_display_state = 'unknown' or not p_installation_known or not p_instrumented then 'unattributed'
+    else 'unconfirmed'
+end
+$$;
+
 create or replace function pushledger_classify_sends(
     p_app text, p_from timestamptz, p_to timestamptz, p_as_of timestamptz, p_window interval, p_daily boolean)
 returns setof pushledger_classified_send
@@ -176,17 +199,10 @@ select p_app, j.event_id, j.notification_id, j.installation_id, j.resolved_by,
        j.snap_authorization,
        j.chan_blocked, j.is_instrumented,
        j.has_open, j.has_displayed, j.has_undisplayed,
-       case
-           when j.status not between 200 and 299 then 'rejected'
-           when j.has_open then 'opened'
-           when j.has_displayed then 'received'
-           when not j.has_undisplayed and j.sent_at > p_as_of - p_window then 'pending'
-           when j.snap_event_id is not null and not j.can_display then 'blocked_app'
-           when j.snap_event_id is not null and j.chan_blocked then 'blocked_channel'
-           when j.has_undisplayed then 'received'
-           when j.snap_event_id is null or j.installation_id is null or not j.is_instrumented then 'unattributed'
-           else 'unconfirmed'
-       end
+       pushledger_judge_send(j.status, j.has_open, j.has_displayed, j.has_undisplayed, j.sent_at, p_as_of, p_window,
+                             case when j.snap_event_id is null then 'unknown'
+                                  when j.can_display then 'can_display' else 'cannot_display' end,
+                             j.chan_blocked, j.installation_id is not null, j.is_instrumented)
   from judged j;
 end
 $$;
@@ -197,4 +213,87 @@ create or replace function pushledger_classified_sends(
 returns setof pushledger_classified_send
 language sql stable as $$
     select * from pushledger_classify_sends(p_app, p_from, p_to, p_as_of, p_window, false)
+$$;
+
+-- The same classification for a small set of sends, each by index look-ups of its own: the
+-- incremental refresh's path (sql/engine/rollups.sql). The sends are the rows of the session's
+-- temporary table rollup_send_set (app_id, sent_at, event_id); those after p_as_of or no longer
+-- stored return nothing. Each send is judged with its UTC day as the window, as the rollups
+-- are: a slice is instrumented when instrumented_slices_daily holds it for that day (the
+-- refresh brings those up to date first). Receipts and opens are looked up by notification,
+-- however early (the engine's look-back bound is one no stored receipt can pass).
+create or replace function pushledger_classify_send_set(p_as_of timestamptz, p_window interval)
+returns setof pushledger_classified_send
+language plpgsql stable
+-- A look-up per send: the opposite of the engine's whole-day plan.
+set enable_hashjoin = off
+set enable_mergejoin = off
+set jit = off
+as $$
+begin
+return query
+with set_sends as materialized (
+    select s.app_id, s.event_id, s.notification_id, s.installation_id, s.resolved_by, s.sent_at,
+           s.provider, s.token_key, s.channel, s.campaign, s.status, s.reason
+      from (select distinct * from rollup_send_set) k
+      join sends s on s.app_id = k.app_id and s.sent_at = k.sent_at and s.event_id = k.event_id
+     where s.sent_at <= p_as_of
+), facts as (
+    select w.*, snap.event_id as snap_event_id, snap.app_version as snap_version,
+           snap.can_display, snap.authorization_status as snap_authorization,
+           coalesce(snap.platform, i.platform, case w.provider when 'apns' then 'ios' else 'android' end) as send_platform,
+           coalesce((select c.blocked from channel_states c
+                      where c.app_id = w.app_id and c.occurred_at = snap.occurred_at
+                        and c.snapshot_event_id = snap.event_id and c.channel_id = w.channel), false) as chan_blocked,
+           coalesce(cf.displayed, false) as has_displayed,
+           coalesce(cf.undisplayed, false) as has_undisplayed,
+           coalesce(cf.opened, false) as has_open,
+           (select max(p.sent_at) from sends p
+             where p.app_id = w.app_id and p.provider = w.provider and p.token_key = w.token_key
+               and p.sent_at < w.sent_at and pushledger_reason_class(p.status, p.reason) = 'token_invalid') as invalid_at
+      from set_sends w
+      left join lateral (
+            select n.event_id, n.occurred_at, n.platform, n.app_version, n.can_display, n.authorization_status
+              from settings_snapshots n
+             where n.app_id = w.app_id and n.installation_id = w.installation_id and n.occurred_at <= w.sent_at
+             order by n.occurred_at desc, n.received_at desc, n.event_id desc
+             limit 1) snap on true
+      left join installations i on i.app_id = w.app_id and i.installation_id = w.installation_id
+      left join lateral (
+            select bool_or(x.is_receipt and x.displayed is distinct from false) as displayed,
+                   bool_or(x.is_receipt and x.displayed = false) as undisplayed,
+                   bool_or(not x.is_receipt) as opened
+              from (select true as is_receipt, r.displayed from notification_receipts r
+                     where r.app_id = w.app_id and r.notification_id = w.notification_id and r.occurred_at <= p_as_of
+                    union all
+                    select false, null from notification_opens o
+                     where o.app_id = w.app_id and o.notification_id = w.notification_id and o.occurred_at <= p_as_of) x
+            ) cf on true
+), judged as (
+    select f.*,
+           f.invalid_at is not null and not exists (
+               select 1 from token_registrations r
+                where r.app_id = f.app_id and r.provider = f.provider and r.token_key = f.token_key
+                  and r.occurred_at > f.invalid_at and r.occurred_at <= f.sent_at) as to_invalid,
+           exists (select 1 from instrumented_slices_daily sl
+                    where sl.app_id = f.app_id and sl.day = pushledger_day(f.sent_at) and sl.platform = f.send_platform
+                      and sl.app_version is not distinct from f.snap_version) as is_instrumented
+      from facts f
+)
+select j.app_id, j.event_id, j.notification_id, j.installation_id, j.resolved_by,
+       j.sent_at, pushledger_day(j.sent_at), j.provider, j.channel, j.campaign,
+       j.status, j.reason, pushledger_reason_class(j.status, j.reason),
+       pushledger_reason_class(j.status, j.reason) is not distinct from 'token_invalid', j.to_invalid,
+       j.send_platform, j.snap_version, j.snap_event_id,
+       case when j.snap_event_id is null then 'unknown'
+            when j.can_display then 'can_display' else 'cannot_display' end,
+       j.snap_authorization,
+       j.chan_blocked, j.is_instrumented,
+       j.has_open, j.has_displayed, j.has_undisplayed,
+       pushledger_judge_send(j.status, j.has_open, j.has_displayed, j.has_undisplayed, j.sent_at, p_as_of, p_window,
+                             case when j.snap_event_id is null then 'unknown'
+                                  when j.can_display then 'can_display' else 'cannot_display' end,
+                             j.chan_blocked, j.installation_id is not null, j.is_instrumented)
+  from judged j;
+end
 $$;

@@ -131,3 +131,18 @@ select d.cohort, sum(d.installs), sum(d.prompted), sum(d.granted), sum(d.provisi
  group by d.cohort, m.median
  order by d.cohort
 $$;
+
+-- Recomputes every prompt-cohort rollup from scratch as of p_as_of (`pushledger rollup
+-- --full`): every installation is marked, so every day any of them is a member of is
+-- recomputed. Returns how many days it recomputed.
+create or replace function pushledger_rebuild_prompt_rollups(p_as_of timestamptz default now())
+returns integer
+language plpgsql as $$
+begin
+    perform pg_advisory_xact_lock(hashtext('pushledger_refresh_prompt_rollups'));
+    delete from prompt_cohorts_daily;
+    insert into prompt_rollup_dirty_installations (app_id, installation_id, due_at)
+    select i.app_id, i.installation_id, '-infinity' from installations i;
+    return pushledger_refresh_prompt_rollups(p_as_of);
+end
+$$;

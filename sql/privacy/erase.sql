@@ -9,8 +9,9 @@
 -- event_ids rows stay: an event id is random and names no one once its event is gone, and a
 -- retried copy of an erased event stays a duplicate instead of being stored again.
 --
--- Rollups: deleting sends marks their days dirty (sends_dirty_delete); the days of erased
--- receipts and opens are marked here (instrumentation counts them); the prompt-cohort days of
+-- Rollups: the sends, receipts and opens deleted are queued for the next refresh by their
+-- triggers (sql/engine/dirty_days.sql); the days of erased receipts and opens are marked here
+-- to be recomputed whole (instrumentation counts them); the prompt-cohort days of
 -- the installation are recomputed in place, before its marks are removed. The caller then
 -- refreshes the send rollups (`pushledger erase` does).
 
