@@ -10,7 +10,7 @@ public struct RollupStatus: Sendable, Equatable {
     public var asOf: Date?
     /// When that refresh ran.
     public var refreshedAt: Date?
-    /// Input changes (dirty-day marks) the next `pushledger rollup` will take.
+    /// Input changes (queued statements and days marked dirty) the next `pushledger rollup` will take.
     public var pendingInputs: Int
 
     public init(asOf: Date?, refreshedAt: Date?, pendingInputs: Int) {
