@@ -115,9 +115,22 @@ public struct WeeklyReport: Sendable {
             linkHosts: try linkHosts(connection, app, week),
             promptTiming: try prompts(week), previousPromptTiming: try prompts(week.previous),
             alerts: try alerts(connection, app, week),
-            providerCheck: try ProviderCheckReport.run(
-                connection: connection, app: app, from: CivilDate(week.start()),
-                to: CivilDate(daysSinceEpoch: CivilDate(week.start()).daysSinceEpoch + 7), byCampaign: false, asOf: asOf))
+            providerCheck: try providerCheck(connection, app, week, asOf: asOf))
+    }
+
+    /// The cross-check of the week's Los Angeles days; nil without FCM data for them, whose check
+    /// would show devices only (the section says how to import it) and costs an engine pass a day.
+    private static func providerCheck(_ connection: Connection, _ app: String, _ week: ISOWeek, asOf: Date)
+        throws(ReportError) -> ProviderCheckReport?
+    {
+        let from = CivilDate(week.start()), to = CivilDate(daysSinceEpoch: CivilDate(week.start()).daysSinceEpoch + 7)
+        let imported = try databaseStep("looking for FCM delivery data") {
+            try connection.query(
+                "select exists (select 1 from fcm_delivery_data where app_id = \(app) and day >= \(from.iso)::date and day < \(to.iso)::date) as found"
+            )[0].decode("found", as: Bool.self)
+        }
+        guard imported else { return nil }
+        return try ProviderCheckReport.run(connection: connection, app: app, from: from, to: to, byCampaign: false, asOf: asOf)
     }
 
     /// Rollup sums per week (and the second dimension in `by`, if any) over weeks [first, last].
