@@ -17,6 +17,14 @@
 -- receipt instrumentation still judged per UTC day (p_daily), so a rollup row stays the
 -- classification of its day as its own window.
 
+-- A send's display state from its as-of snapshot (metrics.md "Display state of an installation
+-- at a time T"): unknown without one. Inlined like the judgement.
+create or replace function pushledger_display_state(p_has_snapshot boolean, p_can_display boolean)
+returns text
+language sql immutable parallel safe as $$
+select case when not p_has_snapshot then 'unknown' when p_can_display then 'can_display' else 'cannot_display' end
+$$;
+
 -- The judgement of one send from its facts: metrics.md "Outcome of one send attempt", rules
 -- 1-9 in order, the one place they are written. The set-based engine below and the per-send
 -- path of the incremental refresh (pushledger_classify_send_set) both call it; a plain SQL
@@ -194,14 +202,12 @@ select p_app, j.event_id, j.notification_id, j.installation_id, j.resolved_by,
        j.status, j.reason, pushledger_reason_class(j.status, j.reason),
        pushledger_reason_class(j.status, j.reason) is not distinct from 'token_invalid', j.to_invalid,
        j.send_platform, j.snap_version, j.snap_event_id,
-       case when j.snap_event_id is null then 'unknown'
-            when j.can_display then 'can_display' else 'cannot_display' end,
+       pushledger_display_state(j.snap_event_id is not null, j.can_display),
        j.snap_authorization,
        j.chan_blocked, j.is_instrumented,
        j.has_open, j.has_displayed, j.has_undisplayed,
        pushledger_judge_send(j.status, j.has_open, j.has_displayed, j.has_undisplayed, j.sent_at, p_as_of, p_window,
-                             case when j.snap_event_id is null then 'unknown'
-                                  when j.can_display then 'can_display' else 'cannot_display' end,
+                             pushledger_display_state(j.snap_event_id is not null, j.can_display),
                              j.chan_blocked, j.installation_id is not null, j.is_instrumented)
   from judged j;
 end
@@ -285,14 +291,12 @@ select j.app_id, j.event_id, j.notification_id, j.installation_id, j.resolved_by
        j.status, j.reason, pushledger_reason_class(j.status, j.reason),
        pushledger_reason_class(j.status, j.reason) is not distinct from 'token_invalid', j.to_invalid,
        j.send_platform, j.snap_version, j.snap_event_id,
-       case when j.snap_event_id is null then 'unknown'
-            when j.can_display then 'can_display' else 'cannot_display' end,
+       pushledger_display_state(j.snap_event_id is not null, j.can_display),
        j.snap_authorization,
        j.chan_blocked, j.is_instrumented,
        j.has_open, j.has_displayed, j.has_undisplayed,
        pushledger_judge_send(j.status, j.has_open, j.has_displayed, j.has_undisplayed, j.sent_at, p_as_of, p_window,
-                             case when j.snap_event_id is null then 'unknown'
-                                  when j.can_display then 'can_display' else 'cannot_display' end,
+                             pushledger_display_state(j.snap_event_id is not null, j.can_display),
                              j.chan_blocked, j.installation_id is not null, j.is_instrumented)
   from judged j;
 end
