@@ -56,6 +56,8 @@ $$;
 create or replace function pushledger_refresh_landing_notifications(p_as_of timestamptz, p_all boolean)
 returns void
 language plpgsql as $$
+declare
+    v_indexes text[];
 begin
     create temp table if not exists landing_new (like open_landing_notifications) on commit drop;
     create temp table if not exists landing_delta (sign integer, like open_landing_notifications) on commit drop;
@@ -71,6 +73,7 @@ begin
          order by s.app_id, s.notification_id, s.sent_at desc, s.event_id desc;
         insert into landing_delta select 1, n.* from landing_new n;
         truncate open_landing_notifications;
+        v_indexes := pushledger_drop_indexes('open_landing_notifications');
         delete from open_landings_daily;
     else
         insert into landing_new
@@ -91,16 +94,23 @@ begin
         insert into landing_delta
         select -1, o.* from (select distinct * from landing_notifications) n
           join open_landing_notifications o on o.app_id = n.app_id and o.notification_id = n.notification_id
-         where not exists (select 1 from landing_new x where row(x.*) is not distinct from row(o.*))
+         where not exists (select 1 from landing_new x
+                            where x.app_id = o.app_id and x.notification_id = o.notification_id
+                              and row(x.*) is not distinct from row(o.*))
         union all
         select 1, x.* from landing_new x
-         where not exists (select 1 from open_landing_notifications o where row(x.*) is not distinct from row(o.*));
+         where not exists (select 1 from open_landing_notifications o
+                            where o.app_id = x.app_id and o.notification_id = x.notification_id
+                              and row(x.*) is not distinct from row(o.*));
         delete from open_landing_notifications o using landing_delta d
          where d.sign = -1 and o.app_id = d.app_id and o.notification_id = d.notification_id;
     end if;
     insert into open_landing_notifications
     select app_id, notification_id, day, channel, campaign, opens, landed_reported, misrouted
       from landing_delta where sign = 1;
+    if p_all then
+        perform pushledger_build_indexes(v_indexes);
+    end if;
 
     insert into open_landings_daily as l
     select d.app_id, d.day, d.channel, d.campaign, sum(d.sign * d.opens), sum(d.sign * d.landed_reported),

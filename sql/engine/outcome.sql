@@ -7,7 +7,7 @@
 --     one of its installation (a window function over the snapshots), and a send joins the one
 --     whose span holds its time. Only an installation with a send before all of its snapshots
 --     in the window looks up the latest snapshot before the window (once per installation);
---   * channel states: those of the window's snapshots by one range read, those of earlier
+--   * channel states: the blocked ones (few) of the window's snapshots by one range read, of earlier
 --     snapshots by key;
 --   * invalidating results: the partial index sends_token_invalid (sql/engine/rejection_class.sql)
 --     of the window's tokens, joined to the sends that follow them.
@@ -112,22 +112,28 @@ with window_sends as materialized (
                   limit 1)
             ) candidates
             limit 1) snap
-), snapshot_channels as (
-    -- Channel states of the window's snapshots by one range read (one row per snapshot and
-    -- channel: the primary key) ...
-    select c.installation_id, c.snapshot_event_id, c.channel_id, c.blocked
-      from channel_states c
-     where c.app_id = p_app and c.occurred_at >= p_from and c.occurred_at < p_to
-    union all
-    -- ... and the earlier snapshots' by key.
-    select e.installation_id, e.event_id, c.channel_id, c.blocked
+), earlier_channels as materialized (
+    -- The blocked channels of the earlier snapshots, by key (a look-up: not flattened into a
+    -- hash join over every partition; materialized, so the look-ups' plan does not steer the
+    -- joins below).
+    select e.installation_id, e.event_id as snapshot_event_id, c.channel_id
       from earlier_snapshots e
      cross join lateral (
-            select c.channel_id, c.blocked
+            select c.channel_id
               from channel_states c
              where c.app_id = p_app and c.occurred_at = e.occurred_at
-               and c.snapshot_event_id = e.event_id and c.installation_id = e.installation_id
-            offset 0) c  -- a look-up by key: not flattened into a hash join over every partition
+               and c.snapshot_event_id = e.event_id and c.installation_id = e.installation_id and c.blocked
+            offset 0) c
+), snapshot_channels as (
+    -- The blocked channels of the window's snapshots by one range read, and of the earlier
+    -- ones. Only blocked rows: a send's channel is blocked when its snapshot has a blocked row
+    -- for it (one row per snapshot and channel: the primary key), and few channels are, so
+    -- the hash is small and the sends probe it.
+    select c.installation_id, c.snapshot_event_id, c.channel_id
+      from channel_states c
+     where c.app_id = p_app and c.occurred_at >= p_from and c.occurred_at < p_to and c.blocked
+    union all
+    select * from earlier_channels
 ), confirmations as (
     -- Every receipt and open of these notifications at or before as_of, however late it came.
     -- None can have occurred pushledger_confirmation_lookback() before its send (the contract's
@@ -172,7 +178,7 @@ with window_sends as materialized (
                as snap_authorization,
            coalesce(case when f.snap_event_id is not null then f.snap_platform else e.platform end,
                     i.platform, case f.provider when 'apns' then 'ios' else 'android' end) as send_platform,
-           coalesce(ch.blocked, false) as chan_blocked,
+           ch.channel_id is not null as chan_blocked,
            coalesce(cf.displayed, false) as has_displayed,
            coalesce(cf.undisplayed, false) as has_undisplayed,
            coalesce(cf.opened, false) as has_open,
@@ -221,13 +227,28 @@ language sql stable as $$
     select * from pushledger_classify_sends(p_app, p_from, p_to, p_as_of, p_window, false)
 $$;
 
+-- A notification's receipts and opens at or before p_as_of, by index (however early: the
+-- engine's look-back bound is one no stored receipt can pass): the per-send paths' confirmations.
+-- A plain SQL function, inlined into the look-ups.
+create or replace function pushledger_notification_confirmations(p_app text, p_notification uuid, p_as_of timestamptz)
+returns table (displayed boolean, undisplayed boolean, opened boolean)
+language sql stable as $$
+select bool_or(x.is_receipt and x.displayed is distinct from false),
+       bool_or(x.is_receipt and x.displayed = false),
+       bool_or(not x.is_receipt)
+  from (select true as is_receipt, r.displayed from notification_receipts r
+         where r.app_id = p_app and r.notification_id = p_notification and r.occurred_at <= p_as_of
+        union all
+        select false, null from notification_opens o
+         where o.app_id = p_app and o.notification_id = p_notification and o.occurred_at <= p_as_of) x
+$$;
+
 -- The same classification for a small set of sends, each by index look-ups of its own: the
 -- incremental refresh's path (sql/engine/rollups.sql). The sends are the rows of the session's
--- temporary table rollup_send_set (app_id, sent_at, event_id); those after p_as_of or no longer
+-- temporary table rollup_send_set (app_id, sent_at, event_id, scope); those after p_as_of or no longer
 -- stored return nothing. Each send is judged with its UTC day as the window, as the rollups
 -- are: a slice is instrumented when instrumented_slices_daily holds it for that day (the
--- refresh brings those up to date first). Receipts and opens are looked up by notification,
--- however early (the engine's look-back bound is one no stored receipt can pass).
+-- refresh brings those up to date first).
 create or replace function pushledger_classify_send_set(p_as_of timestamptz, p_window interval)
 returns setof pushledger_classified_send
 language plpgsql stable
@@ -241,10 +262,12 @@ return query
 with set_sends as materialized (
     select s.app_id, s.event_id, s.notification_id, s.installation_id, s.resolved_by, s.sent_at,
            s.provider, s.token_key, s.channel, s.campaign, s.status, s.reason
-      from (select distinct * from rollup_send_set) k
+      from (select distinct k.app_id, k.sent_at, k.event_id from rollup_send_set k) k
       join sends s on s.app_id = k.app_id and s.sent_at = k.sent_at and s.event_id = k.event_id
      where s.sent_at <= p_as_of
-), facts as (
+), facts as materialized (
+    -- Materialized, as judged: the outcome reads chan_blocked and is_instrumented again, and an
+    -- inlined sub-select would look them up twice.
     select w.*, snap.event_id as snap_event_id, snap.app_version as snap_version,
            snap.can_display, snap.authorization_status as snap_authorization,
            coalesce(snap.platform, i.platform, case w.provider when 'apns' then 'ios' else 'android' end) as send_platform,
@@ -265,17 +288,8 @@ with set_sends as materialized (
              order by n.occurred_at desc, n.received_at desc, n.event_id desc
              limit 1) snap on true
       left join installations i on i.app_id = w.app_id and i.installation_id = w.installation_id
-      left join lateral (
-            select bool_or(x.is_receipt and x.displayed is distinct from false) as displayed,
-                   bool_or(x.is_receipt and x.displayed = false) as undisplayed,
-                   bool_or(not x.is_receipt) as opened
-              from (select true as is_receipt, r.displayed from notification_receipts r
-                     where r.app_id = w.app_id and r.notification_id = w.notification_id and r.occurred_at <= p_as_of
-                    union all
-                    select false, null from notification_opens o
-                     where o.app_id = w.app_id and o.notification_id = w.notification_id and o.occurred_at <= p_as_of) x
-            ) cf on true
-), judged as (
+      left join lateral pushledger_notification_confirmations(w.app_id, w.notification_id, p_as_of) cf on true
+), judged as materialized (
     select f.*,
            f.invalid_at is not null and not exists (
                select 1 from token_registrations r
@@ -299,5 +313,42 @@ select j.app_id, j.event_id, j.notification_id, j.installation_id, j.resolved_by
                              pushledger_display_state(j.snap_event_id is not null, j.can_display),
                              j.chan_blocked, j.installation_id is not null, j.is_instrumented)
   from judged j;
+end
+$$;
+
+-- The sends whose only new inputs are receipts or opens of their notification (scope 1), a
+-- new instrumented slice of their day, or the passing of time (scope 0) keep every other fact
+-- they were judged on: they are judged again from their send_outcomes rows (the session's
+-- table rollup_old), with their confirmations looked up again (scope 1) and their slice's
+-- instrumentation read again, without the look-ups of the sends, snapshots, channels and
+-- tokens. The scopes: the session's table rollup_keys (app_id, sent_at, event_id, scope).
+create or replace function pushledger_rejudge_outcomes(p_as_of timestamptz, p_window interval)
+returns setof send_outcomes
+language plpgsql stable
+set jit = off
+as $$
+begin
+return query
+with facts as materialized (
+    select o.*,
+           case when k.scope = 1 then coalesce(cf.displayed, false) else o.received_displayed end as now_displayed,
+           case when k.scope = 1 then coalesce(cf.undisplayed, false) else o.received_undisplayed end as now_undisplayed,
+           case when k.scope = 1 then coalesce(cf.opened, false) else o.opened end as now_opened,
+           exists (select 1 from instrumented_slices_daily sl
+                    where sl.app_id = o.app_id and sl.day = o.day and sl.platform = o.platform
+                      and sl.app_version is not distinct from o.app_version) as now_instrumented
+      from rollup_keys k
+      join rollup_old o on o.app_id = k.app_id and o.sent_at = k.sent_at and o.event_id = k.event_id
+      left join lateral (select * from pushledger_notification_confirmations(o.app_id, o.notification_id, p_as_of)
+                          where k.scope = 1) cf on true
+     where k.scope < 2
+)
+select f.app_id, f.sent_at, f.event_id, f.day, f.notification_id, f.installation_id, f.provider, f.channel,
+       f.campaign, f.status, f.reason, f.reason_class, f.token_invalid, f.to_invalid_token, f.platform,
+       f.app_version, f.display_state, f.channel_blocked, f.now_instrumented, f.now_opened, f.now_displayed,
+       f.now_undisplayed,
+       pushledger_judge_send(f.status, f.now_opened, f.now_displayed, f.now_undisplayed, f.sent_at, p_as_of, p_window,
+                             f.display_state, f.channel_blocked, f.installation_id is not null, f.now_instrumented)
+  from facts f;
 end
 $$;

@@ -23,6 +23,50 @@ language sql immutable as $$
                c.received_undisplayed, c.outcome)::send_outcomes
 $$;
 
+-- A rebuild loads send_outcomes and open_landing_notifications empty: their indexes (primary
+-- key included) are dropped first and built once after the load, from their own definitions,
+-- which costs less than keeping them up to date row by row. Returns the statements that build
+-- them again, for pushledger_build_indexes. The caller holds the table's exclusive lock
+-- (truncate), so nobody reads it without them.
+create or replace function pushledger_drop_indexes(p_table regclass)
+returns text[]
+language plpgsql as $$
+declare
+    v_build text[];
+    v_drop text;
+begin
+    select coalesce(array_agg(format('alter table %s add constraint %I %s', p_table, c.conname, pg_get_constraintdef(c.oid))
+                              order by c.conname), '{}')
+      into v_build from pg_constraint c where c.conrelid = p_table and c.contype in ('p', 'u');
+    select v_build || coalesce(array_agg(pg_get_indexdef(i.indexrelid) order by i.indexrelid), '{}')
+      into v_build from pg_index i
+     where i.indrelid = p_table and not exists (select 1 from pg_constraint c where c.conindid = i.indexrelid);
+    for v_drop in
+        select format('alter table %s drop constraint %I', p_table, c.conname)
+          from pg_constraint c where c.conrelid = p_table and c.contype in ('p', 'u')
+        union all
+        select format('drop index %s', i.indexrelid::regclass)
+          from pg_index i
+         where i.indrelid = p_table and not exists (select 1 from pg_constraint c where c.conindid = i.indexrelid)
+    loop
+        execute v_drop;
+    end loop;
+    return v_build;
+end
+$$;
+
+create or replace function pushledger_build_indexes(p_build text[])
+returns void
+language plpgsql as $$
+declare
+    v_statement text;
+begin
+    foreach v_statement in array p_build loop
+        execute v_statement;
+    end loop;
+end
+$$;
+
 -- Classifies one app's days [p_from, p_to) in one set-based pass, each day judged as its own
 -- window, into p_into: the session's table rollup_new, or send_outcomes for a rebuild.
 create or replace function pushledger_classify_days(
@@ -59,10 +103,13 @@ create or replace function pushledger_rollup_work_tables()
 returns void
 language plpgsql as $$
 begin
-    create temp table if not exists rollup_send_set (app_id text, sent_at timestamptz, event_id uuid) on commit drop;
+    -- scope: what a send is judged again on. 2: every fact (pushledger_classify_send_set), 1: its
+    -- confirmations, 0: time and its slice only (pushledger_rejudge_outcomes).
+    create temp table if not exists rollup_send_set (app_id text, sent_at timestamptz, event_id uuid, scope smallint) on commit drop;
+    create temp table if not exists rollup_keys (app_id text, sent_at timestamptz, event_id uuid, scope smallint) on commit drop;
     create temp table if not exists rollup_new (like send_outcomes) on commit drop;
     create temp table if not exists rollup_days (app_id text, day date) on commit drop;
-    truncate rollup_send_set, rollup_new, rollup_days;
+    truncate rollup_send_set, rollup_keys, rollup_new, rollup_days;
 end
 $$;
 
@@ -200,25 +247,26 @@ begin
 end
 $$;
 
--- The sends the taken inputs affect, into rollup_send_set, each found by index.
+-- The sends the taken inputs affect, into rollup_send_set, each found by index, with the scope
+-- of what changed for them.
 create or replace function pushledger_affected_sends(p_as_of timestamptz, p_window interval)
 returns void
 language plpgsql as $$
 begin
     insert into rollup_send_set
     -- Sends stored, changed or removed.
-    select t.app_id, k.sent_at, k.event_id
+    select t.app_id, k.sent_at, k.event_id, 2::smallint
       from rollup_taken t cross join unnest(t.keys, t.times) k(event_id, sent_at)
      where t.kind = 'send'
     union
     -- Sends of notifications with a new receipt or open.
-    select s.app_id, s.sent_at, s.event_id
+    select s.app_id, s.sent_at, s.event_id, 1
       from (select distinct t.app_id, k.notification_id
               from rollup_taken t cross join unnest(t.keys) k(notification_id) where t.kind in ('receipt', 'open')) c
       join sends s on s.app_id = c.app_id and s.notification_id = c.notification_id
     union
     -- Sends of an installation from a new snapshot's time to its next snapshot.
-    select s.app_id, s.sent_at, s.event_id
+    select s.app_id, s.sent_at, s.event_id, 2
       from (select t.app_id, k.installation_id, min(k.occurred_at) as since
               from rollup_taken t cross join unnest(t.keys, t.times) k(installation_id, occurred_at)
              where t.kind = 'snapshot' group by 1, 2) n
@@ -231,7 +279,7 @@ begin
     union
     -- Later sends to a token whose invalidating result was stored or removed, or that was
     -- registered after an earlier invalidating result.
-    select s.app_id, s.sent_at, s.event_id
+    select s.app_id, s.sent_at, s.event_id, 2
       from (select t.app_id, k.provider, k.token_key, min(k.at) as since, bool_or(t.kind = 'token') as result
               from rollup_taken t cross join unnest(t.keys, t.providers, t.times) k(token_key, provider, at)
              where t.kind in ('token', 'registration') group by 1, 2, 3) k
@@ -244,13 +292,13 @@ begin
     union
     -- Sends of an installation that appeared or changed platform (the platform of sends with no
     -- as-of snapshot).
-    select s.app_id, s.sent_at, s.event_id
+    select s.app_id, s.sent_at, s.event_id, 2
       from (select distinct t.app_id, k.installation_id
               from rollup_taken t cross join unnest(t.keys) k(installation_id) where t.kind = 'installation') i
       join sends s on s.app_id = i.app_id and s.installation_id = i.installation_id
     union
     -- Pending sends whose confirmation window has passed.
-    select o.app_id, o.sent_at, o.event_id
+    select o.app_id, o.sent_at, o.event_id, 0
       from send_outcomes o where o.outcome = 'pending' and o.sent_at <= p_as_of - p_window;
 end
 $$;
@@ -285,7 +333,7 @@ begin
                           and sl.app_version is not distinct from r.app_version);
     insert into instrumented_slices_daily select * from rollup_new_slices;
     insert into rollup_send_set
-    select o.app_id, o.sent_at, o.event_id
+    select o.app_id, o.sent_at, o.event_id, 0
       from rollup_new_slices sl
       join send_outcomes o on o.app_id = sl.app_id and o.day = sl.day and o.platform = sl.platform
                           and o.app_version is not distinct from sl.app_version
@@ -295,8 +343,9 @@ end
 $$;
 
 -- The notifications whose landing rows (sql/engine/landings.sql) a refresh recomputes: those
--- with an open taken (stored or removed), and those of every changed or recomputed send (its
--- notification's latest attempt may have moved); then recomputes them.
+-- with an open taken (stored or removed), and those of every send whose row changed (a row
+-- holds the attempt's time, day, channel and campaign: a landing row moves only when one of its
+-- notification's rows does); then recomputes them.
 create or replace function pushledger_refresh_landings(p_as_of timestamptz)
 returns void
 language plpgsql as $$
@@ -306,9 +355,7 @@ begin
     insert into landing_notifications
     select t.app_id, k.notification_id from rollup_taken t cross join unnest(t.keys) k(notification_id) where t.kind = 'open'
     union
-    select r.app_id, r.notification_id from rollup_delta r
-    union
-    select r.app_id, r.notification_id from rollup_old r;
+    select r.app_id, r.notification_id from rollup_delta r;
     analyze landing_notifications;
     perform pushledger_refresh_landing_notifications(p_as_of, false);
 end
@@ -346,6 +393,7 @@ language plpgsql as $$
 declare
     v_run record;
     v_sends bigint;
+    v_indexes text[];
 begin
     perform pg_advisory_xact_lock(hashtext('pushledger_refresh_rollups'));
     perform pushledger_rollup_work_tables();
@@ -353,6 +401,7 @@ begin
     with taken as (delete from rollup_dirty_days returning app_id, day)
     insert into rollup_days select distinct t.app_id, t.day from taken t;
     truncate send_outcomes;
+    v_indexes := pushledger_drop_indexes('send_outcomes');
     delete from send_rollups_daily;
     delete from send_rejections_daily;
     delete from instrumented_slices_daily;
@@ -376,6 +425,7 @@ begin
     loop
         perform pushledger_classify_days(v_run.app_id, v_run.first_day, v_run.last_day + 1, p_as_of, p_window, 'send_outcomes');
     end loop;
+    perform pushledger_build_indexes(v_indexes);
     perform pushledger_apply_rollup_deltas(p_as_of, 'send_outcomes');
     select count(*) into v_sends from send_outcomes;
     -- Every day with rollups has its landing rollups computed (open_landings_days).
@@ -418,20 +468,31 @@ begin
     insert into rollup_slice_days select * from pushledger_refresh_slices(p_as_of);
     perform pushledger_affected_sends(p_as_of, p_window);
     -- The whole days go through the engine.
-    delete from rollup_send_set k using rollup_days d where k.app_id = d.app_id and pushledger_day(k.sent_at) = d.day;
-    analyze rollup_send_set;
-    insert into rollup_new select (pushledger_outcome_row(c)).* from pushledger_classify_send_set(p_as_of, p_window) c;
-    for v_run in select * from pushledger_day_runs((select array_agg(d.app_id) from rollup_days d),
-                                                   (select array_agg(d.day) from rollup_days d)) loop
-        perform pushledger_classify_days(v_run.app_id, v_run.first_day, v_run.last_day + 1, p_as_of, p_window);
-    end loop;
+    insert into rollup_keys
+    select k.app_id, k.sent_at, k.event_id, max(k.scope) from rollup_send_set k
+     where not exists (select 1 from rollup_days d where d.app_id = k.app_id and d.day = pushledger_day(k.sent_at))
+     group by 1, 2, 3;
     create temp table if not exists rollup_old on commit drop as select * from send_outcomes with no data;
     truncate rollup_old;
     -- The set's rows by key, one look-up each (a hash join would read all of send_outcomes).
     insert into rollup_old
-    select o.* from (select distinct * from rollup_send_set) k
+    select o.* from rollup_keys k
      cross join lateral (select * from send_outcomes o
                           where o.app_id = k.app_id and o.sent_at = k.sent_at and o.event_id = k.event_id) o;
+    -- A send without a row (new, or dated after the last as_of) is judged on every fact.
+    update rollup_keys k set scope = 2
+     where k.scope < 2
+       and not exists (select 1 from rollup_old o where o.app_id = k.app_id and o.sent_at = k.sent_at and o.event_id = k.event_id);
+    analyze rollup_keys, rollup_old;
+    truncate rollup_send_set;
+    insert into rollup_send_set select * from rollup_keys where scope = 2;
+    analyze rollup_send_set;
+    insert into rollup_new select (pushledger_outcome_row(c)).* from pushledger_classify_send_set(p_as_of, p_window) c;
+    insert into rollup_new select * from pushledger_rejudge_outcomes(p_as_of, p_window);
+    for v_run in select * from pushledger_day_runs((select array_agg(d.app_id) from rollup_days d),
+                                                   (select array_agg(d.day) from rollup_days d)) loop
+        perform pushledger_classify_days(v_run.app_id, v_run.first_day, v_run.last_day + 1, p_as_of, p_window);
+    end loop;
     insert into rollup_old
     select o.* from rollup_days d
       join send_outcomes o on o.app_id = d.app_id and o.sent_at >= d.day::timestamp at time zone 'UTC'
