@@ -28,13 +28,14 @@ $$;
 -- The judgement of one send from its facts: metrics.md "Outcome of one send attempt", rules
 -- 1-9 in order, the one place they are written. The set-based engine below and the per-send
 -- path of the incremental refresh (pushledger_classify_send_set) both call it; a plain SQL
--- function, so the planner inlines it into either query.
+-- function, so the planner inlines it into either query. Stable, not immutable: timestamptz
+-- minus interval is stable, and the planner inlines no immutable function whose body is not.
 create or replace function pushledger_judge_send(
     p_status integer, p_opened boolean, p_displayed boolean, p_undisplayed boolean,
     p_sent_at timestamptz, p_as_of timestamptz, p_window interval,
     p_display_state text, p_channel_blocked boolean, p_installation_known boolean, p_instrumented boolean)
 returns text
-language sql immutable parallel safe as $$
+language sql stable parallel safe as $$
 select case
     when p_status not between 200 and 299 then 'rejected'
     when p_opened then 'opened'
