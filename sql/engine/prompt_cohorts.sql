@@ -5,6 +5,12 @@
 -- placement of the first shown system prompt, for installations whose first such prompt falls
 -- in the window. Nothing after p_as_of counts. p_platform (null: both) narrows the cohorts.
 
+-- A shown system prompt (metrics.md): the system dialog appeared; already_determined means the
+-- OS answered without showing it.
+create or replace function pushledger_shown_system_prompt(p_prompt text, p_result text)
+returns boolean
+language sql immutable parallel safe as $$ select p_prompt = 'system' and p_result <> 'already_determined' $$;
+
 -- The cohort memberships of installations of p_app as of p_as_of, with the facts the cohort
 -- figures count: one row per installation and experiment it was exposed to (experiment '' and
 -- the first shown system prompt's placement: the as-treated cohorts). The one definition of the
@@ -28,7 +34,7 @@ with first_prompt as (
     select distinct on (p.installation_id) p.installation_id, p.occurred_at, p.result, p.placement
       from permission_prompts p
      where p.app_id = p_app and (p_installations is null or p.installation_id = any (p_installations))
-       and p.prompt = 'system' and p.result <> 'already_determined' and p.occurred_at <= p_as_of
+       and pushledger_shown_system_prompt(p.prompt, p.result) and p.occurred_at <= p_as_of
      order by p.installation_id, p.occurred_at, p.received_at, p.event_id
 ), first_exposure as (
     select distinct on (e.installation_id, e.experiment) e.installation_id, e.experiment, e.occurred_at, e.variant
@@ -68,7 +74,7 @@ $$;
 
 -- One row per cohort member of [p_from, p_to) with the facts the cohort figures count: the
 -- members of pushledger_prompt_member_facts over the installations with an exposure (a shown
--- system prompt, as-treated) in the window. Planned with the set's real size.
+-- system prompt, as-treated) in the window. Planned with the set's real size, without jit.
 create or replace function pushledger_prompt_cohort_members(
     p_app text, p_from timestamptz, p_to timestamptz, p_as_of timestamptz default now(),
     p_experiment text default 'push_prompt_timing', p_as_treated boolean default false,
@@ -77,7 +83,7 @@ returns table (
     cohort text, installation_id uuid, platform text, first_event_at timestamptz,
     first_prompt_at timestamptz, first_prompt_result text,
     can_display_now boolean, retained_eligible boolean, retained boolean)
-language plpgsql stable set plan_cache_mode = force_custom_plan as $$
+language plpgsql stable set plan_cache_mode = force_custom_plan set jit = off as $$
 declare
     v_ids uuid[];
 begin
@@ -87,7 +93,7 @@ begin
            and e.occurred_at >= p_from and e.occurred_at < p_to and e.occurred_at <= p_as_of
         union all
         select p.installation_id from permission_prompts p
-         where p_as_treated and p.app_id = p_app and p.prompt = 'system' and p.result <> 'already_determined'
+         where p_as_treated and p.app_id = p_app and pushledger_shown_system_prompt(p.prompt, p.result)
            and p.occurred_at >= p_from and p.occurred_at < p_to and p.occurred_at <= p_as_of
     ) c;
     return query
