@@ -46,8 +46,10 @@ struct PromptTimingReportTests {
             }
         }
         // Members' events dated after as_of keep their installations marked until a refresh as
-        // of their time; after one as of a time past every event, nothing is left to recompute.
-        #expect(try refreshRollups(asOf: PromptFixture.asOf) > 0)
+        // of their time: again as of the same time they are recomputed and nothing moves; as of
+        // a time past every event their days move, and then nothing is left to recompute.
+        #expect(try data.fixture.connection.query("select count(*)::int as n from prompt_rollup_dirty_installations")[0].decode("n", as: Int.self) > 0)
+        #expect(try refreshRollups(asOf: PromptFixture.asOf) == 0)
         let future = Fixture.time(2027, 6, 1)
         #expect(try refreshRollups(asOf: future) > 0)
         #expect(try refreshRollups(asOf: future) == 0)
@@ -87,6 +89,57 @@ struct PromptTimingReportTests {
         let direct = try PromptTimingReport.run(connection: data.fixture.connection, query: lateWeek, options: .init(includeSends: false))
         let rolled = try PromptTimingReport.run(connection: data.fixture.connection, query: lateWeek, options: rolledOptions)
         #expect(rolled.cohorts.map(\.installs) == [1] && rolled.cohorts == direct.cohorts)
+    }
+
+    /// Each (experiment or as-treated, day)'s refresh time, as text.
+    private func refreshTimes() throws -> [String: String] {
+        var result: [String: String] = [:]
+        for row in try data.fixture.connection.query(
+            """
+            select coalesce(experiment, '-') || ' ' || day::text as day, max(refreshed_at)::text as at
+              from prompt_cohorts_daily group by 1
+            """) {
+            result[try row.decode("day")] = try row.decode("at")
+        }
+        return result
+    }
+
+    /// A new snapshot of one member moves that member's days only: its exposure day and its
+    /// first prompt's day; every other day keeps its rollups untouched.
+    @Test func oneSnapshotMovesOnlyItsMembersDays() throws {
+        var data = data
+        _ = try refreshRollups(asOf: PromptFixture.asOf)
+        let off = PromptFixture.asOf.addingTimeInterval(-3600)
+        let index = try #require(data.installs.firstIndex { install in
+            !install.exposures.isEmpty && PromptFixture.firstSystemPrompt(install) != nil
+                && PromptFixture.canDisplay(install, at: PromptFixture.asOf) && !install.snapshots.contains { $0.at > off }
+        })
+        let install = data.installs[index]
+        let day = { (time: Date) in String(Display.timestamp(time).prefix(10)) }
+        let exposed = try #require(install.exposures.map(\.at).min())
+        let prompted = try #require(PromptFixture.firstSystemPrompt(install)).at
+        let before = try refreshTimes()
+        if install.platform == "ios" {
+            try data.fixture.snapshot(install.id, at: off, platform: "ios", authorization: "denied", alert: "disabled")
+        } else {
+            try data.fixture.snapshot(install.id, at: off, platform: "android", enabled: false)
+        }
+        data.installs[index].snapshots.append(.init(at: off, canDisplay: false))
+        #expect(try refreshRollups(asOf: PromptFixture.asOf) == 2)
+        let after = try refreshTimes()
+        #expect(Set(before.keys) == Set(after.keys))
+        #expect(Set(after.keys.filter { before[$0] != after[$0] }) == ["push_prompt_timing \(day(exposed))", "- \(day(prompted))"])
+        try check(try fromRollups(), against: data.expected(asTreated: false))
+        try check(try fromRollups(asTreated: true), against: data.expected(asTreated: true))
+
+        // The same state reported again changes no member: the installation is recomputed, nothing moves.
+        if install.platform == "ios" {
+            try data.fixture.snapshot(install.id, at: off, platform: "ios", authorization: "denied", alert: "disabled")
+        } else {
+            try data.fixture.snapshot(install.id, at: off, platform: "android", enabled: false)
+        }
+        #expect(try refreshRollups(asOf: PromptFixture.asOf) == 0)
+        #expect(try refreshTimes() == after)
     }
 
     @Test func rollupsCoverWholeDaysAndNoSends() throws {

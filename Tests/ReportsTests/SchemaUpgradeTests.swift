@@ -26,7 +26,8 @@ struct SchemaUpgradeTests {
     }
 
     /// Every row of every table but the migrator's own, as text, sorted per table; columns that
-    /// hold the wall-clock time of a refresh or insert, or a transaction id, are left out.
+    /// hold the wall-clock time of a refresh or insert, or a transaction id, are left out. The
+    /// prompt cohorts' hours to prompt are compared as sets (their order means nothing: medians).
     /// `columns` (a table's column list) reads the tables and columns another schema had.
     static func contents(_ connection: Connection, columns: [String: String]? = nil) throws -> [String: String] {
         var out: [String: String] = [:]
@@ -52,7 +53,9 @@ struct SchemaUpgradeTests {
         for table in tables {
             out[table] = try connection.query(
                 """
-                select string_agg(quote_ident(attname), ', ' order by attnum) from pg_attribute
+                select string_agg(case when attname = 'hours_to_prompt'
+                                       then '(select array_agg(h order by h) from unnest(hours_to_prompt) h) as hours_to_prompt'
+                                       else quote_ident(attname) end, ', ' order by attnum) from pg_attribute
                  where attrelid = \(table)::regclass and attnum > 0 and not attisdropped
                    and attname not in ('refreshed_at', 'marked_at', 'created_at', 'imported_at', 'feed_xid')
                 """)[0].decode(0, as: String.self)
@@ -60,8 +63,11 @@ struct SchemaUpgradeTests {
         return out
     }
 
-    /// Tables of the incremental refresh's state (sql/migrations/0007_send_outcomes.sql).
-    static let refreshState: Set<String> = ["send_outcomes", "open_landing_notifications", "rollup_inputs", "rollup_refresh_state"]
+    /// Tables of the incremental refresh's state (sql/migrations/0007_send_outcomes.sql,
+    /// 0008_prompt_cohort_members.sql).
+    static let refreshState: Set<String> = [
+        "send_outcomes", "open_landing_notifications", "rollup_inputs", "rollup_refresh_state", "prompt_cohort_members", "prompt_rollup_state",
+    ]
 
     /// `pg_dump --schema-only`, without the per-run `\restrict` key lines.
     static func schema(_ url: String) throws -> String {

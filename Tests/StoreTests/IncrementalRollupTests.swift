@@ -9,8 +9,10 @@ import Testing
 /// The incremental refresh is exact: random sequences of ingest through the writer (late
 /// receipts and opens, late snapshots and channel states, re-registered tokens, back-filled
 /// invalidating results, duplicate batches, future-dated events, whole days marked dirty,
-/// erasures, time passing the confirmation window) with a refresh after each step leave every
-/// rollup table equal to a rebuild from scratch as of the same time.
+/// erasures, time passing the confirmation window; for the prompt cohorts late exposures and
+/// prompts, snapshots a week after a grant, installations changing platform and first_seen_at)
+/// with a refresh after each step leave every rollup table, and the rows they group, equal to a
+/// rebuild from scratch as of the same time.
 /// PUSHLEDGER_ROLLUP_SEED=n replays one seed.
 @Suite struct IncrementalRollupTests {
     typealias F = Fixture
@@ -22,6 +24,7 @@ import Testing
         ("instrumented_slices_daily", "app_id, day, platform, app_version"),
         ("open_landings_daily", "app_id, day, channel, campaign, opens, landed_reported, misrouted"),
         ("prompt_cohorts_daily", "app_id, experiment, day, cohort, platform, installs, prompted, granted, provisional, reached, granted_without_prompt, retained_eligible, retained, hours_to_prompt"),
+        ("prompt_cohort_members", "*"),
         ("send_outcomes", "*"),
         ("open_landing_notifications", "*"),
     ]
@@ -48,6 +51,20 @@ import Testing
         }
     }
 
+    /// Every rollup table after the refresh as of `asOf` equals a rebuild as of the same time.
+    static func expectEqualToRebuild(_ db: StoreDatabase, asOf: Date, _ context: String) throws {
+        let incremental = try contents(db.connection)
+        try db.connection.execute("begin")
+        _ = try refresh(db.connection, asOf: asOf, full: true)
+        let rebuilt = try contents(db.connection)
+        try db.connection.execute("rollback")
+        for table in tables {
+            let (mine, theirs) = (Set((incremental[table.name] ?? "").split(separator: "\n")), Set((rebuilt[table.name] ?? "").split(separator: "\n")))
+            #expect(mine.symmetricDifference(theirs).isEmpty,
+                    "\(context), as of \(asOf): \(table.name) differs from a rebuild; only incremental: \(mine.subtracting(theirs).sorted()); only rebuilt: \(theirs.subtracting(mine).sorted())")
+        }
+    }
+
     static var seeds: [UInt64] {
         if let text = ProcessInfo.processInfo.environment["PUSHLEDGER_ROLLUP_SEED"], let seed = UInt64(text) { return [seed] }
         return [1, 2, 3, 4]
@@ -60,6 +77,7 @@ import Testing
         var hour = -60.0
         var refreshes = 0
         var reclassified = 0
+        var promptMoves = 0
         for step in 0..<14 {
             for _ in 0..<world.int(2...5) {
                 let units = world.units(at: hour)
@@ -75,23 +93,39 @@ import Testing
             let asOf = F.time(hour)
             let summary = try Self.refresh(db.connection, asOf: asOf)
             refreshes += 1
-            if !summary.full { reclassified += summary.reclassifiedSends }
-            let incremental = try Self.contents(db.connection)
-
-            try db.connection.execute("begin")
-            _ = try Self.refresh(db.connection, asOf: asOf, full: true)
-            let rebuilt = try Self.contents(db.connection)
-            try db.connection.execute("rollback")
-
-            for table in Self.tables {
-                let (mine, theirs) = (Set((incremental[table.name] ?? "").split(separator: "\n")), Set((rebuilt[table.name] ?? "").split(separator: "\n")))
-                #expect(mine.symmetricDifference(theirs).isEmpty,
-                        "seed \(seed), step \(step), as of \(asOf): \(table.name) differs from a rebuild; only incremental: \(mine.subtracting(theirs).sorted()); only rebuilt: \(theirs.subtracting(mine).sorted())")
-            }
+            if !summary.full { reclassified += summary.reclassifiedSends; promptMoves += summary.promptCohortDays }
+            try Self.expectEqualToRebuild(db, asOf: asOf, "seed \(seed), step \(step)")
             hour += world.chance(0.3) ? Double(world.int(20...30)) : Double(world.int(1...6))
         }
         let sends: Int = try db.value("select count(*)::int from send_outcomes")
         #expect(refreshes == 14 && sends > 0 && reclassified > 0)
+        let members: Int = try db.value("select count(*)::int from prompt_cohort_members where first_prompt_at is not null")
+        let days: Int = try db.value("select count(distinct (experiment, day))::int from prompt_cohorts_daily")
+        #expect(members > 0 && days > 1 && promptMoves > 0)
+    }
+
+    /// The prompt cohorts over a larger fleet, where a step marks few of its installations:
+    /// late and future-dated exposures, prompts and snapshots, grants more than a week old,
+    /// changes of platform and first_seen_at, erasures, and long stretches of time.
+    @Test(arguments: seeds) func promptCohortRefreshesEqualARebuild(seed: UInt64) throws {
+        print("IncrementalRollupTests prompt cohorts seed \(seed) (replay: PUSHLEDGER_ROLLUP_SEED=\(seed))")
+        let db = try StoreDatabase()
+        var world = RandomIngest(seed: seed, fleet: 16)
+        var hour = -60.0
+        var (moved, retained) = (0, 0)
+        for step in 0..<24 {
+            for _ in 0..<world.int(2...4) { _ = try db.write(world.promptUnit(at: hour)) }
+            if world.chance(0.1) {
+                _ = try db.connection.query("select * from pushledger_erase(\(F.app), \(world.pick(world.installations).id), null)")
+            }
+            let summary = try Self.refresh(db.connection, asOf: F.time(hour))
+            if step > 0 { moved += summary.promptCohortDays }
+            try Self.expectEqualToRebuild(db, asOf: F.time(hour), "prompt cohorts seed \(seed), step \(step)")
+            retained += try db.value("select count(*)::int from prompt_cohort_members where retained_eligible")
+            hour += world.chance(0.3) ? Double(world.int(30...60)) : Double(world.int(1...5))
+        }
+        let platforms: Int = try db.value("select count(distinct platform)::int from prompt_cohort_members")
+        #expect(moved > 0 && retained > 0 && platforms == 2)
     }
 }
 
@@ -107,9 +141,9 @@ struct RandomIngest {
     var nextNotification = 1
     var sent: [IngestUnit] = []
 
-    init(seed: UInt64) {
+    init(seed: UInt64, fleet: Int = 6) {
         random = SplitMix64(seed: seed)
-        for n in 1...6 {
+        for n in 1...fleet {
             let platform: Platform = n % 3 == 0 ? .ios : .android
             installations.append(Installation(id: F.installation(500 + n), platform: platform, version: "5.\(n % 2).0", token: "tok-\(n)-0"))
         }
@@ -129,12 +163,22 @@ struct RandomIngest {
         case 0...2: unit = sends(at: hour, receivedAt: receivedAt)
         case 3...5: unit = confirmations(at: hour, receivedAt: receivedAt)
         case 6: unit = snapshot(at: hour, receivedAt: receivedAt)
-        case 7: unit = registration(at: hour, receivedAt: receivedAt)
+        case 7: unit = chance(0.5) ? registration(at: hour, receivedAt: receivedAt) : prompts(at: hour, receivedAt: receivedAt)
         case 8: unit = backFilledInvalidation(at: hour, receivedAt: receivedAt)
-        default: unit = prompts(at: hour, receivedAt: receivedAt)
+        default: unit = chance(0.2) ? platformChange(at: hour, receivedAt: receivedAt) : prompts(at: hour, receivedAt: receivedAt)
         }
         sent.append(unit)
         return [unit]
+    }
+
+    /// One unit of the telemetry prompt cohorts read, received at `hour`.
+    mutating func promptUnit(at hour: Double) -> IngestUnit {
+        let receivedAt = F.time(hour)
+        switch int(0...19) {
+        case 0...8: return prompts(at: hour, receivedAt: receivedAt)
+        case 9...16: return snapshot(at: hour, receivedAt: receivedAt)
+        default: return platformChange(at: hour, receivedAt: receivedAt)
+        }
     }
 
     mutating func envelope(_ i: Int) -> TelemetryEnvelope {
@@ -176,10 +220,11 @@ struct RandomIngest {
         return F.telemetry(envelope(i), events, receivedAt: receivedAt)
     }
 
-    /// A snapshot dated now or late, with channel states on Android.
+    /// A snapshot dated now, late (up to a week and more after a late grant) or a little ahead
+    /// of the clock, with channel states on Android.
     mutating func snapshot(at hour: Double, receivedAt: Date) -> IngestUnit {
         let i = int(0...(installations.count - 1))
-        let at = hour - (chance(0.4) ? Double(int(3...50)) : 0)
+        let at = hour - (chance(0.4) ? Double(int(3...50)) : 0) + (chance(0.1) ? 4 : 0)
         let payload: TelemetryPayload = installations[i].platform == .ios
             ? .notificationSettings(SettingsSnapshot(authorizationStatus: pick([.authorized, .denied, .provisional])))
             : F.androidSettings(enabled: chance(0.75), channels: chance(0.5) ? [ChannelState(id: "promo", importance: pick([0, 3]))] : nil)
@@ -208,12 +253,34 @@ struct RandomIngest {
         return F.sends([result], receivedAt: receivedAt)
     }
 
+    /// Exposures to one of two experiments and system prompts, together or alone: now, late (up
+    /// to 200 hours, earlier than the installation was first seen, so a week after a grant
+    /// passes within the run) or ahead of the clock.
     mutating func prompts(at hour: Double, receivedAt: Date) -> IngestUnit {
         let i = int(0...(installations.count - 1))
-        let at = hour - Double(int(0...20))
-        var events = [F.event(event(), at: at, .experimentExposure(ExperimentExposure(experiment: "push_prompt_timing", variant: pick(["early", "late"]))))]
-        events.append(F.event(event(), at: at + 0.5, .permissionPrompt(PermissionPrompt(placement: pick(["first_screen", "after_order"]), prompt: .system,
-                                                                                          result: pick([.granted, .denied, .provisional])))))
+        let at = hour - (chance(0.5) ? Double(int(0...200)) : Double(int(0...20))) + (chance(0.1) ? 3 : 0)
+        var events: [TelemetryEvent] = []
+        if chance(0.7) {
+            events.append(F.event(event(), at: at, .experimentExposure(ExperimentExposure(
+                experiment: pick(["push_prompt_timing", "push_prompt_timing", "primer_copy"]), variant: pick(["early", "late"])))))
+        }
+        if events.isEmpty || chance(0.7) {
+            events.append(F.event(event(), at: at + 0.5, .permissionPrompt(PermissionPrompt(
+                placement: pick(["first_screen", "after_order"]), prompt: .system, result: pick([.granted, .granted, .denied, .provisional, .alreadyDetermined])))))
+        }
         return F.telemetry(envelope(i), events, receivedAt: receivedAt)
+    }
+
+    /// A token registration, an event no prompt cohort reads, that changes only the
+    /// installation's row: from its other platform dated now (the platform changes, and back with
+    /// its next batch), or dated before it was first seen (first_seen_at moves earlier).
+    mutating func platformChange(at hour: Double, receivedAt: Date) -> IngestUnit {
+        let i = int(0...(installations.count - 1))
+        let installation = installations[i]
+        let early = chance(0.4)
+        let platform: Platform = early ? installation.platform : (installation.platform == .ios ? .android : .ios)
+        let envelope = F.envelope(installation: installation.id, platform: platform, appVersion: installation.version)
+        let payload = F.token(installation.token, provider: platform == .ios ? .apns : .fcm)
+        return F.telemetry(envelope, [F.event(event(), at: early ? hour - Double(int(200...300)) : hour, payload)], receivedAt: receivedAt)
     }
 }

@@ -1,10 +1,13 @@
--- Daily prompt-cohort rollups: a row holds one day's cohort members (by the day of their first
--- exposure to an experiment, or, with experiment null, of their first shown system prompt) per
--- cohort and platform, with the counts of pushledger_prompt_cohorts as of the refresh. Members'
--- facts look at their whole history (first prompt, state now, state a week after the grant), so
--- a change to any of them re-opens the member's days: the triggers below mark the installation,
--- and the refresh maps installations to their exposure and prompt days. hours_to_prompt keeps
--- one value per prompted member, so a median over any span of days is exact.
+-- Daily prompt-cohort rollups (docs/rollups.md "Prompt cohorts"): a row of prompt_cohorts_daily
+-- holds one day's cohort members (by the day of their first exposure to an experiment, or, with
+-- experiment null, of their first shown system prompt) per cohort and platform, with the counts
+-- of pushledger_prompt_cohorts. The members themselves are kept in prompt_cohort_members (one
+-- row each, as of prompt_rollup_state.as_of), and the rollups are, at all times, their grouping.
+-- A member's facts look at its installation's whole history (first prompt, state now, state a
+-- week after the grant): the triggers below mark the installation, and a refresh recomputes the
+-- marked installations' rows, keeps those that did not change, and re-groups only the days whose
+-- members changed. hours_to_prompt keeps one value per prompted member (sorted), so a median over
+-- any span of days is exact.
 
 create or replace function pushledger_mark_dirty_prompt_members()
 returns trigger
@@ -42,14 +45,18 @@ create or replace trigger installations_prompt_dirty after update on installatio
     for each row when (old.first_seen_at is distinct from new.first_seen_at or old.platform is distinct from new.platform)
     execute function pushledger_mark_dirty_prompt_installation();
 
--- Recomputes one (app, experiment, day); experiment null: the as-treated cohorts.
-create or replace function pushledger_rollup_prompt_day(p_app text, p_experiment text, p_day date, p_as_of timestamptz)
+-- Re-groups the given (experiment, day)s of p_app's prompt_cohort_members (experiment '': the
+-- as-treated cohorts, null in the rollups) into prompt_cohorts_daily: an index range of one
+-- day's members each.
+create or replace function pushledger_group_prompt_days(
+    p_as_of timestamptz, p_app text, p_experiments text[], p_days date[])
 returns void
 language sql as $$
-    delete from prompt_cohorts_daily
-     where app_id = p_app and experiment is not distinct from p_experiment and day = p_day;
+    delete from prompt_cohorts_daily r
+     using unnest(p_experiments, p_days) g (experiment, day)
+     where r.app_id = p_app and r.day = g.day and coalesce(r.experiment, '') = g.experiment;
     insert into prompt_cohorts_daily
-    select p_app, p_experiment, p_day, m.cohort, m.platform, count(*),
+    select p_app, nullif(m.experiment, ''), m.day, m.cohort, m.platform, count(*),
            count(m.first_prompt_at),
            count(*) filter (where m.first_prompt_result = 'granted'),
            count(*) filter (where m.first_prompt_result = 'provisional'),
@@ -57,52 +64,127 @@ language sql as $$
            count(*) filter (where m.can_display_now and m.first_prompt_at is null),
            count(*) filter (where m.retained_eligible),
            count(*) filter (where m.retained),
-           coalesce(array_agg((extract(epoch from m.first_prompt_at - m.first_event_at) / 3600)::double precision)
-                        filter (where m.first_prompt_at is not null), '{}'),
+           coalesce(array_agg(h.hours order by h.hours) filter (where m.first_prompt_at is not null), '{}'),
            p_as_of, now()
-      from pushledger_prompt_cohort_members(
-               p_app, p_day::timestamp at time zone 'UTC', (p_day + 1)::timestamp at time zone 'UTC', p_as_of,
-               coalesce(p_experiment, ''), p_experiment is null, null) m
-     group by m.cohort, m.platform
+      from unnest(p_experiments, p_days) g (experiment, day)
+      join prompt_cohort_members m on m.app_id = p_app and m.experiment = g.experiment and m.day = g.day
+     cross join lateral (
+           select (extract(epoch from m.first_prompt_at - m.first_event_at) / 3600)::double precision as hours) h
+     group by m.experiment, m.day, m.cohort, m.platform
 $$;
 
--- Refreshes the days of every marked installation as of p_as_of; returns how many (app,
--- experiment, day)s it recomputed. Takes turns like pushledger_refresh_rollups.
+-- Recomputes the member rows of p_app's installations p_installations (each once) as of
+-- p_as_of: the rows that changed replace the stored ones, and the (experiment, day)s they leave
+-- or join are re-grouped. Returns how many (experiment, day)s moved. Planned with the set's
+-- real size (pushledger_prompt_member_facts reads a small set by index); jit is off: compiling
+-- these plans costs more than running them (~1.5 s against ~0.6 s for a week's 35,000 members).
+create or replace function pushledger_apply_prompt_members(p_as_of timestamptz, p_app text, p_installations uuid[])
+returns integer
+language plpgsql set plan_cache_mode = force_custom_plan set jit = off as $$
+declare
+    v_experiments text[];
+    v_days date[];
+begin
+    if to_regclass('pg_temp.prompt_member_changes') is null then
+        create temp table prompt_member_changes (fresh boolean, like prompt_cohort_members) on commit drop;
+    end if;
+    truncate prompt_member_changes;
+    insert into prompt_member_changes
+    with fresh as materialized (
+        select * from pushledger_prompt_member_facts(p_as_of, p_app, p_installations)
+    ), stored as materialized (
+        select m.* from prompt_cohort_members m where m.app_id = p_app and m.installation_id = any (p_installations)
+    )
+    select false, * from (select * from stored except select * from fresh) gone
+    union all
+    select true, * from (select * from fresh except select * from stored) came;
+
+    delete from prompt_cohort_members m using prompt_member_changes c
+     where not c.fresh and m.app_id = p_app and m.installation_id = c.installation_id and m.experiment = c.experiment;
+    insert into prompt_cohort_members
+    select c.app_id, c.installation_id, c.experiment, c.day, c.joined_at, c.cohort, c.platform, c.first_event_at,
+           c.first_prompt_at, c.first_prompt_result, c.can_display_now, c.retained_eligible, c.retained
+      from prompt_member_changes c where c.fresh;
+
+    select array_agg(g.experiment), array_agg(g.day) into v_experiments, v_days
+      from (select distinct c.experiment, c.day from prompt_member_changes c) g;
+    perform pushledger_group_prompt_days(p_as_of, p_app, v_experiments, v_days) where v_days is not null;
+    return coalesce(cardinality(v_days), 0);
+end
+$$;
+
+-- Records the as_of the members now hold.
+create or replace function pushledger_record_prompt_refresh(p_as_of timestamptz)
+returns void
+language sql as $$
+    insert into prompt_rollup_state (as_of, refreshed_at) values (p_as_of, now())
+    on conflict (singleton) do update set as_of = excluded.as_of, refreshed_at = excluded.refreshed_at
+$$;
+
+-- Recomputes one (app, experiment, day); experiment null: the as-treated cohorts. Erasure
+-- calls it for the days of an installation whose events it removed: the day's stored members
+-- and the installations with an event that day are recomputed (an erased one leaves), as of
+-- the as_of the members hold (p_as_of when they were never computed), so every other row stays
+-- as of the last refresh.
+create or replace function pushledger_rollup_prompt_day(p_app text, p_experiment text, p_day date, p_as_of timestamptz)
+returns void
+language plpgsql as $$
+declare
+    v_as_of timestamptz := coalesce((select s.as_of from prompt_rollup_state s), p_as_of);
+    v_from timestamptz := p_day::timestamp at time zone 'UTC';
+    v_ids uuid[];
+begin
+    select array_agg(distinct c.installation_id) into v_ids from (
+        select m.installation_id from prompt_cohort_members m
+         where m.app_id = p_app and m.experiment = coalesce(p_experiment, '') and m.day = p_day
+        union all
+        select e.installation_id from experiment_exposures e
+         where e.app_id = p_app and e.experiment = p_experiment and e.occurred_at >= v_from and e.occurred_at < v_from + interval '1 day'
+        union all
+        select p.installation_id from permission_prompts p
+         where p_experiment is null and p.app_id = p_app and pushledger_shown_system_prompt(p.prompt, p.result)
+           and p.occurred_at >= v_from and p.occurred_at < v_from + interval '1 day'
+    ) c;
+    perform pushledger_apply_prompt_members(v_as_of, p_app, v_ids) where v_ids is not null;
+end
+$$;
+
+-- Brings the members and their rollups up to date as of p_as_of from the marked installations:
+-- returns how many (app, experiment, day)s moved. The first refresh (no prompt_rollup_state)
+-- and one as of an earlier time than the members hold rebuild. Takes turns like
+-- pushledger_refresh_rollups.
 create or replace function pushledger_refresh_prompt_rollups(p_as_of timestamptz default now())
 returns integer
 language plpgsql as $$
 declare
-    v_days integer := 0;
-    v_day record;
+    v_last timestamptz;
+    v_app record;
+    v_moved integer := 0;
 begin
     perform pg_advisory_xact_lock(hashtext('pushledger_refresh_prompt_rollups'));
-    create temp table if not exists prompt_refresh_days (app_id text, experiment text, day date) on commit drop;
-    truncate prompt_refresh_days;
+    select s.as_of into v_last from prompt_rollup_state s;
+    if v_last is null or v_last > p_as_of then
+        return pushledger_rebuild_prompt_rollups(p_as_of);
+    end if;
+    -- Every mark is taken and its installation recomputed; a mark due after as_of (an event
+    -- dated after it) is put back, so refreshes recompute it until one as of its time has.
+    if to_regclass('pg_temp.prompt_marks_taken') is null then
+        create temp table prompt_marks_taken (app_id text, installation_id uuid) on commit drop;
+    end if;
+    truncate prompt_marks_taken;
     with taken as (
         delete from prompt_rollup_dirty_installations returning app_id, installation_id, due_at
     ), kept as (
         insert into prompt_rollup_dirty_installations (app_id, installation_id, due_at)
-        select app_id, installation_id, max(due_at) from taken where due_at > p_as_of group by 1, 2
-    ), members as (
-        select distinct app_id, installation_id from taken
+        select t.app_id, t.installation_id, max(t.due_at) from taken t where t.due_at > p_as_of group by 1, 2
     )
-    -- Every day the installation could be a member of: a late earlier event moves it, so the
-    -- day it leaves is recomputed as well as the day it joins.
-    insert into prompt_refresh_days
-    select e.app_id, e.experiment, pushledger_day(e.occurred_at)
-      from members m
-      join experiment_exposures e on e.app_id = m.app_id and e.installation_id = m.installation_id
-    union
-    select p.app_id, null, pushledger_day(p.occurred_at)
-      from members m
-      join permission_prompts p on p.app_id = m.app_id and p.installation_id = m.installation_id
-     where p.prompt = 'system' and p.result <> 'already_determined';
-    for v_day in select * from prompt_refresh_days order by 1, 2, 3
+    insert into prompt_marks_taken select distinct t.app_id, t.installation_id from taken t;
+    for v_app in select t.app_id, array_agg(t.installation_id) as ids from prompt_marks_taken t group by 1 order by 1
     loop
-        perform pushledger_rollup_prompt_day(v_day.app_id, v_day.experiment, v_day.day, p_as_of);
-        v_days := v_days + 1;
+        v_moved := v_moved + pushledger_apply_prompt_members(p_as_of, v_app.app_id, v_app.ids);
     end loop;
-    return v_days;
+    perform pushledger_record_prompt_refresh(p_as_of);
+    return v_moved;
 end
 $$;
 
@@ -132,17 +214,36 @@ select d.cohort, sum(d.installs), sum(d.prompted), sum(d.granted), sum(d.provisi
  order by d.cohort
 $$;
 
--- Recomputes every prompt-cohort rollup from scratch as of p_as_of (`pushledger rollup
--- --full`): every installation is marked, so every day any of them is a member of is
--- recomputed. Returns how many days it recomputed.
+-- Recomputes every member and prompt-cohort rollup from scratch as of p_as_of (`pushledger
+-- rollup --full`): per app, every installation's members in one set-based pass, then every
+-- day grouped once. Marks due after as_of are kept. Returns how many (app, experiment, day)s it
+-- grouped.
 create or replace function pushledger_rebuild_prompt_rollups(p_as_of timestamptz default now())
 returns integer
-language plpgsql as $$
+language plpgsql set plan_cache_mode = force_custom_plan set jit = off as $$
+declare
+    v_app text;
+    v_experiments text[];
+    v_days date[];
+    v_groups integer := 0;
 begin
     perform pg_advisory_xact_lock(hashtext('pushledger_refresh_prompt_rollups'));
-    delete from prompt_cohorts_daily;
+    with taken as (
+        delete from prompt_rollup_dirty_installations returning app_id, installation_id, due_at
+    )
     insert into prompt_rollup_dirty_installations (app_id, installation_id, due_at)
-    select i.app_id, i.installation_id, '-infinity' from installations i;
-    return pushledger_refresh_prompt_rollups(p_as_of);
+    select t.app_id, t.installation_id, max(t.due_at) from taken t where t.due_at > p_as_of group by 1, 2;
+    delete from prompt_cohort_members;
+    delete from prompt_cohorts_daily;
+    for v_app in select distinct i.app_id from installations i order by 1
+    loop
+        insert into prompt_cohort_members select * from pushledger_prompt_member_facts(p_as_of, v_app);
+        select array_agg(g.experiment), array_agg(g.day) into v_experiments, v_days
+          from (select distinct m.experiment, m.day from prompt_cohort_members m where m.app_id = v_app) g;
+        perform pushledger_group_prompt_days(p_as_of, v_app, v_experiments, v_days) where v_days is not null;
+        v_groups := v_groups + coalesce(cardinality(v_days), 0);
+    end loop;
+    perform pushledger_record_prompt_refresh(p_as_of);
+    return v_groups;
 end
 $$;
