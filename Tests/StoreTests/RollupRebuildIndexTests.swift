@@ -29,6 +29,7 @@ import Testing
                 && before.contains("send_outcomes_uninstrumented") && before.contains("open_landing_notifications_pkey"))
         var world = RandomIngest(seed: 7)
         for hour in stride(from: -40.0, to: 0, by: 4) {
+            _ = try db.write(world.sends(at: hour, receivedAt: F.time(hour)))
             for unit in world.units(at: hour) { _ = try db.write(unit) }
         }
         for full in [true, false, true] {
