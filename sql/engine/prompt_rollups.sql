@@ -121,33 +121,7 @@ language sql as $$
     on conflict (singleton) do update set as_of = excluded.as_of, refreshed_at = excluded.refreshed_at
 $$;
 
--- Recomputes one (app, experiment, day); experiment null: the as-treated cohorts. Erasure
--- calls it for the days of an installation whose events it removed: the day's stored members
--- and the installations with an event that day are recomputed (an erased one leaves), as of
--- the as_of the members hold (p_as_of when they were never computed), so every other row stays
--- as of the last refresh.
-create or replace function pushledger_rollup_prompt_day(p_app text, p_experiment text, p_day date, p_as_of timestamptz)
-returns void
-language plpgsql as $$
-declare
-    v_as_of timestamptz := coalesce((select s.as_of from prompt_rollup_state s), p_as_of);
-    v_from timestamptz := p_day::timestamp at time zone 'UTC';
-    v_ids uuid[];
-begin
-    select array_agg(distinct c.installation_id) into v_ids from (
-        select m.installation_id from prompt_cohort_members m
-         where m.app_id = p_app and m.experiment = coalesce(p_experiment, '') and m.day = p_day
-        union all
-        select e.installation_id from experiment_exposures e
-         where e.app_id = p_app and e.experiment = p_experiment and e.occurred_at >= v_from and e.occurred_at < v_from + interval '1 day'
-        union all
-        select p.installation_id from permission_prompts p
-         where p_experiment is null and p.app_id = p_app and pushledger_shown_system_prompt(p.prompt, p.result)
-           and p.occurred_at >= v_from and p.occurred_at < v_from + interval '1 day'
-    ) c;
-    perform pushledger_apply_prompt_members(v_as_of, p_app, v_ids) where v_ids is not null;
-end
-$$;
+drop function if exists pushledger_rollup_prompt_day(text, text, date, timestamptz);
 
 -- Brings the members and their rollups up to date as of p_as_of from the marked installations:
 -- returns how many (app, experiment, day)s moved. The first refresh (no prompt_rollup_state)

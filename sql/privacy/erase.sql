@@ -11,8 +11,9 @@
 --
 -- Rollups: the sends, receipts and opens deleted are queued for the next refresh by their
 -- triggers (sql/engine/dirty_days.sql); the days of erased receipts and opens are marked here
--- to be recomputed whole (instrumentation counts them); the prompt-cohort days of
--- the installation are recomputed in place, before its marks are removed. The caller then
+-- to be recomputed whole (instrumentation counts them); the installation's prompt-cohort
+-- members are recomputed in place (it has none left: its rows leave and their days are
+-- re-grouped), before its marks are removed. The caller then
 -- refreshes the send rollups (`pushledger erase` does).
 
 create or replace function pushledger_erase(p_app text, p_installation uuid, p_token text)
@@ -20,13 +21,12 @@ returns table (erased_from text, erased_rows bigint)
 language plpgsql as $$
 declare
     v_rows bigint;
-    v_day record;
 begin
     if (p_installation is null) = (p_token is null) then
         raise exception 'pushledger_erase: give an installation or a token';
     end if;
     lock table event_ids in share row exclusive mode;
-    drop table if exists erase_tokens, erase_sends, erase_prompt_days;
+    drop table if exists erase_tokens, erase_sends;
 
     create temp table erase_tokens (provider text, token text, token_key uuid) on commit drop;
     insert into erase_tokens
@@ -45,15 +45,6 @@ begin
        and (s.installation_id = p_installation
             or exists (select 1 from erase_tokens t where t.provider = s.provider and t.token_key = s.token_key and t.token = s.token
                         and (s.installation_id is null or p_token is not null)));
-
-    -- The prompt-cohort days the installation counts in, read before its events go.
-    create temp table erase_prompt_days on commit drop as
-    select distinct e.experiment, pushledger_day(e.occurred_at) as day
-      from experiment_exposures e where e.app_id = p_app and e.installation_id = p_installation
-    union
-    select distinct null, pushledger_day(p.occurred_at)
-      from permission_prompts p where p.app_id = p_app and p.installation_id = p_installation
-       and p.prompt = 'system' and p.result <> 'already_determined';
 
     -- Receipts and opens: the installation's own, and those of the erased notifications.
     insert into rollup_dirty_days (app_id, day)
@@ -107,10 +98,9 @@ begin
     get diagnostics v_rows = row_count; erased_from := 'failed_events'; erased_rows := v_rows; return next;
 
     perform pg_advisory_xact_lock(hashtext('pushledger_refresh_prompt_rollups'));
-    for v_day in select * from erase_prompt_days order by 1, 2
-    loop
-        perform pushledger_rollup_prompt_day(p_app, v_day.experiment, v_day.day, now());
-    end loop;
+    -- As of the as_of the members hold, so every other row stays as of the last refresh.
+    perform pushledger_apply_prompt_members(coalesce((select s.as_of from prompt_rollup_state s), now()), p_app, array[p_installation])
+     where p_installation is not null;
     delete from prompt_rollup_dirty_installations where app_id = p_app and installation_id = p_installation;
 
     insert into erasures (app_id, subject, subject_hash)
