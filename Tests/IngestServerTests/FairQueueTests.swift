@@ -123,13 +123,53 @@ struct FairQueueTests {
         queue.start()
         _ = queue.submit(Self.job("a", 0))
         entered.wait()
-        // No other app present: the second writer takes a's next jobs while the first is busy.
-        for i in 1..<3 { _ = queue.submit(Self.job("a", i)) }
+        // No other app present: the second writer takes a's next jobs while the first is busy,
+        // once they fill a batch.
+        for i in 1..<5 { _ = queue.submit(Self.job("a", i)) }
         entered.wait()
         #expect(batches.names.withLock { $0.count } == 2)
         for _ in 0..<3 { release.signal() }
         queue.drainAndStop()
-        #expect(batches.names.withLock { $0.joined().count } == 3)
+        #expect(batches.names.withLock { $0.joined().count } == 5)
+    }
+
+    /// Commit grouping: while an app's transaction is in progress, its next jobs wait for that
+    /// commit and go in one batch, unless they fill a batch (jobs or events) on their own.
+    @Test func anAppsNextJobsWaitForItsCommitUnlessTheyFillABatch() throws {
+        let release = DispatchSemaphore(value: 0), entered = DispatchSemaphore(value: 0)
+        let batches = Batches()
+        let queue = IngestQueue(capacity: 20, share: 20, maxBatch: 4, maxEvents: 3, writers: 2) { jobs in
+            batches.names.withLock { $0.append(jobs.map { job in
+                guard case .failedRequest(_, let app, _, let message, _, _) = job.unit else { return "?" }
+                return "\(app)\(message)"
+            }) }
+            entered.signal()
+            release.wait()
+            for job in jobs { job.completion(.success(WriteOutcome(accepted: 0, duplicates: 0))) }
+        }
+        queue.start()
+        _ = queue.submit(Self.job("a", 0))
+        entered.wait()
+        // Two of a's jobs (one event each) are less than a batch: they wait for a0's commit.
+        _ = queue.submit(Self.job("a", 1))
+        _ = queue.submit(Self.job("a", 2))
+        #expect(queue.depth == 2)
+        release.signal()
+        entered.wait()
+        #expect(batches.names.withLock { $0 } == [["a0"], ["a1", "a2"]])
+        // The third event fills a batch (maxEvents 3): the free writer starts it beside the busy one.
+        for i in 3..<6 { _ = queue.submit(Self.job("a", i)) }
+        entered.wait()
+        #expect(batches.names.withLock { $0 } == [["a0"], ["a1", "a2"], ["a3", "a4", "a5"]])
+        // Grouping holds back only a's own jobs: b's goes to the next free writer while a's
+        // other transaction is still in progress.
+        _ = queue.submit(Self.job("b", 0))
+        release.signal()
+        entered.wait()
+        #expect(batches.names.withLock { $0 }.last == ["b0"])
+        for _ in 0..<3 { release.signal() }
+        queue.drainAndStop()
+        #expect(batches.names.withLock { $0.joined().count } == 7)
     }
 
     private static func waitUntil(_ condition: () -> Bool) -> Bool {
