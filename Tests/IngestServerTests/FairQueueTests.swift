@@ -123,44 +123,52 @@ struct FairQueueTests {
         queue.start()
         _ = queue.submit(Self.job("a", 0))
         entered.wait()
-        // No other app present: the second writer takes a's next jobs while the first is busy,
-        // once they fill a batch.
-        for i in 1..<5 { _ = queue.submit(Self.job("a", i)) }
+        // No other app present: the second writer takes a's next jobs while the first is busy.
+        for i in 1..<3 { _ = queue.submit(Self.job("a", i)) }
         entered.wait()
         #expect(batches.names.withLock { $0.count } == 2)
         for _ in 0..<3 { release.signal() }
         queue.drainAndStop()
-        #expect(batches.names.withLock { $0.joined().count } == 5)
+        #expect(batches.names.withLock { $0.joined().count } == 3)
     }
 
-    /// Commit grouping: while an app's transaction is in progress, its next jobs wait for that
-    /// commit and go in one batch, unless they fill a batch (jobs or events) on their own.
-    @Test func anAppsNextJobsWaitForItsCommitUnlessTheyFillABatch() throws {
+    /// A queue of two writers that records each batch as app + tag names and holds every
+    /// batch until `release` is signalled; `entered` is signalled as each batch starts.
+    private static func holdingQueue(maxBatch: Int, maxEvents: Int = .max) -> (IngestQueue, Batches, release: DispatchSemaphore, entered: DispatchSemaphore) {
         let release = DispatchSemaphore(value: 0), entered = DispatchSemaphore(value: 0)
         let batches = Batches()
-        let queue = IngestQueue(capacity: 20, share: 20, maxBatch: 4, maxEvents: 3, writers: 2) { jobs in
+        let queue = IngestQueue(capacity: 20, share: 20, maxBatch: maxBatch, maxEvents: maxEvents, writers: 2) { jobs in
             batches.names.withLock { $0.append(jobs.map { job in
-                guard case .failedRequest(_, let app, _, let message, _, _) = job.unit else { return "?" }
-                return "\(app)\(message)"
+                switch job.unit {
+                case .failedRequest(_, let app, _, let message, _, _): "\(app)\(message)"
+                case .sends(_, let app, _): "\(app)-\(job.unit.eventCount)"
+                case .telemetry: "?"
+                }
             }) }
             entered.signal()
             release.wait()
             for job in jobs { job.completion(.success(WriteOutcome(accepted: 0, duplicates: 0))) }
         }
+        return (queue, batches, release, entered)
+    }
+
+    /// Commit grouping: while an app's transaction is in progress, another transaction of that
+    /// app starts only once as many of its events wait as are in progress; until then they wait
+    /// for the commit and go together.
+    @Test func anAppsNextJobsWaitUntilThereAreAsManyAsInProgress() {
+        let (queue, batches, release, entered) = Self.holdingQueue(maxBatch: 5)
+        for i in 0..<3 { _ = queue.submit(Self.job("a", i)) }
         queue.start()
-        _ = queue.submit(Self.job("a", 0))
         entered.wait()
-        // Two of a's jobs (one event each) are less than a batch: they wait for a0's commit.
-        _ = queue.submit(Self.job("a", 1))
-        _ = queue.submit(Self.job("a", 2))
+        #expect(batches.names.withLock { $0 } == [["a0", "a1", "a2"]])
+        // Two events waiting against three in progress: they wait.
+        _ = queue.submit(Self.job("a", 3))
+        _ = queue.submit(Self.job("a", 4))
         #expect(queue.depth == 2)
-        release.signal()
+        // The third: the free writer starts them beside the busy one.
+        _ = queue.submit(Self.job("a", 5))
         entered.wait()
-        #expect(batches.names.withLock { $0 } == [["a0"], ["a1", "a2"]])
-        // The third event fills a batch (maxEvents 3): the free writer starts it beside the busy one.
-        for i in 3..<6 { _ = queue.submit(Self.job("a", i)) }
-        entered.wait()
-        #expect(batches.names.withLock { $0 } == [["a0"], ["a1", "a2"], ["a3", "a4", "a5"]])
+        #expect(batches.names.withLock { $0 } == [["a0", "a1", "a2"], ["a3", "a4", "a5"]])
         // Grouping holds back only a's own jobs: b's goes to the next free writer while a's
         // other transaction is still in progress.
         _ = queue.submit(Self.job("b", 0))
@@ -170,6 +178,25 @@ struct FairQueueTests {
         for _ in 0..<3 { release.signal() }
         queue.drainAndStop()
         #expect(batches.names.withLock { $0.joined().count } == 7)
+    }
+
+    /// Behind a large request in progress, the app's waiting jobs start a transaction as soon
+    /// as they fill a batch.
+    @Test func anAppsWaitingJobsStartOnceTheyFillABatch() {
+        let (queue, batches, release, entered) = Self.holdingQueue(maxBatch: 3)
+        let rejections = (0..<10).map { Rejection(index: $0, eventID: nil, code: .invalidField, message: "m", rawJSON: "{}") }
+        let large = IngestUnit.sends(ValidatedSends(sends: [], rejections: rejections), appID: "a", receivedAt: Date())
+        _ = queue.submit(IngestJob(unit: large, app: "a") { _ in })
+        queue.start()
+        entered.wait()
+        _ = queue.submit(Self.job("a", 1))
+        _ = queue.submit(Self.job("a", 2))
+        #expect(queue.depth == 2)
+        _ = queue.submit(Self.job("a", 3))
+        entered.wait()
+        #expect(batches.names.withLock { $0 } == [["a-10"], ["a1", "a2", "a3"]])
+        for _ in 0..<2 { release.signal() }
+        queue.drainAndStop()
     }
 
     private static func waitUntil(_ condition: () -> Bool) -> Bool {
