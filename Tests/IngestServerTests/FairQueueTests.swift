@@ -153,7 +153,7 @@ struct FairQueueTests {
     }
 
     /// Commit grouping: while an app's transaction is in progress, another transaction of that
-    /// app starts only once as many of its events wait as are in progress; until then they wait
+    /// app starts only once as many of its jobs wait as are in progress; until then they wait
     /// for the commit and go together.
     @Test func anAppsNextJobsWaitUntilThereAreAsManyAsInProgress() {
         let (queue, batches, release, entered) = Self.holdingQueue(maxBatch: 5)
@@ -161,7 +161,7 @@ struct FairQueueTests {
         queue.start()
         entered.wait()
         #expect(batches.names.withLock { $0 } == [["a0", "a1", "a2"]])
-        // Two events waiting against three in progress: they wait.
+        // Two jobs waiting against three in progress: they wait.
         _ = queue.submit(Self.job("a", 3))
         _ = queue.submit(Self.job("a", 4))
         #expect(queue.depth == 2)
@@ -180,23 +180,36 @@ struct FairQueueTests {
         #expect(batches.names.withLock { $0.joined().count } == 7)
     }
 
-    /// Behind a large request in progress, the app's waiting jobs start a transaction as soon
-    /// as they fill a batch.
-    @Test func anAppsWaitingJobsStartOnceTheyFillABatch() {
-        let (queue, batches, release, entered) = Self.holdingQueue(maxBatch: 3)
-        let rejections = (0..<10).map { Rejection(index: $0, eventID: nil, code: .invalidField, message: "m", rawJSON: "{}") }
-        let large = IngestUnit.sends(ValidatedSends(sends: [], rejections: rejections), appID: "a", receivedAt: Date())
-        _ = queue.submit(IngestJob(unit: large, app: "a") { _ in })
+    /// Grouping counts requests, not events: behind a large request in progress a small one
+    /// gets a writer of its own; and waiting jobs that fill a batch (here by events) start one
+    /// whatever is in progress.
+    @Test func groupingCountsJobsAndAFullBatchAlwaysStarts() {
+        let (queue, batches, release, entered) = Self.holdingQueue(maxBatch: 5, maxEvents: 6)
+        let large = { (app: String) -> IngestJob in
+            let rejections = (0..<10).map { Rejection(index: $0, eventID: nil, code: .invalidField, message: "m", rawJSON: "{}") }
+            return IngestJob(unit: .sends(ValidatedSends(sends: [], rejections: rejections), appID: app, receivedAt: Date()), app: app) { _ in }
+        }
+        _ = queue.submit(large("a"))
         queue.start()
         entered.wait()
         _ = queue.submit(Self.job("a", 1))
-        _ = queue.submit(Self.job("a", 2))
-        #expect(queue.depth == 2)
-        _ = queue.submit(Self.job("a", 3))
         entered.wait()
-        #expect(batches.names.withLock { $0 } == [["a-10"], ["a1", "a2", "a3"]])
-        for _ in 0..<2 { release.signal() }
+        #expect(batches.names.withLock { $0 } == [["a-10"], ["a1"]])
+        release.signal()
+        release.signal()
         queue.drainAndStop()
+
+        let (grouped, groups, releaseGroup, enteredGroup) = Self.holdingQueue(maxBatch: 5, maxEvents: 6)
+        for i in 0..<3 { _ = grouped.submit(Self.job("a", i)) }
+        grouped.start()
+        enteredGroup.wait()
+        // One job waiting against three in progress, but its ten events fill a batch.
+        _ = grouped.submit(large("a"))
+        enteredGroup.wait()
+        #expect(groups.names.withLock { $0 } == [["a0", "a1", "a2"], ["a-10"]])
+        releaseGroup.signal()
+        releaseGroup.signal()
+        grouped.drainAndStop()
     }
 
     private static func waitUntil(_ condition: () -> Bool) -> Bool {
