@@ -34,13 +34,13 @@ struct IngestJob: Sendable {
 /// Commit grouping: while an app's jobs are in a transaction, a free writer starts another
 /// transaction of that app only once at least as many of the app's jobs wait as are in its
 /// transactions in progress, or they fill a batch (`maxBatch` jobs or `maxEvents` events);
-/// until then they wait for a commit and go together. (Jobs, not events: behind one large
-/// request in progress, small ones still get a writer of their own.) Each transaction costs Postgres
-/// a fixed set of statements, triggers and a WAL flush whatever its size, so under load the
-/// writers share the requests in flight in a few full transactions instead of many small ones
-/// (at 32 connections about 370 transactions for the benchmark's week instead of 570–650), and
-/// still work side by side. A request of an app with no transaction in progress is taken at
-/// once, and other apps' jobs are never held back.
+/// until then they wait for a commit and go together. Jobs, not events: behind one large
+/// request in progress, small ones still get a writer of their own. Each transaction costs
+/// Postgres a fixed set of statements, triggers and a WAL flush whatever its size, so under
+/// load the writers share the requests in flight in a few full transactions instead of many
+/// small ones (at 32 connections about 370 transactions for the benchmark's week instead of
+/// 570–650), and still work side by side. A request of an app with no transaction in progress
+/// is taken at once, and other apps' jobs are never held back.
 final class IngestQueue: Sendable {
     private let condition = NSCondition()
     nonisolated(unsafe) private var lanes: [String: [IngestJob]] = [:]
