@@ -79,9 +79,11 @@ serve() {
     for _ in 1 2 3 4 5; do
         port=$(scripts/free-port.sh)
         # Every bench connection comes from 127.0.0.1: lift the per-address cap, and keep the
-        # connection limit above the 256-connection run so no idle keep-alive is shed.
+        # connection limit above the 256-connection run so no idle keep-alive is shed. One app
+        # posts everything: its share of the queue is the whole queue, above the connections,
+        # so no request is throttled (429) and every figure counts stored events only.
         DATABASE_URL=$(db_url "bench_$1") "$bin" serve --listen "127.0.0.1:$port" --log-level warning \
-            --per-address 512 --connections 512 2>"$work/serve-$1.log" &
+            --per-address 512 --connections 512 --queue 512 --app-share 512 2>"$work/serve-$1.log" &
         server=$!
         for _ in $(seq 1 200); do
             kill -0 "$server" 2>/dev/null || break
@@ -96,6 +98,13 @@ serve() {
     BENCH_SENDS_KEY=$(DATABASE_URL=$(db_url "bench_$1") "$bin" keys create --app $app --scope sends --log-level warning)
 }
 postmaster=$(postmaster_of "$admin_url")
+# post CONNECTIONS: the measured week over that many connections; sets the load generator's
+# figures, and fails unless every request was answered 200.
+post() {
+    local figures
+    figures=$("$benchbin" post --inputs "$work/inputs" --port "$port" --connections "$1") || { echo "bench: $figures" >&2; exit 1; }
+    eval "$figures"
+}
 stop_server() { kill -TERM "$server"; wait "$server" || true; server=""; }
 
 # Every measured path starts from the same database holding another fleet of that week,
@@ -117,7 +126,7 @@ measured="xmin::text::bigint > $mark"
 log "Ingest: pushledger serve, 32 connections"
 serve ingest
 cpu0=$(cpu_seconds "$server") pg0=$(pg_cpu)
-eval "$("$benchbin" post --inputs "$work/inputs" --port "$port" --connections 32)"
+post 32
 ingest_rate=$events_per_s ingest_p50=$p50_ms ingest_p99=$p99_ms ingest_seconds=$seconds
 ingest_cpu=$(per_million "$cpu0" "$(cpu_seconds "$server")" "$events")
 ingest_pg_cpu=$(per_million "$pg0" "$(pg_cpu)" "$events")
@@ -168,10 +177,12 @@ read -r auto_seconds auto_pg_cpu auto_rate < <(naive_run naive_auto 0)
 log "Ingest again over 256 connections (peak RSS)"
 serve rss
 cpu0=$(cpu_seconds "$server") pg0=$(pg_cpu)
-eval "$("$benchbin" post --inputs "$work/inputs" --port "$port" --connections 256)"
+post 256
 rss_256=$(peak_rss_mib "$server") rss_rate=$events_per_s
 rss_cpu=$(per_million "$cpu0" "$(cpu_seconds "$server")" "$events") rss_pg_cpu=$(per_million "$pg0" "$(pg_cpu)" "$events")
 stop_server
+stored=$(q rss "select count(*) from event_ids where $measured")
+[ "$stored" -eq "$events" ] || { echo "bench: $events events posted over 256 connections but $stored stored" >&2; exit 1; }
 
 log "Reports: the week copied k-fold"
 fresh_db reports

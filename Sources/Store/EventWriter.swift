@@ -79,10 +79,8 @@ public struct EventWriter: Sendable {
                 for row in rows { writer.row(row) }
             }
         }
-        // Temp tables get no autovacuum: without statistics the planner guesses a handful of
-        // rows and picks nested loops over whole indexes. Only when a batch outgrows them
-        // (0040): analyzing every batch made every statement of pushledger_apply_staged re-plan.
-        if batch.eventCount > 0 { try connection.execute("select pushledger_analyze_staging()") }
+        // Temp tables get no autovacuum: pushledger_apply_staged analyzes them when a batch
+        // outgrows their statistics (sql/writer/staging.sql).
     }
 }
 

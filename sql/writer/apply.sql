@@ -118,8 +118,13 @@ $$;
 create or replace function pushledger_store_staged_sends(p_sends boolean, p_registrations boolean)
 returns void
 language plpgsql as $$
+declare
+    -- Invalidating results staged. Found by a statement without parameters, whose plan is
+    -- cached (one naming p_sends was planned anew each batch).
+    v_invalid boolean := false;
 begin
     if p_sends then
+        v_invalid := exists (select 1 from stage_sends st where pushledger_reason_class(st.status, st.reason) = 'token_invalid');
         -- Sends without installation_id take the installation of the token's latest registration
         -- at or before sent_at (registrations of this batch were stored just before).
         insert into sends (app_id, event_id, notification_id, provider, token, installation_id, resolved_by,
@@ -166,8 +171,7 @@ begin
          where s.app_id = c.app_id and s.sent_at = c.sent_at and s.event_id = c.event_id;
     end if;
 
-    if p_sends and exists (select 1 from stage_sends st
-                        where pushledger_reason_class(st.status, st.reason) = 'token_invalid') then
+    if v_invalid then
         -- APNs 410, 400 BadDeviceToken, FCM UNREGISTERED: the token is invalid from that result on.
         insert into push_tokens as p (app_id, provider, token_key, token, installation_id, invalidated_at,
                                       invalidated_status, invalidated_reason, unregistered_at)
@@ -191,12 +195,14 @@ begin
             installation_id = coalesce(p.installation_id, excluded.installation_id);
     end if;
 
-    perform pushledger_store_staged_invalidations(p_sends, p_registrations);
+    perform pushledger_store_staged_invalidations(v_invalid, p_registrations);
 end
 $$;
 
 -- Stores the staged batch: de-duplicates, inserts, folds tokens and
--- installations, resolves sends. Returns the newly stored event count per unit.
+-- installations, resolves sends. Returns the newly stored event count per unit. The staging
+-- tables' statistics are brought up to date first, here rather than in a statement of the
+-- writer's own: one round trip less a batch.
 create or replace function pushledger_apply_staged()
 returns table (unit integer, accepted bigint)
 language plpgsql as $$
@@ -205,6 +211,7 @@ declare
     v_types text[];
     v_sends boolean;
 begin
+    perform pushledger_analyze_staging();
     select array_agg(distinct type) into v_types from stage_telemetry;
     v_sends := exists (select 1 from stage_sends);
 

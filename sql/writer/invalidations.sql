@@ -16,7 +16,8 @@ language sql stable as $$
 $$;
 
 -- The feed rows of the tokens a staged batch touched: tokens of fresh invalidating results
--- (p_sends) and of fresh registrations (p_registrations), recomputed from what is stored.
+-- (p_invalid: invalidating results are staged) and of fresh registrations (p_registrations:
+-- registrations are staged), recomputed from what is stored.
 -- A token is invalid now while an invalidating result has no later registration; its
 -- invalidated_at is the earliest such result (telemetry-v1.md). A row gets a new feed position
 -- only when the token becomes invalid anew (no row, or a later invalidated_at: a registration
@@ -25,22 +26,25 @@ $$;
 -- Concurrency: both kinds of input upsert the token's push_tokens row earlier in the same
 -- transaction, so two writers touching one token are serialized on that row lock, and this
 -- statement (READ COMMITTED: a new snapshot) of the second one sees what the first committed.
-create or replace function pushledger_store_staged_invalidations(p_sends boolean, p_registrations boolean)
+drop function if exists pushledger_store_staged_invalidations(boolean, boolean);
+create function pushledger_store_staged_invalidations(p_invalid boolean, p_registrations boolean)
 returns void
 language plpgsql as $$
 begin
-    if not p_registrations and not (p_sends and exists (
-            select 1 from stage_sends st where pushledger_reason_class(st.status, st.reason) = 'token_invalid')) then
+    if not p_registrations and not p_invalid then
         return;
     end if;
+    -- No parameter in the statement (p_invalid false means no invalidating result staged,
+    -- p_registrations false no registration): its plan is cached once, where one depending on
+    -- the parameters was planned anew in most batches.
     with touched as (
         select st.app_id, st.provider, md5(st.token)::uuid as token_key
           from stage_sends st join stage_fresh using (seq)
-         where p_sends and pushledger_reason_class(st.status, st.reason) = 'token_invalid'
+         where pushledger_reason_class(st.status, st.reason) = 'token_invalid'
         union
         select t.app_id, t.provider, md5(t.token)::uuid
           from stage_telemetry t join stage_fresh using (seq)
-         where p_registrations and t.type = 'push_token'
+         where t.type = 'push_token'
     ), state as (
         select k.app_id, k.provider, k.token_key, p.token, inv.sent_at, inv.status, inv.reason, inv.unregistered_at
           from touched k

@@ -30,9 +30,22 @@ struct IngestJob: Sendable {
 /// apps, never behind a flood's transaction. An app alone (a server of one app, or the first
 /// request of another app in a while) uses every writer: the limit costs nothing until there
 /// is someone to be fair to.
+///
+/// Commit grouping: while an app's jobs are in a transaction, a free writer starts another
+/// transaction of that app only once at least as many of the app's jobs wait as are in its
+/// transactions in progress, or they fill a batch (`maxBatch` jobs or `maxEvents` events);
+/// until then they wait for a commit and go together. Jobs, not events: behind one large
+/// request in progress, small ones still get a writer of their own. Each transaction costs
+/// Postgres a fixed set of statements, triggers and a WAL flush whatever its size, so under
+/// load the writers share the requests in flight in a few full transactions instead of many
+/// small ones (at 32 connections about 370 transactions for the benchmark's week instead of
+/// 570–650), and still work side by side. A request of an app with no transaction in progress
+/// is taken at once, and other apps' jobs are never held back.
 final class IngestQueue: Sendable {
     private let condition = NSCondition()
     nonisolated(unsafe) private var lanes: [String: [IngestJob]] = [:]
+    /// Events of the jobs waiting in each lane.
+    nonisolated(unsafe) private var laneEvents: [String: Int] = [:]
     /// Apps with jobs waiting, in turn order.
     nonisolated(unsafe) private var turns: [String] = []
     nonisolated(unsafe) private var count = 0
@@ -40,6 +53,8 @@ final class IngestQueue: Sendable {
     nonisolated(unsafe) private var runningWriters = 0
     /// Transactions in progress that hold jobs of the app.
     nonisolated(unsafe) private var writing: [String: Int] = [:]
+    /// Jobs of the app in those transactions.
+    nonisolated(unsafe) private var writingJobs: [String: Int] = [:]
     /// When each app last submitted, pruned to the apps within `recentApps`.
     nonisolated(unsafe) private var lastSubmitted: [String: ContinuousClock.Instant] = [:]
     /// How long an app counts as present for the writer limit after its last request.
@@ -110,6 +125,7 @@ final class IngestQueue: Sendable {
             if waiting == 0 { turns.append(job.app) }
             noteSubmission(job.app)
             lanes[job.app, default: []].append(job)
+            laneEvents[job.app, default: 0] += job.unit.eventCount
             count += 1
             condition.signal()
             return .queued
@@ -146,6 +162,10 @@ final class IngestQueue: Sendable {
             writing[app]! -= 1
             if writing[app]! == 0 { writing[app] = nil }
         }
+        for job in jobs {
+            writingJobs[job.app]! -= 1
+            if writingJobs[job.app]! == 0 { writingJobs[job.app] = nil }
+        }
         condition.broadcast()
     }
 
@@ -160,11 +180,22 @@ final class IngestQueue: Sendable {
         }
     }
 
-    /// Below its writer limit, or no other app present. Called with the lock held.
+    /// Whether a new transaction may take `app`'s jobs: none of the app's is in progress, or
+    /// as many of its jobs wait as are in progress, or they fill a batch (commit grouping);
+    /// and the app is below its writer limit, or no other app is present. Called with the lock
+    /// held.
     private func mayWrite(_ app: String) -> Bool {
-        guard (writing[app] ?? 0) >= appWriters else { return true }
+        let inProgress = writing[app] ?? 0
+        guard inProgress > 0 else { return true }
+        guard fillsBatch(app) || (lanes[app]?.count ?? 0) >= (writingJobs[app] ?? 0) else { return false }
+        guard inProgress >= appWriters else { return true }
         let since = ContinuousClock.now - recentApps
         return !lastSubmitted.contains { $0.key != app && $0.value > since }
+    }
+
+    /// `app`'s waiting jobs make a whole batch. Called with the lock held.
+    private func fillsBatch(_ app: String) -> Bool {
+        (lanes[app]?.count ?? 0) >= maxBatch || (laneEvents[app] ?? 0) >= maxEvents
     }
 
     /// Records `app` as present; forgets apps gone quiet once the table grows. Called with the
@@ -193,10 +224,17 @@ final class IngestQueue: Sendable {
             if apps.insert(app).inserted { writing[app, default: 0] += 1 }
             batch.append(job)
             events += job.unit.eventCount
+            writingJobs[app, default: 0] += 1
             count -= 1
             turns.removeFirst()
             lanes[app]!.removeFirst()
-            if lanes[app]!.isEmpty { lanes[app] = nil } else { turns.append(app) }
+            laneEvents[app]! -= job.unit.eventCount
+            if lanes[app]!.isEmpty {
+                lanes[app] = nil
+                laneEvents[app] = nil
+            } else {
+                turns.append(app)
+            }
         }
         // Skipped apps keep their place ahead of the ones served.
         turns.insert(contentsOf: skipped, at: 0)
