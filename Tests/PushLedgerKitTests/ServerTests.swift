@@ -42,11 +42,19 @@ struct ServerTests {
         let ledger = try PushLedger(configuration: KitFixtures.configuration(endpoint: server.baseURL, key: server.telemetryKey, directory: directory))
         var killed = false
         var flushes = 0
-        while writers.contains(where: { $0.process.isRunning }) {
-            if !killed && writers[0].recorded.count >= 40 {
-                writers[0].kill()
-                killed = true
+        // The kill is watched apart from the flushes: a flush round can outlast a writer's 300
+        // records, and the kill must land mid-way whatever the machine's speed.
+        let killer = Task.detached { () -> Bool in
+            while writers[0].process.isRunning {
+                if writers[0].recorded.count >= 40 {
+                    writers[0].kill()
+                    return true
+                }
+                try? await Task.sleep(nanoseconds: 1_000_000)
             }
+            return false
+        }
+        while writers.contains(where: { $0.process.isRunning }) {
             let other = try ProbeRun(
                 ["flush", "--dir", directory.path, "--app", KitFixtures.app, "--endpoint", server.baseURL, "--key", server.telemetryKey])
             _ = try await ledger.flush()
@@ -54,6 +62,7 @@ struct ServerTests {
             flushes += 1
         }
         for writer in writers { writer.wait() }
+        killed = await killer.value
         _ = try await ledger.flush()
         let recorded = writers.flatMap(\.recorded)
         let stored = try server.storedEventIDs()
