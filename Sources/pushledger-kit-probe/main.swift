@@ -6,11 +6,13 @@ import PushLedgerKit
 // `recorded <event id>` after each `record` returned, or flushes once.
 
 let usage = """
-    usage: pushledger-kit-probe record --dir DIR --app APP [--count N] [--receipts FILE] [--endpoint URL]
+    usage: pushledger-kit-probe record --dir DIR --app APP [--count N] [--interval MS] [--receipts FILE] [--endpoint URL]
            pushledger-kit-probe flush --dir DIR --app APP --endpoint URL --key KEY
 
       record   records N experiment exposures (default 100), or one notification_received per
-               notification id in FILE (one UUID a line); prints `recorded <event id>` after each
+               notification id in FILE (one UUID a line); prints `recorded <event id>` after each;
+               --interval waits MS milliseconds between records (a test then kills it mid-way
+               however fast the disk is)
       flush    flushes the journal once; prints `flushed accepted=A duplicates=D rejected=R`
                or `incomplete <reason>` (exit 1)
     """
@@ -58,7 +60,9 @@ do {
                 emit("recorded \(try ledger.record(.notificationReceived(notificationID: id, channel: "orders", displayed: true)).uuidString.lowercased())")
             }
         } else {
+            let interval = UInt32(options["interval"] ?? "0") ?? 0
             for _ in 0..<(Int(options["count"] ?? "100") ?? 100) {
+                if interval > 0 { usleep(interval * 1000) }
                 emit("recorded \(try ledger.record(.experimentExposure(experiment: "push_prompt_timing", variant: "first_screen")).uuidString.lowercased())")
             }
         }

@@ -36,8 +36,11 @@ struct ServerTests {
     @Test func writersAndFlushersInSeveralProcessesStoreEachEventOnce() async throws {
         let server = try KitServer()
         let directory = KitFixtures.directory()
-        let writers = try (0..<3).map { _ in
-            try ProbeRun(["record", "--dir", directory.path, "--app", KitFixtures.app, "--count", "300"])
+        // The first writer is paced (2 ms between records), so it is still recording when it is
+        // killed, at whatever point of a record the signal lands.
+        let writers = try (0..<3).map { n in
+            try ProbeRun(["record", "--dir", directory.path, "--app", KitFixtures.app, "--count", "300"]
+                         + (n == 0 ? ["--interval", "2"] : []))
         }
         let ledger = try PushLedger(configuration: KitFixtures.configuration(endpoint: server.baseURL, key: server.telemetryKey, directory: directory))
         var killed = false
