@@ -32,24 +32,21 @@ create or replace function pushledger_drop_indexes(p_table regclass)
 returns text[]
 language plpgsql as $$
 declare
-    v_build text[];
-    v_drop text;
+    v_build text[] := '{}';
+    v_index record;
 begin
-    select coalesce(array_agg(format('alter table %s add constraint %I %s', p_table, c.conname, pg_get_constraintdef(c.oid))
-                              order by c.conname), '{}')
-      into v_build from pg_constraint c where c.conrelid = p_table and c.contype in ('p', 'u');
-    select v_build || coalesce(array_agg(pg_get_indexdef(i.indexrelid) order by i.indexrelid), '{}')
-      into v_build from pg_index i
-     where i.indrelid = p_table and not exists (select 1 from pg_constraint c where c.conindid = i.indexrelid);
-    for v_drop in
-        select format('alter table %s drop constraint %I', p_table, c.conname)
+    for v_index in
+        -- Keys first (they own their indexes), then the other indexes.
+        select format('alter table %s add constraint %I %s', p_table, c.conname, pg_get_constraintdef(c.oid)) as build,
+               format('alter table %s drop constraint %I', p_table, c.conname) as drop
           from pg_constraint c where c.conrelid = p_table and c.contype in ('p', 'u')
         union all
-        select format('drop index %s', i.indexrelid::regclass)
+        select pg_get_indexdef(i.indexrelid), format('drop index %s', i.indexrelid::regclass)
           from pg_index i
          where i.indrelid = p_table and not exists (select 1 from pg_constraint c where c.conindid = i.indexrelid)
     loop
-        execute v_drop;
+        v_build := v_build || v_index.build;
+        execute v_index.drop;
     end loop;
     return v_build;
 end
@@ -233,8 +230,9 @@ end
 $$;
 
 -- Takes the queued inputs a refresh as of p_as_of can apply, into the session's table
--- rollup_taken; those naming a time after p_as_of go back for a later refresh (applying what
--- is due again then is harmless: a re-judged send that did not change moves nothing).
+-- rollup_taken, and the whole days marked dirty, into rollup_days. Inputs naming a time after
+-- p_as_of go back for a later refresh (applying what is due again then is harmless: a
+-- re-judged send that did not change moves nothing).
 create or replace function pushledger_take_rollup_inputs(p_as_of timestamptz)
 returns void
 language plpgsql as $$
@@ -244,6 +242,8 @@ begin
     with taken as (delete from rollup_inputs returning *)
     insert into rollup_taken select * from taken;
     insert into rollup_inputs select * from rollup_taken where due_at > p_as_of;
+    with taken as (delete from rollup_dirty_days returning app_id, day)
+    insert into rollup_days select distinct t.app_id, t.day from taken t;
 end
 $$;
 
@@ -398,8 +398,6 @@ begin
     perform pg_advisory_xact_lock(hashtext('pushledger_refresh_rollups'));
     perform pushledger_rollup_work_tables();
     perform pushledger_take_rollup_inputs(p_as_of);
-    with taken as (delete from rollup_dirty_days returning app_id, day)
-    insert into rollup_days select distinct t.app_id, t.day from taken t;
     truncate send_outcomes;
     v_indexes := pushledger_drop_indexes('send_outcomes');
     delete from send_rollups_daily;
@@ -461,8 +459,6 @@ begin
     end if;
     perform pushledger_rollup_work_tables();
     perform pushledger_take_rollup_inputs(p_as_of);
-    with taken as (delete from rollup_dirty_days returning app_id, day)
-    insert into rollup_days select distinct t.app_id, t.day from taken t;
     create temp table if not exists rollup_slice_days (app_id text, day date) on commit drop;
     truncate rollup_slice_days;
     insert into rollup_slice_days select * from pushledger_refresh_slices(p_as_of);
