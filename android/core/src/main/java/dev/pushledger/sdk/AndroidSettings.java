@@ -88,6 +88,15 @@ public final class AndroidSettings {
             return this;
         }
 
+        /**
+         * A channel as {@code NotificationChannel} gives it, its group's blocked state looked up in
+         * {@code groupsBlocked} (group id to {@code NotificationChannelGroup.isBlocked()}, API 28+;
+         * a group missing there is reported without a blocked state).
+         */
+        public @NotNull Builder channelInGroups(@NotNull String id, int importance, @Nullable String group, @NotNull java.util.Map<String, Boolean> groupsBlocked) {
+            return channel(id, importance, group, group == null ? null : groupsBlocked.get(group));
+        }
+
         /** Sends an empty channel list (the app has created none yet) rather than none at all. */
         public @NotNull Builder noChannels() {
             if (channels == null) channels = new ArrayList<>();
