@@ -81,6 +81,7 @@ final class Journal {
         }
     }
 
+    private static final long[] LAST_NAME = {0};
     private static final ConcurrentHashMap<String, Semaphore> LOCAL = new ConcurrentHashMap<>();
 
     final File root;
@@ -125,9 +126,18 @@ final class Journal {
         }
     }
 
-    /** Publishes one event; returns once it is durable. */
+    /**
+     * Publishes one event; returns once it is durable. {@code at} has millisecond precision, so
+     * the name's time is the event's, moved past the previous name of this process when needed:
+     * a process's events keep their record order.
+     */
     void append(@NotNull UUID eventId, long atMicros, @NotNull String context, @NotNull String event) throws PushLedgerException {
-        String hex = Long.toHexString(Math.max(0, atMicros));
+        long micros;
+        synchronized (LAST_NAME) {
+            micros = Math.max(Math.max(0, atMicros), LAST_NAME[0] + 1);
+            LAST_NAME[0] = micros;
+        }
+        String hex = Long.toHexString(micros);
         StringBuilder name = new StringBuilder();
         for (int i = hex.length(); i < 16; i++) name.append('0');
         name.append(hex).append('-').append(eventId).append(".event");

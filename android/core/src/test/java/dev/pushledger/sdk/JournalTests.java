@@ -47,10 +47,10 @@ class JournalTests {
         UUID id = ledger.record(exposure, at);
         File[] files = new File(directory, "PushLedger/events").listFiles();
         assertEquals(2, files.length);
-        String name = Long.toHexString(at * 1000);
-        while (name.length() < 16) name = "0" + name;
-        File file = new File(directory, "PushLedger/events/" + name + "-" + id + ".event");
-        assertTrue(file.exists(), "named by time and id, so names sort in record order: " + file.getName());
+        List<Journal.Entry> entries = new Journal(directory, new NioDirectorySync()).entries();
+        assertEquals(id, entries.get(1).eventId(), "names sort in record order");
+        assertEquals(at * 1000, Long.parseLong(entries.get(1).name.substring(0, 16), 16) / 1000 * 1000, "named by the event's time");
+        File file = new File(directory, "PushLedger/events/" + entries.get(1).name);
         String[] lines = new String(java.nio.file.Files.readAllBytes(file.toPath()), StandardCharsets.UTF_8).split("\n");
         assertEquals("{\"app_version\":\"5.2.0\",\"os_version\":\"14\",\"sdk_int\":34}", lines[0]);
         assertEquals(id.toString(), new JSONObject(lines[1]).getString("event_id"));
