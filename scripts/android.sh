@@ -45,9 +45,12 @@ run_tests() {
     javac -Xlint:all,-serial,-try -encoding UTF-8 -d "$out/test-classes" -cp "$jar:$json:$console" \
         $(find "$core/src/test/java" -name '*.java' | sort)
     local report=$out/test-report.txt status=0
+    # Arguments select tests (e.g. --select-class …); without them every test class runs.
+    [ $# -gt 0 ] || set -- --scan-class-path "$out/test-classes"
     # The suite's own JVM and the probe JVMs it starts read these to find the jar and the newcomer program.
     java -Dpushledger.jar="$root/$jar" -Dpushledger.json="$json" -Dpushledger.newcomer="$root/$core/src/newcomer" \
-        -jar "$console" --class-path "$out/test-classes:$jar:$json" --scan-class-path "$out/test-classes" \
+        -Dpushledger.vectors="$root/docs/contract/vectors" \
+        -jar "$console" --class-path "$out/test-classes:$jar:$json" \
         --disable-banner --disable-ansi-colors --details=summary --fail-if-no-tests "$@" >"$report" 2>&1 || status=$?
     local passed failed
     passed=$(sed -n 's/.*\[ *\([0-9]*\) tests successful.*/\1/p' "$report")

@@ -128,13 +128,13 @@ final class Journal {
 
     /**
      * Publishes one event; returns once it is durable. {@code at} has millisecond precision, so
-     * the name's time is the event's, moved past the previous name of this process when needed:
-     * a process's events keep their record order.
+     * within one millisecond the name's microseconds count up: a process's events keep their
+     * record order.
      */
     void append(@NotNull UUID eventId, long atMicros, @NotNull String context, @NotNull String event) throws PushLedgerException {
-        long micros;
+        long micros = Math.max(0, atMicros);
         synchronized (LAST_NAME) {
-            micros = Math.max(Math.max(0, atMicros), LAST_NAME[0] + 1);
+            if (micros <= LAST_NAME[0] && micros / 1000 == LAST_NAME[0] / 1000) micros = LAST_NAME[0] + 1;
             LAST_NAME[0] = micros;
         }
         String hex = Long.toHexString(micros);

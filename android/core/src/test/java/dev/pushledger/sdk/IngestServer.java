@@ -92,6 +92,9 @@ final class IngestServer implements AutoCloseable {
         start();
     }
 
+    /** A new server on the same port after {@link #kill()}. */
+    void restart() throws IOException { start(); }
+
     void kill() {
         process.destroyForcibly();
         try {
