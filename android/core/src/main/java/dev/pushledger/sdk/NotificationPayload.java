@@ -42,6 +42,16 @@ public final class NotificationPayload {
     }
 
     /**
+     * Whether a notification posted now is where the user can see it: notifications enabled for
+     * the app, and its channel neither of importance none nor in a blocked group.
+     * {@code channelImportance} null: no channels on this API level (below 26).
+     */
+    public static boolean displayed(boolean notificationsEnabled, @Nullable Integer channelImportance, @Nullable Boolean groupBlocked) {
+        if (!notificationsEnabled || Boolean.TRUE.equals(groupBlocked)) return false;
+        return channelImportance == null || channelImportance != 0;
+    }
+
+    /**
      * The {@code notification_opened} event for a tap ({@code action}: {@code default} for the
      * body, else the action's identifier) and where the app routed it; null without a notification id.
      */

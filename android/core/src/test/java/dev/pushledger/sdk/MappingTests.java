@@ -106,6 +106,15 @@ class MappingTests {
     }
 
     @Test
+    void aPostIsDisplayedOnlyWhereNothingBlocksIt() {
+        assertTrue(NotificationPayload.displayed(true, 3, null));
+        assertTrue(NotificationPayload.displayed(true, null, null), "below API 26 the app switch decides");
+        assertFalse(NotificationPayload.displayed(false, 4, false));
+        assertFalse(NotificationPayload.displayed(true, 0, false), "the channel is blocked");
+        assertFalse(NotificationPayload.displayed(true, 4, true), "its group is blocked");
+    }
+
+    @Test
     void onlyTheThreeBlockStateBroadcastsCount() {
         assertTrue(BlockStateChange.isBlockStateAction("android.app.action.APP_BLOCK_STATE_CHANGED"));
         assertTrue(BlockStateChange.isBlockStateAction("android.app.action.NOTIFICATION_CHANNEL_BLOCK_STATE_CHANGED"));
