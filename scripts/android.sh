@@ -49,7 +49,7 @@ run_tests() {
     [ $# -gt 0 ] || set -- --scan-class-path "$out/test-classes"
     # The suite's own JVM and the probe JVMs it starts read these to find the jar and the newcomer program.
     java -Dpushledger.jar="$root/$jar" -Dpushledger.json="$json" -Dpushledger.newcomer="$root/$core/src/newcomer" \
-        -Dpushledger.vectors="$root/docs/contract/vectors" \
+        -Dpushledger.vectors="$root/docs/contract/vectors" -Dpushledger.fixtures="$root/Tests/Fixtures" \
         -jar "$console" --class-path "$out/test-classes:$jar:$json" \
         --disable-banner --disable-ansi-colors --details=summary --fail-if-no-tests "$@" >"$report" 2>&1 || status=$?
     local passed failed

@@ -4,7 +4,8 @@ import org.jetbrains.annotations.Nullable;
 
 /**
  * When a flush retries: exponential backoff with "equal jitter" (half fixed, half random),
- * {@code Retry-After} (seconds) honoured up to a cap. The same rule as PushLedgerKit's.
+ * {@code Retry-After} (seconds) honoured up to a cap. The same rule as PushLedgerKit's: both
+ * run the rows of Tests/Fixtures/retry-delays.json.
  */
 public final class RetryPolicy {
     /** Total attempts per batch, the first included. */
@@ -28,15 +29,13 @@ public final class RetryPolicy {
      * {@code Retry-After} when it gave a number of seconds, else the jittered exponential.
      */
     public long delayMillis(int attempt, @Nullable String retryAfter, double random) {
-        if (retryAfter != null) {
-            try {
-                double seconds = Double.parseDouble(retryAfter.trim());
-                if (seconds >= 0 && !Double.isNaN(seconds)) return (long) Math.min(seconds * 1000, maxRetryAfterMillis);
-            } catch (NumberFormatException ignored) {
-                // An HTTP date or garbage: the exponential rule applies.
-            }
+        // Seconds as a plain decimal; an HTTP date or anything else falls back to the exponential.
+        // (Java's parser alone would also take "7d" or "NaN".)
+        String seconds = retryAfter == null ? "" : retryAfter.trim();
+        if (seconds.matches("[0-9]+(\\.[0-9]+)?([eE][+-]?[0-9]+)?")) {
+            return Math.round(Math.min(Double.parseDouble(seconds) * 1000, maxRetryAfterMillis));
         }
         double exponential = Math.min(maxDelayMillis, baseDelayMillis * (double) (1L << Math.min(Math.max(attempt - 1, 0), 20)));
-        return (long) (exponential / 2 + exponential / 2 * Math.min(Math.max(random, 0), 1));
+        return Math.round(exponential / 2 + exponential / 2 * Math.min(Math.max(random, 0), 1));
     }
 }

@@ -124,15 +124,21 @@ class MappingTests {
     }
 
     @Test
-    void theRetryRuleIsPushLedgerKits() {
-        RetryPolicy policy = new RetryPolicy(4, 500, 30_000, 60_000);
-        assertEquals(250, policy.delayMillis(1, null, 0));
-        assertEquals(500, policy.delayMillis(1, null, 1));
-        assertEquals(2_000, policy.delayMillis(3, null, 1));
-        assertEquals(30_000, policy.delayMillis(12, null, 1), "capped");
-        assertEquals(7_000, policy.delayMillis(1, " 7 ", 0.5), "Retry-After wins");
-        assertEquals(60_000, policy.delayMillis(1, "3600", 0.5), "up to its cap");
-        assertEquals(250, policy.delayMillis(1, "Wed, 21 Oct 2026 07:28:00 GMT", 0), "an HTTP date falls back to the exponential");
-        assertEquals(250, policy.delayMillis(1, "-3", 0));
+    void theRetryRuleIsPushLedgerKitsRowForRow() throws Exception {
+        File file = new File(System.getProperty("pushledger.fixtures", "Tests/Fixtures"), "retry-delays.json");
+        JSONObject table = new JSONObject(new String(java.nio.file.Files.readAllBytes(file.toPath()), java.nio.charset.StandardCharsets.UTF_8));
+        JSONObject p = table.getJSONObject("policy");
+        RetryPolicy policy = new RetryPolicy(4, Math.round(p.getDouble("base_delay_s") * 1000), Math.round(p.getDouble("max_delay_s") * 1000),
+            Math.round(p.getDouble("max_retry_after_s") * 1000));
+        org.json.JSONArray rows = table.getJSONArray("rows");
+        assertTrue(rows.length() >= 10);
+        for (int i = 0; i < rows.length(); i++) {
+            JSONObject row = rows.getJSONObject(i);
+            String retryAfter = row.isNull("retry_after") ? null : row.getString("retry_after");
+            assertEquals(Math.round(row.getDouble("delay_s") * 1000), policy.delayMillis(row.getInt("attempt"), retryAfter, row.getDouble("random")),
+                row.toString());
+        }
+        assertEquals(250, policy.delayMillis(1, "7d", 0), "Java's parser alone would read 7 days");
+        assertEquals(250, policy.delayMillis(1, "NaN", 0));
     }
 }
