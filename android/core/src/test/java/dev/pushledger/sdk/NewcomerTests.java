@@ -73,7 +73,7 @@ class NewcomerTests {
         String log() throws IOException { return new String(Files.readAllBytes(stderr.toPath()), StandardCharsets.UTF_8); }
     }
 
-    /** Events per writer, 8 ms apart: a writer records for about 3 s. */
+    /** Events per writer, 8 ms apart: a writer records for about 3 s (longer while its flushes wait out an outage). */
     private static final int WRITES = 300;
 
     @Test
@@ -93,15 +93,16 @@ class NewcomerTests {
             for (int i = 0; i < 3; i++) runs.add(new Run(classes, directory, server.url(), server.key(), WRITES));
             // Chaos while writers run: each step kills one (a new one takes its place) or takes the
             // server down for a moment, so uploads in flight and the next ones meet a dead port.
-            long end = System.currentTimeMillis() + 6_000;
+            long end = System.currentTimeMillis() + 7_000;
             while (System.currentTimeMillis() < end) {
                 Thread.sleep(300 + random.nextInt(600));
                 List<Run> alive = new ArrayList<>();
                 for (Run run : runs) if (run.process.isAlive() && !run.recorded.isEmpty()) alive.add(run);
                 if (alive.isEmpty()) continue;
                 if (serverKills < 2 && (random.nextInt(3) == 0 || System.currentTimeMillis() > end - 1_500)) {
+                    // The first outage is shorter than a flush's retries, the second outlasts them.
                     server.kill();
-                    Thread.sleep(700);
+                    Thread.sleep(serverKills == 0 ? 700 : 4_500);
                     server.restart();
                     serverKills++;
                 } else {
@@ -134,7 +135,8 @@ class NewcomerTests {
             assertEquals(2, serverKills);
             assertTrue(recorded.size() >= 300, "recorded " + recorded.size());
             assertTrue(logs.toString().contains("msg=\"upload retry\"") && logs.toString().contains("reason=\"network: "),
-                "some upload met the dead server");
+                "some upload met the dead server and was retried");
+            assertTrue(logs.toString().contains("flush incomplete: "), "some flush gave up while the server was down, keeping its events");
             assertTrue(logs.toString().contains("flushed: "), "the writers flushed");
         }
     }
