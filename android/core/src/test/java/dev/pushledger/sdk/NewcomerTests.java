@@ -91,25 +91,31 @@ class NewcomerTests {
         int killed = 0, serverKills = 0;
         try (IngestServer server = new IngestServer()) {
             for (int i = 0; i < 3; i++) runs.add(new Run(classes, directory, server.url(), server.key(), WRITES));
-            // Chaos while writers run: each step kills one (a new one takes its place) or takes the
-            // server down for a moment, so uploads in flight and the next ones meet a dead port.
-            long end = System.currentTimeMillis() + 7_000;
-            while (System.currentTimeMillis() < end) {
+            // Chaos at random moments: writers killed mid-way (each replaced by a new one) and two
+            // server outages, the first shorter than a flush's retries, the second outlasting them.
+            for (String step : new String[] {"writer", "server", "writer", "writer", "server", "writer"}) {
                 Thread.sleep(300 + random.nextInt(600));
-                List<Run> alive = new ArrayList<>();
-                for (Run run : runs) if (run.process.isAlive() && !run.recorded.isEmpty()) alive.add(run);
-                if (alive.isEmpty()) continue;
-                if (serverKills < 2 && (random.nextInt(3) == 0 || System.currentTimeMillis() > end - 1_500)) {
-                    // The first outage is shorter than a flush's retries, the second outlasts them.
+                if (step.equals("server")) {
                     server.kill();
                     Thread.sleep(serverKills == 0 ? 700 : 4_500);
                     server.restart();
                     serverKills++;
-                } else {
-                    alive.get(random.nextInt(alive.size())).kill();
-                    killed++;
-                    runs.add(new Run(classes, directory, server.url(), server.key(), WRITES));
+                    continue;
                 }
+                List<Run> alive = new ArrayList<>();
+                for (Run run : runs) if (run.process.isAlive() && !run.recorded.isEmpty()) alive.add(run);
+                Run victim;
+                if (alive.isEmpty()) {
+                    victim = new Run(classes, directory, server.url(), server.key(), WRITES);
+                    runs.add(victim);
+                    int before = 20 + random.nextInt(50);
+                    for (int wait = 0; wait < 100 && victim.recorded.size() < before; wait++) Thread.sleep(50);
+                } else {
+                    victim = alive.get(random.nextInt(alive.size()));
+                }
+                victim.kill();
+                killed++;
+                runs.add(new Run(classes, directory, server.url(), server.key(), WRITES));
             }
             for (Run run : runs) assertTrue(run.finish(90_000), "a writer finished: " + run.log());
             // Whatever the killed ones left in the journal, one more flush delivers.
@@ -131,7 +137,7 @@ class NewcomerTests {
             assertTrue(twice.isEmpty(), twice.size() + " events were stored more than once");
             // A killed writer may have journalled one event it never got to print.
             assertTrue(stored.size() - recorded.size() <= killed, stored.size() + " stored, " + recorded.size() + " printed, " + killed + " kills");
-            assertTrue(killed >= 2, "writers were killed: " + killed);
+            assertEquals(4, killed);
             assertEquals(2, serverKills);
             assertTrue(recorded.size() >= 300, "recorded " + recorded.size());
             assertTrue(logs.toString().contains("msg=\"upload retry\"") && logs.toString().contains("reason=\"network: "),
