@@ -43,7 +43,7 @@ public final class PermissionPrompt {
             public void onActivityResult(Boolean granted) {
                 PromptResult result = PermissionRequest.result(Build.VERSION.SDK_INT, false, rationaleBefore, askedBefore,
                     Boolean.TRUE.equals(granted), rationale(), SystemClock.elapsedRealtime() - startedAt);
-                PushLedgerAndroid.record(activity, PushLedgerEvent.permissionPrompt(placement, PromptKind.SYSTEM, result));
+                PushLedgerAndroid.recordInBackground(activity, PushLedgerEvent.permissionPrompt(placement, PromptKind.SYSTEM, result));
                 callback.onResult(result);
             }
         });
@@ -56,7 +56,7 @@ public final class PermissionPrompt {
             || ContextCompat.checkSelfPermission(activity, Manifest.permission.POST_NOTIFICATIONS) == PackageManager.PERMISSION_GRANTED;
         if (granted) {
             // Granted already, or below API 33 where there is no runtime permission: the OS shows nothing.
-            PushLedgerAndroid.record(activity, PushLedgerEvent.permissionPrompt(placement, PromptKind.SYSTEM,
+            PushLedgerAndroid.recordInBackground(activity, PushLedgerEvent.permissionPrompt(placement, PromptKind.SYSTEM,
                 PermissionRequest.result(Build.VERSION.SDK_INT, true, false, true, true, false, 0)));
             return;
         }

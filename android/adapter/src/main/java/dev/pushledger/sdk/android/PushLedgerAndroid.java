@@ -110,7 +110,26 @@ public final class PushLedgerAndroid {
         });
     }
 
-    /** Journals {@code event} (on the calling thread) and schedules an upload; failures are logged, never thrown at the app. */
+
+    /**
+     * {@link #record} on the SDK's I/O thread, for callers on the main thread (taps, the prompt):
+     * the fsyncs stay off it, at the price of a few milliseconds in which a killed process
+     * loses the event.
+     */
+    public static void recordInBackground(@NonNull final Context context, @Nullable final PushLedgerEvent event) {
+        IO.execute(new Runnable() {
+            @Override
+            public void run() {
+                record(context, event);
+            }
+        });
+    }
+
+    /**
+     * Journals {@code event} on the calling thread (durable when this returns: use it from
+     * {@code onMessageReceived}, whose process may end right after) and schedules an upload;
+     * failures are logged, never thrown at the app.
+     */
     public static void record(@NonNull Context context, @Nullable PushLedgerEvent event) {
         if (event == null) return;
         try {

@@ -87,6 +87,6 @@ public final class PushLedgerMessaging {
             Object value = extras.get(key);
             if (value instanceof String) data.put(key, (String) value);
         }
-        PushLedgerAndroid.record(context, NotificationPayload.from(data).open(action, landed));
+        PushLedgerAndroid.recordInBackground(context, NotificationPayload.from(data).open(action, landed));
     }
 }
