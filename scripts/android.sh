@@ -42,6 +42,11 @@ run_tests() {
     export PUSHLEDGER_BIN=${PUSHLEDGER_BIN:-$root/.build/debug/pushledger}
     export PUSHLEDGER_SQL_DIR=$root/sql
     [ -x "$PUSHLEDGER_BIN" ] || swift build --product pushledger
+    # The adapter against the core and signature stubs of the Android APIs it uses (android/adapter/stubs/README.md).
+    rm -rf "$out/adapter-check" && mkdir -p "$out/adapter-check"
+    javac --release 8 -Xlint:all,-options -Werror -encoding UTF-8 -d "$out/adapter-check" -cp "$jar" \
+        $(find android/adapter/stubs android/adapter/src -name '*.java' | sort)
+    echo "android: the adapter compiles against the core and the API stubs" >&2
     rm -rf "$out/test-classes" && mkdir -p "$out/test-classes"
     javac -Xlint:all,-serial,-try -encoding UTF-8 -d "$out/test-classes" -cp "$jar:$json:$console" \
         $(find "$core/src/test/java" -name '*.java' | sort)

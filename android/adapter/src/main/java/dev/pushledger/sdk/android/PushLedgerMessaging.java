@@ -6,7 +6,6 @@ import android.app.NotificationManager;
 import android.content.Context;
 import android.content.Intent;
 import android.os.Build;
-import android.os.Bundle;
 
 import androidx.annotation.NonNull;
 import androidx.annotation.Nullable;
@@ -80,12 +79,10 @@ public final class PushLedgerMessaging {
      * which the system puts in the launcher activity's extras.
      */
     public static void onNotificationOpened(@NonNull Context context, @NonNull Intent intent, @NonNull String action, @Nullable Landing landed) {
-        Bundle extras = intent.getExtras();
-        if (extras == null) return;
         Map<String, String> data = new HashMap<>();
-        for (String key : extras.keySet()) {
-            Object value = extras.get(key);
-            if (value instanceof String) data.put(key, (String) value);
+        for (String key : new String[] {NotificationPayload.NOTIFICATION_ID, NotificationPayload.CHANNEL, NotificationPayload.LINK}) {
+            String value = intent.getStringExtra(key);
+            if (value != null) data.put(key, value);
         }
         PushLedgerAndroid.recordInBackground(context, NotificationPayload.from(data).open(action, landed));
     }
