@@ -15,6 +15,9 @@ public final class NotificationPayload {
     /** Data keys; the contract's field names. */
     public static final String NOTIFICATION_ID = "notification_id", CHANNEL = "channel", LINK = "link";
 
+    /** The three keys, for copying a push's data into a tap's intent and back. */
+    public static @NotNull String[] keys() { return new String[] {NOTIFICATION_ID, CHANNEL, LINK}; }
+
     public final @Nullable UUID notificationId;
     public final @Nullable String channel;
     public final @Nullable String link;

@@ -66,7 +66,7 @@ public final class PushLedgerMessaging {
      * (Android 12+: a tap must start an activity directly, no trampoline receiver).
      */
     public static @NonNull Intent putPayload(@NonNull Intent tap, @NonNull Map<String, String> data) {
-        for (String key : new String[] {NotificationPayload.NOTIFICATION_ID, NotificationPayload.CHANNEL, NotificationPayload.LINK}) {
+        for (String key : NotificationPayload.keys()) {
             if (data.get(key) != null) tap.putExtra(key, data.get(key));
         }
         return tap;
@@ -80,7 +80,7 @@ public final class PushLedgerMessaging {
      */
     public static void onNotificationOpened(@NonNull Context context, @NonNull Intent intent, @NonNull String action, @Nullable Landing landed) {
         Map<String, String> data = new HashMap<>();
-        for (String key : new String[] {NotificationPayload.NOTIFICATION_ID, NotificationPayload.CHANNEL, NotificationPayload.LINK}) {
+        for (String key : NotificationPayload.keys()) {
             String value = intent.getStringExtra(key);
             if (value != null) data.put(key, value);
         }
