@@ -1,6 +1,5 @@
 package dev.pushledger.sdk;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -40,18 +39,9 @@ public final class HttpUrlConnectionTransport implements PushLedgerTransport {
                 if (h.getKey() != null && !h.getValue().isEmpty()) headers.put(h.getKey(), h.getValue().get(0));
             }
             InputStream in = status >= 400 ? connection.getErrorStream() : connection.getInputStream();
-            return new Response(status, headers, in == null ? new byte[0] : readAll(in));
+            return new Response(status, headers, in == null ? new byte[0] : Streams.readAll(in));
         } finally {
             connection.disconnect();
-        }
-    }
-
-    static byte[] readAll(InputStream in) throws IOException {
-        try (InputStream input = in) {
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            byte[] buffer = new byte[8192];
-            for (int n; (n = input.read(buffer)) > 0; ) out.write(buffer, 0, n);
-            return out.toByteArray();
         }
     }
 }

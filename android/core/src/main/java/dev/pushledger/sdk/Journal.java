@@ -161,7 +161,7 @@ final class Journal {
     @Nullable Record read(@NotNull Entry entry) {
         byte[] data;
         try {
-            data = HttpUrlConnectionTransport.readAll(new FileInputStream(new File(events, entry.name)));
+            data = Streams.readAll(new FileInputStream(new File(events, entry.name)));
         } catch (IOException e) {
             return null;
         }
@@ -218,7 +218,7 @@ final class Journal {
     /** Events dropped by the cap since the directory was created. */
     long droppedCount() {
         try {
-            byte[] data = HttpUrlConnectionTransport.readAll(new FileInputStream(new File(root, "dropped-count")));
+            byte[] data = Streams.readAll(new FileInputStream(new File(root, "dropped-count")));
             return Long.parseLong(new String(data, StandardCharsets.UTF_8).trim());
         } catch (IOException | NumberFormatException e) {
             return 0;
@@ -257,7 +257,7 @@ final class Journal {
 
     private @Nullable UUID readUuid(File file) {
         try {
-            byte[] data = HttpUrlConnectionTransport.readAll(new FileInputStream(file));
+            byte[] data = Streams.readAll(new FileInputStream(file));
             return FieldReader.uuid(new String(data, StandardCharsets.UTF_8).trim());
         } catch (IOException e) {
             return null;

@@ -138,8 +138,8 @@ final class IngestServer implements AutoCloseable {
         String sqlDir = System.getenv("PUSHLEDGER_SQL_DIR");
         if (sqlDir != null) builder.environment().put("PUSHLEDGER_SQL_DIR", sqlDir);
         Process p = builder.start();
-        byte[] out = HttpUrlConnectionTransport.readAll(p.getInputStream());
-        byte[] err = HttpUrlConnectionTransport.readAll(p.getErrorStream());
+        byte[] out = Streams.readAll(p.getInputStream());
+        byte[] err = Streams.readAll(p.getErrorStream());
         try {
             if (p.waitFor() != 0) {
                 throw new IOException(String.join(" ", command[0], command[1]) + " exited " + p.exitValue() + ": " + new String(err, StandardCharsets.UTF_8));

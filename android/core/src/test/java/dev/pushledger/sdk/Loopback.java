@@ -61,7 +61,7 @@ final class Loopback implements AutoCloseable {
     Loopback(Script script) throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.createContext("/v1/telemetry", exchange -> {
-            byte[] raw = HttpUrlConnectionTransport.readAll(new GZIPInputStream(exchange.getRequestBody()));
+            byte[] raw = Streams.readAll(new GZIPInputStream(exchange.getRequestBody()));
             Request request;
             try {
                 request = new Request(exchange.getRequestHeaders(), new JSONObject(new String(raw, StandardCharsets.UTF_8)));

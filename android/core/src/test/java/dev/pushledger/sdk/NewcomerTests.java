@@ -82,7 +82,7 @@ class NewcomerTests {
         File classes = Files.createTempDirectory("newcomer-classes").toFile();
         Process javac = new ProcessBuilder("javac", "-Xlint:all", "-Werror", "-d", classes.getPath(), "-cp", JAR + File.pathSeparator + JSON,
             SOURCE.getPath()).redirectErrorStream(true).start();
-        String output = new String(HttpUrlConnectionTransport.readAll(javac.getInputStream()), StandardCharsets.UTF_8);
+        String output = new String(Streams.readAll(javac.getInputStream()), StandardCharsets.UTF_8);
         assertEquals(0, javac.waitFor(), "the guide's program compiles against the jar and org.json alone: " + output);
 
         Random random = new Random();

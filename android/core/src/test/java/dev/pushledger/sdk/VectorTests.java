@@ -139,7 +139,7 @@ class VectorTests {
             out.write(body.getBytes(StandardCharsets.UTF_8));
         }
         int status = c.getResponseCode();
-        byte[] answer = HttpUrlConnectionTransport.readAll(status >= 400 ? c.getErrorStream() : c.getInputStream());
+        byte[] answer = Streams.readAll(status >= 400 ? c.getErrorStream() : c.getInputStream());
         return new Object[] {status, new JSONObject(new String(answer, StandardCharsets.UTF_8))};
     }
 
