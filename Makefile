@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help deps build release demo test bench bench-smoke fuzz db-start db-stop clean
+.PHONY: help deps build release sdk-android demo test bench bench-smoke fuzz db-start db-stop clean
 
 help:
 	@echo "make demo      local Postgres, ingest, a simulated mature fleet, the weekly report (Markdown and HTML)"
@@ -11,6 +11,7 @@ help:
 	@echo "make bench-smoke  the benchmarks tiny, as make test runs them"
 	@echo "make fuzz      schemathesis (PyPI) against docs/openapi.yaml and a real server (not in make test)"
 	@echo "make build     debug build; make release for an optimised one"
+	@echo "make sdk-android  the Android SDK's core jar (android/core/build/libs/pushledger-android-core.jar)"
 	@echo "make db-start  start the project-local Postgres (prints DATABASE_URL); make db-stop stops it"
 	@echo "make clean     remove build output and the local databases"
 
@@ -23,14 +24,20 @@ build: deps
 release: deps
 	swift build -c release
 
+# Java 8 bytecode from Debian's JDK and jars alone; docs/integrations/android.md has the Gradle route.
+sdk-android:
+	@scripts/deps.sh jdk libandroid-json-java libjetbrains-annotations-java
+	@scripts/android.sh build
+
 # The demo serves a link host over local HTTPS with nginx and a CA made with openssl (scripts/link-fixture.sh).
 demo:
 	@scripts/deps.sh nginx openssl
 	@scripts/demo.sh
 
-# Tests also render the HTML report in headless Chromium and lint Prometheus rules with promtool.
+# Tests also render the HTML report in headless Chromium, lint Prometheus rules with promtool and
+# build and test the Android SDK's core with Debian's JDK and JUnit 5.
 test:
-	@scripts/deps.sh chromium prometheus nginx openssl
+	@scripts/deps.sh chromium prometheus nginx openssl jdk junit5 libandroid-json-java libjetbrains-annotations-java
 	@scripts/test.sh
 
 # Minutes on 2 cores; not part of make test (which runs bench-smoke).
@@ -60,4 +67,5 @@ clean:
 	-@scripts/db.sh destroy scale-standby
 	-@scripts/db.sh destroy scale-primary
 	-@scripts/db.sh destroy capacity
-	rm -rf .build .pgdata
+	-@scripts/db.sh destroy android
+	rm -rf .build .pgdata android/core/build

@@ -1,9 +1,17 @@
 #!/usr/bin/env bash
 # Installs the Debian packages PushLedger needs, or names them when we may not install.
-# Usage: scripts/deps.sh [extra-package ...]
+# Usage: scripts/deps.sh [extra-package ...]   (`jdk`: a Java compiler, default-jdk-headless unless javac exists)
 set -euo pipefail
 
-packages=(libpq-dev libmicrohttpd-dev zlib1g-dev libcurl4-openssl-dev postgresql-15 postgresql-client-15 curl jq "$@")
+packages=(libpq-dev libmicrohttpd-dev zlib1g-dev libcurl4-openssl-dev postgresql-15 postgresql-client-15 curl jq)
+# `jdk` stands for a Java compiler: whichever JDK is present, else Debian's default one.
+for p in "$@"; do
+    if [ "$p" = jdk ]; then
+        command -v javac >/dev/null 2>&1 || packages+=(default-jdk-headless)
+    else
+        packages+=("$p")
+    fi
+done
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make test`: a throwaway cluster, the whole Swift suite, and the cluster gone afterwards
+# `make test`: a throwaway cluster, the whole Swift suite, the Android core's suite, and the cluster gone afterwards
 # even when tests fail. A caller-provided DATABASE_URL is used as is.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,6 +15,9 @@ fi
 export PUSHLEDGER_TEST_DATABASE_URL="$DATABASE_URL"
 swift build --build-tests "$@"
 swift test --skip-build "$@"
+# The Android SDK's core (JUnit 5) on the same cluster and the server just built; its own
+# "N passed, N failed" line. (Skipped when arguments pick some tests: scripts/android.sh test runs it alone.)
+if [ $# -eq 0 ]; then PUSHLEDGER_BIN="$root/.build/debug/pushledger" scripts/android.sh test; fi
 # The benchmark code, tiny, on the same cluster: fails when it breaks, never on speed.
 # (Skipped when arguments pick some tests.)
 if [ $# -eq 0 ]; then scripts/bench.sh smoke; fi

@@ -1,0 +1,2 @@
+package android.app;
+public final class ApplicationStartInfo { public boolean wasForceStopped() { return false; } }

@@ -1,0 +1,2 @@
+package android.os;
+public class Build { public static class VERSION { public static final int SDK_INT = 0; public static final String RELEASE = ""; } }

@@ -1,0 +1,2 @@
+package android.os;
+public final class PowerManager { public boolean isIgnoringBatteryOptimizations(String packageName) { return false; } }

@@ -1,0 +1,2 @@
+package android.system;
+public final class OsConstants { public static int O_RDONLY; }

@@ -1,0 +1,2 @@
+package androidx.work;
+public enum ExistingWorkPolicy { REPLACE, KEEP, APPEND }

@@ -1,0 +1,2 @@
+package androidx.work;
+public enum NetworkType { NOT_REQUIRED, CONNECTED }

@@ -1,0 +1,2 @@
+package androidx.work;
+public final class WorkerParameters {}

@@ -1,0 +1,68 @@
+package dev.pushledger.sdk;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.UUID;
+
+/** Storage directories, configurations and a captured log for the core's tests. */
+final class Fixtures {
+    static final String APP = "com.example.shop";
+    static final String KEY = "plk_test_secret_key_0123456789";
+
+    private Fixtures() {}
+
+    static File directory() {
+        try {
+            return Files.createTempDirectory("pushledger-android-").toFile();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Fast retries (tests must not sleep through production backoffs). */
+    static PushLedgerConfig.Builder config(String baseUrl, String key, File directory, Log log) {
+        return PushLedgerConfig.builder(APP, baseUrl, key, directory).appVersion("5.2.0").osVersion("14").sdkInt(34)
+            .retry(new RetryPolicy(3, 20, 100, 200)).requestTimeoutMillis(5_000).logger(log);
+    }
+
+    static PushLedger ledger(String baseUrl, File directory, Log log) throws PushLedgerException {
+        return new PushLedger(config(baseUrl, KEY, directory, log).build());
+    }
+
+    /** One valid event of every type, as the guide writes them. */
+    static List<PushLedgerEvent> everyType(UUID notification) {
+        List<PushLedgerEvent> events = new ArrayList<>();
+        events.add(PushLedgerEvent.notificationSettings(AndroidSettings.builder(true).postNotifications(PostNotifications.GRANTED)
+            .channel("orders", 4).channel("promotions", 0, "marketing", false).standbyBucket(StandbyBucket.ACTIVE)
+            .backgroundRestricted(false).ignoringBatteryOptimizations(true).forceStoppedBeforeStart(false).build()));
+        events.add(PushLedgerEvent.permissionPrompt("after_first_order", PromptKind.SYSTEM, PromptResult.GRANTED));
+        events.add(PushLedgerEvent.experimentExposure("push_prompt_timing", "after_first_order"));
+        events.add(PushLedgerEvent.pushToken(PushProvider.FCM, "fcm-token:APA91b/example_1"));
+        events.add(PushLedgerEvent.notificationReceived(notification, "orders", true));
+        events.add(PushLedgerEvent.notificationOpened(notification, "default", "https://shop.example.com/orders/42", Landing.TARGET));
+        return events;
+    }
+
+    /** Log lines the SDK wrote, for checks that rejections are reported and secrets never are. */
+    static final class Log implements PushLedgerLogger {
+        private final List<String> lines = Collections.synchronizedList(new ArrayList<String>());
+
+        @Override
+        public void log(PushLedgerLogger.Level level, String line) { lines.add(line); }
+
+        List<String> lines() {
+            synchronized (lines) {
+                return new ArrayList<>(lines);
+            }
+        }
+
+        boolean contains(String text) {
+            for (String line : lines()) if (line.contains(text)) return true;
+            return false;
+        }
+    }
+}

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The Android SDK's core, built and tested with Debian's JDK and jars alone (no Gradle, no Maven):
+#   scripts/android.sh build   android/core/build/libs/pushledger-android-core.jar (javac --release 8)
+#   scripts/android.sh test    the jar, then the core's JUnit 5 suite against a real `pushledger serve`
+#                              (DATABASE_URL names the cluster; without it a throwaway one is started)
+# Extra arguments of `test` go to the JUnit console launcher, e.g. --select-class dev.pushledger.sdk.UploadTests
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+json=/usr/share/java/com.android.json.jar
+annotations=/usr/share/java/org.jetbrains.annotations-java8.jar
+console=/usr/share/java/junit-platform-console-standalone.jar
+core=android/core
+out=$core/build
+jar=$out/libs/pushledger-android-core.jar
+
+usage() { sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; }
+
+build() {
+    for f in "$json" "$annotations"; do
+        [ -f "$f" ] || { echo "android: $f is missing (scripts/deps.sh jdk junit5 libandroid-json-java libjetbrains-annotations-java)" >&2; exit 1; }
+    done
+    rm -rf "$out/classes" && mkdir -p "$out/classes" "$out/libs"
+    # Java 8 bytecode (class major 52), which D8 accepts at any minSdk; org.json is the platform's on Android.
+    # -options: a newer JDK warns that release 8 is old; that is the point here.
+    javac --release 8 -Xlint:all,-options -Werror -encoding UTF-8 -d "$out/classes" -cp "$json:$annotations" \
+        $(find "$core/src/main/java" -name '*.java' | sort)
+    rm -f "$jar"
+    jar cf "$jar" -C "$out/classes" .
+    echo "android: built $jar" >&2
+}
+
+run_tests() {
+    [ -f "$console" ] || { echo "android: $console is missing (scripts/deps.sh junit5)" >&2; exit 1; }
+    if [ -z "${DATABASE_URL:-}" ]; then
+        trap 'DATABASE_URL= scripts/db.sh destroy android' EXIT
+        scripts/db.sh destroy android
+        DATABASE_URL=$(scripts/db.sh start android)
+        export DATABASE_URL
+    fi
+    export PUSHLEDGER_BIN=${PUSHLEDGER_BIN:-$root/.build/debug/pushledger}
+    export PUSHLEDGER_SQL_DIR=$root/sql
+    [ -x "$PUSHLEDGER_BIN" ] || swift build --product pushledger
+    # The adapter against the core and signature stubs of the Android APIs it uses (android/adapter/stubs/README.md).
+    rm -rf "$out/adapter-check" && mkdir -p "$out/adapter-check"
+    javac --release 8 -Xlint:all,-options -Werror -encoding UTF-8 -d "$out/adapter-check" -cp "$jar" \
+        $(find android/adapter/stubs android/adapter/src -name '*.java' | sort)
+    echo "android: the adapter compiles against the core and the API stubs" >&2
+    rm -rf "$out/test-classes" && mkdir -p "$out/test-classes"
+    javac -Xlint:all,-serial,-try -encoding UTF-8 -d "$out/test-classes" -cp "$jar:$json:$console" \
+        $(find "$core/src/test/java" -name '*.java' | sort)
+    local report=$out/test-report.txt status=0
+    # Arguments select tests (e.g. --select-class …); without them every test class runs.
+    [ $# -gt 0 ] || set -- --scan-class-path "$out/test-classes"
+    # The suite's own JVM and the probe JVMs it starts read these to find the jar and the newcomer program.
+    java -Dpushledger.jar="$root/$jar" -Dpushledger.json="$json" -Dpushledger.newcomer="$root/$core/src/newcomer" \
+        -Dpushledger.vectors="$root/docs/contract/vectors" -Dpushledger.fixtures="$root/Tests/Fixtures" \
+        -jar "$console" --class-path "$out/test-classes:$jar:$json" \
+        --disable-banner --disable-ansi-colors --details=summary --fail-if-no-tests "$@" >"$report" 2>&1 || status=$?
+    local passed failed
+    passed=$(sed -n 's/.*\[ *\([0-9]*\) tests successful.*/\1/p' "$report")
+    failed=$(sed -n 's/.*\[ *\([0-9]*\) tests failed.*/\1/p' "$report")
+    [ "$status" -eq 0 ] || cat "$report" >&2
+    echo "android core: ${passed:-0} passed, ${failed:-0} failed"
+    return "$status"
+}
+
+case "${1:-}" in
+    build) build ;;
+    test) shift; build; run_tests "$@" ;;
+    -h|--help|help) usage ;;
+    *) usage >&2; exit 2 ;;
+esac
