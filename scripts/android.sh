@@ -62,7 +62,7 @@ run_tests() {
     passed=$(sed -n 's/.*\[ *\([0-9]*\) tests successful.*/\1/p' "$report")
     failed=$(sed -n 's/.*\[ *\([0-9]*\) tests failed.*/\1/p' "$report")
     [ "$status" -eq 0 ] || cat "$report" >&2
-    echo "android core: ${passed:-0} passed, ${failed:-0} failed"
+    echo "android-core: ${passed:-0} passed, ${failed:-0} failed"
     return "$status"
 }
 
