@@ -28,9 +28,10 @@ demo:
 	@scripts/deps.sh nginx openssl
 	@scripts/demo.sh
 
-# Tests also render the HTML report in headless Chromium and lint Prometheus rules with promtool.
+# Tests also render the HTML report in headless Chromium, lint Prometheus rules with promtool and
+# fail over a Patroni cluster (patroni, etcd-server; scripts/patroni.sh).
 test:
-	@scripts/deps.sh chromium prometheus nginx openssl
+	@scripts/deps.sh chromium prometheus nginx openssl patroni etcd-server
 	@scripts/test.sh
 
 # Minutes on 2 cores; not part of make test (which runs bench-smoke).
@@ -60,4 +61,5 @@ clean:
 	-@scripts/db.sh destroy scale-standby
 	-@scripts/db.sh destroy scale-primary
 	-@scripts/db.sh destroy capacity
+	-@scripts/patroni.sh destroy failover
 	rm -rf .build .pgdata
