@@ -75,6 +75,9 @@ public final class IngestServer: Sendable {
         }
         signal(SIGPIPE, SIG_IGN)
         queue.start()
+        let probe = commitProbe
+        probing.withLock { $0 = PeriodicTask(name: "pushledger-commit-probe", interval: config.commitProbeInterval) { probe.probe() } }
+        // Probes once and reads the key table: ready at once when the database is.
         maintain()
         try listener.start(host: config.host, port: config.port, config: config, tls: tls)
         if let admin, let address = config.admin {
@@ -88,9 +91,6 @@ public final class IngestServer: Sendable {
         }
         let task = PeriodicTask(name: "pushledger-maintenance", interval: config.reconnectInterval) { [self] in maintain() }
         maintenance.withLock { $0 = task }
-        let probe = commitProbe
-        let probeTask = PeriodicTask(name: "pushledger-commit-probe", interval: config.commitProbeInterval) { probe.probe() }
-        probing.withLock { $0 = probeTask }
         logger.info("listening", [
             "address": "\(config.host):\(port)", "tls": tls == nil ? "off" : "on", "http_threads": "\(config.httpThreads)",
             "writers": "\(config.writerCount)",
@@ -165,8 +165,11 @@ public final class IngestServer: Sendable {
         if !health.isUp {
             do {
                 try store.ping()
-                commitProbe.clearFailure()
                 health.set(up: true)
+                // Ready again only once a commit completes (a new primary may be waiting for its standby).
+                let probes = commitProbe.probesFinished
+                probing.withLock { $0 }?.wake()
+                commitProbe.waitForProbe(after: probes)
                 probeFailing.store(false, ordering: .relaxed)
                 lastKeyLoad.withLock { $0 = nil }
                 logger.info("database reachable")

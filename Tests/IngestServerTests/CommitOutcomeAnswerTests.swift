@@ -70,7 +70,8 @@ struct CommitOutcomeAnswerTests {
         let reply = try harness.telemetry(Fixtures.telemetry(count: 2))
         #expect(reply.status == 503)
         #expect(reply.errorCode == "unavailable")
-        #expect((reply.json?["message"] as? String ?? "").contains("nothing was stored"))
+        let message = reply.json?["message"] as? String ?? ""
+        #expect(message.contains("nothing was stored"), "\(message)")
         #expect(try harness.storedCount == 0)
     }
 
