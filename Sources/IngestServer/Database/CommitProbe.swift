@@ -5,7 +5,7 @@ import PushLedgerSupport
 /// strict synchronous replication, a primary without its standby (just promoted, or its
 /// standby gone) accepts connections and statements but holds every COMMIT until a standby
 /// confirms. So a probe commits a transaction of its own every interval (see
-/// `IngestStore.probeCommit`: a commit record and nothing else, on a connection of its own) and
+/// `IngestStore.probeCommit`: a WAL message and its commit, on a connection of its own) and
 /// the server is ready only once a probe commit has completed since the database was last
 /// lost, and while none has been waiting longer than `bound`.
 ///

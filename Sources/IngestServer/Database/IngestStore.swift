@@ -13,9 +13,9 @@ public protocol IngestStore: Sendable {
     func dryRun(_ units: [IngestUnit]) throws(StoreError) -> [WriteOutcome]
     /// Checks that the database answers (reconnect probe).
     func ping() throws(StoreError)
-    /// Commits a transaction that writes nothing but its own commit record, as every write
-    /// does: it returns once commits complete (on a primary that waits for a synchronous
-    /// standby, once the standby confirms). Readiness times it.
+    /// Commits a transaction that writes WAL but no table: it returns once commits complete (on
+    /// a primary that waits for a synchronous standby, once the standby confirms). Readiness
+    /// times it.
     func probeCommit() throws(StoreError)
     /// The API keys not revoked, expired ones included.
     func loadKeys() throws(StoreError) -> [KeyRecord]

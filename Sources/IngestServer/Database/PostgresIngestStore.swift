@@ -31,12 +31,14 @@ public final class PostgresIngestStore: IngestStore {
         try withConnection { _ = try $0.query("select 1") }
     }
 
-    /// `pg_current_xact_id()` gives the transaction an id, so its COMMIT writes a commit record
-    /// and waits for the synchronous standby like an ingest batch, with no table touched. On a
-    /// standby it fails (25006): not writable.
+    /// A transactional WAL message (`pg_logical_emit_message`, no table touched) makes the
+    /// transaction one that wrote WAL, so its COMMIT waits for the synchronous standby exactly
+    /// like an ingest batch's. (A transaction that only took an id, `pg_current_xact_id()`,
+    /// would not wait: PostgreSQL skips the wait when nothing but the commit record is written.)
+    /// On a standby it fails (25006): not writable.
     public func probeCommit() throws(StoreError) {
         try withConnection(probePool) { connection in
-            try connection.transaction { _ = try $0.query("select pg_current_xact_id()") }
+            try connection.transaction { _ = try $0.query("select pg_logical_emit_message(true, 'pushledger', 'commit probe')") }
         }
     }
 
