@@ -45,11 +45,11 @@ final class AcknowledgedTraffic: Sendable {
         let output = Simulation.generate(config)
         let telemetry = output.telemetry.map { batch in
             Batch(path: "/v1/telemetry", contentType: "application/json", key: database.telemetryKey,
-                  eventIDs: Self.eventIDs(batch.body, list: "events"), body: { batch.stamped(nowMs: $0) })
+                  eventIDs: PostedEventIDs.json(batch.body, list: "events"), body: { batch.stamped(nowMs: $0) })
         }
         let sends = output.sends.map { batch in
             Batch(path: "/v1/sends", contentType: batch.contentType, key: database.sendsKey,
-                  eventIDs: batch.contentType == "application/x-ndjson" ? Self.lineEventIDs(batch.body) : Self.eventIDs(batch.body, list: "sends"),
+                  eventIDs: batch.contentType == "application/x-ndjson" ? PostedEventIDs.ndjson(batch.body) : PostedEventIDs.json(batch.body, list: "sends"),
                   body: { _ in batch.body })
         }
         // Interleaved, so any stretch of the run carries both kinds.
@@ -108,28 +108,11 @@ final class AcknowledgedTraffic: Sendable {
                 summary.statuses[response.status, default: 0] += 1
                 guard response.status == 200 else { return summary.gaveUp += 1 }
                 summary.answered200 += 1
-                let rejected = Self.rejectedIndexes(response.body)
+                let rejected = PostedEventIDs.rejectedIndexes(response.body)
                 for (index, id) in batch.eventIDs.enumerated() where !rejected.contains(index) {
                     summary.acknowledged.insert(id)
                 }
             }
         }
-    }
-
-    private static func eventIDs(_ body: [UInt8], list: String) -> [String] {
-        let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
-        return (object?[list] as? [[String: Any]] ?? []).map { ($0["event_id"] as? String ?? "").lowercased() }
-    }
-
-    private static func lineEventIDs(_ body: [UInt8]) -> [String] {
-        body.split(separator: 10).map { line in
-            let object = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any]
-            return (object?["event_id"] as? String ?? "").lowercased()
-        }
-    }
-
-    private static func rejectedIndexes(_ body: [UInt8]) -> Set<Int> {
-        let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
-        return Set((object?["rejected"] as? [[String: Any]] ?? []).compactMap { $0["index"] as? Int })
     }
 }
