@@ -85,13 +85,20 @@ start_etcd() {
 }
 
 # The node's Patroni file: deploy/patroni/patroni.yml with this node's name, addresses and
-# folders, trust on loopback, and no fsync (a killed process loses nothing the kernel has).
+# folders, trust on loopback, and no fsync (a killed process loses nothing the kernel has):
+# not in PostgreSQL, nor in pg_rewind (whose sync of the whole data folder takes seconds on a
+# busy disk), through a bin folder of its own.
 write_config() {
-    local n=$1 nd="$dir/$1"
+    local n=$1 nd="$dir/$1" tool
     "${as_pg[@]}" mkdir -p "$nd/run"
+    mkdir -p "$nd/bin"
+    for tool in "$bindir"/*; do ln -sf "$tool" "$nd/bin/"; done
+    rm -f "$nd/bin/pg_rewind"
+    printf '#!/bin/sh\nexec %s/pg_rewind --no-sync "$@"\n' "$bindir" >"$nd/bin/pg_rewind"
+    chmod 755 "$nd/bin/pg_rewind"
     cp "$root/deploy/patroni/pushledger-post-bootstrap.sh" "$nd/post-bootstrap.sh"
     chmod 755 "$nd/post-bootstrap.sh"
-    /usr/bin/python3 - "$root/deploy/patroni/patroni.yml" "$nd/patroni.yml" "$name" "$n" "$nd" "$bindir" \
+    /usr/bin/python3 - "$root/deploy/patroni/patroni.yml" "$nd/patroni.yml" "$name" "$n" "$nd" "$nd/bin" \
         "$(port "$n-pg")" "$(port "$n-api")" "$(port etcd-client)" <<'PY'
 import sys, yaml
 source, target, cluster, node, nd, bindir, pg, api, etcd = sys.argv[1:]

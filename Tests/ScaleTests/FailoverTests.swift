@@ -66,9 +66,9 @@ struct FailoverTests {
     }
 
     @Test func aSwitchoverUnderLoadLosesNothing() throws {
-        let run = try FailoverRun(prefix: "foswitch", installs: 400, seed: 43)
+        let run = try FailoverRun(prefix: "foswitch", installs: 1_000, seed: 43)
         let posting = run.traffic.post(to: run.servers.map(\.baseURL), clients: 6)
-        try #require(run.waitForStored(run.traffic.telemetryEvents / 3, while: { !posting.isFinished }), "the fleet was posted before the switchover")
+        try #require(run.waitForStored(run.traffic.telemetryEvents / 10, while: { !posting.isFinished }), "the fleet was posted before the switchover")
         let old = try #require(run.cluster.leader())
         let standby = try #require(run.cluster.syncStandby())
         let started = ContinuousClock.now
