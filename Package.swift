@@ -58,7 +58,7 @@ let package = Package(
         ),
 
         // Test helpers: throwaway databases on the project-local cluster.
-        .target(name: "TestSupport", dependencies: ["Postgres", "Store"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Postgres", "Simulator", "Store"], path: "Tests/TestSupport"),
         .testTarget(name: "PushLedgerSupportTests", dependencies: ["PushLedgerSupport"]),
         .testTarget(name: "PushLedgerContractTests", dependencies: ["PushLedgerContract", "PushLedgerSupport"]),
         .testTarget(name: "PushLedgerRulesTests", dependencies: ["PushLedgerContract", "PushLedgerRules"]),

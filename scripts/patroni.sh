@@ -24,24 +24,11 @@ name=${2:-}
 [ -n "$cmd" ] && [ -n "$name" ] || { sed -n '2,20p' "$0" >&2; exit 64; }
 root=$(cd "$(dirname "$0")/.." && pwd)
 bindir=/usr/lib/postgresql/15/bin
-dir="$root/.pgdata/patroni-$name"
 nodes=(n1 n2)
 
-# PostgreSQL (and so Patroni) refuses to run as root: both run as the postgres user, in a
-# folder it can reach (as scripts/db.sh does).
-as_pg=()
-if [ "$(id -u)" -eq 0 ]; then
-    as_pg=(runuser -u postgres --)
-    mkdir -p "$dir"
-    chown postgres "$dir" 2>/dev/null || true
-    if ! runuser -u postgres -- test -w "$dir" 2>/dev/null; then
-        rmdir "$dir" 2>/dev/null || true
-        dir="/tmp/pushledger-pg-$(printf '%s' "$root" | md5sum | cut -c1-10)/patroni-$name"
-        mkdir -p "$dir"
-        chown postgres "$dir" "$(dirname "$dir")"
-    fi
-fi
-mkdir -p "$dir"
+# PostgreSQL (and so Patroni) runs as the postgres user when we are root.
+. "$root/scripts/lib/pg-folder.sh"
+pg_folder "patroni-$name"
 
 # A free port below the ephemeral range, not one already handed out in this cluster.
 free_port() {

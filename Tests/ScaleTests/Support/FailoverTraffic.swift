@@ -9,14 +9,6 @@ import TestSupport
 /// final answer says of the events earlier attempts stored. Telemetry first, then the sends
 /// (a send's token registration is then stored before it).
 final class FailoverTraffic: Sendable {
-    struct Batch: Sendable {
-        var path: String
-        var contentType: String
-        var key: String
-        var eventIDs: [String]
-        var body: @Sendable (_ nowMs: Int64) -> [UInt8]
-    }
-
     /// One request and its answer; `status` nil for a network error (no answer).
     struct Attempt: Sendable {
         var started: ContinuousClock.Instant
@@ -33,7 +25,7 @@ final class FailoverTraffic: Sendable {
         var claimsNothingStored: Bool { message?.contains("nothing was stored") ?? false }
     }
 
-    let batches: [Batch]
+    let batches: [FleetBatch]
     let truth: Truth
     private let next = Atomic<Int>(0)
     private let log: Mutex<[[Attempt]]>
@@ -45,15 +37,8 @@ final class FailoverTraffic: Sendable {
         config.duplicateBatchShare = 0
         let output = Simulation.generate(config)
         truth = output.truth
-        let telemetry = output.telemetry.map { batch in
-            Batch(path: "/v1/telemetry", contentType: "application/json", key: ScaleFleet.telemetryKey,
-                  eventIDs: PostedEventIDs.json(batch.body, list: "events"), body: { batch.stamped(nowMs: $0) })
-        }
-        let sends = output.sends.map { batch in
-            Batch(path: "/v1/sends", contentType: batch.contentType, key: ScaleFleet.sendsKey,
-                  eventIDs: batch.contentType == "application/x-ndjson" ? PostedEventIDs.ndjson(batch.body) : PostedEventIDs.json(batch.body, list: "sends"),
-                  body: { _ in batch.body })
-        }
+        let telemetry = FleetBatch.telemetry(output, key: ScaleFleet.telemetryKey)
+        let sends = FleetBatch.sends(output, key: ScaleFleet.sendsKey)
         batches = telemetry + sends
         log = Mutex(Array(repeating: [], count: batches.count))
     }
@@ -120,7 +105,7 @@ final class FailoverTraffic: Sendable {
                     attempt.message = object?["message"] as? String
                     attempt.accepted = object?["accepted"] as? Int ?? 0
                     attempt.duplicates = object?["duplicates"] as? Int ?? 0
-                    if response.status == 200 { attempt.rejected = PostedEventIDs.rejectedIndexes(response.body) }
+                    if response.status == 200 { attempt.rejected = FleetBatch.rejectedIndexes(response.body) }
                     retryAfter = min(0.5, Double(response.header("Retry-After") ?? "") ?? 0.2)
                 } catch {
                     client.close()
