@@ -62,4 +62,5 @@ clean:
 	-@scripts/db.sh destroy scale-primary
 	-@scripts/db.sh destroy capacity
 	-@scripts/patroni.sh destroy failover
+	-@scripts/patroni.sh destroy demo
 	rm -rf .build .pgdata
