@@ -79,12 +79,18 @@ public final class IngestServer: Sendable {
         probing.withLock { $0 = PeriodicTask(name: "pushledger-commit-probe", interval: config.commitProbeInterval) { probe.probe() } }
         // Probes once and reads the key table: ready at once when the database is.
         maintain()
-        try listener.start(host: config.host, port: config.port, config: config, tls: tls)
+        do {
+            try listener.start(host: config.host, port: config.port, config: config, tls: tls)
+        } catch {
+            probing.withLock { $0 }?.stop()
+            throw error
+        }
         if let admin, let address = config.admin {
             do {
                 try admin.start(host: address.host, port: address.port, config: config, tls: nil)
             } catch {
                 listener.stop()
+                probing.withLock { $0 }?.stop()
                 throw error
             }
             logger.info("admin listening", ["address": "\(address.host):\(admin.port)"])
