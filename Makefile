@@ -35,9 +35,10 @@ demo:
 	@scripts/demo.sh
 
 # Tests also render the HTML report in headless Chromium, lint Prometheus rules with promtool and
-# build and test the Android SDK's core with Debian's JDK and JUnit 5.
+# fail over a Patroni cluster (patroni, etcd-server; scripts/patroni.sh), and build and test the
+# Android SDK's core with Debian's JDK and JUnit 5.
 test:
-	@scripts/deps.sh chromium prometheus nginx openssl jdk junit5 libandroid-json-java libjetbrains-annotations-java
+	@scripts/deps.sh chromium prometheus nginx openssl patroni etcd-server jdk junit5 libandroid-json-java libjetbrains-annotations-java
 	@scripts/test.sh
 
 # Minutes on 2 cores; not part of make test (which runs bench-smoke).
@@ -68,4 +69,6 @@ clean:
 	-@scripts/db.sh destroy scale-primary
 	-@scripts/db.sh destroy capacity
 	-@scripts/db.sh destroy android
+	-@scripts/patroni.sh destroy failover
+	-@scripts/patroni.sh destroy demo
 	rm -rf .build .pgdata android/core/build

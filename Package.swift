@@ -58,7 +58,7 @@ let package = Package(
         ),
 
         // Test helpers: throwaway databases on the project-local cluster.
-        .target(name: "TestSupport", dependencies: ["Postgres", "Store"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Postgres", "Simulator", "Store"], path: "Tests/TestSupport"),
         .testTarget(name: "PushLedgerSupportTests", dependencies: ["PushLedgerSupport"]),
         .testTarget(name: "PushLedgerContractTests", dependencies: ["PushLedgerContract", "PushLedgerSupport"]),
         .testTarget(name: "PushLedgerRulesTests", dependencies: ["PushLedgerContract", "PushLedgerRules"]),
@@ -76,8 +76,9 @@ let package = Package(
         // Fault and abuse suite: the real `pushledger serve` as a child process, killed, starved of
         // its database, stopped under load and fed hostile input.
         .testTarget(name: "FaultTests", dependencies: ["Bench", "Gzip", "IngestClient", "Postgres", "PushLedgerContract", "PushLedgerSupport", "Simulator", "TestSupport"]),
-        // Past one machine: ingestors behind nginx (Debian package), reads on a streaming replica.
-        .testTarget(name: "ScaleTests", dependencies: ["IngestClient", "Postgres", "PushLedgerSupport", "Simulator", "TestSupport"]),
+        // Past one machine: ingestors behind nginx (Debian package), reads on a streaming replica,
+        // failover of a Patroni cluster (Debian's patroni and etcd-server) under load.
+        .testTarget(name: "ScaleTests", dependencies: ["IngestClient", "Postgres", "PushLedgerSupport", "Simulator", "Store", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -17,28 +17,14 @@ cmd=${1:-start}
 name=${2:-demo}
 root=$(cd "$(dirname "$0")/.." && pwd)
 bindir=/usr/lib/postgresql/15/bin
-dir="$root/.pgdata/$name"
 
 if [ -n "${DATABASE_URL:-}" ]; then
     [ "$cmd" = start ] || [ "$cmd" = url ] && echo "$DATABASE_URL"
     exit 0
 fi
 
-# PostgreSQL refuses to run as root: run its tools as the postgres user, in a folder it can
-# reach (a clone under /root is not reachable for it, so fall back to /tmp).
-as_pg=()
-if [ "$(id -u)" -eq 0 ]; then
-    as_pg=(runuser -u postgres -- env -C /)
-    mkdir -p "$dir"
-    chown postgres "$dir" 2>/dev/null || true
-    if ! runuser -u postgres -- test -w "$dir" 2>/dev/null; then
-        rmdir "$dir" 2>/dev/null || true
-        dir="/tmp/pushledger-pg-$(printf '%s' "$root" | md5sum | cut -c1-10)/$name"
-        mkdir -p "$dir"
-        chown postgres "$dir" "$(dirname "$dir")"
-    fi
-fi
-mkdir -p "$dir"
+. "$root/scripts/lib/pg-folder.sh"
+pg_folder "$name"
 data="$dir/data"
 sock="$dir/run"
 

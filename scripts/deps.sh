@@ -22,6 +22,15 @@ if [ "$(id -u)" -eq 0 ]; then
     echo "deps: installing ${missing[*]}" >&2
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq >&2
+    # etcd-server (and postgresql) start a system-wide service when installed. The project runs
+    # its own on loopback instead: policy-rc.d answering 101 tells invoke-rc.d to start nothing.
+    # A policy-rc.d that was already there stays as it was; ours is removed afterwards.
+    policy=/usr/sbin/policy-rc.d
+    if [ ! -e "$policy" ]; then
+        printf '#!/bin/sh\nexit 101\n' >"$policy"
+        chmod 755 "$policy"
+        trap 'rm -f "$policy"' EXIT
+    fi
     apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 else
     echo "deps: missing Debian packages: ${missing[*]}" >&2

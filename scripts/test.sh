@@ -7,7 +7,7 @@ cd "$root"
 
 if [ -z "${DATABASE_URL:-}" ]; then
     # DATABASE_URL is exported below; db.sh would leave a caller's database alone, so clear it.
-    trap 'DATABASE_URL= scripts/db.sh destroy test' EXIT
+    trap 'DATABASE_URL= scripts/db.sh destroy test; scripts/patroni.sh destroy failover' EXIT
     scripts/db.sh destroy test
     DATABASE_URL=$(scripts/db.sh start test)
     export DATABASE_URL

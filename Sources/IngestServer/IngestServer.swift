@@ -21,6 +21,8 @@ public final class IngestServer: Sendable {
     /// `/metrics`, `/healthz`, `/readyz` on `config.admin`.
     private let admin: HTTPListener?
     private let maintenance = Mutex<PeriodicTask?>(nil)
+    private let commitProbe: CommitProbe
+    private let probing = Mutex<PeriodicTask?>(nil)
     private let lastKeyLoad = Mutex<ContinuousClock.Instant?>(nil)
     private let stopped = Atomic<Bool>(false)
     private let probeFailing = Atomic<Bool>(false)
@@ -38,13 +40,14 @@ public final class IngestServer: Sendable {
             capacity: config.queueCapacity, share: config.appQueueShare, maxBatch: config.maxUnitsPerBatch,
             maxEvents: config.maxEventsPerBatch, writers: config.writerCount,
             appWriters: config.appWriterLimit, write: writer.write)
+        commitProbe = CommitProbe(store: store, health: health, bound: .seconds(config.commitBound), logger: logger)
         let service = IngestService(
-            config: config, keys: keys, queue: queue, health: health, metrics: metrics, logger: logger,
+            config: config, keys: keys, queue: queue, health: health, commitProbe: commitProbe, metrics: metrics, logger: logger,
             feed: { (app, query) throws(StoreError) in try store.invalidTokens(appID: app, query: query) })
         self.service = service
         listener = HTTPListener(handler: ListenerRoutes(service, routes: config.admin == nil ? .all : .ingest))
         admin = config.admin.map { _ in HTTPListener(handler: ListenerRoutes(service, routes: .operations)) }
-        metrics.registerGauges(queue: queue, health: health, listeners: listeners)
+        metrics.registerGauges(queue: queue, health: health, commitProbe: commitProbe, listeners: listeners)
     }
 
     /// The public listener and the admin one, if any.
@@ -56,7 +59,8 @@ public final class IngestServer: Sendable {
     /// The admin listener's port, when there is one.
     public var adminPort: UInt16? { admin?.port }
 
-    /// True when `/readyz` says ready: Postgres reachable, keys loaded, queue not full.
+    /// True when `/readyz` says ready: Postgres reachable, commits completing within the bound,
+    /// keys loaded, queue not full.
     public var isReady: Bool { service.isReady }
 
     /// Reads the TLS files (a bad one starts nothing), probes the database and loads the keys
@@ -71,13 +75,22 @@ public final class IngestServer: Sendable {
         }
         signal(SIGPIPE, SIG_IGN)
         queue.start()
+        let probe = commitProbe
+        probing.withLock { $0 = PeriodicTask(name: "pushledger-commit-probe", interval: config.commitProbeInterval) { probe.probe() } }
+        // Probes once and reads the key table: ready at once when the database is.
         maintain()
-        try listener.start(host: config.host, port: config.port, config: config, tls: tls)
+        do {
+            try listener.start(host: config.host, port: config.port, config: config, tls: tls)
+        } catch {
+            probing.withLock { $0 }?.stop()
+            throw error
+        }
         if let admin, let address = config.admin {
             do {
                 try admin.start(host: address.host, port: address.port, config: config, tls: nil)
             } catch {
                 listener.stop()
+                probing.withLock { $0 }?.stop()
                 throw error
             }
             logger.info("admin listening", ["address": "\(address.host):\(admin.port)"])
@@ -134,6 +147,7 @@ public final class IngestServer: Sendable {
         queue.drainAndStop()
         listeners.forEach { $0.stop() }
         maintenance.withLock { $0 }?.stop()
+        probing.withLock { $0 }?.stop()
         flushKeyUses(all: true)
         logger.info("stopped")
     }
@@ -158,6 +172,10 @@ public final class IngestServer: Sendable {
             do {
                 try store.ping()
                 health.set(up: true)
+                // Ready again only once a commit completes (a new primary may be waiting for its standby).
+                let probes = commitProbe.probesFinished
+                probing.withLock { $0 }?.wake()
+                commitProbe.waitForProbe(after: probes)
                 probeFailing.store(false, ordering: .relaxed)
                 lastKeyLoad.withLock { $0 = nil }
                 logger.info("database reachable")

@@ -57,6 +57,12 @@ public struct IngestServerConfig: Sendable {
     public var keyRefreshInterval: TimeInterval = 10
     /// Seconds between reconnect attempts while Postgres is unreachable.
     public var reconnectInterval: TimeInterval = 1
+    /// Seconds between readiness probe commits (`CommitProbe`).
+    public var commitProbeInterval: TimeInterval = 1
+    /// Seconds a probe commit may wait (for the synchronous standby) before `/readyz` answers
+    /// 503. Short, so a load balancer moves away while commits hang; above a commit's usual
+    /// time under load, so a busy primary is not taken for a stuck one.
+    public var commitBound: TimeInterval = 2
     /// `Retry-After` seconds for 429.
     public var retryAfterSaturated = 1
     /// `Retry-After` seconds for 503.

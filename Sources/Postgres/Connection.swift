@@ -65,6 +65,13 @@ public final class Connection {
     }
 
     /// Runs `body` in a transaction: commit when it returns, rollback when it throws.
+    ///
+    /// The COMMIT runs without a statement timeout (whatever the role or database sets): under
+    /// synchronous replication it waits for the standby, and a timeout there does not undo it —
+    /// the server commits locally, only warns, and COMMIT succeeds, so the caller would
+    /// acknowledge a transaction that is on one machine only.
+    /// A connection that breaks during COMMIT throws `.commitUnknown` (`isOutcomeUnknown`);
+    /// one that breaks before it throws a connection error and nothing was committed.
     @discardableResult
     public func transaction<T>(_ body: (Connection) throws -> T) throws -> T {
         guard !inTransaction else {
@@ -80,8 +87,21 @@ public final class Connection {
             if isHealthy { try? executeScript("ROLLBACK") }
             throw error
         }
-        try executeScript("COMMIT")
+        try executeScript("SET LOCAL statement_timeout = 0")
+        try commit()
         return value
+    }
+
+    /// COMMIT of the open transaction. A server error (a deferred constraint, a serialization
+    /// failure) means it rolled back; a broken connection means nobody here knows.
+    private func commit() throws(PostgresError) {
+        do {
+            try executeScript("COMMIT")
+        } catch where error.isConnectionProblem {
+            throw PostgresError(
+                code: .commitUnknown, message: "\(error.message); the transaction may or may not have committed",
+                sqlState: error.sqlState, detail: error.detail, query: "COMMIT")
+        }
     }
 
     private func run(text: String, binds: [SQL.Bind]) throws(PostgresError) -> OpaquePointer {

@@ -19,6 +19,10 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible, CustomDeb
         public static let copy = Code("copy")
         /// The client was used wrongly (e.g. nested transactions).
         public static let misuse = Code("misuse")
+        /// The connection broke after COMMIT was sent and before its answer came: the
+        /// transaction may have committed or not (on the old primary, or on a standby that
+        /// received its WAL and was promoted). Only a read can tell.
+        public static let commitUnknown = Code("commit_unknown")
     }
 
     public var code: Code
@@ -46,14 +50,21 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible, CustomDeb
         self.query = query
     }
 
-    /// True when the server is unreachable or the connection broke: the work may be retried
-    /// on a new connection, and nothing of an open transaction was committed.
+    /// True when the server is unreachable, the connection broke, or the server is no longer
+    /// the primary: the work may be retried on a new connection. Nothing of an open transaction
+    /// was committed unless `isOutcomeUnknown` (the break came during COMMIT).
     public var isConnectionProblem: Bool {
-        if code == .connectionFailed || code == .connectionLost { return true }
+        if code == .connectionFailed || code == .connectionLost || code == .commitUnknown { return true }
         guard let sqlState else { return false }
-        // Class 08: connection exception; 57P01-03: admin/crash shutdown, cannot connect now.
-        return sqlState.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(sqlState)
+        // Class 08: connection exception; 57P01-03: admin/crash shutdown, cannot connect now;
+        // 25006: a read-only transaction, i.e. this server was demoted to a standby under us
+        // (a switchover): a new connection finds the new primary.
+        return sqlState.hasPrefix("08") || ["57P01", "57P02", "57P03", "25006"].contains(sqlState)
     }
+
+    /// True when a transaction may or may not have committed: the connection broke during its
+    /// COMMIT. Saying "nothing was stored" would then be a guess; a retry that de-duplicates is safe.
+    public var isOutcomeUnknown: Bool { code == .commitUnknown }
 
     public var description: String {
         if let sqlState { return "database error \(sqlState): \(message)" }

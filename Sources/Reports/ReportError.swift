@@ -14,11 +14,15 @@ public struct ReportError: Error, Sendable, CustomStringConvertible, CustomDebug
     public let kind: Kind
     public let description: String
     public let debugDescription: String
+    /// The database failure behind a `.database` error, when it came from Postgres (callers
+    /// tell a lost connection from a failed query by it).
+    public let databaseError: PostgresError?
 
-    init(kind: Kind, description: String, detail: String? = nil) {
+    init(kind: Kind, description: String, detail: String? = nil, databaseError: PostgresError? = nil) {
         self.kind = kind
         self.description = description
         self.debugDescription = detail.map { "\(description): \($0)" } ?? description
+        self.databaseError = databaseError
     }
 
     public static func invalidQuery(_ message: String) -> ReportError { ReportError(kind: .invalidQuery, description: message) }
@@ -28,8 +32,9 @@ public struct ReportError: Error, Sendable, CustomStringConvertible, CustomDebug
     }
 
     static func database(_ error: any Error, while doing: String) -> ReportError {
-        let detail = (error as? PostgresError)?.debugDescription ?? String(describing: error)
-        return ReportError(kind: .database, description: "database error while \(doing)", detail: detail)
+        let postgres = error as? PostgresError
+        let detail = postgres?.debugDescription ?? String(describing: error)
+        return ReportError(kind: .database, description: "database error while \(doing)", detail: detail, databaseError: postgres)
     }
 }
 

@@ -193,9 +193,13 @@ public struct Migrator: Sendable {
         return out
     }
 
+    /// A lost connection is thrown as is (the caller tells it from a broken file; the file's
+    /// transaction was not applied, or for a lost COMMIT, may have been).
     static func run(_ script: String, file: String, on connection: Connection) throws {
         do {
             try connection.executeScript(script)
+        } catch where error.isConnectionProblem {
+            throw error
         } catch {
             throw Failure.failed(file: file, message: error.description, detail: error.debugDescription)
         }

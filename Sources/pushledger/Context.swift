@@ -12,6 +12,28 @@ struct CommandFailure: Error, CustomStringConvertible {
     var description: String { message }
 }
 
+extension CommandFailure {
+    /// Exit status of a command whose database went away under it (unreachable, connection
+    /// lost, the primary moved): a scheduler runs it again later.
+    static let connectionExitCode: Int32 = 2
+
+    /// The database went away: one line saying what is known of the interrupted work. Every
+    /// command's changes are transactions, so a break before COMMIT left nothing applied; a
+    /// break during COMMIT leaves the last transaction applied or not, and running the
+    /// command again is how to find out (rollup, retention, migrate and alert check are idempotent).
+    init(connection error: PostgresError) {
+        let message: String
+        switch error.code {
+        case .connectionFailed: message = error.description
+        case .commitUnknown:
+            message = "lost the database connection during COMMIT (\(error.message)); run the command again to finish"
+        default:
+            message = "lost the database connection (\(error.description)); the interrupted transaction was not applied; run the command again"
+        }
+        self.init(message: message, exitCode: Self.connectionExitCode, detail: error.debugDescription)
+    }
+}
+
 /// What every command gets: its parsed arguments, the environment, a logger, and the database.
 struct CommandContext {
     let command: ParsedCommand
@@ -33,7 +55,7 @@ struct CommandContext {
         do {
             return try Connection.connect(url: url)
         } catch {
-            throw CommandFailure(message: error.description, detail: error.debugDescription)
+            throw CommandFailure(connection: error)
         }
     }
 

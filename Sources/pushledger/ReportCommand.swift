@@ -235,8 +235,14 @@ enum RollupCommand: Command {
 }
 
 extension CommandFailure {
-    /// Report errors: a bad query is bad usage (64); anything else is a failure (1).
+    /// Report errors: a bad query is bad usage (64); a lost database connection is 2 (see
+    /// `init(connection:)`); anything else is a failure (1).
     init(report error: ReportError) {
+        if let database = error.databaseError, database.isConnectionProblem {
+            self.init(connection: database)
+            message = "\(error.description): \(message)"
+            return
+        }
         self.init(message: error.description, exitCode: error.kind == .invalidQuery ? 64 : 1, detail: error.debugDescription)
     }
 }

@@ -31,6 +31,7 @@ enum ServeCommand: Command {
             .value("max-body", type: .integer, help: "Bytes of a request body as sent", default: "\(defaults.limits.maxBodyBytes)"),
             .value("max-decompressed", type: .integer, help: "Bytes of a body after gzip", default: "\(defaults.limits.maxDecompressedBytes)"),
             .value("max-events", type: .integer, help: "Events (or sends) per request", default: "\(defaults.limits.maxEventsPerRequest)"),
+            .value("ready-commit-bound", type: .integer, help: "Seconds a probe commit may wait (e.g. for the synchronous standby) before /readyz answers 503", default: "\(Int(defaults.commitBound))"),
             .repeatable("trusted-proxy", help: "Trusted proxy (CIDR) for X-Forwarded-For", environment: "PUSHLEDGER_TRUSTED_PROXIES", placeholder: "cidr"),
         ])
 
@@ -91,6 +92,7 @@ enum ServeCommand: Command {
         config.limits.maxBodyBytes = try command.positive("max-body")
         config.limits.maxDecompressedBytes = try command.positive("max-decompressed")
         config.limits.maxEventsPerRequest = try command.positive("max-events")
+        config.commitBound = TimeInterval(try command.positive("ready-commit-bound"))
         do {
             config.trustedProxies = try TrustedProxies(parsing: command.strings("trusted-proxy"))
         } catch {

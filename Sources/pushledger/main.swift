@@ -43,6 +43,11 @@ case .success(.run(let parsed)):
         if let detail = failure.detail { logger.debug("command failed", ["detail": detail]) }
         FileHandle.standardError.write(Data("pushledger: \(failure.message)\n".utf8))
         exit(failure.exitCode)
+    } catch let error as PostgresError where error.isConnectionProblem {
+        let failure = CommandFailure(connection: error)
+        logger.debug("database connection problem", ["detail": error.debugDescription])
+        FileHandle.standardError.write(Data("pushledger: \(failure.message)\n".utf8))
+        exit(failure.exitCode)
     } catch let error as PostgresError {
         logger.debug("database error", ["detail": error.debugDescription])
         FileHandle.standardError.write(Data("pushledger: \(error.description)\n".utf8))

@@ -58,9 +58,10 @@ import Testing
         }
     }
 
-    @Test func unreachableDatabaseIsOneLineAndExitOne() throws {
+    /// Exit 2, as for a database lost mid-command: a scheduler tries again later.
+    @Test func unreachableDatabaseIsOneLineAndExitTwo() throws {
         let result = try CommandRunner.run(["migrate"], environment: ["DATABASE_URL": "postgres://x@127.0.0.1:1/x"])
-        #expect(result.status == 1)
+        #expect(result.status == 2)
         #expect(result.stderr == "pushledger: cannot connect to PostgreSQL at 127.0.0.1:1: connection to server at \"127.0.0.1\", port 1 failed: Connection refused Is the server running on that host and accepting TCP/IP connections?\n")
     }
 

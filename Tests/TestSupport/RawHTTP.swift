@@ -69,6 +69,12 @@ public final class RawHTTPConnection {
 
     public func write(_ text: String) { write(Array(text.utf8)) }
 
+    /// `GET path` and its reply.
+    public func get(_ path: String) throws -> RawReply {
+        write(RawRequest.make("GET", path))
+        return try readReply()
+    }
+
     /// Reads one response (Content-Length or chunked body); a reply to HEAD has no body.
     public func readReply(toHead: Bool = false) throws -> RawReply {
         let headerEnd = try readUntil(Array("\r\n\r\n".utf8))

@@ -11,8 +11,12 @@ public protocol IngestStore: Sendable {
     /// What `write` would return, computed by the same statements in a transaction that is
     /// rolled back: nothing is stored (no events, failed events or de-duplication ids).
     func dryRun(_ units: [IngestUnit]) throws(StoreError) -> [WriteOutcome]
-    /// Checks that the database answers (readiness and reconnect probe).
+    /// Checks that the database answers (reconnect probe).
     func ping() throws(StoreError)
+    /// Commits a transaction that writes WAL but no table: it returns once commits complete (on
+    /// a primary that waits for a synchronous standby, once the standby confirms). Readiness
+    /// times it.
+    func probeCommit() throws(StoreError)
     /// The API keys not revoked, expired ones included.
     func loadKeys() throws(StoreError) -> [KeyRecord]
     /// One page of an app's invalid-token feed (`GET /v1/tokens/invalid`).
@@ -21,10 +25,19 @@ public protocol IngestStore: Sendable {
     func recordKeyUse(_ uses: [(id: String, at: Date)]) throws(StoreError)
 }
 
-/// A database failure, classified for the HTTP answer: unreachable → 503, else 500.
+extension IngestStore {
+    /// A store that cannot commit on its own says so by ping alone.
+    public func probeCommit() throws(StoreError) { try ping() }
+}
+
+/// A database failure, classified for the HTTP answer: unreachable → 503 (nothing stored, or
+/// outcome unknown when the connection broke during COMMIT), else 500.
 public struct StoreError: Error, CustomStringConvertible, CustomDebugStringConvertible {
-    /// The server is unreachable or the connection broke: nothing was committed, retry later.
+    /// The server is unreachable, the connection broke, or the server is no longer the
+    /// primary: retry later. Nothing was committed unless `isOutcomeUnknown`.
     public var isConnectionProblem: Bool
+    /// The connection broke during COMMIT: the work may or may not be stored.
+    public var isOutcomeUnknown: Bool
     /// SQLSTATE when the server reported one.
     public var sqlState: String?
     /// Safe to show: no SQL, no parameters.
@@ -32,8 +45,11 @@ public struct StoreError: Error, CustomStringConvertible, CustomDebugStringConve
     /// For logs.
     public var debugDescription: String
 
-    public init(isConnectionProblem: Bool, sqlState: String? = nil, description: String, detail: String? = nil) {
-        self.isConnectionProblem = isConnectionProblem
+    public init(
+        isConnectionProblem: Bool, isOutcomeUnknown: Bool = false, sqlState: String? = nil, description: String, detail: String? = nil
+    ) {
+        self.isConnectionProblem = isConnectionProblem || isOutcomeUnknown
+        self.isOutcomeUnknown = isOutcomeUnknown
         self.sqlState = sqlState
         self.description = description
         self.debugDescription = detail ?? description

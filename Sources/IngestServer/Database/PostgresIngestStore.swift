@@ -8,11 +8,15 @@ import Store
 /// batches and `Store.KeyStore` for the key table.
 public final class PostgresIngestStore: IngestStore {
     private let pool: ConnectionPool
+    /// The readiness probe's own connection: a probe waiting on a commit holds no writer's.
+    private let probePool: ConnectionPool
     private let writer = EventWriter()
 
-    /// `connections`: one per writer thread plus one for the maintenance loop.
+    /// `connections`: one per writer thread plus one for the maintenance loop (the commit
+    /// probe has one more of its own).
     public init(url: String, connections: Int) {
         pool = ConnectionPool(url: url, maxConnections: max(1, connections))
+        probePool = ConnectionPool(url: url, maxConnections: 1)
     }
 
     public func write(_ units: [IngestUnit]) throws(StoreError) -> [WriteOutcome] {
@@ -25,6 +29,17 @@ public final class PostgresIngestStore: IngestStore {
 
     public func ping() throws(StoreError) {
         try withConnection { _ = try $0.query("select 1") }
+    }
+
+    /// A transactional WAL message (`pg_logical_emit_message`, no table touched) makes the
+    /// transaction one that wrote WAL, so its COMMIT waits for the synchronous standby exactly
+    /// like an ingest batch's. (A transaction that only took an id, `pg_current_xact_id()`,
+    /// would not wait: PostgreSQL skips the wait when nothing but the commit record is written.)
+    /// On a standby it fails (25006): not writable.
+    public func probeCommit() throws(StoreError) {
+        try withConnection(probePool) { connection in
+            try connection.transaction { _ = try $0.query("select pg_logical_emit_message(true, 'pushledger', 'commit probe')") }
+        }
     }
 
     public func loadKeys() throws(StoreError) -> [KeyRecord] {
@@ -48,14 +63,15 @@ public final class PostgresIngestStore: IngestStore {
 
     /// Runs `body` on a pooled connection; a connection problem also drops the idle ones, which
     /// are likely broken the same way (the database restarted).
-    private func withConnection<T>(_ body: (Connection) throws -> T) throws(StoreError) -> T {
+    private func withConnection<T>(_ pool: ConnectionPool? = nil, _ body: (Connection) throws -> T) throws(StoreError) -> T {
+        let pool = pool ?? self.pool
         do {
             return try pool.withConnection(body)
         } catch let error as PostgresError {
             if error.isConnectionProblem { pool.drain() }
             throw StoreError(
-                isConnectionProblem: error.isConnectionProblem, sqlState: error.sqlState, description: error.description,
-                detail: error.debugDescription)
+                isConnectionProblem: error.isConnectionProblem, isOutcomeUnknown: error.isOutcomeUnknown, sqlState: error.sqlState,
+                description: error.description, detail: error.debugDescription)
         } catch {
             throw StoreError(isConnectionProblem: false, description: "database work failed", detail: String(describing: error))
         }

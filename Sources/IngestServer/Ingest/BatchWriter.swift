@@ -18,8 +18,9 @@ struct BatchWriter: Sendable {
     let metrics: ServerMetrics
     let logger: Logger
 
-    /// One transaction for the whole batch. A connection problem fails the batch with 503 (and
-    /// nothing was committed); any other error retries each job alone, so one bad unit costs
+    /// One transaction for the whole batch. A connection problem fails the batch with 503:
+    /// `unavailable` (nothing was committed) when it broke before COMMIT, `outcomeUnknown` when
+    /// it broke during COMMIT. Any other error retries each job alone, so one bad unit costs
     /// only its own request a 500.
     /// Dry runs each get a transaction of their own that is rolled back, so neither they nor the
     /// real requests of the batch see each other's events.
@@ -55,7 +56,11 @@ struct BatchWriter: Sendable {
                 if health.set(up: false) {
                     logger.error("database unreachable", ["error": error.description, "detail": error.debugDescription])
                 }
-                for job in jobs { job.completion(.failure(.unavailable)) }
+                let failure: WriteFailure = error.isOutcomeUnknown ? .outcomeUnknown : .unavailable
+                if error.isOutcomeUnknown {
+                    logger.warning("commit outcome unknown", ["requests": "\(jobs.count)", "error": error.debugDescription])
+                }
+                for job in jobs { job.completion(.failure(failure)) }
             } else if jobs.count > 1 {
                 logger.warning("batch failed, writing its requests one by one", ["requests": "\(jobs.count)", "error": error.debugDescription])
                 for job in jobs { write([job], dryRun: dryRun) }

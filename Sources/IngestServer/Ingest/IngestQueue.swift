@@ -5,6 +5,9 @@ import PushLedgerContract
 enum WriteFailure: Error, Equatable {
     /// Postgres is unreachable: nothing of the unit was committed (503).
     case unavailable
+    /// The connection broke during COMMIT: the unit may or may not be stored (503; a retry
+    /// with the same event ids is safe).
+    case outcomeUnknown
     /// Any other database error (500); its detail went to the log.
     case failed
 }

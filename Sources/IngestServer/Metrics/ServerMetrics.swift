@@ -61,11 +61,15 @@ final class ServerMetrics: Sendable {
     }
 
     /// The gauges, read at scrape time from the parts they describe.
-    func registerGauges(queue: IngestQueue, health: DatabaseHealth, listeners: [HTTPListener]) {
+    func registerGauges(queue: IngestQueue, health: DatabaseHealth, commitProbe: CommitProbe, listeners: [HTTPListener]) {
         let capacity = Double(queue.capacity)
         _ = registry.register(GaugeMetric("pushledger_queue_depth", help: "Requests validated and waiting for a writer.") { Double(queue.depth) })
         _ = registry.register(GaugeMetric("pushledger_queue_capacity", help: "Requests the queue holds before answering 429.") { capacity })
         _ = registry.register(GaugeMetric("pushledger_database_up", help: "1 when Postgres answered the last probe.") { health.isUp ? 1 : 0 })
+        _ = registry.register(
+            GaugeMetric("pushledger_database_commits_complete", help: "1 when the last probe commit succeeded and none waits past the readiness bound.") {
+                commitProbe.commitsComplete ? 1 : 0
+            })
         _ = registry.register(
             GaugeMetric("pushledger_http_requests_in_flight", help: "Requests received and not yet answered.") {
                 Double(listeners.reduce(0) { $0 + $1.requestsInFlight })

@@ -22,6 +22,7 @@ final class IngestService: HTTPHandler {
     private let queue: IngestQueue
     private let rateLimiter = KeyRateLimiter()
     let health: DatabaseHealth
+    let commitProbe: CommitProbe?
     let metrics: ServerMetrics
     let logger: Logger
     /// Reads the invalid-token feed (not through the write queue: a read commits nothing).
@@ -30,19 +31,24 @@ final class IngestService: HTTPHandler {
     let draining = Atomic<Bool>(false)
 
     init(
-        config: IngestServerConfig, keys: KeyVerifier, queue: IngestQueue, health: DatabaseHealth, metrics: ServerMetrics,
-        logger: Logger, feed: @escaping @Sendable (String, InvalidTokenFeed.Query) throws(StoreError) -> InvalidTokenFeed.Page
+        config: IngestServerConfig, keys: KeyVerifier, queue: IngestQueue, health: DatabaseHealth, commitProbe: CommitProbe? = nil,
+        metrics: ServerMetrics, logger: Logger, feed: @escaping @Sendable (String, InvalidTokenFeed.Query) throws(StoreError) -> InvalidTokenFeed.Page
     ) {
         self.feed = feed
         self.config = config
         self.keys = keys
         self.queue = queue
         self.health = health
+        self.commitProbe = commitProbe
         self.metrics = metrics
         self.logger = logger
     }
 
-    var isReady: Bool { health.isUp && keys.isLoaded && !queue.isSaturated && !draining.load(ordering: .relaxed) }
+    /// Ready means writable: Postgres reachable and commits completing within the probe's bound
+    /// (not while a new primary waits for its synchronous standby), keys loaded, queue not full.
+    var isReady: Bool {
+        health.isUp && commitProbe?.commitsComplete ?? true && keys.isLoaded && !queue.isSaturated && !draining.load(ordering: .relaxed)
+    }
 
     // MARK: HTTPHandler
 
@@ -116,6 +122,7 @@ final class IngestService: HTTPHandler {
             case (_, let refusal?): reply.send(.envelope(refusal))
             case (.success(let outcome), nil): reply.send(.json(200, IngestResponse.accepted(outcome, rejected: unit.rejections)))
             case (.failure(.unavailable), nil): reply.send(.unavailable(retryAfter: retryAfter.unavailable))
+            case (.failure(.outcomeUnknown), nil): reply.send(.outcomeUnknown(retryAfter: retryAfter.unavailable))
             case (.failure(.failed), nil): reply.send(.internalError)
             }
         }

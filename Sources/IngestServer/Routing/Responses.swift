@@ -36,6 +36,13 @@ extension HTTPResponse {
     static func unavailable(retryAfter: Int) -> HTTPResponse {
         error(503, "unavailable", "the database is unreachable; nothing was stored; retry later").adding("Retry-After", "\(retryAfter)")
     }
+    /// The connection to the database broke while the request's transaction was committing:
+    /// it may be stored or not (a failover can promote a standby that has it). Never "nothing
+    /// was stored": a sender must not count it as lost, and its retry is answered as duplicates.
+    static func outcomeUnknown(retryAfter: Int) -> HTTPResponse {
+        error(503, "outcome_unknown", "the database connection was lost while committing; the events may or may not be stored; retry with the same event ids, which are never stored twice")
+            .adding("Retry-After", "\(retryAfter)")
+    }
     static func shuttingDown(retryAfter: Int) -> HTTPResponse {
         error(503, "shutting_down", "the server is shutting down; nothing was stored; retry").adding("Retry-After", "\(retryAfter)")
     }

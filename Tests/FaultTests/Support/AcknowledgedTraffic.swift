@@ -8,14 +8,6 @@ import TestSupport
 /// threads. It remembers every event the server acknowledged: in a 200 whose `rejected` list
 /// does not name it. That set is what must be in Postgres at the end of a fault test.
 final class AcknowledgedTraffic: Sendable {
-    struct Batch: Sendable {
-        var path: String
-        var contentType: String
-        var key: String
-        var eventIDs: [String]
-        var body: @Sendable (_ nowMs: Int64) -> [UInt8]
-    }
-
     struct Summary: Sendable {
         var acknowledged: Set<String> = []
         var requests = 0
@@ -28,7 +20,7 @@ final class AcknowledgedTraffic: Sendable {
         var retries: [String: Int] = [:]
     }
 
-    private let batches: [Batch]
+    private let batches: [FleetBatch]
     private let next = Atomic<Int>(0)
     private let stopped = Atomic<Bool>(false)
     private let summary = Mutex(Summary())
@@ -43,17 +35,10 @@ final class AcknowledgedTraffic: Sendable {
         config.seed = seed
         config.sendsPerBatch = 100
         let output = Simulation.generate(config)
-        let telemetry = output.telemetry.map { batch in
-            Batch(path: "/v1/telemetry", contentType: "application/json", key: database.telemetryKey,
-                  eventIDs: Self.eventIDs(batch.body, list: "events"), body: { batch.stamped(nowMs: $0) })
-        }
-        let sends = output.sends.map { batch in
-            Batch(path: "/v1/sends", contentType: batch.contentType, key: database.sendsKey,
-                  eventIDs: batch.contentType == "application/x-ndjson" ? Self.lineEventIDs(batch.body) : Self.eventIDs(batch.body, list: "sends"),
-                  body: { _ in batch.body })
-        }
+        let telemetry = FleetBatch.telemetry(output, key: database.telemetryKey)
+        let sends = FleetBatch.sends(output, key: database.sendsKey)
         // Interleaved, so any stretch of the run carries both kinds.
-        var mixed: [Batch] = []
+        var mixed: [FleetBatch] = []
         let stride = max(1, telemetry.count / max(1, sends.count))
         var sendIterator = sends.makeIterator()
         for (index, batch) in telemetry.enumerated() {
@@ -108,28 +93,11 @@ final class AcknowledgedTraffic: Sendable {
                 summary.statuses[response.status, default: 0] += 1
                 guard response.status == 200 else { return summary.gaveUp += 1 }
                 summary.answered200 += 1
-                let rejected = Self.rejectedIndexes(response.body)
+                let rejected = FleetBatch.rejectedIndexes(response.body)
                 for (index, id) in batch.eventIDs.enumerated() where !rejected.contains(index) {
                     summary.acknowledged.insert(id)
                 }
             }
         }
-    }
-
-    private static func eventIDs(_ body: [UInt8], list: String) -> [String] {
-        let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
-        return (object?[list] as? [[String: Any]] ?? []).map { ($0["event_id"] as? String ?? "").lowercased() }
-    }
-
-    private static func lineEventIDs(_ body: [UInt8]) -> [String] {
-        body.split(separator: 10).map { line in
-            let object = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any]
-            return (object?["event_id"] as? String ?? "").lowercased()
-        }
-    }
-
-    private static func rejectedIndexes(_ body: [UInt8]) -> Set<Int> {
-        let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
-        return Set((object?["rejected"] as? [[String: Any]] ?? []).compactMap { $0["index"] as? Int })
     }
 }

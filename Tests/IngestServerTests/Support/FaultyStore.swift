@@ -22,6 +22,8 @@ final class FaultyStore: IngestStore {
     private let gate = NSCondition()
     nonisolated(unsafe) private var waitingAtGate = 0
     nonisolated(unsafe) private var open = true
+    private let probeGate = NSCondition()
+    nonisolated(unsafe) private var probeHeld = false
 
     init(_ inner: any IngestStore) {
         self.inner = inner
@@ -49,6 +51,23 @@ final class FaultyStore: IngestStore {
     func ping() throws(StoreError) {
         if state.withLock({ $0.down }) { throw Self.unreachable }
         try inner.ping()
+    }
+
+    func probeCommit() throws(StoreError) {
+        probeGate.withLock { while probeHeld { probeGate.wait() } }
+        if state.withLock({ $0.down }) { throw Self.unreachable }
+        try inner.probeCommit()
+    }
+
+    /// Holds the readiness probe's commits (as a primary waiting for its synchronous standby
+    /// holds every commit) until `releaseProbe()`.
+    func holdProbe() { probeGate.withLock { probeHeld = true } }
+
+    func releaseProbe() {
+        probeGate.withLock {
+            probeHeld = false
+            probeGate.broadcast()
+        }
     }
 
     func loadKeys() throws(StoreError) -> [KeyRecord] {
