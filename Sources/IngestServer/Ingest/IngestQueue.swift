@@ -5,8 +5,12 @@ import PushLedgerContract
 enum WriteFailure: Error, Equatable {
     /// Postgres is unreachable: nothing of the unit was committed (503).
     case unavailable
-    /// Any other database error (500); its detail went to the log.
+    /// Any other database error (500); its detail went to the log. Only when even the
+    /// quarantine row could not be written.
     case failed
+    /// The unit could not be stored even alone; its request went to the failed-event store
+    /// instead and is answered with this (400 `unstorable`), the same every time it is sent.
+    case quarantined(EnvelopeError)
 }
 
 /// One request's validated unit waiting for a writer, with where its outcome goes.
@@ -16,6 +20,11 @@ struct IngestJob: Sendable {
     var dryRun = false
     /// Whose share of the queue the job takes (the key's app).
     var app = ""
+    /// The request's body as decoded: what the failed-event store keeps (bounded) if the unit
+    /// cannot be stored.
+    var body: [UInt8] = []
+    /// What the job holds in memory, about: counted against the queue's and the app's byte bounds.
+    var bytes = 0
     var completion: @Sendable (Result<WriteOutcome, WriteFailure>) -> Void
 }
 

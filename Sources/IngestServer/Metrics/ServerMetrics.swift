@@ -16,6 +16,9 @@ final class ServerMetrics: Sendable {
     let databaseErrors: CounterMetric
     let dryRunRequests: CounterMetric
     let throttled: CounterMetric
+    let batchSplits: CounterMetric
+    let quarantined: CounterMetric
+    let failedEventsNotStored: CounterMetric
 
     private let version: String
 
@@ -55,6 +58,14 @@ final class ServerMetrics: Sendable {
         throttled = registry.register(
             CounterMetric("pushledger_http_throttled_total", help: "Requests answered 429 for one app only, by app and reason (queue_share: the app's share of the queue was full; rate_limit: its key's rate limit). App values are bounded by the keys.",
                     labels: ["app", "reason"]))
+        batchSplits = registry.register(
+            CounterMetric("pushledger_write_batch_splits_total", help: "Batches the database refused and the writer split in halves.", labels: []))
+        quarantined = registry.register(
+            CounterMetric("pushledger_requests_quarantined_total", help: "Requests stored in the failed-event store because their valid unit could not be stored even alone (answered 400 unstorable).",
+                    labels: []))
+        failedEventsNotStored = registry.register(
+            CounterMetric("pushledger_failed_requests_not_stored_total", help: "Refused requests answered without a failed-event row: over their key's rate limit or their app's queue share.",
+                    labels: ["reason"]))
         databaseErrors = registry.register(
             CounterMetric("pushledger_database_errors_total", help: "Database errors, by SQLSTATE (`connection` when the server was unreachable).",
                     labels: ["sqlstate"]))
