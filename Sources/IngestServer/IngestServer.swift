@@ -35,7 +35,7 @@ public final class IngestServer: Sendable {
         self.metrics = metrics
         let writer = BatchWriter(store: store, health: health, metrics: metrics, logger: logger)
         queue = IngestQueue(
-            capacity: config.queueCapacity, share: config.appQueueShare, maxBatch: config.maxUnitsPerBatch,
+            capacity: config.queueCapacity, share: config.appQueueShare, maxBytes: config.queueBytes, maxBatch: config.maxUnitsPerBatch,
             maxEvents: config.maxEventsPerBatch, writers: config.writerCount,
             appWriters: config.appWriterLimit, write: writer.write)
         let service = IngestService(
@@ -71,6 +71,8 @@ public final class IngestServer: Sendable {
         }
         signal(SIGPIPE, SIG_IGN)
         queue.start()
+        service.validators.start()
+        service.feedWorkers.start()
         maintain()
         try listener.start(host: config.host, port: config.port, config: config, tls: tls)
         if let admin, let address = config.admin {
@@ -132,6 +134,8 @@ public final class IngestServer: Sendable {
         // running until the queue is empty, so every suspended connection gets resumed.
         while listeners.contains(where: { $0.requestsInFlight > 0 }) { usleep(5_000) }
         queue.drainAndStop()
+        service.validators.drainAndStop()
+        service.feedWorkers.drainAndStop()
         listeners.forEach { $0.stop() }
         maintenance.withLock { $0 }?.stop()
         flushKeyUses(all: true)

@@ -16,8 +16,11 @@ enum ServeCommand: Command {
             .value("tls-key", help: "PEM private key (unencrypted) of --tls-cert", environment: "PUSHLEDGER_TLS_KEY", placeholder: "file"),
             .value("admin-listen", help: "Serve /metrics, /healthz, /readyz here, plain HTTP, not on --listen", environment: "PUSHLEDGER_ADMIN_LISTEN", placeholder: "host:port"),
             .value("threads", type: .integer, help: "HTTP threads", default: "\(defaults.httpThreads)"),
+            .value("validators", type: .integer, help: "Threads that decode and validate bodies, taking the apps in turn", default: "\(defaults.validatorCount)"),
+            .value("feed-reads", type: .integer, help: "Invalid-token feed reads at once (each with a database connection of its own)", default: "\(defaults.feedConcurrency)"),
             .value("writers", type: .integer, help: "Writer threads (one database connection each)", default: "\(defaults.writerCount)"),
             .value("queue", type: .integer, help: "Validated requests waiting for a writer before 429", default: "\(defaults.queueCapacity)"),
+            .value("queue-mib", type: .integer, help: "MiB of decoded bodies the waiting requests hold at most before 429 (an app's share in proportion)", default: "\(defaults.queueBytes >> 20)"),
             .value("app-writers", type: .integer, help: "Writers one app may hold at once, the rest kept for other apps (default: writers - 1; an app alone uses all)"),
             .value("app-share", type: .integer, help: "Validated requests of one app waiting at most; past it that app alone gets 429", default: "\(defaults.appQueueShare)"),
             .value("batch-events", type: .integer, help: "Events committed together in one transaction at most (one larger request goes alone)", default: "\(defaults.maxEventsPerBatch)"),
@@ -75,7 +78,10 @@ enum ServeCommand: Command {
         }
         config.httpThreads = try command.positive("threads")
         config.writerCount = try command.positive("writers")
+        config.validatorCount = try command.int("validators", in: 1...256)
+        config.feedConcurrency = try command.int("feed-reads", in: 1...64)
         config.queueCapacity = try command.positive("queue")
+        config.queueBytes = try command.int("queue-mib", in: 1...(1 << 30)) << 20
         config.maxUnitsPerBatch = try command.positive("batch")
         config.appQueueShare = try command.positive("app-share")
         if try command.optional(Int.self, "app-writers") != nil {

@@ -4,15 +4,19 @@ import PushLedgerSupport
 import PushLedgerContract
 import Store
 
-/// The production `IngestStore`: a pool of libpq connections, `Store.EventWriter` for the
-/// batches and `Store.KeyStore` for the key table.
+/// The production `IngestStore`: two pools of libpq connections, `Store.EventWriter` for the
+/// batches and `Store.KeyStore` for the key table. The writers' pool serves only writes, so
+/// feed reads, key reloads and probes (the reads' pool) never hold back a batch.
 public final class PostgresIngestStore: IngestStore {
     private let pool: ConnectionPool
+    private let reads: ConnectionPool
     private let writer = EventWriter()
 
-    /// `connections`: one per writer thread plus one for the maintenance loop.
-    public init(url: String, connections: Int) {
+    /// `connections`: one per writer thread; `readConnections`: feed reads at once plus one
+    /// for the maintenance loop (keys, probes, last uses).
+    public init(url: String, connections: Int, readConnections: Int = 1) {
         pool = ConnectionPool(url: url, maxConnections: max(1, connections))
+        reads = ConnectionPool(url: url, maxConnections: max(1, readConnections))
     }
 
     public func write(_ units: [IngestUnit]) throws(StoreError) -> [WriteOutcome] {
@@ -24,11 +28,11 @@ public final class PostgresIngestStore: IngestStore {
     }
 
     public func ping() throws(StoreError) {
-        try withConnection { _ = try $0.query("select 1") }
+        try withConnection(reads) { _ = try $0.query("select 1") }
     }
 
     public func loadKeys() throws(StoreError) -> [KeyRecord] {
-        try withConnection { connection in
+        try withConnection(reads) { connection in
             try KeyStore().loadActiveKeys(on: connection).map { key in
                 KeyRecord(
                     id: key.id.uuidString.lowercased(), hash: key.hash, appID: key.appID, scope: key.scope.rawValue,
@@ -38,21 +42,25 @@ public final class PostgresIngestStore: IngestStore {
     }
 
     public func invalidTokens(appID: String, query: InvalidTokenFeed.Query) throws(StoreError) -> InvalidTokenFeed.Page {
-        try withConnection { try InvalidTokenFeed().page(appID: appID, query: query, on: $0) }
+        try withConnection(reads) { try InvalidTokenFeed().page(appID: appID, query: query, on: $0) }
     }
 
     public func recordKeyUse(_ uses: [(id: String, at: Date)]) throws(StoreError) {
         let parsed = uses.compactMap { use in UUID(uuidString: use.id).map { (id: $0, at: use.at) } }
-        try withConnection { try KeyStore().recordUse(parsed, on: $0) }
+        try withConnection(reads) { try KeyStore().recordUse(parsed, on: $0) }
     }
 
     /// Runs `body` on a pooled connection; a connection problem also drops the idle ones, which
     /// are likely broken the same way (the database restarted).
-    private func withConnection<T>(_ body: (Connection) throws -> T) throws(StoreError) -> T {
+    private func withConnection<T>(_ pool: ConnectionPool? = nil, _ body: (Connection) throws -> T) throws(StoreError) -> T {
+        let pool = pool ?? self.pool
         do {
             return try pool.withConnection(body)
         } catch let error as PostgresError {
-            if error.isConnectionProblem { pool.drain() }
+            if error.isConnectionProblem {
+                self.pool.drain()
+                reads.drain()
+            }
             throw StoreError(
                 isConnectionProblem: error.isConnectionProblem, sqlState: error.sqlState, description: error.description,
                 detail: error.debugDescription)
@@ -68,7 +76,7 @@ extension IngestServer {
         config: IngestServerConfig, databaseURL: String, logger: Logger, version: String = "dev",
         started: (IngestServer) -> Void = { _ in }
     ) throws(HTTPServerError) {
-        let store = PostgresIngestStore(url: databaseURL, connections: config.writerCount + 1)
+        let store = PostgresIngestStore(url: databaseURL, connections: config.writerCount, readConnections: config.feedConcurrency + 1)
         try run(config: config, store: store, logger: logger, version: version, started: started)
     }
 }

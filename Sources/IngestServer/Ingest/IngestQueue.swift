@@ -55,6 +55,10 @@ final class IngestQueue: Sendable {
     nonisolated(unsafe) private var lanes: [String: [IngestJob]] = [:]
     /// Events of the jobs waiting in each lane.
     nonisolated(unsafe) private var laneEvents: [String: Int] = [:]
+    /// Bytes (`IngestJob.bytes`) of the jobs waiting in each lane; and of all jobs waiting or
+    /// being written (released at their commit, so the bound covers the writers' batches too).
+    nonisolated(unsafe) private var laneBytes: [String: Int] = [:]
+    nonisolated(unsafe) private var queuedBytes = 0
     /// Apps with jobs waiting, in turn order.
     nonisolated(unsafe) private var turns: [String] = []
     nonisolated(unsafe) private var count = 0
@@ -71,6 +75,10 @@ final class IngestQueue: Sendable {
     let capacity: Int
     /// Jobs of one app waiting at most.
     let share: Int
+    /// Bytes of jobs waiting or being written at most (a job is always taken when nothing
+    /// waits), and of one app's waiting jobs: the same fraction of it as `share` is of `capacity`.
+    let maxBytes: Int
+    let shareBytes: Int
     private let maxBatch: Int
     private let maxEvents: Int
     private let writers: Int
@@ -82,11 +90,14 @@ final class IngestQueue: Sendable {
     /// `share` defaults to the whole capacity (no per-app bound); `appWriters` to
     /// `IngestQueue.defaultAppWriters(writers)`, at most `writers`.
     init(
-        capacity: Int, share: Int? = nil, maxBatch: Int, maxEvents: Int = .max, writers: Int, appWriters: Int? = nil,
+        capacity: Int, share: Int? = nil, maxBytes: Int = .max, maxBatch: Int, maxEvents: Int = .max, writers: Int, appWriters: Int? = nil,
         recentApps: Duration = .seconds(10), write: @escaping @Sendable ([IngestJob]) -> Void
     ) {
         self.capacity = max(1, capacity)
         self.share = max(1, min(share ?? capacity, capacity))
+        self.maxBytes = max(1, maxBytes)
+        let (scaled, overflow) = self.maxBytes.multipliedReportingOverflow(by: self.share)
+        self.shareBytes = overflow ? self.maxBytes / self.capacity * self.share : scaled / self.capacity
         self.maxBatch = max(1, maxBatch)
         self.maxEvents = max(1, maxEvents)
         self.writers = max(1, writers)
@@ -118,8 +129,13 @@ final class IngestQueue: Sendable {
 
     var isSaturated: Bool { depth >= capacity }
 
-    /// True when `app`'s lane is full (its requests answer 429 until it drains).
-    func isShareFull(_ app: String) -> Bool { condition.withLock { (lanes[app]?.count ?? 0) >= share } }
+    /// Bytes held by jobs waiting or being written.
+    var bytes: Int { condition.withLock { queuedBytes } }
+
+    /// True when `app`'s lane is full, in jobs or bytes (its requests answer 429 until it drains).
+    func isShareFull(_ app: String) -> Bool {
+        condition.withLock { (lanes[app]?.count ?? 0) >= share || (laneBytes[app] ?? 0) >= shareBytes }
+    }
 
     enum Submission { case queued, full, shareFull, closed }
 
@@ -128,13 +144,15 @@ final class IngestQueue: Sendable {
     func submit(_ job: IngestJob) -> Submission {
         condition.withLock {
             guard !closed else { return .closed }
-            guard count < capacity else { return .full }
+            guard count < capacity, count == 0 || queuedBytes + job.bytes <= maxBytes else { return .full }
             let waiting = lanes[job.app]?.count ?? 0
-            guard waiting < share else { return .shareFull }
+            guard waiting < share, waiting == 0 || (laneBytes[job.app] ?? 0) + job.bytes <= shareBytes else { return .shareFull }
             if waiting == 0 { turns.append(job.app) }
             noteSubmission(job.app)
             lanes[job.app, default: []].append(job)
             laneEvents[job.app, default: 0] += job.unit.eventCount
+            laneBytes[job.app, default: 0] += job.bytes
+            queuedBytes += job.bytes
             count += 1
             condition.signal()
             return .queued
@@ -172,6 +190,7 @@ final class IngestQueue: Sendable {
             if writing[app]! == 0 { writing[app] = nil }
         }
         for job in jobs {
+            queuedBytes -= job.bytes
             writingJobs[job.app]! -= 1
             if writingJobs[job.app]! == 0 { writingJobs[job.app] = nil }
         }
@@ -238,9 +257,11 @@ final class IngestQueue: Sendable {
             turns.removeFirst()
             lanes[app]!.removeFirst()
             laneEvents[app]! -= job.unit.eventCount
+            laneBytes[app]! -= job.bytes
             if lanes[app]!.isEmpty {
                 lanes[app] = nil
                 laneEvents[app] = nil
+                laneBytes[app] = nil
             } else {
                 turns.append(app)
             }
