@@ -159,7 +159,7 @@ final class IngestService: HTTPHandler {
 
     /// A 429 for this key's app only, counted per app and reason.
     private func throttle(_ reason: Throttle, key: KeyRecord, retryAfter: Int) -> HTTPResponse {
-        metrics.throttled.increment([key.appID, reason.rawValue])
+        metrics.throttled.increment([metrics.appLabel(key.appID), reason.rawValue])
         return .throttled(reason, retryAfter: retryAfter)
     }
 

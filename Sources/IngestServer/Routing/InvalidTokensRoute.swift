@@ -20,7 +20,7 @@ extension IngestService {
             guard health.isUp else { return .respond(.unavailable(retryAfter: config.retryAfterUnavailable)) }
             // A read counts as one event against the key's rate, like a request of one event.
             if let wait = rateLimiter.admit(key: key, events: 1) {
-                metrics.throttled.increment([key.appID, Throttle.rateLimit.rawValue])
+                metrics.throttled.increment([metrics.appLabel(key.appID), Throttle.rateLimit.rawValue])
                 return .respond(.throttled(.rateLimit, retryAfter: wait))
             }
             return .readBody(limit: 0, context: FeedRequest(appID: key.appID, query: query))
