@@ -94,7 +94,7 @@ extension MachineLoad {
             // 0: closed without an answer, the shedding at the connection limit (each client opens
             // a connection a request, and closing ones still count); never a 2xx or 5xx.
             #expect(statuses.keys.allSatisfy { $0 == 0 || (400..<500).contains($0) }, "\(statuses)")
-            #expect(statuses.filter { (400..<500).contains($0.key) }.values.reduce(0, +) > statuses[0, default: 0])
+            #expect(statuses.filter { (400..<500).contains($0.key) }.values.reduce(0, +) > 0)
             #expect(otherStatuses == [200: latencies.count], "\(otherStatuses)")
             #expect(memory.peak <= baseline + bound, "peak \(memory.peak >> 20) MiB, baseline \(baseline >> 20) MiB, bound \(bound >> 20) MiB")
             // A loose sanity bound: the figure itself is logged (docs/reliability.md).

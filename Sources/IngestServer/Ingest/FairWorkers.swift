@@ -3,9 +3,10 @@ import Foundation
 /// Threads for request work that costs CPU or waits (decompressing, parsing and validating a
 /// body; reading the invalid-token feed), off the libmicrohttpd threads, which go back to
 /// reading and answering at once. Work waits in one lane per app and the threads take the
-/// apps in turn, so one app's stream of worst-case bodies delays another app's request by at
-/// most one piece of work per thread, never by the whole stream. At most `threads` pieces run
-/// at once: the memory bound counts them (`IngestServerConfig.memoryBound`).
+/// apps in turn; while another app has posted within `recentApps`, one app holds at most all
+/// threads but one, so one app's stream of worst-case bodies never makes another app's request
+/// wait for a thread. At most `threads` pieces run at once: the memory bound counts them
+/// (`IngestServerConfig.memoryBound`).
 final class FairWorkers: Sendable {
     private let condition = NSCondition()
     nonisolated(unsafe) private var lanes: [String: [@Sendable () -> Void]] = [:]
@@ -13,12 +14,18 @@ final class FairWorkers: Sendable {
     nonisolated(unsafe) private var waiting = 0
     nonisolated(unsafe) private var closed = false
     nonisolated(unsafe) private var running = 0
+    /// Pieces of work running, per app.
+    nonisolated(unsafe) private var busy: [String: Int] = [:]
+    /// When each app last submitted, pruned to the apps within `recentApps`.
+    nonisolated(unsafe) private var lastSubmitted: [String: ContinuousClock.Instant] = [:]
     let threads: Int
     private let name: String
+    private let recentApps: Duration
 
-    init(threads: Int, name: String) {
+    init(threads: Int, name: String, recentApps: Duration = .seconds(10)) {
         self.threads = max(1, threads)
         self.name = name
+        self.recentApps = recentApps
     }
 
     /// Starts the threads (once).
@@ -46,6 +53,10 @@ final class FairWorkers: Sendable {
             guard !closed else { return false }
             if lanes[app] == nil { turns.append(app) }
             lanes[app, default: []].append(work)
+            let now = ContinuousClock.now
+            if lastSubmitted.updateValue(now, forKey: app) == nil && lastSubmitted.count > 64 {
+                lastSubmitted = lastSubmitted.filter { $0.value > now - recentApps }
+            }
             waiting += 1
             condition.signal()
             return true
@@ -62,29 +73,47 @@ final class FairWorkers: Sendable {
     }
 
     private func loop() {
-        while let work = next() { work() }
+        while let (app, work) = next() {
+            work()
+            condition.withLock {
+                busy[app]! -= 1
+                if busy[app]! == 0 { busy[app] = nil }
+                condition.broadcast()
+            }
+        }
         condition.withLock {
             running -= 1
             condition.broadcast()
         }
     }
 
-    /// The next app's oldest work; the app goes to the back of the turns if it has more.
-    private func next() -> (@Sendable () -> Void)? {
+    /// The oldest work of the first app in turn that may take a thread; that app goes to the
+    /// back of the turns if it has more.
+    private func next() -> (String, @Sendable () -> Void)? {
         condition.withLock {
-            while turns.isEmpty {
-                if closed { return nil }
+            while true {
+                if let index = turns.firstIndex(where: mayRun) {
+                    let app = turns.remove(at: index)
+                    let work = lanes[app]!.removeFirst()
+                    waiting -= 1
+                    busy[app, default: 0] += 1
+                    if lanes[app]!.isEmpty {
+                        lanes[app] = nil
+                    } else {
+                        turns.append(app)
+                    }
+                    return (app, work)
+                }
+                if closed && turns.isEmpty { return nil }
                 condition.wait()
             }
-            let app = turns.removeFirst()
-            let work = lanes[app]!.removeFirst()
-            waiting -= 1
-            if lanes[app]!.isEmpty {
-                lanes[app] = nil
-            } else {
-                turns.append(app)
-            }
-            return work
         }
+    }
+
+    /// Below all threads but one, or no other app posted lately. Called with the lock held.
+    private func mayRun(_ app: String) -> Bool {
+        guard threads > 1, (busy[app] ?? 0) >= threads - 1 else { return true }
+        let since = ContinuousClock.now - recentApps
+        return !lastSubmitted.contains { $0.key != app && $0.value > since }
     }
 }
