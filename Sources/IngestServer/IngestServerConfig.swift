@@ -34,6 +34,10 @@ public struct IngestServerConfig: Sendable {
     public var headerDeadlineSeconds = 5
     /// Open connections from one client address at most (carrier NAT puts many phones behind one).
     public var perAddressConnectionLimit = 64
+    /// Request bodies arriving at once from one client address at most; past it 429 before the
+    /// body is read. Behind a proxy every upload comes from the proxy: raise it with
+    /// `perAddressConnectionLimit`.
+    public var perAddressUploadLimit = 32
     /// Body, event and time limits of the contract.
     public var limits = IngestLimits()
     /// Validated requests waiting for a writer; a full queue answers 429.
