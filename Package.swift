@@ -75,7 +75,7 @@ let package = Package(
         .testTarget(name: "ReportsTests", dependencies: ["IngestServer", "Postgres", "PushLedgerRules", "PushLedgerSupport", "Reports", "Simulator", "Store", "TestSupport"]),
         // Fault and abuse suite: the real `pushledger serve` as a child process, killed, starved of
         // its database, stopped under load and fed hostile input.
-        .testTarget(name: "FaultTests", dependencies: ["Bench", "Gzip", "IngestClient", "Postgres", "PushLedgerContract", "PushLedgerSupport", "Simulator", "TestSupport"]),
+        .testTarget(name: "FaultTests", dependencies: ["Bench", "Gzip", "IngestClient", "IngestServer", "Postgres", "PushLedgerContract", "PushLedgerSupport", "Simulator", "TestSupport"]),
         // Past one machine: ingestors behind nginx (Debian package), reads on a streaming replica,
         // failover of a Patroni cluster (Debian's patroni and etcd-server) under load.
         .testTarget(name: "ScaleTests", dependencies: ["IngestClient", "Postgres", "PushLedgerSupport", "Simulator", "Store", "TestSupport"]),

@@ -75,6 +75,11 @@ log "week $week: $requests requests, $events events ($sends sends)"
 
 # serve NAME: starts pushledger serve on bench_NAME; sets server, port and keys.
 serve() {
+    # Keys first: a running server learns a new key by a background reload and refuses it (401)
+    # until then.
+    export BENCH_TELEMETRY_KEY BENCH_SENDS_KEY
+    BENCH_TELEMETRY_KEY=$(DATABASE_URL=$(db_url "bench_$1") "$bin" keys create --app $app --scope telemetry --log-level warning)
+    BENCH_SENDS_KEY=$(DATABASE_URL=$(db_url "bench_$1") "$bin" keys create --app $app --scope sends --log-level warning)
     # A port may look free yet be taken by a client socket in TIME_WAIT: try another then.
     for _ in 1 2 3 4 5; do
         port=$(scripts/free-port.sh)
@@ -93,9 +98,6 @@ serve() {
         wait "$server" 2>/dev/null || true
     done
     kill -0 "$server" 2>/dev/null || { cat "$work/serve-$1.log" >&2; echo "bench: pushledger serve did not start" >&2; exit 1; }
-    export BENCH_TELEMETRY_KEY BENCH_SENDS_KEY
-    BENCH_TELEMETRY_KEY=$(DATABASE_URL=$(db_url "bench_$1") "$bin" keys create --app $app --scope telemetry --log-level warning)
-    BENCH_SENDS_KEY=$(DATABASE_URL=$(db_url "bench_$1") "$bin" keys create --app $app --scope sends --log-level warning)
 }
 postmaster=$(postmaster_of "$admin_url")
 # post CONNECTIONS: the measured week over that many connections; sets the load generator's

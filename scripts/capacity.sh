@@ -52,13 +52,14 @@ for kind in telemetry sends; do
     grep -P "\t/v1/$kind\t" "$work/all/manifest.tsv" >"$work/$kind/manifest.tsv"
 done
 
+# Keys before the server: a running server refuses a key it has not reloaded yet (401).
+export BENCH_TELEMETRY_KEY BENCH_SENDS_KEY
+BENCH_TELEMETRY_KEY=$(DATABASE_URL=$url "$bin" keys create --app $app --scope telemetry --log-level warning)
+BENCH_SENDS_KEY=$(DATABASE_URL=$url "$bin" keys create --app $app --scope sends --log-level warning)
 port=$(scripts/free-port.sh)
 DATABASE_URL=$url "$bin" serve --listen "127.0.0.1:$port" --log-level warning 2>"$work/serve.log" &
 server=$!
 wait_for_port "$port" "$server" "$work/serve.log"
-export BENCH_TELEMETRY_KEY BENCH_SENDS_KEY
-BENCH_TELEMETRY_KEY=$(DATABASE_URL=$url "$bin" keys create --app $app --scope telemetry --log-level warning)
-BENCH_SENDS_KEY=$(DATABASE_URL=$url "$bin" keys create --app $app --scope sends --log-level warning)
 
 rows=""
 # measure KIND COUNT: posts the KIND requests; appends a row of per-event figures.

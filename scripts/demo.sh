@@ -34,6 +34,12 @@ export DATABASE_URL PUSHLEDGER_APP=$app
 step "Migrating"
 "$bin" migrate --log-level warning
 
+# Keys before the server: a running server learns a new key by a background reload, and a
+# request with a key it does not know yet is refused (401) meanwhile.
+step "Creating API keys for $app"
+telemetry_key=$("$bin" keys create --app "$app" --scope telemetry --log-level warning)
+sends_key=$("$bin" keys create --app "$app" --scope sends --log-level warning)
+
 port=$(scripts/free-port.sh)
 step "Starting pushledger serve on 127.0.0.1:$port (log: .pgdata/demo-serve.log)"
 mkdir -p .pgdata
@@ -44,10 +50,6 @@ for _ in $(seq 1 100); do
     if (exec 3<>"/dev/tcp/127.0.0.1/$port" && printf 'GET /readyz HTTP/1.0\r\n\r\n' >&3 && head -c 12 <&3 | grep -q 200) 2>/dev/null; then break; fi
     sleep 0.1
 done
-
-step "Creating API keys for $app"
-telemetry_key=$("$bin" keys create --app "$app" --scope telemetry --log-level warning)
-sends_key=$("$bin" keys create --app "$app" --scope sends --log-level warning)
 
 step "Simulating $installs installations of a mature app and their pushes: $warmup days of warm-up, then $days days"
 "$bin" simulate --url "http://127.0.0.1:$port" --telemetry-key "$telemetry_key" --sends-key "$sends_key" \

@@ -37,7 +37,7 @@ public final class IngestServer: Sendable {
         self.metrics = metrics
         let writer = BatchWriter(store: store, health: health, metrics: metrics, logger: logger)
         queue = IngestQueue(
-            capacity: config.queueCapacity, share: config.appQueueShare, maxBatch: config.maxUnitsPerBatch,
+            capacity: config.queueCapacity, share: config.appQueueShare, maxBytes: config.queueBytes, maxBatch: config.maxUnitsPerBatch,
             maxEvents: config.maxEventsPerBatch, writers: config.writerCount,
             appWriters: config.appWriterLimit, write: writer.write)
         commitProbe = CommitProbe(store: store, health: health, bound: .seconds(config.commitBound), logger: logger)
@@ -75,6 +75,8 @@ public final class IngestServer: Sendable {
         }
         signal(SIGPIPE, SIG_IGN)
         queue.start()
+        service.validators.start()
+        service.feedWorkers.start()
         let probe = commitProbe
         probing.withLock { $0 = PeriodicTask(name: "pushledger-commit-probe", interval: config.commitProbeInterval) { probe.probe() } }
         // Probes once and reads the key table: ready at once when the database is.
@@ -145,6 +147,8 @@ public final class IngestServer: Sendable {
         // running until the queue is empty, so every suspended connection gets resumed.
         while listeners.contains(where: { $0.requestsInFlight > 0 }) { usleep(5_000) }
         queue.drainAndStop()
+        service.validators.drainAndStop()
+        service.feedWorkers.drainAndStop()
         listeners.forEach { $0.stop() }
         maintenance.withLock { $0 }?.stop()
         probing.withLock { $0 }?.stop()

@@ -1,9 +1,8 @@
 import Foundation
 import PushLedgerContract
 
-/// Settings of `pushledger serve`. Every limit that bounds memory is here, so the worst case is
-/// `connectionLimit × (limits.maxBodyBytes + limits.maxDecompressedBytes)` for bodies in flight
-/// plus `queueCapacity` validated units.
+/// Settings of `pushledger serve`. Every limit that bounds memory is here; the worst case is
+/// written out in docs/reliability.md ("Memory bound").
 public struct IngestServerConfig: Sendable {
     /// Address to listen on (IPv4 literal).
     public var host = "127.0.0.1"
@@ -35,15 +34,27 @@ public struct IngestServerConfig: Sendable {
     public var headerDeadlineSeconds = 5
     /// Open connections from one client address at most (carrier NAT puts many phones behind one).
     public var perAddressConnectionLimit = 64
+    /// Request bodies arriving at once from one client address at most; past it 429 before the
+    /// body is read. Behind a proxy every upload comes from the proxy: raise it with
+    /// `perAddressConnectionLimit`.
+    public var perAddressUploadLimit = 32
     /// Body, event and time limits of the contract.
     public var limits = IngestLimits()
     /// Validated requests waiting for a writer; a full queue answers 429.
     public var queueCapacity = 512
+    /// Bytes of decoded bodies held by waiting requests at most (a request alone is always
+    /// taken); past it 429, and an app's share of it is `appQueueShare / queueCapacity`.
+    public var queueBytes = 128 << 20
     /// Validated requests of one app (all its keys) waiting at most: past it that app alone gets
     /// 429, so one app's flood cannot fill the queue that every app shares.
     public var appQueueShare = 128
     /// Writer threads, each with its own database connection.
     public var writerCount = 2
+    /// Threads that decompress, parse and validate bodies, taking the apps in turn (the HTTP
+    /// threads only read and answer).
+    public var validatorCount = 4
+    /// Invalid-token feed reads at once; each has a database connection of the reads' own pool.
+    public var feedConcurrency = 2
     /// Writers busy with one app's requests at once at most; nil: one fewer than `writerCount`
     /// (with a single writer, that one). The writers left over are always free for the other
     /// apps, so a flood never makes another app's request wait for a flood's transaction.
@@ -79,5 +90,22 @@ public struct ListenAddress: Sendable, Equatable {
     public init(host: String, port: UInt16) {
         self.host = host
         self.port = port
+    }
+}
+
+extension IngestServerConfig {
+    /// Bytes one parsed JSON value costs at most, measured (docs/reliability.md "Memory bound":
+    /// 43 to 77 bytes by shape) and rounded up.
+    public static let bytesPerJSONValue = 96
+
+    /// The most memory request handling can hold, beside the process's baseline: every
+    /// connection's pool and body as sent; on each validator thread (one body at a time) a
+    /// decompressed body, its parsed values and the strings
+    /// validated out of it; the queue's byte bound (jobs waiting and being written) plus the
+    /// one job it always takes. docs/reliability.md writes the formula out.
+    public var memoryBound: Int {
+        let connections = connectionLimit * (connectionMemoryLimit + limits.maxBodyBytes)
+        let decoding = validatorCount * (2 * limits.maxDecompressedBytes + limits.maxJSONValues * Self.bytesPerJSONValue)
+        return connections + decoding + queueBytes + 2 * limits.maxDecompressedBytes
     }
 }

@@ -30,6 +30,9 @@ enum EventChecks {
         }
         if let maxAge = limits.maxAge, time < receivedAt - microseconds(maxAge) { return (.tooOld, message(maxAge, "before")) }
         if time > receivedAt + microseconds(limits.maxFuture) { return (.inFuture, message(limits.maxFuture, "after")) }
+        // With the age limit lifted (back-fills), storage still bounds the time.
+        if time < StorageRules.timeRange.lowerBound { return (.tooOld, "\(what) is before 0001-01-01T00:00:00Z") }
+        if time > StorageRules.timeRange.upperBound { return (.inFuture, "\(what) is after 9999-12-31T23:59:59.999999Z") }
         return nil
     }
 
@@ -52,7 +55,9 @@ enum EventChecks {
 
     /// The rejection of one event; `raw` is its text as sent.
     static func rejection(index: Int, value: JSONValue?, raw: ArraySlice<UInt8>, _ failure: EventFailure) -> Rejection {
-        Rejection(index: index, eventID: eventIDText(value), code: failure.code, message: failure.message, rawJSON: Rejection.storableText(raw))
+        Rejection(
+            index: index, eventID: eventIDText(value), code: failure.code, message: failure.message, raw: FailedText(raw),
+            subject: FailedSubject(value))
     }
 
     /// The event's `event_id` when it is a string, even a malformed one (capped, storable).

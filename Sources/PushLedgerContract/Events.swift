@@ -303,13 +303,21 @@ public struct Rejection: Sendable, Equatable {
     public var eventID: String?
     public var code: RejectionCode
     public var message: String
-    /// The event's JSON text as sent (after decompression), for the failed-event store.
-    public var rawJSON: String
-    public init(index: Int, eventID: String?, code: RejectionCode, message: String, rawJSON: String) {
+    /// The event's JSON text as sent (after decompression), bounded, for the failed-event store.
+    public var raw: FailedText
+    /// The installation and token the event named, for erasure.
+    public var subject: FailedSubject
+    /// The stored prefix of the event's text.
+    public var rawJSON: String { raw.prefix }
+    public init(index: Int, eventID: String?, code: RejectionCode, message: String, raw: FailedText, subject: FailedSubject = FailedSubject()) {
         self.index = index
         self.eventID = eventID
         self.code = code
         self.message = message
-        self.rawJSON = rawJSON
+        self.raw = raw
+        self.subject = subject
+    }
+    public init(index: Int, eventID: String?, code: RejectionCode, message: String, rawJSON: String) {
+        self.init(index: index, eventID: eventID, code: code, message: message, raw: FailedText(rawJSON))
     }
 }

@@ -35,7 +35,7 @@ struct FieldReader {
         self.object = object
         self.path = path
         if let duplicate = object.firstDuplicateKey {
-            firstInvalid = "invalid field \"\(path)\(duplicate)\": the key occurs more than once"
+            firstInvalid = "invalid field \"\(path)\(StorageRules.printable(duplicate))\": the key occurs more than once"
         }
     }
 
@@ -122,11 +122,16 @@ struct FieldReader {
         read(key, required: required, expected: "a UUID (8-4-4-4-12 hex)") { $0.stringValue.flatMap(ContractFormat.uuid) }
     }
 
-    /// Microseconds since 1970.
+    /// Microseconds since 1970, within `StorageRules.timeRange`.
     mutating func time(_ key: String, required: Bool) -> Int64? {
-        read(key, required: required, expected: "an RFC 3339 time such as 2026-11-30T10:00:05.120Z") {
+        let time = read(key, required: required, expected: "an RFC 3339 time such as 2026-11-30T10:00:05.120Z") {
             $0.stringValue.flatMap(RFC3339.microseconds)
         }
+        if let time, let problem = StorageRules.timeProblem(time) {
+            noteInvalid(key, problem)
+            return nil
+        }
+        return time
     }
 
     mutating func bool(_ key: String, required: Bool) -> Bool? {

@@ -52,7 +52,7 @@ public enum ProviderResponse {
             var derived = Derived(reason: storable(object["reason"]?.stringValue))
             if status == 410, let millis = object["timestamp"]?.numberValue?.int64Value {
                 let (micros, overflow) = millis.multipliedReportingOverflow(by: 1000)
-                if !overflow { derived.unregisteredAt = micros }
+                if !overflow, StorageRules.timeProblem(micros) == nil { derived.unregisteredAt = micros }
             }
             return derived
         case .fcm:

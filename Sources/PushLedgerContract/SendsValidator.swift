@@ -25,7 +25,7 @@ public enum SendsValidator {
 
     static func validateJSON(body: [UInt8], _ context: Context) throws(EnvelopeError) -> ValidatedSends {
         let document: JSONDocument
-        do { document = try JSONParser.parse(body) } catch { throw .invalidJSON(error) }
+        do { document = try JSONParser.parse(body, options: context.limits.bodyParseOptions) } catch { throw .invalidJSON(error) }
         guard case .object(let root) = document.value else { throw .bodyNotObject(document.value) }
         var r = FieldReader(root)
         let sends = r.array("sends", required: true)
@@ -60,7 +60,9 @@ public enum SendsValidator {
             }
             let value: JSONValue
             do {
-                value = try raw.withUnsafeBytes { (buffer) throws(JSONError) in try JSONParser.parse(buffer).value }
+                value = try raw.withUnsafeBytes { (buffer) throws(JSONError) in
+                    try JSONParser.parse(buffer, options: context.limits.lineParseOptions).value
+                }
             } catch {
                 let failure: EventFailure = (.invalidField, "line \(index + 1) is not JSON: \(error)")
                 result.rejections.append(EventChecks.rejection(index: index, value: nil, raw: raw, failure))
@@ -141,7 +143,7 @@ public enum SendsValidator {
             guard let eventID, let notificationID, let appID, let provider, let token, let channel, let sentAt, let status else {
                 return .failure(EventFailureError((.invalidField, "invalid send")))  // unreachable: the reader reported it
             }
-            guard appID == keyAppID else {
+            guard ContractFormat.sameAppID(appID, keyAppID) else {
                 return .failure(EventFailureError((.appMismatch, "the send's app_id is not the app of this key")))
             }
             if let failure = EventChecks.timeFailure(sentAt, receivedAt: receivedAt, limits: limits, what: "sent_at") {

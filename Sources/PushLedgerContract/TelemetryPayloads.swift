@@ -52,6 +52,8 @@ enum TelemetryPayloadReader {
     static func channels(from elements: [JSONValue], _ r: inout FieldReader) -> [ChannelState] {
         var result: [ChannelState] = []
         result.reserveCapacity(elements.count)
+        // A channel id is the key of its row in the snapshot: a second entry would contradict the first.
+        var ids = Set<[UInt8]>()
         for (index, element) in elements.enumerated() {
             guard case .object(let object) = element else {
                 r.noteInvalid("channels[\(index)]", "expected an object, got \(element.kindName)")
@@ -64,6 +66,9 @@ enum TelemetryPayloadReader {
             }
             let group = c.string("group", required: false, maxBytes: FieldLimits.label)
             let groupBlocked = c.bool("group_blocked", required: false)
+            if let id, !ids.insert(Array(id.utf8)).inserted {
+                c.noteInvalid("id", "the channel id\(EventChecks.quoted(id)) occurs more than once in the snapshot")
+            }
             r.merge(c)
             if let id, let importance {
                 result.append(ChannelState(id: id, importance: importance, group: group, groupBlocked: groupBlocked))

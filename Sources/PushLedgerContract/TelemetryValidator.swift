@@ -15,7 +15,7 @@ public enum TelemetryValidator {
         body: [UInt8], keyAppID: String, receivedAt: Date, limits: IngestLimits
     ) throws(EnvelopeError) -> ValidatedTelemetry {
         let document: JSONDocument
-        do { document = try JSONParser.parse(body) } catch { throw .invalidJSON(error) }
+        do { document = try JSONParser.parse(body, options: limits.bodyParseOptions) } catch { throw .invalidJSON(error) }
         guard case .object(let root) = document.value else { throw .bodyNotObject(document.value) }
 
         var r = FieldReader(root)
@@ -31,7 +31,7 @@ public enum TelemetryValidator {
         guard let appID, let installationID, let platform, let events,
             let ranges = document.elementRanges(ofMember: "events")
         else { throw .envelope((.missingField, "missing field")) }  // unreachable: the reader reported it
-        guard appID == keyAppID else {
+        guard ContractFormat.sameAppID(appID, keyAppID) else {
             throw EnvelopeError(status: 403, code: "app_mismatch", message: "the batch's app_id is not the app of this key")
         }
         guard events.count <= limits.maxEventsPerRequest else {

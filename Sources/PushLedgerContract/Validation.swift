@@ -62,8 +62,11 @@ public enum IngestUnit: Sendable, Equatable {
     case telemetry(ValidatedTelemetry, receivedAt: Date)
     /// `appID` is the key's app (sends of other apps were already rejected as `app_mismatch`).
     case sends(ValidatedSends, appID: String, receivedAt: Date)
-    /// A request rejected as a whole (400/413): kept in the failed-event store; nothing else stored.
-    case failedRequest(endpoint: IngestEndpoint, appID: String, code: String, message: String, rawBody: String, receivedAt: Date)
+    /// A request rejected as a whole (400/413), or one that could not be stored: kept in the
+    /// failed-event store (bounded, with whose it was); nothing else stored.
+    case failedRequest(
+        endpoint: IngestEndpoint, appID: String, code: String, message: String, rawBody: FailedText, receivedAt: Date,
+        subject: FailedSubject = FailedSubject())
 }
 
 /// What storing one unit did: events newly stored, and valid events already stored before.

@@ -19,14 +19,17 @@ public struct TailLine: Sendable, Equatable {
     public var message: String?
 
     /// `09:00:05.120 accepted notification_received id=c2b0b6a4 inst=7f1c6a0e notification=…`:
-    /// ids shortened to 8 characters, a rejection's code and message last.
+    /// ids shortened to 8 characters, a rejection's code and message last. What a device sent
+    /// (a malformed event id, a channel, a message quoting it) shows its control and format
+    /// characters as `\u{…}`: a terminal never runs an escape sequence from the wire.
     public var text: String {
+        func shown(_ text: String) -> String { StorageRules.printable(text, maxScalars: 4096) }
         let time = RFC3339.format(receivedAt).dropFirst(11).prefix(12)
-        var parts = [String(time), result.padding(toLength: 8, withPad: " ", startingAt: 0), type.padding(toLength: 21, withPad: " ", startingAt: 0),
-                     "id=" + (eventID.map { String($0.prefix(8)) } ?? "-"), "inst=" + (installationID.map { String($0.prefix(8)) } ?? "-")]
-        if !detail.isEmpty { parts.append(detail) }
-        if let errorCode { parts.append("error=\(errorCode)") }
-        if let message { parts.append("\"\(message)\"") }
+        var parts = [String(time), result.padding(toLength: 8, withPad: " ", startingAt: 0), shown(type).padding(toLength: 21, withPad: " ", startingAt: 0),
+                     "id=" + (eventID.map { shown(String($0.prefix(8))) } ?? "-"), "inst=" + (installationID.map { String($0.prefix(8)) } ?? "-")]
+        if !detail.isEmpty { parts.append(shown(detail)) }
+        if let errorCode { parts.append("error=\(shown(errorCode))") }
+        if let message { parts.append("\"\(shown(message))\"") }
         return parts.joined(separator: " ")
     }
 }

@@ -21,9 +21,17 @@ public struct Erasure: Sendable {
 
     public init() {}
 
+    /// Shortest id or token the raw-text search takes (sql/privacy/erase.sql).
+    public static let minimumSearchLength = 16
+
     /// Erases `subject` of `app`; `dryRun` does the same work and rolls it back, so the counts
-    /// are exactly what a real run would remove at that moment.
-    public func erase(app: String, _ subject: Subject, dryRun: Bool, on connection: Connection) throws -> [Removed] {
+    /// are exactly what a real run would remove at that moment. Failed events go by the
+    /// installation and token they were stored with; `searchRawText` also removes the app's
+    /// failed events whose raw text contains the id or a token (at least
+    /// `minimumSearchLength` characters): rows stored before those columns existed.
+    public func erase(
+        app: String, _ subject: Subject, dryRun: Bool, searchRawText: Bool = false, on connection: Connection
+    ) throws -> [Removed] {
         var installation: UUID?
         var token: String?
         switch subject {
@@ -34,7 +42,7 @@ public struct Erasure: Sendable {
         struct RolledBack: Error { var removed: [Removed] }
         do {
             return try connection.transaction { connection in
-                let removed = try connection.query("select * from pushledger_erase(\(app), \(installation), \(token))").map { row in
+                let removed = try connection.query("select * from pushledger_erase(\(app), \(installation), \(token), \(searchRawText))").map { row in
                     Removed(table: try row.decode("erased_from"), rows: try row.decode("erased_rows"))
                 }
                 if dryRun { throw RolledBack(removed: removed) }

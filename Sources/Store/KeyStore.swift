@@ -99,7 +99,8 @@ public struct KeyStore: Sendable {
 
     /// Rotation without downtime: a new key for the app and scope of `id`, with `id` kept valid
     /// for `overlap` more (never longer than it already was), so senders switch over while
-    /// both work. The new key gets `lifetime` when given. Nil when no active key has this id.
+    /// both work. The new key gets `lifetime` when given, and the old key's rate limit. Nil
+    /// when no active key has this id.
     public func rotate(
         id: UUID, overlap: TimeSpan, lifetime: TimeSpan? = nil, on connection: Connection
     ) throws -> (id: UUID, secret: String)? {
@@ -109,10 +110,13 @@ public struct KeyStore: Sendable {
                 update api_keys
                    set expires_at = least(coalesce(expires_at, 'infinity'), now() + make_interval(secs => \(Int64(overlap.seconds))))
                  where id = \(id) and revoked_at is null and (expires_at is null or expires_at > now())
-                returning app_id, scope
+                returning app_id, scope, rate_per_second, rate_burst
                 """)
             guard let row = rows.first else { return nil }
-            return try create(app: try row.decode("app_id"), scope: try Self.scope(row), lifetime: lifetime, on: connection)
+            // The new key keeps the old one's rate limit: rotating must not lift it.
+            let rate: Double? = try row.decode("rate_per_second"), burst: Int? = try row.decode("rate_burst")
+            let limit = rate.flatMap { KeyRateLimit(eventsPerSecond: $0, burst: burst) }
+            return try create(app: try row.decode("app_id"), scope: try Self.scope(row), lifetime: lifetime, rateLimit: limit, on: connection)
         }
     }
 

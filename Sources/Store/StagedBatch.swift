@@ -23,15 +23,17 @@ struct StagedBatch {
             case .telemetry(let batch, let receivedAt):
                 let events = batch.events.sorted { $0.index < $1.index }
                 for event in events { addTelemetry(event, of: batch.envelope, unit: unit, receivedAt: receivedAt) }
-                addRejections(batch.rejections, endpoint: .telemetry, appID: batch.envelope.appID, receivedAt: receivedAt)
+                addRejections(
+                    batch.rejections, endpoint: .telemetry, appID: batch.envelope.appID, installationID: batch.envelope.installationID,
+                    receivedAt: receivedAt)
                 validCounts.append(events.count)
             case .sends(let batch, let appID, let receivedAt):
                 let results = batch.sends.sorted { $0.index < $1.index }
                 for send in results { addSend(send, unit: unit, receivedAt: receivedAt) }
-                addRejections(batch.rejections, endpoint: .sends, appID: appID, receivedAt: receivedAt)
+                addRejections(batch.rejections, endpoint: .sends, appID: appID, installationID: nil, receivedAt: receivedAt)
                 validCounts.append(results.count)
-            case .failedRequest(let endpoint, let appID, let code, let message, let rawBody, let receivedAt):
-                failures.append([appID, endpoint.rawValue, code, message, nil, nil, rawBody, receivedAt])
+            case .failedRequest(let endpoint, let appID, let code, let message, let rawBody, let receivedAt, let subject):
+                addFailure(appID, endpoint, code, message, index: nil, eventID: nil, rawBody, subject, receivedAt)
                 validCounts.append(0)
             }
         }
@@ -65,6 +67,7 @@ struct StagedBatch {
     ]
     static let failureColumns = [
         "app_id", "endpoint", "error_code", "message", "event_index", "event_id", "raw_json", "received_at",
+        "raw_bytes", "raw_sha256", "installation_id", "token",
     ]
 
     private mutating func nextSeq() -> Int {
@@ -133,9 +136,26 @@ struct StagedBatch {
         ])
     }
 
-    private mutating func addRejections(_ rejections: [Rejection], endpoint: IngestEndpoint, appID: String, receivedAt: Date) {
+    /// `installationID`: the envelope's, for telemetry (a rejected event names none itself).
+    private mutating func addRejections(
+        _ rejections: [Rejection], endpoint: IngestEndpoint, appID: String, installationID: UUID?, receivedAt: Date
+    ) {
         for r in rejections {
-            failures.append([appID, endpoint.rawValue, r.code.rawValue, r.message, r.index, r.eventID, r.rawJSON, receivedAt])
+            var subject = r.subject
+            if subject.installationID == nil { subject.installationID = installationID }
+            addFailure(appID, endpoint, r.code.rawValue, r.message, index: r.index, eventID: r.eventID, r.raw, subject, receivedAt)
         }
+    }
+
+    /// Every text through `storableText`: a message may quote a value from the request.
+    private mutating func addFailure(
+        _ appID: String, _ endpoint: IngestEndpoint, _ code: String, _ message: String, index: Int?, eventID: String?,
+        _ raw: FailedText, _ subject: FailedSubject, _ receivedAt: Date
+    ) {
+        func storable(_ text: String) -> String { Rejection.storableText(ArraySlice(text.utf8)) }
+        failures.append([
+            storable(appID), endpoint.rawValue, storable(code), storable(message), index, eventID.map(storable), raw.prefix, receivedAt,
+            raw.byteCount, raw.sha256, subject.installationID, subject.token.map(storable),
+        ])
     }
 }

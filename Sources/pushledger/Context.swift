@@ -60,22 +60,21 @@ struct CommandContext {
     }
 
     /// The `sql/` folder (migrations and definition files): `--sql-dir`/`PUSHLEDGER_SQL_DIR`,
-    /// else the nearest `sql/` holding `definitions.list` above the executable or the working directory.
+    /// else the nearest `sql/` holding `definitions.list` above the executable, found by
+    /// `/proc/self/exe` (a binary run from `PATH` has no folder in its `argv[0]`). Never the
+    /// working directory: a `sql/` lying there must not become the schema that `migrate` applies.
     func sqlDirectory() throws -> URL {
         if let explicit = command.string("sql-dir") { return URL(fileURLWithPath: explicit) }
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        let starts = [executable.deletingLastPathComponent(), URL(fileURLWithPath: FileManager.default.currentDirectoryPath)]
-        for start in starts {
-            var folder = start.standardizedFileURL
-            while folder.path != "/" {
-                let candidate = folder.appendingPathComponent("sql")
-                if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("definitions.list").path) {
-                    return candidate
-                }
-                folder.deleteLastPathComponent()
+        let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var folder = URL(fileURLWithPath: path).resolvingSymlinksInPath().deletingLastPathComponent().standardizedFileURL
+        while folder.path != "/" {
+            let candidate = folder.appendingPathComponent("sql")
+            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("definitions.list").path) {
+                return candidate
             }
+            folder.deleteLastPathComponent()
         }
-        throw CommandFailure(message: "cannot find the sql/ folder; set PUSHLEDGER_SQL_DIR or pass --sql-dir")
+        throw CommandFailure(message: "cannot find the sql/ folder next to the binary (\(path)); set PUSHLEDGER_SQL_DIR or pass --sql-dir")
     }
 
     /// Writes `text` to stdout as is.

@@ -9,8 +9,9 @@ enum EraseCommand: Command {
         "erase", summary: "Erase every stored trace of one installation (or push token), on request",
         discussion: """
             Removes the installation's telemetry of every type, its token registrations and token state, the sends \
-            resolved to it or to its tokens, the receipts and opens of its notifications and every failed event whose \
-            raw body carries its id or a token; then refreshes the rollups of the affected days. Only a SHA-256 of the id \
+            resolved to it or to its tokens, the receipts and opens of its notifications and the app's failed events \
+            stored with its id or one of its tokens (--search-raw-text: also those whose raw text contains them, for \
+            rows stored before failed events named their installation); then refreshes the rollups of the affected days. Only a SHA-256 of the id \
             is kept, in the erasures table. Safe while ingest runs (writers wait for the erasure's transaction); \
             idempotent. --dry-run lists what would go and changes nothing.
             """,
@@ -18,6 +19,7 @@ enum EraseCommand: Command {
             .value("app", help: "The app id", required: true),
             .value("installation", help: "The installation id (a UUID) to erase", placeholder: "id"),
             .value("token", help: "A push token to erase instead (its registrations, sends and their receipts)", placeholder: "token"),
+            .flag("search-raw-text", help: "Also remove failed events whose raw text contains the id or token (16+ characters)"),
             .flag("dry-run", help: "List what would be removed; change nothing"),
             .value("format", type: .choice(["table", "json", "csv"]), help: "Output format", default: "table"),
         ])
@@ -37,7 +39,11 @@ enum EraseCommand: Command {
         let app = command.string("app")!
         let dryRun = command.flag("dry-run")
         let connection = try context.connect()
-        let removed = try Erasure().erase(app: app, subject, dryRun: dryRun, on: connection)
+        let searchRaw = command.flag("search-raw-text")
+        if searchRaw, case .token(let token) = subject, token.count < Erasure.minimumSearchLength {
+            throw CommandFailure(message: "--search-raw-text needs a token of at least \(Erasure.minimumSearchLength) characters", exitCode: 64)
+        }
+        let removed = try Erasure().erase(app: app, subject, dryRun: dryRun, searchRawText: searchRaw, on: connection)
         try context.printTable(
             format: command.string("format")!, headers: ["table", dryRun ? "would_remove" : "removed"],
             rows: removed.map { [.text($0.table), .integer($0.rows)] })

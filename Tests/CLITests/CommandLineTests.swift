@@ -24,6 +24,25 @@ import Testing
     }
 
     /// One app may hold every writer but no more than there are; bad usage before any database.
+    /// `migrate` reads the `sql/` above the binary, never one in the working directory (a
+    /// folder someone else controls must not become the schema).
+    @Test func migrateFindsSQLNextToTheBinaryNotInTheWorkingDirectory() throws {
+        let url = try TestDatabase.empty(prefix: "sqldir")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sqldir-\(UUID())")
+        let decoy = folder.appendingPathComponent("sql")
+        try FileManager.default.createDirectory(at: decoy.appendingPathComponent("migrations"), withIntermediateDirectories: true)
+        try "decoy.sql\n".write(to: decoy.appendingPathComponent("definitions.list"), atomically: true, encoding: .utf8)
+        try "create table decoy (x int);\n".write(to: decoy.appendingPathComponent("decoy.sql"), atomically: true, encoding: .utf8)
+        try "create table decoy_migration (x int);\n".write(
+            to: decoy.appendingPathComponent("migrations/0001_decoy.sql"), atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let run = try CommandRunner.run(["migrate"], environment: ["DATABASE_URL": url], without: ["PUSHLEDGER_SQL_DIR"], directory: folder)
+        #expect(run.status == 0, "\(run.stderr)")
+        let connection = try Connection.connect(url: url)
+        #expect(try connection.query("select to_regclass('decoy') is null and to_regclass('decoy_migration') is null")[0].decode(0, as: Bool.self))
+        #expect(try connection.query("select to_regclass('failed_events') is not null")[0].decode(0, as: Bool.self))
+    }
+
     @Test func serveRefusesMoreWritersForOneAppThanItHas() throws {
         let result = try CommandRunner.run(
             ["serve", "--writers", "3", "--app-writers", "4"], environment: ["DATABASE_URL": "postgres://x@127.0.0.1:1/x"])

@@ -64,4 +64,49 @@ struct HostileInputTests {
              "valid_requests": summary.requests, "valid_events": summary.acknowledged.count, "events_lost": audit.missing,
              "peak_rss_mib": memory.peak >> 20, "rss_mib": memory.rss >> 20])
     }
+
+    /// Values that pass the HTTP checks but that storage cannot hold, put in every field of the
+    /// contract's requests (HostileCorpus.storage), posted by another app while valid traffic
+    /// shares the writers' batches: no 5xx, the valid traffic stored exactly once, every
+    /// failed-event row bounded and named by the installation it came from.
+    @Test func valuesStorageCannotHoldAreRefusedWhileOtherAppsAreStored() throws {
+        let database = try FaultDatabase.fresh()
+        let otherAppKey = try FaultDatabase.createKey(app: FaultDatabase.otherApp, scope: "telemetry", database.url)
+        let otherAppSendsKey = try FaultDatabase.createKey(app: FaultDatabase.otherApp, scope: "sends", database.url)
+        let server = try ServeProcess(databaseURL: database.url, arguments: ["--timeout", "5"])
+        let corpus = HostileCorpus(
+            telemetryKey: database.telemetryKey, sendsKey: database.sendsKey, otherAppKey: otherAppKey, revokedKey: "",
+            limits: (maxBody: IngestLimits().maxBodyBytes, maxEvents: IngestLimits().maxEventsPerRequest), otherAppSendsKey: otherAppSendsKey)
+        let requests = try corpus.storage()
+
+        let traffic = AcknowledgedTraffic(database: database, installs: 60, seed: 43)
+        let valid = traffic.post(
+            to: server.baseURL, clients: 2, policy: RetryPolicy(maxAttempts: 10_000, baseDelay: 0.05, maxDelay: 0.5, maxRetryAfter: 0.5))
+        let tally = try HostileRun.run(requests, port: server.port, threads: 6).value()
+        let summary = try valid.value()
+
+        #expect(tally.tried >= 2_000)
+        #expect(tally.serverErrors == 0, "\(tally.statusSummary)\n\(tally.examples.joined(separator: "\n"))")
+        #expect(tally.dropped == 0)
+        #expect(tally.violations == 0, "\(tally.variantSummary)\n\(tally.examples.joined(separator: "\n"))")
+        #expect(!server.logText.contains("level=error"), "\(server.logText.split(separator: "\n").filter { $0.contains("level=error") }.prefix(3))")
+        let audit = try database.audit(summary.acknowledged)
+        #expect(summary.gaveUp == 0)
+        #expect(audit.missing == 0)
+        #expect(audit.twice == 0)
+        #expect(try database.storedEventIDs() == summary.acknowledged)
+        // Refusals and rejections of the other app were stored, bounded, and none of the first app.
+        let failed = try database.count("select count(*)::int8 from failed_events where app_id = \(FaultDatabase.otherApp)")
+        #expect(failed > 0)
+        #expect(try database.count("select count(*)::int8 from failed_events where app_id <> \(FaultDatabase.otherApp)") == 0)
+        #expect(try database.count("select coalesce(max(octet_length(raw_json)), 0)::int8 from failed_events") <= FailedText.maxStoredBytes)
+        #expect(try database.count("select count(*)::int8 from failed_events where raw_sha256 is null or raw_bytes is null") == 0)
+        // A rejected telemetry event is stored with its envelope's installation (what erasure removes by).
+        #expect(try database.count("select count(*)::int8 from failed_events where endpoint = '/v1/telemetry' and event_index is not null and installation_id is null") == 0)
+        FaultFigures.logger.info(
+            "fault figures",
+            ["test": "hostile_storage", "requests": tally.tried, "statuses": tally.statusSummary, "status_5xx": tally.serverErrors,
+             "valid_requests": summary.requests, "valid_events": summary.acknowledged.count, "events_lost": audit.missing,
+             "failed_events": failed])
+    }
 }

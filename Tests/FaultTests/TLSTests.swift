@@ -68,6 +68,16 @@ struct TLSTests {
         #expect(!tls11.stderr.contains("(IN), TLS handshake, Server hello"), "\(tls11.stderr)")
         let tls12 = try TLSTools.curl(["--tlsv1.1", "--tls-max", "1.2"] + legacy)
         #expect(tls12.status == 0 && tls12.stderr.contains("(IN), TLS handshake, Server hello"), "\(tls12.stderr)")
+        // TLS 1.2 only with forward secrecy and AEAD: RSA key exchange and CBC are refused, and
+        // of two suites the client offers the server picks its own first (AES-256).
+        func tls12With(_ ciphers: String) throws -> CommandRunner.Output {
+            try TLSTools.curl(["-v", "--tlsv1.2", "--tls-max", "1.2", "--ciphers", ciphers + ":@SECLEVEL=0", "--cacert", ca.caFile, "-o", "/dev/null", "\(url)/healthz"])
+        }
+        for refused in ["AES128-SHA", "AES256-GCM-SHA384", "ECDHE-RSA-AES128-SHA", "ECDHE-RSA-AES256-SHA384", "DHE-RSA-AES128-GCM-SHA256"] {
+            #expect(try tls12With(refused).status != 0, "\(refused) was accepted")
+        }
+        let chosen = try tls12With("ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384")
+        #expect(chosen.status == 0 && chosen.stderr.contains("ECDHE-RSA-AES256-GCM-SHA384"), "\(chosen.stderr)")
 
         // Plain HTTP on the TLS port gets no answer at all, and nothing is stored from it.
         let storedBefore = try database.count("select count(*)::int8 from event_ids")

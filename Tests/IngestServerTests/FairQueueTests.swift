@@ -25,7 +25,7 @@ struct FairQueueTests {
         let batches = Batches()
         let queue = IngestQueue(capacity: capacity, share: share, maxBatch: maxBatch, maxEvents: maxEvents, writers: 1) { jobs in
             let names = jobs.map { job -> String in
-                guard case .failedRequest(_, let app, _, let message, _, _) = job.unit else { return "?" }
+                guard case .failedRequest(_, let app, _, let message, _, _, _) = job.unit else { return "?" }
                 return "\(app)\(message)"
             }
             batches.names.withLock { $0.append(names) }
@@ -140,7 +140,7 @@ struct FairQueueTests {
         let queue = IngestQueue(capacity: 20, share: 20, maxBatch: maxBatch, maxEvents: maxEvents, writers: 2) { jobs in
             batches.names.withLock { $0.append(jobs.map { job in
                 switch job.unit {
-                case .failedRequest(_, let app, _, let message, _, _): "\(app)\(message)"
+                case .failedRequest(_, let app, _, let message, _, _, _): "\(app)\(message)"
                 case .sends(_, let app, _): "\(app)-\(job.unit.eventCount)"
                 case .telemetry: "?"
                 }

@@ -40,4 +40,25 @@ struct IngestQueueTests {
         for _ in 0..<50 { done.wait() }
         #expect(queue.depth == 0)
     }
+
+    @Test func isBoundedInBytesAsWellAsRequests() {
+        func job(app: String, bytes: Int) -> IngestJob {
+            let unit = IngestUnit.failedRequest(endpoint: .telemetry, appID: app, code: "c", message: "m", rawBody: "", receivedAt: Date())
+            return IngestJob(unit: unit, app: app, bytes: bytes) { _ in }
+        }
+        // 1,000 bytes in all; an app's share is 4 of 10 requests, so 400 bytes.
+        let queue = IngestQueue(capacity: 10, share: 4, maxBytes: 1_000, maxBatch: 10, writers: 1) { _ in }
+        #expect(queue.shareBytes == 400)
+        #expect(queue.submit(job(app: "a", bytes: 5_000)) == .queued)  // alone, a job is always taken
+        #expect(queue.submit(job(app: "b", bytes: 1)) == .full)
+        let other = IngestQueue(capacity: 10, share: 4, maxBytes: 1_000, maxBatch: 10, writers: 1) { _ in }
+        #expect(other.submit(job(app: "a", bytes: 300)) == .queued)
+        #expect(other.submit(job(app: "a", bytes: 101)) == .shareFull)  // 401 bytes of one app
+        #expect(other.isShareFull("a") == false)
+        #expect(other.submit(job(app: "a", bytes: 100)) == .queued)
+        #expect(other.isShareFull("a"))
+        #expect(other.submit(job(app: "b", bytes: 400)) == .queued)
+        #expect(other.submit(job(app: "c", bytes: 300)) == .full)  // 1,100 bytes in all
+        #expect(other.bytes == 800)
+    }
 }

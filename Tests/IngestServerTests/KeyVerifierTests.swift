@@ -10,11 +10,13 @@ import Testing
         KeyRecord(id: key, hash: SHA256.hash(Array(key.utf8)), appID: "app", scope: "telemetry", revoked: revoked)
     }
 
-    @Test func aKeyCreatedAfterTheLastLoadWorksOnItsFirstRequest() {
+    @Test func aKeyCreatedAfterTheLastLoadWorksOnceTheReloadItStartedEnds() {
         let stored = Mutex<[KeyRecord]>([])
         let verifier = KeyVerifier(loader: { stored.withLock { $0 } })
         verifier.replace(with: [])
         stored.withLock { $0 = [record("pl_t_new")] }
+        #expect(verifier.verify("pl_t_new") == .unknown)
+        while verifier.isReloading { usleep(1_000) }
         #expect(verifier.verify("pl_t_new") == .valid(record("pl_t_new")))
     }
 
@@ -23,6 +25,7 @@ import Testing
         let verifier = KeyVerifier(loader: { calls.withLock { $0 += 1 }; return [] }, onDemandInterval: .seconds(3600))
         verifier.replace(with: [record("pl_t_known")])
         for i in 0..<500 { #expect(verifier.verify("pl_t_guess\(i)") == .unknown) }
+        while verifier.isReloading { usleep(1_000) }
         #expect(calls.withLock { $0 } == 1)
         // A known key never triggers a reload.
         let quiet = KeyVerifier(loader: { calls.withLock { $0 += 1 }; return nil })
@@ -32,21 +35,28 @@ import Testing
         #expect(calls.withLock { $0 } == 1)
     }
 
-    @Test func concurrentRequestsWaitForTheReloadInsteadOfFailing() {
+    @Test func unknownKeysAreAnsweredAtOnceWhileAReloadIsStuck() {
+        // The database answers only when the test lets it: no request may wait for it.
+        let release = DispatchSemaphore(value: 0)
         let calls = Mutex(0)
         let verifier = KeyVerifier(loader: {
             calls.withLock { $0 += 1 }
-            usleep(100_000)
+            release.wait()
             return [self.record("pl_t_new")]
-        }, onDemandInterval: .seconds(3600))
+        }, onDemandInterval: .zero)
         verifier.replace(with: [])
         let results = Mutex<[KeyVerifier.Verdict]>([])
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
             let verdict = verifier.verify("pl_t_new")
             results.withLock { $0.append(verdict) }
         }
-        #expect(results.withLock { $0 } == Array(repeating: .valid(record("pl_t_new")), count: 8))
-        #expect(calls.withLock { $0 } == 1)
+        #expect(results.withLock { $0 } == Array(repeating: .unknown, count: 8))
+        while calls.withLock({ $0 }) == 0 { usleep(1_000) }
+        #expect(verifier.verify("pl_t_new") == .unknown)
+        #expect(calls.withLock { $0 } == 1)  // one reload at a time
+        release.signal()
+        while verifier.isReloading { usleep(1_000) }
+        #expect(verifier.verify("pl_t_new") == .valid(record("pl_t_new")))
     }
 
     @Test func aFailedReloadKeepsTheTable() {

@@ -36,6 +36,14 @@ struct MetricsTests {
             """)
     }
 
+    @Test func appLabelsAreBounded() {
+        let metrics = ServerMetrics(version: "test")
+        let labels = (0..<(ServerMetrics.maxAppLabels + 50)).map { metrics.appLabel("app.\($0)") }
+        #expect(Set(labels).count == ServerMetrics.maxAppLabels + 1)
+        #expect(labels.last == "_other")
+        #expect(metrics.appLabel("app.0") == "app.0")  // a named app stays named
+    }
+
     @Test func serverExposesItsFamilies() throws {
         let harness = try Harness()
         var unknown = Fixtures.exposure()

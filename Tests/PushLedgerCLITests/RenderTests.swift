@@ -114,6 +114,16 @@ struct RenderTests {
         #expect(table.csv() == "a,b\r\nx,\r\n1,2\r\n")
     }
 
+    @Test func csvNeutralisesFormulasInTextButNotNumbers() {
+        let table = Table(
+            headers: ["=title", "value"],
+            rows: [["=HYPERLINK(\"http://x\")", -5], ["+1", .number(-0.5, digits: 1)], ["-2", 0], ["@SUM(A1)", 1], ["\tx", 2], ["a=b", 3]])
+        let records = [
+            "'=title,value", "\"'=HYPERLINK(\"\"http://x\"\")\",-5", "'+1,-0.5", "'-2,0", "'@SUM(A1),1", "'\tx,2", "a=b,3",
+        ]
+        #expect(table.csv() == records.map { $0 + "\r\n" }.joined())
+    }
+
     @Test func csvQuoting() {
         let table = Table(
             headers: ["name", "value"],

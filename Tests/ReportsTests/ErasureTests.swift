@@ -25,7 +25,9 @@ struct ErasureTests {
             "select distinct token from token_registrations where app_id = \(app) and installation_id = \(victim) order by 1"
         ).map { try $0.decode(0) }
         #expect(!tokens.isEmpty)
-        // Failed events carrying the id (as the app wrote it, upper case) or a token, and one of another installation.
+        // Failed events as stored before they named their installation and token (migration
+        // 0009): carrying the id (as the app wrote it, upper case) or a token, and one of
+        // another installation. The raw-text search finds them.
         let other: UUID = try connection.query(
             "select installation_id from installations where app_id = \(app) and installation_id <> \(victim) limit 1")[0].decode(0)
         for body in ["{\"installation_id\":\"\(victim.uuidString)\",\"events\":[1]}", "{\"token\":\"\(tokens[0])\"}",
@@ -46,7 +48,7 @@ struct ErasureTests {
         let victimSends = try count(connection, "select count(*) from sends where app_id = \(app) and installation_id = \(victim)")
         #expect(victimSends > 0)
 
-        let dry = try CommandRunner.run(["erase", "--app", app, "--installation", id, "--dry-run", "--format", "json"], environment: env)
+        let dry = try CommandRunner.run(["erase", "--app", app, "--installation", id, "--search-raw-text", "--dry-run", "--format", "json"], environment: env)
         #expect(dry.status == 0, "\(dry.stderr)")
         let listed = try #require(try JSONSerialization.jsonObject(with: Data(dry.stdout.utf8)) as? [[String: Any]])
         let wouldRemove = Dictionary(uniqueKeysWithValues: listed.map { ($0["table"] as! String, $0["would_remove"] as! Int) })
@@ -54,7 +56,7 @@ struct ErasureTests {
         #expect(try count(connection, "select count(*) from sends where app_id = \(app)") == sendsBefore)
         #expect(try count(connection, "select count(*) from erasures") == 0)
 
-        let erased = try CommandRunner.run(["erase", "--app", app, "--installation", id, "--format", "json"], environment: env)
+        let erased = try CommandRunner.run(["erase", "--app", app, "--installation", id, "--search-raw-text", "--format", "json"], environment: env)
         #expect(erased.status == 0, "\(erased.stderr)")
         #expect(!erased.stderr.contains(id) && !erased.stderr.lowercased().contains(id))
         let removed = try #require(try JSONSerialization.jsonObject(with: Data(erased.stdout.utf8)) as? [[String: Any]])
@@ -104,7 +106,8 @@ struct ErasureTests {
         #expect(try count(connection, "select count(*) from sends") == 1)
         #expect(!(try PostgresDump.run(["--data-only"], url: url)).contains(token))
         for bad in [["erase", "--app", "a"], ["erase", "--app", "a", "--installation", "nope"],
-                    ["erase", "--app", "a", "--installation", UUID().uuidString, "--token", "t"]] {
+                    ["erase", "--app", "a", "--installation", UUID().uuidString, "--token", "t"],
+                    ["erase", "--app", "a", "--token", "short-token", "--search-raw-text"]] {
             #expect(try CommandRunner.run(bad, environment: env).status == 64, "\(bad)")
         }
     }

@@ -75,6 +75,18 @@ import Testing
         #expect(try store.rotate(id: UUID(), overlap: .hours(1), on: db.connection) == nil)
     }
 
+    @Test func rotationKeepsTheRateLimit() throws {
+        let store = KeyStore()
+        let limit = try #require(KeyRateLimit(eventsPerSecond: 12.5, burst: 40))
+        let (old, _) = try store.create(app: "a", scope: .telemetry, rateLimit: limit, on: db.connection)
+        let (free, _) = try store.create(app: "a", scope: .sends, on: db.connection)
+        let rotated = try #require(try store.rotate(id: old, overlap: .hours(1), on: db.connection))
+        let rotatedFree = try #require(try store.rotate(id: free, overlap: .hours(1), on: db.connection))
+        let loaded = Dictionary(uniqueKeysWithValues: try store.loadActiveKeys(on: db.connection).map { ($0.id, $0) })
+        #expect(loaded[rotated.id]?.rateLimit == limit)
+        #expect(loaded[rotatedFree.id]?.rateLimit == nil)
+    }
+
     @Test func recordedUseNeverMovesBack() throws {
         let store = KeyStore()
         let (id, _) = try store.create(app: "a", scope: .sends, on: db.connection)

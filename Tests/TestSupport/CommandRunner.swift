@@ -19,16 +19,20 @@ public enum CommandRunner {
     }
 
     /// Runs `pushledger arguments…` (or another `program`, such as a script of `scripts/`) with
-    /// `environment` added to a clean one, optionally feeding `input` on stdin, and waits for it.
+    /// `environment` added to a clean one (less the names in `without`), optionally feeding
+    /// `input` on stdin, in `directory` when given, and waits for it.
     public static func run(
-        _ arguments: [String], environment: [String: String] = [:], input: Data? = nil, program: URL? = nil
+        _ arguments: [String], environment: [String: String] = [:], without: Set<String> = [], input: Data? = nil,
+        program: URL? = nil, directory: URL? = nil
     ) throws -> Output {
         let process = Process()
         process.executableURL = program ?? executable
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
         var env = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
         env["PUSHLEDGER_SQL_DIR"] = TestDatabase.repositoryRoot.appendingPathComponent("sql").path
         env.merge(environment) { $1 }
+        for name in without { env[name] = nil }
         process.environment = env
         let out = Pipe(), err = Pipe(), inp = Pipe()
         process.standardOutput = out

@@ -1,11 +1,19 @@
 -- Erasure of one installation, or one push token, on request: every stored trace goes in one
 -- transaction, and the erasure is recorded by a SHA-256 of the id alone.
 --
--- Safe while ingest runs: the first step takes event_ids in SHARE ROW EXCLUSIVE mode. Every
--- writer transaction inserts into event_ids (de-duplication) before storing anything, so the
--- lock waits for the batches in flight to commit and holds new ones back until the erasure
--- commits (writers queue for that long; the HTTP queue absorbs it). The erasure therefore
--- removes everything committed before it, and nothing half-written can slip past it.
+-- Safe while ingest runs: after the failed events, the erasure takes event_ids in SHARE ROW
+-- EXCLUSIVE mode. Every writer transaction inserts into event_ids (de-duplication) before
+-- storing anything, so the lock waits for the batches in flight to commit and holds new ones
+-- back until the erasure commits (writers queue for that long; the HTTP queue absorbs it). The
+-- erasure therefore removes everything committed before it, and nothing half-written can slip
+-- past it.
+--
+-- Failed events are removed by their installation_id and token columns, within the app, before
+-- the lock (so a slow raw-text search never holds the writers), and again by column under it for
+-- the batches that committed in between. p_search_raw also removes failed events of the app whose
+-- raw text contains the id or a token of at least 16 characters, in any case: the fallback for
+-- rows stored before those columns existed (migration 0009) and for tokens a quarantined
+-- request named after its first.
 -- event_ids rows stay: an event id is random and names no one once its event is gone, and a
 -- retried copy of an erased event stays a duplicate instead of being stored again.
 --
@@ -16,20 +24,15 @@
 -- re-grouped), before its marks are removed. The caller then
 -- refreshes the send rollups (`pushledger erase` does).
 
-create or replace function pushledger_erase(p_app text, p_installation uuid, p_token text)
-returns table (erased_from text, erased_rows bigint)
-language plpgsql as $$
-declare
-    v_rows bigint;
-begin
-    if (p_installation is null) = (p_token is null) then
-        raise exception 'pushledger_erase: give an installation or a token';
-    end if;
-    lock table event_ids in share row exclusive mode;
-    drop table if exists erase_tokens, erase_sends;
-
-    create temp table erase_tokens (provider text, token text, token_key uuid) on commit drop;
-    insert into erase_tokens
+-- The tokens of the subject: registered by the installation, named in its rejected events (a
+-- push_token too old to register: for either provider, as the failed event does not say), or
+-- the token itself.
+create or replace function pushledger_erase_tokens(p_app text, p_installation uuid, p_token text)
+returns table (provider text, token text, token_key uuid)
+language sql stable as $$
+    select p.provider, f.token, md5(f.token)::uuid from failed_events f cross join (values ('apns'), ('fcm')) p (provider)
+     where f.app_id = p_app and f.installation_id = p_installation and f.token is not null
+    union
     select distinct provider, token, token_key from token_registrations
      where app_id = p_app and (installation_id = p_installation or token_key = md5(p_token)::uuid and token = p_token)
     union
@@ -37,7 +40,60 @@ begin
      where app_id = p_app and (installation_id = p_installation or token_key = md5(p_token)::uuid and token = p_token)
     union
     select distinct provider, token, token_key from sends
-     where app_id = p_app and token_key = md5(p_token)::uuid and token = p_token;
+     where app_id = p_app and token_key = md5(p_token)::uuid and token = p_token
+$$;
+
+-- Failed events of the app that name the installation, one of erase_tokens or the token.
+create or replace function pushledger_erase_failed_events(p_app text, p_installation uuid, p_token text, p_search_raw boolean)
+returns bigint
+language plpgsql as $$
+declare
+    v_rows bigint;
+begin
+    delete from failed_events f
+     where f.app_id = p_app
+       and (f.installation_id = p_installation
+            or f.token is not null
+               and (md5(f.token)::uuid = md5(p_token)::uuid and f.token = p_token
+                    or exists (select 1 from erase_tokens t where md5(f.token)::uuid = t.token_key and f.token = t.token))
+            or p_search_raw
+               and (strpos(lower(f.raw_json), lower(p_installation::text)) > 0
+                    or strpos(lower(f.raw_json), lower(p_token)) > 0
+                    or exists (select 1 from erase_tokens t
+                                where length(t.token) >= pushledger_erase_min_search() and strpos(lower(f.raw_json), lower(t.token)) > 0)));
+    get diagnostics v_rows = row_count;
+    return v_rows;
+end
+$$;
+
+-- The shortest text the raw-text fallback searches for: a shorter one (the token `{`) would
+-- match unrelated bodies.
+create or replace function pushledger_erase_min_search() returns integer
+language sql immutable as $$ select 16 $$;
+
+drop function if exists pushledger_erase(text, uuid, text);
+create or replace function pushledger_erase(p_app text, p_installation uuid, p_token text, p_search_raw boolean default false)
+returns table (erased_from text, erased_rows bigint)
+language plpgsql as $$
+declare
+    v_rows bigint;
+    v_failed bigint;
+begin
+    if (p_installation is null) = (p_token is null) then
+        raise exception 'pushledger_erase: give an installation or a token';
+    end if;
+    if p_search_raw and length(p_token) < pushledger_erase_min_search() then
+        raise exception 'pushledger_erase: a token searched for in raw text needs at least % characters', pushledger_erase_min_search();
+    end if;
+    drop table if exists erase_tokens, erase_sends;
+    create temp table erase_tokens (provider text, token text, token_key uuid) on commit drop;
+    insert into erase_tokens select * from pushledger_erase_tokens(p_app, p_installation, p_token);
+    v_failed := pushledger_erase_failed_events(p_app, p_installation, p_token, p_search_raw);
+
+    lock table event_ids in share row exclusive mode;
+    -- Tokens of the batches committed since the first look.
+    insert into erase_tokens select * from pushledger_erase_tokens(p_app, p_installation, p_token)
+    except select * from erase_tokens;
 
     create temp table erase_sends on commit drop as
     select s.notification_id, s.sent_at from sends s
@@ -89,13 +145,9 @@ begin
     get diagnostics v_rows = row_count; erased_from := 'experiment_exposures'; erased_rows := v_rows; return next;
     delete from installations where app_id = p_app and installation_id = p_installation;
     get diagnostics v_rows = row_count; erased_from := 'installations'; erased_rows := v_rows; return next;
-    -- Failed events keep raw bodies: any that carries the id or one of the tokens goes, in
-    -- whatever case it was written, whichever app (if any) the request named.
-    delete from failed_events f
-     where strpos(lower(f.raw_json), lower(p_installation::text)) > 0
-        or exists (select 1 from erase_tokens t where strpos(lower(f.raw_json), lower(t.token)) > 0)
-        or strpos(lower(f.raw_json), lower(p_token)) > 0;
-    get diagnostics v_rows = row_count; erased_from := 'failed_events'; erased_rows := v_rows; return next;
+    -- Failed events of the batches committed since the first pass: by column only, under the lock.
+    v_failed := v_failed + pushledger_erase_failed_events(p_app, p_installation, p_token, false);
+    erased_from := 'failed_events'; erased_rows := v_failed; return next;
 
     perform pg_advisory_xact_lock(hashtext('pushledger_refresh_prompt_rollups'));
     -- As of the as_of the members hold, so every other row stays as of the last refresh.

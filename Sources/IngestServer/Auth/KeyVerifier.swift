@@ -3,9 +3,10 @@ import PushLedgerSupport
 import Synchronization
 
 /// The in-memory key table, reloaded from the database every few seconds so that checking a
-/// key never waits for Postgres. An unknown key triggers one reload on the spot (at most one a
-/// second, so a flood of bad keys costs the database little): a key made with
-/// `pushledger keys create` works on its first request.
+/// key never waits for Postgres. An unknown key is answered unknown at once and starts one
+/// reload in the background (at most one a second, so a flood of bad keys costs the database
+/// little and never holds an HTTP thread): a key made with `pushledger keys create` works from
+/// the request after that reload, within a second or so.
 ///
 /// Uses are remembered in memory and handed out for storing at most once per `flushInterval`
 /// per key, so `keys list` shows a last use without a database write per request.
@@ -23,7 +24,8 @@ final class KeyVerifier: Sendable {
 
     private let table = Mutex<[KeyRecord]?>(nil)
     private let loader: (@Sendable () -> [KeyRecord]?)?
-    private let onDemand = Mutex<(started: ContinuousClock.Instant?, finished: ContinuousClock.Instant?)>((nil, nil))
+    /// When the last on-demand reload started, and whether one is running.
+    private let onDemand = Mutex<(started: ContinuousClock.Instant?, running: Bool)>((nil, false))
     private let onDemandInterval: Duration
     private let flushInterval: TimeInterval
     private let now: @Sendable () -> Date
@@ -61,18 +63,26 @@ final class KeyVerifier: Sendable {
         let presented = SHA256.hash(Array(key.utf8))
         let verdict = lookup(presented)
         guard verdict == .unknown, let loader else { return verdict }
-        let askedAt = ContinuousClock.now
-        // Requests that meet an unknown key while a reload runs wait for it rather than fail.
-        let reloaded = onDemand.withLock { state -> Bool in
-            if let finished = state.finished, finished > askedAt { return true }
-            if let started = state.started, askedAt - started < onDemandInterval { return false }
-            state.started = ContinuousClock.now
-            if let records = loader() { replace(with: records) }
-            state.finished = ContinuousClock.now
+        let now = ContinuousClock.now
+        let start = onDemand.withLock { state -> Bool in
+            if state.running { return false }
+            if let started = state.started, now - started < onDemandInterval { return false }
+            state = (now, true)
             return true
         }
-        return reloaded ? lookup(presented) : verdict
+        if start {
+            let thread = Thread { [self] in
+                if let records = loader() { replace(with: records) }
+                onDemand.withLock { $0.running = false }
+            }
+            thread.name = "pushledger-key-reload"
+            thread.start()
+        }
+        return verdict
     }
+
+    /// True while an on-demand reload runs (tests wait for it).
+    var isReloading: Bool { onDemand.withLock { $0.running } }
 
     /// The uses to store now: keys used since their last flush, at most one flush per key per
     /// `flushInterval` (`all`: every unflushed use, at shutdown). Call `flushed` after storing.

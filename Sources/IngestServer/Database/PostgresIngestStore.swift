@@ -4,18 +4,22 @@ import PushLedgerSupport
 import PushLedgerContract
 import Store
 
-/// The production `IngestStore`: a pool of libpq connections, `Store.EventWriter` for the
-/// batches and `Store.KeyStore` for the key table.
+/// The production `IngestStore`: two pools of libpq connections, `Store.EventWriter` for the
+/// batches and `Store.KeyStore` for the key table. The writers' pool serves only writes, so
+/// feed reads, key reloads and probes (the reads' pool) never hold back a batch.
 public final class PostgresIngestStore: IngestStore {
     private let pool: ConnectionPool
-    /// The readiness probe's own connection: a probe waiting on a commit holds no writer's.
+    private let reads: ConnectionPool
+    /// The readiness probe's own connection: a probe waiting on a commit holds no writer's and
+    /// no feed read's.
     private let probePool: ConnectionPool
     private let writer = EventWriter()
 
-    /// `connections`: one per writer thread plus one for the maintenance loop (the commit
-    /// probe has one more of its own).
-    public init(url: String, connections: Int) {
+    /// `connections`: one per writer thread; `readConnections`: feed reads at once plus one
+    /// for the maintenance loop (keys, last uses). The commit probe has one more of its own.
+    public init(url: String, connections: Int, readConnections: Int = 1) {
         pool = ConnectionPool(url: url, maxConnections: max(1, connections))
+        reads = ConnectionPool(url: url, maxConnections: max(1, readConnections))
         probePool = ConnectionPool(url: url, maxConnections: 1)
     }
 
@@ -28,7 +32,7 @@ public final class PostgresIngestStore: IngestStore {
     }
 
     public func ping() throws(StoreError) {
-        try withConnection { _ = try $0.query("select 1") }
+        try withConnection(reads) { _ = try $0.query("select 1") }
     }
 
     /// A transactional WAL message (`pg_logical_emit_message`, no table touched) makes the
@@ -43,7 +47,7 @@ public final class PostgresIngestStore: IngestStore {
     }
 
     public func loadKeys() throws(StoreError) -> [KeyRecord] {
-        try withConnection { connection in
+        try withConnection(reads) { connection in
             try KeyStore().loadActiveKeys(on: connection).map { key in
                 KeyRecord(
                     id: key.id.uuidString.lowercased(), hash: key.hash, appID: key.appID, scope: key.scope.rawValue,
@@ -53,12 +57,12 @@ public final class PostgresIngestStore: IngestStore {
     }
 
     public func invalidTokens(appID: String, query: InvalidTokenFeed.Query) throws(StoreError) -> InvalidTokenFeed.Page {
-        try withConnection { try InvalidTokenFeed().page(appID: appID, query: query, on: $0) }
+        try withConnection(reads) { try InvalidTokenFeed().page(appID: appID, query: query, on: $0) }
     }
 
     public func recordKeyUse(_ uses: [(id: String, at: Date)]) throws(StoreError) {
         let parsed = uses.compactMap { use in UUID(uuidString: use.id).map { (id: $0, at: use.at) } }
-        try withConnection { try KeyStore().recordUse(parsed, on: $0) }
+        try withConnection(reads) { try KeyStore().recordUse(parsed, on: $0) }
     }
 
     /// Runs `body` on a pooled connection; a connection problem also drops the idle ones, which
@@ -68,7 +72,10 @@ public final class PostgresIngestStore: IngestStore {
         do {
             return try pool.withConnection(body)
         } catch let error as PostgresError {
-            if error.isConnectionProblem { pool.drain() }
+            if error.isConnectionProblem {
+                self.pool.drain()
+                reads.drain()
+            }
             throw StoreError(
                 isConnectionProblem: error.isConnectionProblem, isOutcomeUnknown: error.isOutcomeUnknown, sqlState: error.sqlState,
                 description: error.description, detail: error.debugDescription)
@@ -84,7 +91,7 @@ extension IngestServer {
         config: IngestServerConfig, databaseURL: String, logger: Logger, version: String = "dev",
         started: (IngestServer) -> Void = { _ in }
     ) throws(HTTPServerError) {
-        let store = PostgresIngestStore(url: databaseURL, connections: config.writerCount + 1)
+        let store = PostgresIngestStore(url: databaseURL, connections: config.writerCount, readConnections: config.feedConcurrency + 1)
         try run(config: config, store: store, logger: logger, version: version, started: started)
     }
 }

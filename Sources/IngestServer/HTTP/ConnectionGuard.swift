@@ -7,8 +7,14 @@ import Synchronization
 ///
 /// - closes a connection whose request headers have not all arrived by the header deadline
 ///   (from accept; on a kept-alive connection, the idle timeout from the previous answer);
+/// - closes a connection whose request body has not all arrived by the upload deadline (from
+///   its headers), on a timer: a client that stops sending mid-body is not waited for until
+///   its next chunk;
+/// - caps the uploads in progress from one client address (the rest are answered 429 before
+///   their body is read);
 /// - when the open connections reach the shedding threshold, closes the oldest connections
-///   still waiting for their headers, so new clients get in instead of being refused.
+///   still waiting for their headers, then the uploads in progress longest, so new clients get
+///   in instead of being refused.
 ///
 /// Closing is `shutdown(2)` of the socket, never `close`: libmicrohttpd owns the descriptor, sees
 /// the hang-up at its next poll and closes the connection itself. The table lock is held from
@@ -21,20 +27,31 @@ final class ConnectionGuard: Sendable {
         var waitingSince: ContinuousClock.Instant
         /// Nil while a request is being served (its headers are in).
         var deadline: ContinuousClock.Instant?
+        /// While its body arrives: since when, and by when it must be complete.
+        var upload: (since: ContinuousClock.Instant, deadline: ContinuousClock.Instant)?
+        /// The peer's address (IPv4 or IPv6 bytes), for the per-address upload cap.
+        var address: [UInt8]
     }
 
     private let table = Mutex<[Int: Entry]>([:])
     private let headerDeadline: Duration
     private let keepAliveDeadline: Duration
     private let shedThreshold: Int
+    private let uploadDeadline: Duration
+    private let uploadsPerAddress: Int
     private let closedSlow = Atomic<Int>(0)
     private let shed = Atomic<Int>(0)
 
     /// `shedThreshold`: open connections at which the slowest are shed (below the daemon's limit).
-    init(headerDeadline: Duration, keepAliveDeadline: Duration, shedThreshold: Int) {
+    init(
+        headerDeadline: Duration, keepAliveDeadline: Duration, shedThreshold: Int, uploadDeadline: Duration = .seconds(60),
+        uploadsPerAddress: Int = .max
+    ) {
         self.headerDeadline = headerDeadline
         self.keepAliveDeadline = keepAliveDeadline
         self.shedThreshold = max(1, shedThreshold)
+        self.uploadDeadline = uploadDeadline
+        self.uploadsPerAddress = max(1, uploadsPerAddress)
     }
 
     /// Connections closed for missing the header deadline, and shed to make room.
@@ -43,24 +60,45 @@ final class ConnectionGuard: Sendable {
 
     func started(_ id: Int, socket: Int32) {
         let now = ContinuousClock.now
+        let address = Self.peerAddress(socket)
         table.withLock { table in
-            table[id] = Entry(socket: socket, waitingSince: now, deadline: now + headerDeadline)
+            table[id] = Entry(socket: socket, waitingSince: now, deadline: now + headerDeadline, address: address)
             var excess = table.count - shedThreshold
             guard excess > 0 else { return }
-            // Those waiting longest for headers are the slowest to send a request.
+            // Those waiting longest for headers are the slowest to send a request; then the
+            // uploads in progress longest, the slowest to send a body.
             let waiting = table.filter { $0.key != id && $0.value.deadline != nil }
                 .sorted { $0.value.waitingSince < $1.value.waitingSince }
-            for (victim, entry) in waiting where excess > 0 {
+            let uploading = table.filter { $0.key != id && $0.value.upload != nil }
+                .sorted { $0.value.upload!.since < $1.value.upload!.since }
+            for (victim, entry) in waiting + uploading where excess > 0 {
                 shutdown(entry.socket, Int32(SHUT_RDWR))
                 table[victim]?.deadline = nil
+                table[victim]?.upload = nil
                 shed.add(1, ordering: .relaxed)
                 excess -= 1
             }
         }
     }
 
-    /// The request's headers are complete: no deadline while it is served.
+    /// The request's headers are complete: no header deadline while it is served.
     func headersReceived(_ id: Int) { table.withLock { $0[id]?.deadline = nil } }
+
+    /// Its body starts to arrive: false (and nothing tracked) when its address already has
+    /// `uploadsPerAddress` uploads in progress.
+    func uploadStarting(_ id: Int) -> Bool {
+        let now = ContinuousClock.now
+        return table.withLock { table in
+            guard let address = table[id]?.address else { return true }
+            let inProgress = table.values.reduce(0) { $0 + ($1.upload != nil && $1.address == address ? 1 : 0) }
+            guard inProgress < uploadsPerAddress else { return false }
+            table[id]?.upload = (now, now + uploadDeadline)
+            return true
+        }
+    }
+
+    /// The body is complete (or the request was answered).
+    func uploadEnded(_ id: Int) { table.withLock { $0[id]?.upload = nil } }
 
     /// An answer went out: the next request's headers must arrive within the idle timeout.
     func answered(_ id: Int) {
@@ -68,21 +106,48 @@ final class ConnectionGuard: Sendable {
         table.withLock { table in
             table[id]?.waitingSince = now
             table[id]?.deadline = now + keepAliveDeadline
+            table[id]?.upload = nil
         }
     }
 
     func closed(_ id: Int) { _ = table.withLock { $0.removeValue(forKey: id) } }
 
-    /// Closes every connection past its header deadline (called a few times a second).
+    /// Closes every connection past its header or upload deadline (called a few times a second).
     func reap() {
         let now = ContinuousClock.now
         table.withLock { table in
             for (id, entry) in table {
-                guard let deadline = entry.deadline, deadline <= now else { continue }
+                let late = entry.deadline.map { $0 <= now } ?? false || entry.upload.map { $0.deadline <= now } ?? false
+                guard late else { continue }
                 shutdown(entry.socket, Int32(SHUT_RDWR))
                 table[id]?.deadline = nil
+                table[id]?.upload = nil
                 closedSlow.add(1, ordering: .relaxed)
             }
+        }
+    }
+
+    /// The peer's address bytes (empty when the socket has none, e.g. in tests).
+    static func peerAddress(_ socket: Int32) -> [UInt8] {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let got = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(socket, $0, &length) }
+        }
+        guard got == 0 else { return [] }
+        switch Int32(storage.ss_family) {
+        case AF_INET:
+            return withUnsafeBytes(of: &storage) { bytes in
+                let address = bytes.load(fromByteOffset: MemoryLayout<sockaddr_in>.offset(of: \sockaddr_in.sin_addr)!, as: in_addr.self)
+                return withUnsafeBytes(of: address) { Array($0) }
+            }
+        case AF_INET6:
+            return withUnsafeBytes(of: &storage) { bytes in
+                let address = bytes.load(fromByteOffset: MemoryLayout<sockaddr_in6>.offset(of: \sockaddr_in6.sin6_addr)!, as: in6_addr.self)
+                return withUnsafeBytes(of: address) { Array($0) }
+            }
+        default:
+            return []
         }
     }
 }

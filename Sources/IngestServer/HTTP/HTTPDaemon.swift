@@ -52,7 +52,8 @@ final class HTTPDaemon: @unchecked Sendable {
         let guardian = ConnectionGuard(
             headerDeadline: .seconds(max(1, config.headerDeadlineSeconds)),
             keepAliveDeadline: .seconds(max(1, config.requestTimeoutSeconds)),
-            shedThreshold: limit - max(1, limit / 16))
+            shedThreshold: limit - max(1, limit / 16), uploadDeadline: .seconds(max(1, config.uploadDeadlineSeconds)),
+            uploadsPerAddress: max(1, config.perAddressUploadLimit))
         do {
             try start(socket: socket, port: boundPort, config: config, tls: tls, guardian: guardian)
         } catch {
@@ -194,6 +195,12 @@ final class HTTPDaemon: @unchecked Sendable {
                     conCls.pointee = Unmanaged.passRetained(context).toOpaque()
                     return queue(handler.bodyTooLarge(head), for: context, on: connection)
                 }
+                let id = Int(bitPattern: UnsafeRawPointer(connection))
+                guard guardian?.uploadStarting(id) ?? true else {
+                    let context = RequestContext(head: head, connection: connection, answered: ())
+                    conCls.pointee = Unmanaged.passRetained(context).toOpaque()
+                    return queue(handler.tooManyUploads(head), for: context, on: connection)
+                }
                 let context = RequestContext(head: head, connection: connection, limit: limit, context: value, uploadTime: uploadTime)
                 conCls.pointee = Unmanaged.passRetained(context).toOpaque()
                 return .YES
@@ -206,7 +213,9 @@ final class HTTPDaemon: @unchecked Sendable {
             let result = context.append(chunk) { handler.bodyTooLarge(context.head) }
             return result == .abort ? .NO : .YES
         }
-        switch context.nextStep() {
+        let step = context.nextStep()
+        if case .wait = step {} else { guardian?.uploadEnded(Int(bitPattern: UnsafeRawPointer(connection))) }
+        switch step {
         case .handle(let body, let value):
             handler.handle(context.head, body: body, context: value, reply: context)
             guard let response = context.replyOrSuspend() else { return .YES }

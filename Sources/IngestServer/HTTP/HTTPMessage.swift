@@ -73,3 +73,12 @@ protocol HTTPHandler: AnyObject, Sendable {
 protocol ReplySlot: Sendable {
     func send(_ response: HTTPResponse)
 }
+
+extension HTTPHandler {
+    /// The answer when the client's address already has its cap of uploads in progress:
+    /// 429, before any of the body is read.
+    func tooManyUploads(_ head: RequestHead) -> HTTPResponse {
+        HTTPResponse.error(429, "too_many_uploads", "too many request bodies arriving at once from this address; retry later")
+            .adding("Retry-After", "1")
+    }
+}

@@ -26,9 +26,13 @@ public struct TLSError: Error, Sendable, CustomStringConvertible {
 /// A certificate chain and its key, read and accepted by libmicrohttpd (GnuTLS) together with
 /// the server's protocol versions. Holds the key's text: never log it.
 struct TLSCredentials: Sendable {
-    /// TLS 1.3 and 1.2 only, GnuTLS priority syntax. libmicrohttpd 0.9.75 (Debian 12) has no
-    /// MHD_OPTION_HTTPS_PRIORITIES_APPEND (0.9.76), so the whole string is given.
-    static let priorities = "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
+    /// TLS 1.3 and 1.2 only, GnuTLS priority syntax; TLS 1.2 only with forward secrecy (ECDHE)
+    /// and AEAD ciphers (AES-GCM, ChaCha20-Poly1305: no CBC, no RSA key exchange), in the
+    /// server's order, AES-256 first. TLS 1.3's suites are all AEAD with ephemeral keys.
+    /// libmicrohttpd 0.9.75 (Debian 12) has no MHD_OPTION_HTTPS_PRIORITIES_APPEND (0.9.76), so
+    /// the whole string is given.
+    static let priorities = "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:-KX-ALL:+ECDHE-ECDSA:+ECDHE-RSA"
+        + ":-CIPHER-ALL:+AES-256-GCM:+CHACHA20-POLY1305:+AES-128-GCM:-MAC-ALL:+AEAD:%SERVER_PRECEDENCE"
 
     let certificate: String
     let key: String

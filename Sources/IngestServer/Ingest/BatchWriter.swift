@@ -1,3 +1,5 @@
+import Foundation
+import PushLedgerContract
 import PushLedgerSupport
 import Synchronization
 
@@ -20,8 +22,10 @@ struct BatchWriter: Sendable {
 
     /// One transaction for the whole batch. A connection problem fails the batch with 503:
     /// `unavailable` (nothing was committed) when it broke before COMMIT, `outcomeUnknown` when
-    /// it broke during COMMIT. Any other error retries each job alone, so one bad unit costs
-    /// only its own request a 500.
+    /// it broke during COMMIT. Any other error splits the batch in halves and writes each, so
+    /// one bad unit among n costs at most 1 + 2·log₂(n) transactions and the others are stored.
+    /// A unit that fails alone is quarantined: its request goes to the failed-event store and
+    /// is answered 400 `unstorable`, never 500 (the SDK would retry it forever).
     /// Dry runs each get a transaction of their own that is rolled back, so neither they nor the
     /// real requests of the batch see each other's events.
     func write(_ jobs: [IngestJob]) {
@@ -62,12 +66,70 @@ struct BatchWriter: Sendable {
                 }
                 for job in jobs { job.completion(.failure(failure)) }
             } else if jobs.count > 1 {
-                logger.warning("batch failed, writing its requests one by one", ["requests": "\(jobs.count)", "error": error.debugDescription])
-                for job in jobs { write([job], dryRun: dryRun) }
+                logger.warning("batch failed, writing it in halves", ["requests": "\(jobs.count)", "error": error.debugDescription])
+                metrics.batchSplits.increment([])
+                let half = jobs.count / 2
+                write(Array(jobs[..<half]), dryRun: dryRun)
+                write(Array(jobs[half...]), dryRun: dryRun)
             } else {
-                logger.error("write failed", ["sqlstate": error.sqlState ?? "none", "error": error.debugDescription])
-                jobs[0].completion(.failure(.failed))
+                quarantine(jobs[0], error, dryRun: dryRun)
             }
         }
+    }
+
+    /// Stores `job`'s request in the failed-event store in place of its unit and answers 400.
+    /// A dry run is answered the same without storing anything.
+    private func quarantine(_ job: IngestJob, _ error: StoreError, dryRun: Bool) {
+        logger.warning("request quarantined", ["app": job.app, "sqlstate": error.sqlState ?? "none", "error": error.debugDescription])
+        let refusal = EnvelopeError.unstorable(sqlState: error.sqlState)
+        guard !dryRun, let unit = job.unit.quarantined(refusal, body: job.body) else {
+            return job.completion(dryRun ? .failure(.quarantined(refusal)) : .failure(.failed))
+        }
+        do throws(StoreError) {
+            _ = try store.write([unit])
+            metrics.quarantined.increment([])
+            job.completion(.failure(.quarantined(refusal)))
+        } catch {
+            metrics.recordDatabaseError(error)
+            if error.isConnectionProblem {
+                health.set(up: false)
+                return job.completion(.failure(.unavailable))
+            }
+            logger.error("quarantine failed", ["sqlstate": error.sqlState ?? "none", "error": error.debugDescription])
+            job.completion(.failure(.failed))
+        }
+    }
+}
+
+extension EnvelopeError {
+    /// A request whose valid unit the database refused even alone (a bug or a limit of
+    /// storage the validators do not know yet). The same bytes get the same answer.
+    static func unstorable(sqlState: String?) -> EnvelopeError {
+        EnvelopeError(
+            status: 400, code: "unstorable",
+            message: "the request passed validation but could not be stored (SQLSTATE \(sqlState ?? "none")); "
+                + "it is kept in the failed-event store")
+    }
+}
+
+extension IngestUnit {
+    /// The failed-event row that stands for this unit's request: nil for a failed request
+    /// itself (its row is what failed).
+    func quarantined(_ refusal: EnvelopeError, body: [UInt8]) -> IngestUnit? {
+        let endpoint: IngestEndpoint, appID: String, receivedAt: Date, subject: FailedSubject
+        switch self {
+        case .telemetry(let validated, let at):
+            (endpoint, appID, receivedAt) = (.telemetry, validated.envelope.appID, at)
+            subject = FailedSubject(installationID: validated.envelope.installationID)
+        case .sends(let validated, let app, let at):
+            (endpoint, appID, receivedAt) = (.sends, app, at)
+            // A request of many sends may name many tokens: the first, and the raw-text fallback for the rest.
+            subject = FailedSubject(installationID: validated.sends.first?.installationID, token: validated.sends.first?.token)
+        case .failedRequest:
+            return nil
+        }
+        return .failedRequest(
+            endpoint: endpoint, appID: appID, code: refusal.code, message: refusal.message, rawBody: FailedText(body[...]),
+            receivedAt: receivedAt, subject: subject)
     }
 }

@@ -8,8 +8,12 @@ enum WriteFailure: Error, Equatable {
     /// The connection broke during COMMIT: the unit may or may not be stored (503; a retry
     /// with the same event ids is safe).
     case outcomeUnknown
-    /// Any other database error (500); its detail went to the log.
+    /// Any other database error (500); its detail went to the log. Only when even the
+    /// quarantine row could not be written.
     case failed
+    /// The unit could not be stored even alone; its request went to the failed-event store
+    /// instead and is answered with this (400 `unstorable`), the same every time it is sent.
+    case quarantined(EnvelopeError)
 }
 
 /// One request's validated unit waiting for a writer, with where its outcome goes.
@@ -19,6 +23,11 @@ struct IngestJob: Sendable {
     var dryRun = false
     /// Whose share of the queue the job takes (the key's app).
     var app = ""
+    /// The request's body as decoded: what the failed-event store keeps (bounded) if the unit
+    /// cannot be stored.
+    var body: [UInt8] = []
+    /// What the job holds in memory, about: counted against the queue's and the app's byte bounds.
+    var bytes = 0
     var completion: @Sendable (Result<WriteOutcome, WriteFailure>) -> Void
 }
 
@@ -49,6 +58,10 @@ final class IngestQueue: Sendable {
     nonisolated(unsafe) private var lanes: [String: [IngestJob]] = [:]
     /// Events of the jobs waiting in each lane.
     nonisolated(unsafe) private var laneEvents: [String: Int] = [:]
+    /// Bytes (`IngestJob.bytes`) of the jobs waiting in each lane; and of all jobs waiting or
+    /// being written (released at their commit, so the bound covers the writers' batches too).
+    nonisolated(unsafe) private var laneBytes: [String: Int] = [:]
+    nonisolated(unsafe) private var queuedBytes = 0
     /// Apps with jobs waiting, in turn order.
     nonisolated(unsafe) private var turns: [String] = []
     nonisolated(unsafe) private var count = 0
@@ -65,6 +78,10 @@ final class IngestQueue: Sendable {
     let capacity: Int
     /// Jobs of one app waiting at most.
     let share: Int
+    /// Bytes of jobs waiting or being written at most (a job is always taken when nothing
+    /// waits), and of one app's waiting jobs: the same fraction of it as `share` is of `capacity`.
+    let maxBytes: Int
+    let shareBytes: Int
     private let maxBatch: Int
     private let maxEvents: Int
     private let writers: Int
@@ -76,11 +93,14 @@ final class IngestQueue: Sendable {
     /// `share` defaults to the whole capacity (no per-app bound); `appWriters` to
     /// `IngestQueue.defaultAppWriters(writers)`, at most `writers`.
     init(
-        capacity: Int, share: Int? = nil, maxBatch: Int, maxEvents: Int = .max, writers: Int, appWriters: Int? = nil,
+        capacity: Int, share: Int? = nil, maxBytes: Int = .max, maxBatch: Int, maxEvents: Int = .max, writers: Int, appWriters: Int? = nil,
         recentApps: Duration = .seconds(10), write: @escaping @Sendable ([IngestJob]) -> Void
     ) {
         self.capacity = max(1, capacity)
         self.share = max(1, min(share ?? capacity, capacity))
+        self.maxBytes = max(1, maxBytes)
+        let (scaled, overflow) = self.maxBytes.multipliedReportingOverflow(by: self.share)
+        self.shareBytes = overflow ? self.maxBytes / self.capacity * self.share : scaled / self.capacity
         self.maxBatch = max(1, maxBatch)
         self.maxEvents = max(1, maxEvents)
         self.writers = max(1, writers)
@@ -112,8 +132,13 @@ final class IngestQueue: Sendable {
 
     var isSaturated: Bool { depth >= capacity }
 
-    /// True when `app`'s lane is full (its requests answer 429 until it drains).
-    func isShareFull(_ app: String) -> Bool { condition.withLock { (lanes[app]?.count ?? 0) >= share } }
+    /// Bytes held by jobs waiting or being written.
+    var bytes: Int { condition.withLock { queuedBytes } }
+
+    /// True when `app`'s lane is full, in jobs or bytes (its requests answer 429 until it drains).
+    func isShareFull(_ app: String) -> Bool {
+        condition.withLock { (lanes[app]?.count ?? 0) >= share || (laneBytes[app] ?? 0) >= shareBytes }
+    }
 
     enum Submission { case queued, full, shareFull, closed }
 
@@ -122,13 +147,15 @@ final class IngestQueue: Sendable {
     func submit(_ job: IngestJob) -> Submission {
         condition.withLock {
             guard !closed else { return .closed }
-            guard count < capacity else { return .full }
+            guard count < capacity, count == 0 || queuedBytes + job.bytes <= maxBytes else { return .full }
             let waiting = lanes[job.app]?.count ?? 0
-            guard waiting < share else { return .shareFull }
+            guard waiting < share, waiting == 0 || (laneBytes[job.app] ?? 0) + job.bytes <= shareBytes else { return .shareFull }
             if waiting == 0 { turns.append(job.app) }
             noteSubmission(job.app)
             lanes[job.app, default: []].append(job)
             laneEvents[job.app, default: 0] += job.unit.eventCount
+            laneBytes[job.app, default: 0] += job.bytes
+            queuedBytes += job.bytes
             count += 1
             condition.signal()
             return .queued
@@ -166,6 +193,7 @@ final class IngestQueue: Sendable {
             if writing[app]! == 0 { writing[app] = nil }
         }
         for job in jobs {
+            queuedBytes -= job.bytes
             writingJobs[job.app]! -= 1
             if writingJobs[job.app]! == 0 { writingJobs[job.app] = nil }
         }
@@ -232,9 +260,11 @@ final class IngestQueue: Sendable {
             turns.removeFirst()
             lanes[app]!.removeFirst()
             laneEvents[app]! -= job.unit.eventCount
+            laneBytes[app]! -= job.bytes
             if lanes[app]!.isEmpty {
                 lanes[app] = nil
                 laneEvents[app] = nil
+                laneBytes[app] = nil
             } else {
                 turns.append(app)
             }

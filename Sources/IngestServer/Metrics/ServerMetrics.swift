@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import PushLedgerContract
+import Synchronization
 
 /// The metrics `pushledger serve` exposes on `/metrics`. Label values come from closed sets
 /// (routes, status codes, contract codes, SQLSTATEs), never from ids.
@@ -16,6 +17,13 @@ final class ServerMetrics: Sendable {
     let databaseErrors: CounterMetric
     let dryRunRequests: CounterMetric
     let throttled: CounterMetric
+    /// The apps named in labels so far: at most `maxAppLabels`, later ones count as `_other`.
+    private let appLabels = Mutex<Set<String>>([])
+    /// Distinct app label values at most: a scrape stays small however many apps have keys.
+    static let maxAppLabels = 100
+    let batchSplits: CounterMetric
+    let quarantined: CounterMetric
+    let failedEventsNotStored: CounterMetric
 
     private let version: String
 
@@ -53,8 +61,16 @@ final class ServerMetrics: Sendable {
             CounterMetric("pushledger_dry_run_requests_total", help: "Requests with ?dry_run=true (validated, nothing stored), by endpoint and status.",
                     labels: ["endpoint", "status"]))
         throttled = registry.register(
-            CounterMetric("pushledger_http_throttled_total", help: "Requests answered 429 for one app only, by app and reason (queue_share: the app's share of the queue was full; rate_limit: its key's rate limit). App values are bounded by the keys.",
+            CounterMetric("pushledger_http_throttled_total", help: "Requests answered 429 for one app only, by app and reason (queue_share: the app's share of the queue was full; rate_limit: its key's rate limit). The first 100 apps throttled are named, later ones count as _other.",
                     labels: ["app", "reason"]))
+        batchSplits = registry.register(
+            CounterMetric("pushledger_write_batch_splits_total", help: "Batches the database refused and the writer split in halves.", labels: []))
+        quarantined = registry.register(
+            CounterMetric("pushledger_requests_quarantined_total", help: "Requests stored in the failed-event store because their valid unit could not be stored even alone (answered 400 unstorable).",
+                    labels: []))
+        failedEventsNotStored = registry.register(
+            CounterMetric("pushledger_failed_requests_not_stored_total", help: "Refused requests answered without a failed-event row: over their key's rate limit or their app's queue share.",
+                    labels: ["reason"]))
         databaseErrors = registry.register(
             CounterMetric("pushledger_database_errors_total", help: "Database errors, by SQLSTATE (`connection` when the server was unreachable).",
                     labels: ["sqlstate"]))
@@ -88,6 +104,16 @@ final class ServerMetrics: Sendable {
     }
 
     /// Counts a stored unit's events.
+    /// `app` as a label value: the first `maxAppLabels` apps by name, later ones as `_other`.
+    func appLabel(_ app: String) -> String {
+        appLabels.withLock { known in
+            if known.contains(app) { return app }
+            guard known.count < Self.maxAppLabels else { return "_other" }
+            known.insert(app)
+            return app
+        }
+    }
+
     func recordStored(_ unit: IngestUnit, outcome: WriteOutcome) {
         let kind: String
         let rejections: [Rejection]

@@ -20,7 +20,11 @@ final class IngestService: HTTPHandler {
     let config: IngestServerConfig
     private let keys: KeyVerifier
     private let queue: IngestQueue
-    private let rateLimiter = KeyRateLimiter()
+    let rateLimiter = KeyRateLimiter()
+    /// Decoding and validation, app by app in turn, off the HTTP threads.
+    let validators: FairWorkers
+    /// Invalid-token feed reads: a concurrency of their own.
+    let feedWorkers: FairWorkers
     let health: DatabaseHealth
     let commitProbe: CommitProbe?
     let metrics: ServerMetrics
@@ -34,6 +38,8 @@ final class IngestService: HTTPHandler {
         config: IngestServerConfig, keys: KeyVerifier, queue: IngestQueue, health: DatabaseHealth, commitProbe: CommitProbe? = nil,
         metrics: ServerMetrics, logger: Logger, feed: @escaping @Sendable (String, InvalidTokenFeed.Query) throws(StoreError) -> InvalidTokenFeed.Page
     ) {
+        validators = FairWorkers(threads: config.validatorCount, name: "validator")
+        feedWorkers = FairWorkers(threads: config.feedConcurrency, name: "feed")
         self.feed = feed
         self.config = config
         self.keys = keys
@@ -106,21 +112,40 @@ final class IngestService: HTTPHandler {
     }
 
     func handle(_ head: RequestHead, body: [UInt8], context: any Sendable, reply: any ReplySlot) {
-        if let request = context as? FeedRequest { return handleFeed(request, reply: reply) }
+        let receivedAt = Date()
+        let shuttingDown = HTTPResponse.shuttingDown(retryAfter: config.retryAfterUnavailable)
+        if let request = context as? FeedRequest {
+            guard feedWorkers.submit(app: request.appID, { [self] in handleFeed(request, reply: reply) }) else { return reply.send(shuttingDown) }
+            return
+        }
         guard let request = context as? IngestRequest else { return reply.send(.internalError) }
-        let (unit, refusal) = prepare(body, request, receivedAt: Date())
+        guard validators.submit(app: request.key.appID, { [self] in process(body, request, receivedAt: receivedAt, reply: reply) }) else {
+            return reply.send(shuttingDown)
+        }
+    }
+
+    /// Decodes, validates and queues one request (on a validator thread).
+    private func process(_ body: [UInt8], _ request: IngestRequest, receivedAt: Date, reply: any ReplySlot) {
+        let (unit, decoded, refusal) = prepare(body, request, receivedAt: receivedAt)
         guard let unit else { return reply.send(refusal.map(HTTPResponse.envelope) ?? .internalError) }
         // A dry run's refusal is answered as is: the failed-event store keeps only real requests.
         if request.dryRun, let refusal { return reply.send(.envelope(refusal)) }
-        // A refused request (400, 413) is answered as such, whatever the key's rate.
-        if refusal == nil, let wait = rateLimiter.admit(key: request.key, events: unit.eventCount) {
-            return reply.send(throttle(.rateLimit, key: request.key, retryAfter: wait))
+        // A refused request takes one event from the key's bucket and is answered as refused
+        // whatever the rate (a 429 would have the client retry a request that cannot succeed);
+        // over the rate its failed-event row is not stored, so refusals cannot outgrow the key's rate.
+        if let wait = rateLimiter.admit(key: request.key, events: max(1, unit.eventCount)) {
+            guard let refusal else { return reply.send(throttle(.rateLimit, key: request.key, retryAfter: wait)) }
+            metrics.failedEventsNotStored.increment([Throttle.rateLimit.rawValue])
+            return reply.send(.envelope(refusal))
         }
         let retryAfter = (saturated: config.retryAfterSaturated, unavailable: config.retryAfterUnavailable)
-        let job = IngestJob(unit: unit, dryRun: request.dryRun, app: request.key.appID) { result in
+        // Held until written: the decoded body (for a quarantine) and the parsed unit, about as large again.
+        let bytes = refusal == nil ? 2 * decoded.count : FailedText.maxStoredBytes
+        let job = IngestJob(unit: unit, dryRun: request.dryRun, app: request.key.appID, body: refusal == nil ? decoded : [], bytes: bytes) { result in
             switch (result, refusal) {
             case (_, let refusal?): reply.send(.envelope(refusal))
             case (.success(let outcome), nil): reply.send(.json(200, IngestResponse.accepted(outcome, rejected: unit.rejections)))
+            case (.failure(.quarantined(let quarantine)), nil): reply.send(.envelope(quarantine))
             case (.failure(.unavailable), nil): reply.send(.unavailable(retryAfter: retryAfter.unavailable))
             case (.failure(.outcomeUnknown), nil): reply.send(.outcomeUnknown(retryAfter: retryAfter.unavailable))
             case (.failure(.failed), nil): reply.send(.internalError)
@@ -128,7 +153,10 @@ final class IngestService: HTTPHandler {
         }
         let submission = queue.submit(job)
         guard submission != .queued else { return }
-        if let refusal { return reply.send(.envelope(refusal)) }
+        if let refusal {
+            metrics.failedEventsNotStored.increment([Throttle.queueShare.rawValue])
+            return reply.send(.envelope(refusal))
+        }
         switch submission {
         case .full: reply.send(.saturated(retryAfter: retryAfter.saturated))
         case .shareFull: reply.send(throttle(.queueShare, key: request.key, retryAfter: retryAfter.saturated))
@@ -138,7 +166,7 @@ final class IngestService: HTTPHandler {
 
     /// A 429 for this key's app only, counted per app and reason.
     private func throttle(_ reason: Throttle, key: KeyRecord, retryAfter: Int) -> HTTPResponse {
-        metrics.throttled.increment([key.appID, reason.rawValue])
+        metrics.throttled.increment([metrics.appLabel(key.appID), reason.rawValue])
         return .throttled(reason, retryAfter: retryAfter)
     }
 
@@ -156,24 +184,25 @@ final class IngestService: HTTPHandler {
 
     // MARK: Steps
 
-    /// The unit to store and, for a request refused as a whole, the refusal to answer after
-    /// storing it. A 400 or 413 is kept in the failed-event store with the body's text (empty
-    /// when it was gzip that would not decompress); a 403 is not stored (no unit).
-    private func prepare(_ body: [UInt8], _ request: IngestRequest, receivedAt: Date) -> (IngestUnit?, EnvelopeError?) {
+    /// The unit to store, the body as decoded, and, for a request refused as a whole, the
+    /// refusal to answer after storing it. A 400 or 413 is kept in the failed-event store with
+    /// a bounded prefix of the body's text (empty when it was gzip that would not decompress)
+    /// and the installation it named; a 403 is not stored (no unit).
+    private func prepare(_ body: [UInt8], _ request: IngestRequest, receivedAt: Date) -> (IngestUnit?, [UInt8], EnvelopeError?) {
         var text: [UInt8] = request.format.gzip ? [] : body
         do {
             let decoded = try decode(body, request)
             text = decoded
-            return (try validate(decoded, request, receivedAt: receivedAt), nil)
+            return (try validate(decoded, request, receivedAt: receivedAt), decoded, nil)
         } catch {
             metrics.failedRequests.increment([request.route.rawValue, error.code])
-            guard error.status == 400 || error.status == 413 else { return (nil, error) }
+            guard error.status == 400 || error.status == 413 else { return (nil, [], error) }
             // Postgres text holds no U+0000 (a raw NUL byte would fail the whole COPY batch).
             let unit = IngestUnit.failedRequest(
                 endpoint: request.endpoint, appID: request.key.appID, code: error.code,
-                message: Rejection.storableText(Array(error.message.utf8)[...]), rawBody: Rejection.storableText(text[...]),
-                receivedAt: receivedAt)
-            return (unit, error)
+                message: Rejection.storableText(Array(error.message.utf8)[...]), rawBody: FailedText(text[...]),
+                receivedAt: receivedAt, subject: error.code == "invalid_json" ? FailedSubject() : FailedSubject.ofBody(text, limits: config.limits))
+            return (unit, [], error)
         }
     }
 

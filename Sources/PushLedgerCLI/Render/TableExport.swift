@@ -2,10 +2,23 @@ import PushLedgerSupport
 
 extension Table {
     /// RFC 4180 CSV: a header record, then one record per row, each ended by CRLF. Fields with
-    /// a comma, quote, CR or LF are quoted, quotes doubled. Null cells are empty fields.
+    /// a comma, quote, CR or LF are quoted, quotes doubled. Null cells are empty fields. A text
+    /// cell starting with `=`, `+`, `-`, `@`, tab or CR gets a leading `'`: a spreadsheet would
+    /// run it as a formula (a channel named `=HYPERLINK(…)`); numbers are left as they are.
     public func csv() -> String {
-        let records = [columns.map(\.title)] + normalizedRows.map { row in row.map { $0.text ?? "" } }
+        let header = columns.map { Self.neutralized($0.title) }
+        let records = [header] + normalizedRows.map { row in
+            row.map { cell in
+                if case .text(let text) = cell { return Self.neutralized(text) }
+                return cell.text ?? ""
+            }
+        }
         return records.map { $0.map(Self.csvField).joined(separator: ",") + "\r\n" }.joined()
+    }
+
+    static func neutralized(_ text: String) -> String {
+        guard let first = text.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first) else { return text }
+        return "'" + text
     }
 
     /// A GitHub-flavoured Markdown table; numeric columns right-aligned (`---:`), null as `—`.

@@ -54,6 +54,9 @@ struct Journal: Sendable {
                 throw .storage(operation: "mkdir", path: directory, detail: "\(error)")
             }
         }
+        #if canImport(Darwin)
+        try Self.protect(directories: [root, events, incoming], root: root)
+        #endif
     }
 
     /// The directory's installation id: minted by the first process that asks, kept for ever.

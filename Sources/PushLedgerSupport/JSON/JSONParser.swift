@@ -20,9 +20,14 @@ public struct JSONParseOptions: Sendable, Equatable {
     public var maxDepth = 64
     /// Number literals longer than this many characters are rejected.
     public var maxNumberLength = 64
-    public init(maxDepth: Int = 64, maxNumberLength: Int = 64) {
+    /// Values (strings, numbers, literals, arrays, objects, at any depth) beyond this many are
+    /// rejected before they are built: the parsed document's memory is bounded by it, not by
+    /// the body's size.
+    public var maxValues = Int.max
+    public init(maxDepth: Int = 64, maxNumberLength: Int = 64, maxValues: Int = .max) {
         self.maxDepth = maxDepth
         self.maxNumberLength = maxNumberLength
+        self.maxValues = maxValues
     }
 }
 
@@ -83,6 +88,8 @@ struct Reader {
     var i = 0
     /// Reused across strings that need unescaping.
     var scratch: [UInt8] = []
+    /// Values parsed so far (against `options.maxValues`).
+    var values = 0
 
     init(_ b: UnsafeBufferPointer<UInt8>, options: JSONParseOptions) {
         self.b = b
@@ -126,6 +133,7 @@ struct Reader {
     mutating func parseValue(depth: Int) throws(JSONError) -> JSONValue {
         skipWhitespace()
         guard i < b.count else { throw error(at: i, "unexpected end of input, expected a value") }
+        try countValue()
         switch b[i] {
         case quote: return .string(try parseString())
         case UInt8(ascii: "{"): return .object(try parseObject(depth: depth + 1, recordMemberArrays: false).0)
@@ -160,6 +168,11 @@ struct Reader {
         return JSONNumber(validatedText: String(decoding: UnsafeBufferPointer(rebasing: b[start..<end]), as: UTF8.self), int64Value: int64)
     }
 
+    @inline(__always) mutating func countValue() throws(JSONError) {
+        values += 1
+        if values > options.maxValues { throw error(at: i, "more than \(options.maxValues) values") }
+    }
+
     mutating func enter(_ depth: Int) throws(JSONError) {
         if depth > options.maxDepth { throw error(at: i, "nesting deeper than \(options.maxDepth) levels") }
     }
@@ -177,6 +190,7 @@ struct Reader {
 
     mutating func parseArray(depth: Int, recordRanges: Bool) throws(JSONError) -> ([JSONValue], [Range<Int>]) {
         try enter(depth)
+        if recordRanges { try countValue() }
         i += 1  // '['
         var elements: [JSONValue] = []
         var ranges: [Range<Int>] = []
@@ -196,6 +210,7 @@ struct Reader {
 
     mutating func parseObject(depth: Int, recordMemberArrays: Bool) throws(JSONError) -> (JSONObject, [Int: [Range<Int>]]) {
         try enter(depth)
+        if recordMemberArrays { try countValue() }
         i += 1  // '{'
         var object = JSONObject()
         var ranges: [Int: [Range<Int>]] = [:]

@@ -1,4 +1,5 @@
 import Foundation
+import PushLedgerContract
 import PushLedgerSupport
 
 /// Whether an alert is firing or has resolved.
@@ -14,8 +15,9 @@ public enum AlertText {
     /// silent_loss_rate 12.30% (123/1000 accepted) vs baseline 4.50% (315/7000), +7.80 pp, p=1.2e-30.
     /// Investigate: pushledger report silent-loss …`.
     public static func message(_ finding: AlertFinding, state: AlertState) -> String {
+        // Channel names come from devices: control and format characters shown as `\u{…}`.
         let subject = [state.rawValue.uppercased(), finding.rule.rawValue, finding.appID, finding.slice.label]
-            .filter { !$0.isEmpty }.joined(separator: " ")
+            .filter { !$0.isEmpty }.map { StorageRules.printable($0, maxScalars: 512) }.joined(separator: " ")
         return "\(subject): \(figures(finding)). Investigate: \(investigate(finding))"
     }
 
@@ -72,6 +74,13 @@ public enum AlertText {
     }
 
     /// App ids are reverse-DNS names, but quote anything else a shell would read specially.
+    /// Text for a Slack-compatible `text` field: `&`, `<` and `>` escaped as Slack asks, so a
+    /// channel named `<!channel>` mentions no one and links nowhere.
+    public static func slackEscaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;")
+    }
+
     static func shellQuoted(_ text: String) -> String {
         let plain = text.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "._-:/".unicodeScalars.contains($0) }
         return plain && !text.isEmpty ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"

@@ -63,7 +63,7 @@ struct AlertRecord: Encodable {
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: Key.self)
         let t = transition
-        if includeSlackText { try c.encode(t.message, forKey: .text) }
+        if includeSlackText { try c.encode(AlertText.slackEscaped(t.message), forKey: .text) }
         if isStored { try c.encode(t.id, forKey: .id) }
         try c.encode(t.rule, forKey: .rule)
         try c.encode(t.appID, forKey: .appID)

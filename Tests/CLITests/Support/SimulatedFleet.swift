@@ -15,8 +15,7 @@ struct SimulatedFleet {
         environment = ["DATABASE_URL": database, "PUSHLEDGER_APP": "com.example.shop"]
         let migrate = try CommandRunner.run(["migrate", "--log-level", "warning"], environment: environment)
         try #require(migrate.status == 0, "\(migrate.stderr)")
-        serve = try ServeProcess(databaseURL: database)
-
+        // Keys before the server: a key it does not know yet is refused until its background reload.
         var keys: [String] = []
         for scope in ["telemetry", "sends"] {
             let key = try CommandRunner.run(
@@ -24,6 +23,7 @@ struct SimulatedFleet {
             try #require(key.status == 0, "\(key.stderr)")
             keys.append(key.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
         }
+        serve = try ServeProcess(databaseURL: database)
         truthFile = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-truth-\(UUID()).json")
         let simulate = try CommandRunner.run(
             ["simulate", "--url", "http://127.0.0.1:\(serve.port)", "--telemetry-key", keys[0], "--sends-key", keys[1],

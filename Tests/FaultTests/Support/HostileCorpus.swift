@@ -22,6 +22,8 @@ struct HostileRequest: Sendable {
         case closedByServer
         /// Not HTTP at all (no method, target and version): a 4xx or the connection closed.
         case refusedOrClosed
+        /// Anything but a 5xx: values that may be stored or refused, as long as they are answered.
+        case neverServerError
     }
 
     var category: String
@@ -40,6 +42,8 @@ struct HostileCorpus {
     let otherAppKey: String
     let revokedKey: String
     let limits: (maxBody: Int, maxEvents: Int)
+    /// A sends key of the other app (the storage corpus posts as that app).
+    var otherAppSendsKey = ""
     /// gzip of 64 MiB of zeros (~64 KiB): decompresses far past the 8 MiB limit.
     let bomb = Gzip.compress([UInt8](repeating: 0, count: 64 << 20), level: 9)
 

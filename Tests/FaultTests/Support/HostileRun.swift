@@ -111,6 +111,8 @@ enum HostileRun {
             }
         case .closedByServer:
             violation("a slow client's request was delivered whole")
+        case .neverServerError where reply.status >= 500:
+            violation("answered \(reply.status): \(reply.text.prefix(200))")
         default:
             break
         }

@@ -15,6 +15,11 @@ final class FaultyStore: IngestStore {
         var failing = false
         /// Units per successful `write`, in order.
         var batchSizes: [Int] = []
+        /// A `write` holding a telemetry unit of this installation fails as the database
+        /// refusing a row would (a poison unit the validators let through).
+        var poison: UUID?
+        /// `write` calls, failed ones included (transactions tried).
+        var writes = 0
     }
 
     let state = Mutex(State())
@@ -31,6 +36,16 @@ final class FaultyStore: IngestStore {
 
     func write(_ units: [IngestUnit]) throws(StoreError) -> [WriteOutcome] {
         try injectFaults()
+        let poison = state.withLock { state -> UUID? in
+            state.writes += 1
+            return state.poison
+        }
+        if let poison, units.contains(where: { unit in
+            if case .telemetry(let validated, _) = unit { return validated.envelope.installationID == poison }
+            return false
+        }) {
+            throw StoreError(isConnectionProblem: false, sqlState: "22008", description: "datetime field overflow")
+        }
         let outcomes = try inner.write(units)
         state.withLock { $0.batchSizes.append(units.count) }
         return outcomes
