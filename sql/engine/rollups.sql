@@ -372,16 +372,6 @@ language sql as $$
         full_at = coalesce(excluded.full_at, rollup_refresh_state.full_at), reclassified = excluded.reclassified
 $$;
 
--- The last completed refresh and what waits for the next one: queued input statements and
--- whole days marked dirty; both null: never refreshed. For every report that reads rollups.
--- security definer: the readers' role (pushledger_reader) may count the queue without reading it.
-create or replace function pushledger_rollup_status()
-returns table (as_of timestamptz, refreshed_at timestamptz, pending_inputs bigint)
-language sql stable security definer set search_path = public, pg_temp as $$
-    select (select s.as_of from rollup_refresh_state s), (select s.refreshed_at from rollup_refresh_state s),
-           (select count(*) from rollup_inputs) + (select count(*) from rollup_dirty_days)
-$$;
-
 -- Recomputes everything from scratch as of p_as_of: every send of every app classified in one
 -- set-based pass (runs of 7 days), send_outcomes and the rollups rewritten from it. For
 -- repairs and definition changes, and the first refresh of a database. Returns every (app, day)
