@@ -267,12 +267,13 @@ begin
     union
     -- Sends of an installation from a new snapshot's time to its next snapshot.
     select s.app_id, s.sent_at, s.event_id, 2
-      from (select t.app_id, k.installation_id, min(k.occurred_at) as since
+      from (select t.app_id, k.installation_id, min(k.occurred_at) as since, max(k.occurred_at) as latest
               from rollup_taken t cross join unnest(t.keys, t.times) k(installation_id, occurred_at)
              where t.kind = 'snapshot' group by 1, 2) n
+      -- Up to the snapshot after the latest new one: new snapshots can follow each other.
       left join lateral (
             select n2.occurred_at from settings_snapshots n2
-             where n2.app_id = n.app_id and n2.installation_id = n.installation_id and n2.occurred_at > n.since
+             where n2.app_id = n.app_id and n2.installation_id = n.installation_id and n2.occurred_at > n.latest
              order by n2.occurred_at limit 1) nx on true
       join sends s on s.app_id = n.app_id and s.installation_id = n.installation_id
                   and s.sent_at >= n.since and s.sent_at < coalesce(nx.occurred_at, 'infinity')
