@@ -14,12 +14,19 @@ public struct ReportError: Error, Sendable, CustomStringConvertible, CustomDebug
     public let kind: Kind
     public let description: String
     public let debugDescription: String
+    /// The server's SQLSTATE when the database answered with an error.
+    public let sqlState: String?
 
-    init(kind: Kind, description: String, detail: String? = nil) {
+    init(kind: Kind, description: String, detail: String? = nil, sqlState: String? = nil) {
         self.kind = kind
         self.description = description
         self.debugDescription = detail.map { "\(description): \($0)" } ?? description
+        self.sqlState = sqlState
     }
+
+    /// A deadlock or serialization failure: the transaction was rolled back whole and the same
+    /// work can simply run again.
+    public var isTransient: Bool { ["40P01", "40001"].contains(sqlState ?? "") }
 
     public static func invalidQuery(_ message: String) -> ReportError { ReportError(kind: .invalidQuery, description: message) }
 
@@ -29,7 +36,8 @@ public struct ReportError: Error, Sendable, CustomStringConvertible, CustomDebug
 
     static func database(_ error: any Error, while doing: String) -> ReportError {
         let detail = (error as? PostgresError)?.debugDescription ?? String(describing: error)
-        return ReportError(kind: .database, description: "database error while \(doing)", detail: detail)
+        return ReportError(kind: .database, description: "database error while \(doing)", detail: detail,
+                           sqlState: (error as? PostgresError)?.sqlState)
     }
 }
 

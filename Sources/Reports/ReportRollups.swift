@@ -76,7 +76,10 @@ public enum ReportRollups {
                         ? "select refreshed_app, refreshed_day::text as day from pushledger_rebuild_report_rollups(\(asOf), \(window)::interval)"
                         : "select refreshed_app, refreshed_day::text as day from pushledger_refresh_report_rollups(\(asOf), \(window)::interval)"
                 ).map { (app: try $0.decode("refreshed_app", as: String.self), day: try $0.decode("day", as: String.self)) }
-                try connection.execute("select pushledger_record_rollup_pass()")
+                // A database not migrated yet (before 0012) has no pass record.
+                let recorded: Bool = try connection.query(
+                    "select to_regprocedure('pushledger_record_rollup_pass()') is not null as present")[0].decode("present")
+                if recorded { try connection.execute("select pushledger_record_rollup_pass()") }
                 return (days, cohorts, try lastRefreshWork(connection: connection) ?? (0, full))
             }
         }

@@ -146,7 +146,17 @@ public final class RollupFollower: Sendable {
         var behind = false
         while !stopped {
             let started = Date()
-            let summary = try ReportRollups.refresh(connection: connection, asOf: Date(), confirmationWindow: confirmationWindow)
+            let pass = Result { () throws(ReportError) in
+                try ReportRollups.refresh(connection: connection, asOf: Date(), confirmationWindow: confirmationWindow)
+            }
+            if case .failure(let error) = pass, error.isTransient {
+                // Chosen as a deadlock's victim beside ingest: rolled back whole; again at once.
+                shared.withLock { $0.failures += 1 }
+                logger.warning("rollup pass rolled back, running it again", ["error": error.debugDescription])
+                usleep(UInt32.random(in: 20_000...200_000))
+                continue
+            }
+            let summary = try pass.get()
             let took = Date().timeIntervalSince(started)
             let status = try RollupStatus.read(connection: connection)
             observe(status)

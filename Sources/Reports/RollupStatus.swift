@@ -29,11 +29,12 @@ public struct RollupStatus: Sendable, Equatable {
     /// Reads the status; only reads, so a read-only login or a hot standby can.
     public static func read(connection: Connection) throws(ReportError) -> RollupStatus {
         try databaseStep("reading the rollups' freshness") {
-            let row = try connection.query(
-                "select as_of, refreshed_at, pending_inputs, lag_seconds, last_pass_seconds from pushledger_rollup_status()")[0]
+            // `*`: a database not migrated yet (before 0012) has no lag columns.
+            let row = try connection.query("select * from pushledger_rollup_status()")[0]
             return RollupStatus(asOf: try row.decode("as_of"), refreshedAt: try row.decode("refreshed_at"),
-                                pendingInputs: try row.decode("pending_inputs"), lagSeconds: try row.decode("lag_seconds"),
-                                lastPassSeconds: try row.decode("last_pass_seconds"))
+                                pendingInputs: try row.decode("pending_inputs"),
+                                lagSeconds: (try? row.decode("lag_seconds", as: Double.self)) ?? 0,
+                                lastPassSeconds: (try? row.decode("last_pass_seconds", as: Double?.self)) ?? nil)
         }
     }
 

@@ -99,7 +99,7 @@ import Testing
             usleep(300_000)
         }
         #expect(try Self.caughtUp(db.connection))
-        #expect(second.lines("rollup pass").isEmpty && second.lines(Self.leading).isEmpty, "\(second.logText)")
+        #expect(second.lines("rollup pass").isEmpty && second.lines(Self.leading).isEmpty, "\(first.logText)\n\(second.logText)")
         #expect(first.lines("rollup pass").count >= 2)
         // The spare takes over once the leader has gone, and only then.
         first.send(SIGTERM)
