@@ -226,7 +226,7 @@ enum RollupCommand: Command {
                   .flag("full", help: "Recompute everything from scratch instead of what arrived since the last refresh"),
                   .flag("follow", help: "Keep running: refresh continuously within --freshness, until SIGTERM/SIGINT"),
                   .value("freshness", type: .duration, help: "With --follow: how far behind what was committed the rollups may fall", default: "60s"),
-                  .value("metrics-listen", help: "With --follow: serve /metrics (Prometheus text) here, plain HTTP", environment: "PUSHLEDGER_ROLLUP_METRICS_LISTEN", placeholder: "host:port")])
+                  .value("metrics-listen", help: "With --follow: serve Prometheus /metrics here (plain HTTP)", environment: "PUSHLEDGER_ROLLUP_METRICS_LISTEN", placeholder: "host:port")])
 
     static func run(_ context: CommandContext) throws -> Int32 {
         if context.command.flag("follow") { return try follow(context) }
