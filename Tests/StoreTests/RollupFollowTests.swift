@@ -149,8 +149,20 @@ import Testing
         #expect(lines.contains("pushledger_rollup_lag_seconds 0"), "\(reply.text)")
         #expect(lines.contains("pushledger_rollup_follower_leading 1") && lines.contains("pushledger_rollup_freshness_seconds 3"))
         #expect(lines.contains { $0.hasPrefix("pushledger_rollup_last_pass_seconds ") })
+
+        // SIGINT in the middle of a pass: the pass finishes and commits, then the follower exits 0.
+        let blocker = try Connection.connect(url: db.url)
+        try blocker.execute("select pg_advisory_lock(hashtext('pushledger_refresh_rollups'))")
+        for unit in world.units(at: -20) { _ = try db.write(unit) }
+        #expect(try Self.eventually { try Self.followerBackends(db.connection).waitingOnLock == 1 })
+        let passes = follower.lines("rollup pass").count
         follower.send(SIGINT)
-        #expect(follower.waitForExit() == (true, 0))
+        #expect(follower.waitFor("signal received, stopping after the pass in progress"))
+        #expect(follower.isRunning, "it waits for its pass")
+        try blocker.execute("select pg_advisory_unlock(hashtext('pushledger_refresh_rollups'))")
+        #expect(follower.waitForExit() == (true, 0), "\(follower.logText)")
+        #expect(follower.lines("rollup pass").count == passes + 1)
+        #expect(try db.count("rollup_inputs") == 0 && RollupStatus.read(connection: db.connection).lagSeconds == 0)
     }
 
     @Test func reconnectsAfterPostgresRestarts() throws {
