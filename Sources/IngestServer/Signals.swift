@@ -39,8 +39,9 @@ extension IngestServer {
     }
 }
 
-/// Dispatch signal sources for a set of signals, with the count of signals seen so far.
-final class SignalWatcher {
+/// Dispatch signal sources for a set of signals, with the count of signals seen so far (also for
+/// other long-running commands, such as `pushledger rollup --follow`).
+public final class SignalWatcher {
     private let sources: [any DispatchSourceSignal]
 
     private final class Count: Sendable {
@@ -49,7 +50,7 @@ final class SignalWatcher {
 
     /// The default actions are ignored so the process outlives the signal; `handler` runs on a
     /// global queue.
-    init(signals: [Int32], handler: @escaping @Sendable (Int32, Int) -> Void) {
+    public init(signals: [Int32], handler: @escaping @Sendable (Int32, Int) -> Void) {
         var sources: [any DispatchSourceSignal] = []
         for number in signals {
             Foundation.signal(number, SIG_IGN)
@@ -75,7 +76,7 @@ final class SignalWatcher {
         return unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
     }
 
-    func cancel() {
+    public func cancel() {
         for source in sources { source.cancel() }
     }
 }

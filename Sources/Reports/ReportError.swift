@@ -25,6 +25,13 @@ public struct ReportError: Error, Sendable, CustomStringConvertible, CustomDebug
         self.databaseError = databaseError
     }
 
+    /// A deadlock or serialization failure: the transaction was rolled back whole and the same
+    /// work can simply run again.
+    public var isTransient: Bool { ["40P01", "40001"].contains(sqlState ?? "") }
+
+    /// The server's SQLSTATE when the database answered with an error.
+    public var sqlState: String? { databaseError?.sqlState }
+
     public static func invalidQuery(_ message: String) -> ReportError { ReportError(kind: .invalidQuery, description: message) }
 
     static func unsupported(_ format: ReportFormat, report: String) -> ReportError {

@@ -57,7 +57,7 @@ public enum ReportRollups {
 
     /// Brings the rollups up to date as of `asOf` in one transaction, from what arrived since
     /// the last refresh (`full`: recomputes everything from scratch instead). Only `pushledger
-    /// rollup` (on a schedule) and repairs call it: reports never write, they say how fresh the
+    /// rollup` (`--follow`, or once) and repairs call it: reports never write, they say how fresh the
     /// rollups are (``RollupStatus``). Idempotent and safe while ingest runs.
     ///
     /// `asOf` should be now: a refresh as of an earlier time than the last one rebuilds.
@@ -76,6 +76,10 @@ public enum ReportRollups {
                         ? "select refreshed_app, refreshed_day::text as day from pushledger_rebuild_report_rollups(\(asOf), \(window)::interval)"
                         : "select refreshed_app, refreshed_day::text as day from pushledger_refresh_report_rollups(\(asOf), \(window)::interval)"
                 ).map { (app: try $0.decode("refreshed_app", as: String.self), day: try $0.decode("day", as: String.self)) }
+                // A database not migrated yet (before 0012) has no pass record.
+                let recorded: Bool = try connection.query(
+                    "select to_regprocedure('pushledger_record_rollup_pass()') is not null as present")[0].decode("present")
+                if recorded { try connection.execute("select pushledger_record_rollup_pass()") }
                 return (days, cohorts, try lastRefreshWork(connection: connection) ?? (0, full))
             }
         }

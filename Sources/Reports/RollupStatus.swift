@@ -2,9 +2,9 @@ import Foundation
 import Postgres
 import PushLedgerSupport
 
-/// How fresh the rollups are (`pushledger_rollup_status()`, sql/engine/rollups.sql): every
-/// report that reads them says so. Reports never refresh them: `pushledger rollup` does, on a
-/// schedule (docs/operations/README.md).
+/// How fresh the rollups are (`pushledger_rollup_status()`, sql/engine/rollup_status.sql): every
+/// report that reads them says so, and `pushledger rollup --follow` exports the lag. Reports
+/// never refresh them: `pushledger rollup --follow` does (docs/operations/README.md).
 public struct RollupStatus: Sendable, Equatable {
     /// The time the rollups classify as of; nil: never refreshed.
     public var asOf: Date?
@@ -12,19 +12,29 @@ public struct RollupStatus: Sendable, Equatable {
     public var refreshedAt: Date?
     /// Input changes (queued statements and days marked dirty) the next `pushledger rollup` will take.
     public var pendingInputs: Int
+    /// Seconds since the oldest committed input not yet rolled up could have been rolled up
+    /// (0: caught up): what the follower's freshness bounds.
+    public var lagSeconds: Double = 0
+    /// How long the last refresh's transaction ran; nil: never recorded.
+    public var lastPassSeconds: Double? = nil
 
-    public init(asOf: Date?, refreshedAt: Date?, pendingInputs: Int) {
+    public init(asOf: Date?, refreshedAt: Date?, pendingInputs: Int, lagSeconds: Double = 0, lastPassSeconds: Double? = nil) {
         self.asOf = asOf
         self.refreshedAt = refreshedAt
         self.pendingInputs = pendingInputs
+        self.lagSeconds = lagSeconds
+        self.lastPassSeconds = lastPassSeconds
     }
 
     /// Reads the status; only reads, so a read-only login or a hot standby can.
     public static func read(connection: Connection) throws(ReportError) -> RollupStatus {
         try databaseStep("reading the rollups' freshness") {
-            let row = try connection.query("select as_of, refreshed_at, pending_inputs from pushledger_rollup_status()")[0]
+            // `*`: a database not migrated yet (before 0012) has no lag columns.
+            let row = try connection.query("select * from pushledger_rollup_status()")[0]
             return RollupStatus(asOf: try row.decode("as_of"), refreshedAt: try row.decode("refreshed_at"),
-                                pendingInputs: try row.decode("pending_inputs"))
+                                pendingInputs: try row.decode("pending_inputs"),
+                                lagSeconds: (try? row.decode("lag_seconds", as: Double.self)) ?? 0,
+                                lastPassSeconds: (try? row.decode("last_pass_seconds", as: Double?.self)) ?? nil)
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import IngestServer
 import Postgres
 import PushLedgerSupport
 import PushLedgerCLI
@@ -23,7 +24,7 @@ private let sourceOption: OptionSpec = .value(
     default: ReportSource.auto.rawValue)
 
 /// How the reports get their figures, for the commands' --help.
-private let rollupsNote = "Reports only read: they never refresh the rollups. `pushledger rollup` does, from a cron job or systemd timer (docs/operations/README.md); a report from the rollups says how fresh they are."
+private let rollupsNote = "Reports only read: they never refresh the rollups. `pushledger rollup --follow` does, kept running as a service (docs/operations/README.md); a report from the rollups says how fresh they are."
 
 private func formatOption(_ formats: [ReportFormat], default value: ReportFormat) -> OptionSpec {
     .value("format", type: .choice(formats.map(\.rawValue)), help: "Output format", default: value.rawValue)
@@ -219,18 +220,84 @@ enum QueryCommand: Command {
 
 enum RollupCommand: Command {
     static let spec = CommandSpec(
-        "rollup", summary: "Bring the daily rollups up to date with what arrived since the last refresh (idempotent, safe during ingest)",
-        discussion: "By default only the sends the new data affects are judged again and the rollups move by the difference; --full recomputes every send and every rollup from scratch (after a repair or a change of definitions). The summary says how many sends were reclassified. The only command that refreshes the rollups the reports read: run it from a cron job or systemd timer on the primary (docs/operations/README.md).",
-        options: [.value("format", type: .choice(["text", "json"]), help: "Output format", default: "text"),
-                  .flag("full", help: "Recompute everything from scratch instead of what arrived since the last refresh")])
+        "rollup", summary: "Bring the daily rollups up to date with what arrived since the last refresh (once, or --follow)",
+        discussion: "By default only the sends the new data affects are judged again and the rollups move by the difference; --full recomputes every send and every rollup from scratch (after a repair or a change of definitions). The summary says how many sends were reclassified. The only command that refreshes the rollups the reports read; run it on the primary. --follow keeps running and refreshes every half --freshness (back to back when a pass takes longer), so the rollups stay within --freshness of what was committed: one follower leads at a time across processes (a Postgres advisory lock; a second one waits as a hot spare), a pass is one transaction (a pass cut short by a kill or a lost connection leaves nothing), a lost database is retried with backoff, and SIGTERM or SIGINT finishes the pass in progress and exits 0 (a second signal abandons it). Each pass and each change of state is a log line on stderr; --metrics-listen serves pushledger_rollup_lag_seconds and friends for Prometheus. Run it as the systemd unit deploy/systemd/pushledger-rollup-follow.service (docs/operations/README.md); SELECT * FROM pushledger_rollup_status() shows the lag too.",
+        options: [.value("format", type: .choice(["text", "json"]), help: "Output format (without --follow)", default: "text"),
+                  .flag("full", help: "Recompute everything from scratch instead of what arrived since the last refresh"),
+                  .flag("follow", help: "Keep running: refresh continuously within --freshness, until SIGTERM/SIGINT"),
+                  .value("freshness", type: .duration, help: "With --follow: how far behind what was committed the rollups may fall", default: "60s"),
+                  .value("metrics-listen", help: "With --follow: serve Prometheus /metrics here (plain HTTP)", environment: "PUSHLEDGER_ROLLUP_METRICS_LISTEN", placeholder: "host:port")])
 
     static func run(_ context: CommandContext) throws -> Int32 {
+        if context.command.flag("follow") { return try follow(context) }
+        guard context.command.string("metrics-listen") == nil else { throw OptionError("--metrics-listen needs --follow") }
         let json = try context.command.value(String.self, "format") == "json"
         let connection = try context.connect()
         return try ReportCommand.report(context) {
             let summary = try ReportRollups.refresh(connection: connection, full: context.command.flag("full"))
             return json ? summary.json.jsonText(pretty: true) : summary.text
         }
+    }
+
+    /// `--follow`: runs the follower until a signal, with its metrics endpoint when asked.
+    static func follow(_ context: CommandContext) throws -> Int32 {
+        let command = context.command
+        guard !command.flag("full") else { throw OptionError("--full rebuilds once: it cannot be combined with --follow") }
+        let freshness = try command.value(TimeSpan.self, "freshness").timeInterval
+        guard freshness >= 1 else { throw OptionError("--freshness must be at least 1s") }
+        let url = context.databaseURL
+        let logger = context.logger.named("rollup")
+        let follower = RollupFollower(freshness: freshness, logger: logger) { try Connection.connect(url: url) }
+        var endpoint: MetricsEndpoint?
+        if let listen = command.string("metrics-listen") {
+            let address = try ServeCommand.address(listen, flag: "metrics-listen")
+            do {
+                endpoint = try MetricsEndpoint(host: address.host, port: address.port) { followerMetrics(follower) }
+            } catch {
+                throw CommandFailure(message: error.description)
+            }
+            logger.info("metrics listening", ["address": "\(address.host):\(endpoint!.port)"])
+        }
+        let watcher = SignalWatcher(signals: [SIGTERM, SIGINT]) { signal, count in
+            if count == 1 {
+                logger.info("signal received, stopping after the pass in progress", ["signal": "\(signal)"])
+                follower.stop()
+            } else {
+                // Closing the connection rolls the pass back: nothing of it is applied.
+                logger.info("second signal, abandoning the pass in progress", ["signal": "\(signal)"])
+                exit(0)
+            }
+        }
+        follower.run()
+        watcher.cancel()
+        endpoint?.stop()
+        return 0
+    }
+
+    /// The follower's Prometheus metrics: the lag, what waits, the last pass, who leads.
+    static func followerMetrics(_ follower: RollupFollower) -> String {
+        let snapshot = follower.snapshot
+        var families: [MetricFamily] = [
+            .gauge("pushledger_rollup_freshness_seconds", help: "The freshness target the follower refreshes within (--freshness).",
+                   [([], follower.freshness)]),
+            .gauge("pushledger_rollup_follower_leading", help: "1 when this follower holds the lock and refreshes; 0 standing by or unreachable.",
+                   [([], snapshot.state == .leading ? 1 : 0)]),
+            .counter("pushledger_rollup_passes_total", help: "Refresh passes this follower completed.", [([], Double(snapshot.passes))]),
+            .counter("pushledger_rollup_failures_total", help: "Connections lost or passes failed (each retried with backoff).",
+                     [([], Double(snapshot.failures))]),
+        ]
+        if let lag = snapshot.lagSeconds(), let status = snapshot.status {
+            families.append(.gauge("pushledger_rollup_lag_seconds",
+                                   help: "Age of the oldest committed input not yet rolled up (0: caught up), from pushledger_rollup_status().",
+                                   [([], lag)]))
+            families.append(.gauge("pushledger_rollup_pending_inputs", help: "Queued input changes the next pass takes.",
+                                   [([], Double(status.pendingInputs))]))
+            if let seconds = status.lastPassSeconds {
+                families.append(.gauge("pushledger_rollup_last_pass_seconds", help: "How long the last refresh's transaction ran.",
+                                       [([], seconds)]))
+            }
+        }
+        return Prometheus.render(families)
     }
 }
 

@@ -110,7 +110,7 @@ enum ServeCommand: Command {
     }
 
     /// `HOST:PORT` of `--listen` and `--admin-listen`.
-    private static func address(_ text: String, flag: String) throws -> ListenAddress {
+    static func address(_ text: String, flag: String) throws -> ListenAddress {
         guard let colon = text.lastIndex(of: ":"), let port = UInt16(text[text.index(after: colon)...]) else {
             throw OptionError("--\(flag) wants HOST:PORT, got '\(text)'")
         }

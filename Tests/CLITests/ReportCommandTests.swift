@@ -69,7 +69,7 @@ import Testing
         let fromRollups = try CommandRunner.run(["report", "silent-loss", "--week", "2026-W47", "--source", "rollups"], environment: reader)
         #expect(fromRollups.status == 0 && fromRollups.stdout.contains("answered from the rollups as of "), "\(fromRollups.stderr)")
         let help = try CommandRunner.run(["report", "weekly", "--help"], environment: env)
-        #expect(help.stdout.contains("`pushledger rollup` does, from a cron job or systemd timer"))
+        #expect(help.stdout.contains("`pushledger rollup --follow` does, kept running as a service"))
     }
 
     @Test(arguments: [

@@ -26,7 +26,7 @@ struct AlertPrometheusRulesTests {
     func checkRules() throws {
         let (status, output) = try Self.promtool(["check", "rules", "pushledger-ingest.rules.yml"])
         #expect(status == 0, "\(output) (install Debian's prometheus package for promtool)")
-        #expect(output.contains("SUCCESS: 7 rules found"))
+        #expect(output.contains("SUCCESS: 9 rules found"))
     }
 
     @Test("promtool test rules: each alert fires on its scenario and stays quiet on the others")
@@ -39,7 +39,8 @@ struct AlertPrometheusRulesTests {
     func metricNames() throws {
         let rules = try String(contentsOf: Self.folder.appendingPathComponent("pushledger-ingest.rules.yml"), encoding: .utf8)
         for name in ["pushledger_http_requests_total", "pushledger_queue_depth", "pushledger_queue_capacity",
-                     "pushledger_events_total", "pushledger_database_up"] {
+                     "pushledger_events_total", "pushledger_database_up", "pushledger_rollup_lag_seconds",
+                     "pushledger_rollup_follower_leading"] {
             #expect(rules.contains(name), "\(name)")
         }
     }

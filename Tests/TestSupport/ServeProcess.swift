@@ -4,38 +4,27 @@ import Foundation
 import Glibc
 #endif
 
-/// `pushledger serve` as a child process of the test, so signals (SIGTERM, SIGKILL) hit it and
-/// never the test process. Its stderr goes to a log file the test can read.
-public final class ServeProcess: @unchecked Sendable {
-    public let port: UInt16
+/// A `pushledger` child process of the test, so signals (SIGTERM, SIGKILL) hit it and never the
+/// test process. Its stderr (the structured log) goes to a file the test can read.
+public class PushLedgerProcess: @unchecked Sendable {
     public let log: URL
-    private let process: Process
+    let process: Process
 
-    /// Starts `pushledger serve --listen 127.0.0.1:PORT extra…` against `databaseURL` and waits
-    /// until it accepts connections. `port` nil picks a free one; pass the old one to restart.
-    public init(databaseURL: String, port: UInt16? = nil, arguments: [String] = []) throws {
-        guard let port = port ?? Self.freePort() else { throw RawHTTPError(description: "no free port") }
-        self.port = port
-        log = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(port)-\(UUID()).log")
+    /// Starts `pushledger arguments…` with `environment` (and PATH); `name` prefixes the log file.
+    init(name: String, arguments: [String], environment: [String: String]) throws {
+        log = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID()).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         process = Process()
         process.executableURL = CommandRunner.executable
-        process.arguments = ["serve", "--listen", "127.0.0.1:\(port)"] + arguments
-        process.environment = [
-            "PATH": "/usr/bin:/bin", "DATABASE_URL": databaseURL,
-            "PUSHLEDGER_SQL_DIR": TestDatabase.repositoryRoot.appendingPathComponent("sql").path,
-        ]
+        process.arguments = arguments
+        process.environment = environment.merging(["PATH": "/usr/bin:/bin"]) { mine, _ in mine }
         process.standardError = try FileHandle(forWritingTo: log)
         process.standardOutput = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        let process = process
-        guard Self.waitForListener(port: port, while: { ChildExit.poll(process) == nil }) else {
-            throw RawHTTPError(description: "serve never listened: \(logText)")
-        }
     }
 
-    /// Kills a server the test left running; the log file goes too.
+    /// Kills a process the test left running; the log file goes too.
     deinit {
         if isRunning { kill(pid, SIGKILL) }
         ChildExit.wait(process)
@@ -44,10 +33,9 @@ public final class ServeProcess: @unchecked Sendable {
 
     public var pid: Int32 { process.processIdentifier }
     public var isRunning: Bool { ChildExit.poll(process) == nil }
-    public var baseURL: String { "http://127.0.0.1:\(port)" }
     public var logText: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
 
-    /// Sends `signal` to the server process.
+    /// Sends `signal` to the process.
     public func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
     /// Waits for the process to end: (exited normally, status or signal number).
@@ -55,6 +43,27 @@ public final class ServeProcess: @unchecked Sendable {
     public func waitForExit() -> (exited: Bool, status: Int32) {
         ChildExit.wait(process)
     }
+}
+
+/// `pushledger serve` as a child process of the test.
+public final class ServeProcess: PushLedgerProcess, @unchecked Sendable {
+    public let port: UInt16
+
+    /// Starts `pushledger serve --listen 127.0.0.1:PORT extra…` against `databaseURL` and waits
+    /// until it accepts connections. `port` nil picks a free one; pass the old one to restart.
+    public init(databaseURL: String, port: UInt16? = nil, arguments: [String] = []) throws {
+        guard let port = port ?? Self.freePort() else { throw RawHTTPError(description: "no free port") }
+        self.port = port
+        try super.init(
+            name: "serve-\(port)", arguments: ["serve", "--listen", "127.0.0.1:\(port)"] + arguments,
+            environment: ["DATABASE_URL": databaseURL, "PUSHLEDGER_SQL_DIR": TestDatabase.repositoryRoot.appendingPathComponent("sql").path])
+        let process = process
+        guard Self.waitForListener(port: port, while: { ChildExit.poll(process) == nil }) else {
+            throw RawHTTPError(description: "serve never listened: \(logText)")
+        }
+    }
+
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
 
     /// Resident memory now and its peak so far, in bytes (`VmRSS`, `VmHWM` of /proc/PID/status).
     public func memory() -> (rss: Int, peak: Int)? {

@@ -267,12 +267,13 @@ begin
     union
     -- Sends of an installation from a new snapshot's time to its next snapshot.
     select s.app_id, s.sent_at, s.event_id, 2
-      from (select t.app_id, k.installation_id, min(k.occurred_at) as since
+      from (select t.app_id, k.installation_id, min(k.occurred_at) as since, max(k.occurred_at) as latest
               from rollup_taken t cross join unnest(t.keys, t.times) k(installation_id, occurred_at)
              where t.kind = 'snapshot' group by 1, 2) n
+      -- Up to the snapshot after the latest new one: new snapshots can follow each other.
       left join lateral (
             select n2.occurred_at from settings_snapshots n2
-             where n2.app_id = n.app_id and n2.installation_id = n.installation_id and n2.occurred_at > n.since
+             where n2.app_id = n.app_id and n2.installation_id = n.installation_id and n2.occurred_at > n.latest
              order by n2.occurred_at limit 1) nx on true
       join sends s on s.app_id = n.app_id and s.installation_id = n.installation_id
                   and s.sent_at >= n.since and s.sent_at < coalesce(nx.occurred_at, 'infinity')
@@ -370,16 +371,6 @@ language sql as $$
     on conflict (singleton) do update set
         as_of = excluded.as_of, window_length = excluded.window_length, refreshed_at = excluded.refreshed_at,
         full_at = coalesce(excluded.full_at, rollup_refresh_state.full_at), reclassified = excluded.reclassified
-$$;
-
--- The last completed refresh and what waits for the next one: queued input statements and
--- whole days marked dirty; both null: never refreshed. For every report that reads rollups.
--- security definer: the readers' role (pushledger_reader) may count the queue without reading it.
-create or replace function pushledger_rollup_status()
-returns table (as_of timestamptz, refreshed_at timestamptz, pending_inputs bigint)
-language sql stable security definer set search_path = public, pg_temp as $$
-    select (select s.as_of from rollup_refresh_state s), (select s.refreshed_at from rollup_refresh_state s),
-           (select count(*) from rollup_inputs) + (select count(*) from rollup_dirty_days)
 $$;
 
 -- Recomputes everything from scratch as of p_as_of: every send of every app classified in one

@@ -1,27 +1,26 @@
 import Foundation
-import TestSupport
 
 /// A Postgres cluster of its own (scripts/db.sh), so a test can really stop Postgres — the
 /// shared test cluster serves every other suite and must stay up.
-final class LocalCluster: Sendable {
-    let name: String
-    let url: String
+public final class LocalCluster: Sendable {
+    public let name: String
+    public let url: String
 
     /// Starts a fresh cluster `name` (a leftover of an earlier run is destroyed first).
-    init(name: String) throws {
+    public init(name: String) throws {
         self.name = name
         try Self.script("destroy", name)
         url = try Self.script("start", name)
     }
 
     /// Removes the cluster and its files; call in a `defer`.
-    func destroy() { _ = try? Self.script("destroy", name) }
+    public func destroy() { _ = try? Self.script("destroy", name) }
 
     /// `pg_ctl stop -m fast`: connections are terminated, the data stays.
-    func stop() throws { try Self.script("stop", name) }
+    public func stop() throws { try Self.script("stop", name) }
 
     /// Starts it again on the same port.
-    func resume() throws { try Self.script("resume", name) }
+    public func resume() throws { try Self.script("resume", name) }
 
     @discardableResult
     private static func script(_ command: String, _ name: String) throws -> String {

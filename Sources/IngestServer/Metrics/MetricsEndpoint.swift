@@ -1,0 +1,45 @@
+import Foundation
+
+/// A plain-HTTP listener that answers `GET /metrics` with what `render` returns (Prometheus
+/// text) and `GET /healthz` with "ok", for processes other than the ingest server, such as
+/// `pushledger rollup --follow --metrics-listen`. One thread: scrapes are rare and cheap.
+public final class MetricsEndpoint: Sendable {
+    private let daemon: HTTPDaemon
+
+    /// Binds `host:port` (port 0: any free port) and starts answering.
+    public init(host: String, port: UInt16, render: @escaping @Sendable () -> String) throws(HTTPServerError) {
+        var config = IngestServerConfig()
+        config.httpThreads = 1
+        config.connectionLimit = 32
+        config.perAddressConnectionLimit = 16
+        daemon = HTTPDaemon(handler: MetricsHandler(render: render))
+        try daemon.start(host: host, port: port, config: config)
+    }
+
+    /// The bound port.
+    public var port: UInt16 { daemon.port }
+
+    public func stop() { daemon.stop() }
+}
+
+private final class MetricsHandler: HTTPHandler {
+    let render: @Sendable () -> String
+
+    init(render: @escaping @Sendable () -> String) {
+        self.render = render
+    }
+
+    func decide(_ head: RequestHead) -> HeadDecision {
+        guard ["/metrics", "/healthz"].contains(head.path) else { return .respond(.notFound) }
+        guard head.method == "GET" || head.method == "HEAD" else { return .respond(.methodNotAllowed(allow: ["GET", "HEAD"])) }
+        return .respond(head.path == "/healthz"
+            ? .content(200, "ok\n", type: "text/plain; charset=utf-8")
+            : .content(200, render(), type: Prometheus.contentType))
+    }
+
+    func bodyTooLarge(_ head: RequestHead) -> HTTPResponse { .notFound }
+
+    func handle(_ head: RequestHead, body: [UInt8], context: any Sendable, reply: ReplySlot) { reply.send(.notFound) }
+
+    func responded(_ head: RequestHead, status: Int) {}
+}

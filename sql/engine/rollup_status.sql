@@ -1,0 +1,41 @@
+-- How fresh the rollups are (docs/rollups.md "Following"): read by every report that reads
+-- rollups, by `pushledger rollup --follow` for its metrics, and by monitoring as the read-only
+-- role pushledger_reader.
+
+-- Records how long the refresh of the current transaction took (called last, just before
+-- commit, by every refresh: `pushledger rollup`, with or without --follow).
+create or replace function pushledger_record_rollup_pass()
+returns void
+language sql as $$
+    update rollup_refresh_state
+       set pass_started_at = now(), pass_seconds = extract(epoch from clock_timestamp() - now())
+$$;
+
+-- The last completed refresh and what waits for the next one.
+--   as_of, refreshed_at: the last completed refresh (both null: never refreshed);
+--   pending_inputs: queued input statements and whole days marked dirty;
+--   oldest_pending_at: since when the oldest committed input not yet rolled up could have been
+--     (its transaction's start, or the time it is dated at when that is later: an input dated
+--     ahead of the clock waits for its time); null: nothing waits;
+--   lag_seconds: its age (0: caught up), what the freshness target bounds;
+--   last_pass_seconds: how long the last refresh's transaction ran.
+-- security definer: the readers' role may count the queues without reading them.
+drop function if exists pushledger_rollup_status();
+create function pushledger_rollup_status()
+returns table (as_of timestamptz, refreshed_at timestamptz, pending_inputs bigint, oldest_pending_at timestamptz,
+               lag_seconds double precision, last_pass_seconds double precision)
+language sql stable security definer set search_path = public, pg_temp as $$
+    with waiting as (
+        select greatest(i.queued_at, i.due_at) as since from rollup_inputs i where i.due_at <= now()
+        union all
+        select d.marked_at from rollup_dirty_days d
+        union all
+        select greatest(m.marked_at, m.due_at) from prompt_rollup_dirty_installations m where m.due_at <= now()
+    ), oldest as (
+        select min(w.since) as at from waiting w
+    )
+    select s.as_of, s.refreshed_at,
+           (select count(*) from rollup_inputs) + (select count(*) from rollup_dirty_days),
+           o.at, coalesce(greatest(extract(epoch from now() - o.at), 0), 0)::double precision, s.pass_seconds
+      from oldest o left join rollup_refresh_state s on true
+$$;
