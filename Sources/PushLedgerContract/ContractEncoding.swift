@@ -52,6 +52,11 @@ extension TelemetryPayload {
             o.appendIfPresent("notifications_enabled", s.notificationsEnabled.map(JSONValue.bool))
             o.appendIfPresent("post_notifications", s.postNotifications.map(\.json))
             o.appendIfPresent("channels", s.channels.map { .array($0.map(\.jsonValue)) })
+            o.appendIfPresent("standby_bucket", s.standbyBucket.map(\.json))
+            o.appendIfPresent("background_restricted", s.backgroundRestricted.map(JSONValue.bool))
+            o.appendIfPresent("ignoring_battery_optimizations", s.ignoringBatteryOptimizations.map(JSONValue.bool))
+            o.appendIfPresent("force_stopped_before_start", s.forceStoppedBeforeStart.map(JSONValue.bool))
+            o.appendIfPresent("low_power_mode", s.lowPowerMode.map(JSONValue.bool))
         case .permissionPrompt(let p):
             o.append("placement", .string(p.placement))
             o.append("prompt", p.prompt.json)
@@ -111,6 +116,8 @@ extension SendResult {
         o.appendIfPresent("environment", environment.map(JSONValue.string))
         o.appendIfPresent("latency_ms", latencyMs.map(JSONValue.int))
         o.appendIfPresent("response_body", responseBody.map(JSONValue.string))
+        o.appendIfPresent("collapse_id", collapseID.map(JSONValue.string))
+        o.appendIfPresent("expires_at", expiresAt.map(JSONValue.time))
         return .object(o)
     }
 }

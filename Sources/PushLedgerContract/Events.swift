@@ -37,6 +37,11 @@ public enum PostNotificationsState: String, Sendable, Codable, CaseIterable {
     case granted, denied, notRequired = "not_required"
 }
 
+/// Android `UsageStatsManager.getAppStandbyBucket()` (API 28+): constants 10, 20, 30, 40, 45.
+public enum StandbyBucket: String, Sendable, Codable, CaseIterable {
+    case active, workingSet = "working_set", frequent, rare, restricted
+}
+
 /// One Android notification channel as the snapshot reports it.
 public struct ChannelState: Sendable, Equatable, Codable {
     public var id: String
@@ -73,6 +78,15 @@ public struct SettingsSnapshot: Sendable, Equatable {
     public var postNotifications: PostNotificationsState?
     /// nil when the snapshot carried no `channels` list.
     public var channels: [ChannelState]?
+    // Device state (contract v1.2): describes the device, never changes whether the app can display.
+    public var standbyBucket: StandbyBucket?
+    public var backgroundRestricted: Bool?
+    public var ignoringBatteryOptimizations: Bool?
+    /// On the first snapshot after a process start: the app was force-stopped before this start
+    /// (API 35+). Ignored on iOS.
+    public var forceStoppedBeforeStart: Bool?
+    /// iOS `ProcessInfo.isLowPowerModeEnabled`.
+    public var lowPowerMode: Bool?
 
     public init(
         authorizationStatus: AuthorizationStatus? = nil, alertSetting: NotificationSetting? = nil,
@@ -80,7 +94,9 @@ public struct SettingsSnapshot: Sendable, Equatable {
         lockScreenSetting: NotificationSetting? = nil, notificationCenterSetting: NotificationSetting? = nil,
         timeSensitiveSetting: NotificationSetting? = nil, scheduledDeliverySetting: NotificationSetting? = nil,
         alertStyle: AlertStyle? = nil, notificationsEnabled: Bool? = nil,
-        postNotifications: PostNotificationsState? = nil, channels: [ChannelState]? = nil
+        postNotifications: PostNotificationsState? = nil, channels: [ChannelState]? = nil,
+        standbyBucket: StandbyBucket? = nil, backgroundRestricted: Bool? = nil,
+        ignoringBatteryOptimizations: Bool? = nil, forceStoppedBeforeStart: Bool? = nil, lowPowerMode: Bool? = nil
     ) {
         self.authorizationStatus = authorizationStatus
         self.alertSetting = alertSetting
@@ -94,6 +110,11 @@ public struct SettingsSnapshot: Sendable, Equatable {
         self.notificationsEnabled = notificationsEnabled
         self.postNotifications = postNotifications
         self.channels = channels
+        self.standbyBucket = standbyBucket
+        self.backgroundRestricted = backgroundRestricted
+        self.ignoringBatteryOptimizations = ignoringBatteryOptimizations
+        self.forceStoppedBeforeStart = forceStoppedBeforeStart
+        self.lowPowerMode = lowPowerMode
     }
 }
 
@@ -259,13 +280,17 @@ public struct SendResult: Sendable, Equatable {
     public var latencyMs: Int?
     /// The provider's HTTP body as the sender passed it (`response_body`), stored as given.
     public var responseBody: String?
+    /// APNs `apns-collapse-id` or FCM `collapse_key` (contract v1.2): 1…64 printable ASCII bytes.
+    public var collapseID: String?
+    /// When the provider discards the notification if undelivered (contract v1.2); never before `sentAt`.
+    public var expiresAt: Date?
 
     public init(
         index: Int, eventID: UUID, notificationID: UUID, appID: String, provider: PushProvider, token: String,
         installationID: UUID? = nil, channel: String, campaign: String? = nil, sentAt: Date, status: Int,
         reason: String? = nil, apnsID: String? = nil, unregisteredAt: Date? = nil, priority: Int? = nil,
         pushType: String? = nil, environment: String? = nil, latencyMs: Int? = nil,
-        responseBody: String? = nil
+        responseBody: String? = nil, collapseID: String? = nil, expiresAt: Date? = nil
     ) {
         self.index = index
         self.eventID = eventID
@@ -286,6 +311,8 @@ public struct SendResult: Sendable, Equatable {
         self.environment = environment
         self.latencyMs = latencyMs
         self.responseBody = responseBody
+        self.collapseID = collapseID
+        self.expiresAt = expiresAt
     }
 }
 

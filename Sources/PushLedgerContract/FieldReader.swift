@@ -177,6 +177,13 @@ struct FieldReader {
         }
     }
 
+    /// A collapse id (contract v1.2): 1…64 bytes of printable ASCII (0x20…0x7E).
+    mutating func collapseID(_ key: String) -> String? {
+        read(key, required: false, expected: "1 to 64 printable ASCII characters") {
+            $0.stringValue.flatMap { ContractFormat.isCollapseID($0) ? $0 : nil }
+        }
+    }
+
     /// An array; its elements are the caller's business.
     mutating func array(_ key: String, required: Bool) -> [JSONValue]? {
         read(key, required: required, expected: "an array") { $0.arrayValue }

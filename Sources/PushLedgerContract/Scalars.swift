@@ -144,6 +144,12 @@ public enum ContractFormat {
         return (1...4096).contains(utf8.count) && utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
     }
 
+    /// A collapse id: 1…64 bytes of printable ASCII (contract v1.2, on sends).
+    public static func isCollapseID(_ text: String) -> Bool {
+        let utf8 = text.utf8
+        return (1...64).contains(utf8.count) && utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
+    }
+
     @inline(__always) static func hexValue(_ c: UInt8) -> UInt8? {
         switch c {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): c - 48

@@ -12,7 +12,8 @@ public enum SendsValidator {
     /// Free strings: `app_id` 1…255 bytes; `channel`, `campaign` 1…255; `reason`, `apns_id`
     /// 1…255; `push_type`, `environment` 1…64; `response_body` 0…4,096 bytes. `status` is 0 or
     /// 100…599, `priority` 0…10, `latency_ms` 0…86,400,000. `ProviderResponse` derives `reason`
-    /// and `unregistered_at` from `response_body` and normalizes Admin SDK codes.
+    /// and `unregistered_at` from `response_body` and normalizes Admin SDK codes. v1.2:
+    /// `collapse_id` 1…64 printable ASCII bytes, `expires_at` a time not before `sent_at`.
     public static func validate(
         body: [UInt8], format: SendsFormat, keyAppID: String, receivedAt: Date, limits: IngestLimits
     ) throws(EnvelopeError) -> ValidatedSends {
@@ -139,6 +140,8 @@ public enum SendsValidator {
             let environment = r.string("environment", required: false, maxBytes: FieldLimits.shortWord)
             let latencyMs = r.int("latency_ms", required: false, in: 0...86_400_000)
             let responseBody = r.responseBody("response_body")
+            let collapseID = r.collapseID("collapse_id")
+            let expiresAt = r.time("expires_at", required: false)
             if let failure = r.failure { return .failure(EventFailureError(failure)) }
             guard let eventID, let notificationID, let appID, let provider, let token, let channel, let sentAt, let status else {
                 return .failure(EventFailureError((.invalidField, "invalid send")))  // unreachable: the reader reported it
@@ -149,6 +152,9 @@ public enum SendsValidator {
             if let failure = EventChecks.timeFailure(sentAt, receivedAt: receivedAt, limits: limits, what: "sent_at") {
                 return .failure(EventFailureError(failure))
             }
+            if let expiresAt, expiresAt < sentAt {
+                return .failure(EventFailureError((.invalidField, "invalid field \"expires_at\": expected a time at or after sent_at")))
+            }
             let stored = ProviderResponse.resolve(
                 provider: provider, status: status, body: responseBody, reason: reason, unregisteredAt: unregisteredAt)
             return .success(
@@ -157,7 +163,8 @@ public enum SendsValidator {
                     token: token, installationID: installationID, channel: channel, campaign: campaign,
                     sentAt: RFC3339.date(microseconds: sentAt), status: status, reason: stored.reason, apnsID: apnsID,
                     unregisteredAt: stored.unregisteredAt.map { RFC3339.date(microseconds: $0) }, priority: priority,
-                    pushType: pushType, environment: environment, latencyMs: latencyMs, responseBody: responseBody))
+                    pushType: pushType, environment: environment, latencyMs: latencyMs, responseBody: responseBody,
+                    collapseID: collapseID, expiresAt: expiresAt.map { RFC3339.date(microseconds: $0) }))
         }
     }
 }

@@ -40,10 +40,15 @@ enum TelemetryPayloadReader {
             s.timeSensitiveSetting = r.choice("time_sensitive_setting", required: false)
             s.scheduledDeliverySetting = r.choice("scheduled_delivery_setting", required: false)
             s.alertStyle = r.choice("alert_style", required: false)
+            s.lowPowerMode = r.bool("low_power_mode", required: false)
         case .android:
             s.notificationsEnabled = r.bool("notifications_enabled", required: true)
             s.postNotifications = r.choice("post_notifications", required: false)
             s.channels = r.array("channels", required: false).map { channels(from: $0, &r) }
+            s.standbyBucket = r.choice("standby_bucket", required: false)
+            s.backgroundRestricted = r.bool("background_restricted", required: false)
+            s.ignoringBatteryOptimizations = r.bool("ignoring_battery_optimizations", required: false)
+            s.forceStoppedBeforeStart = r.bool("force_stopped_before_start", required: false)
         }
         return r.hasFailure ? nil : s
     }

@@ -22,6 +22,8 @@ public struct OutcomeCounts: Sendable, Equatable {
     public var toInvalidToken = 0
     /// The rates of these counts: read from SQL, or computed in Swift by ``withRatesOfCounts()``.
     public var rates: OutcomeRates
+    /// Causes and latency (v1.2), where the query returned them.
+    public var causes: CauseCounts?
 
     /// No sends, and the rates of no sends.
     public init() {
@@ -52,7 +54,7 @@ public struct OutcomeCounts: Sendable, Equatable {
 
     /// Reads the count columns every outcome query returns (sends … to_invalid_token) and the
     /// rate columns ``withRates(_:)`` adds.
-    init(row: Row) throws(PostgresError) {
+    init(row: Row, causes withCauses: Bool = false) throws(PostgresError) {
         sends = try row.decode("sends")
         accepted = try row.decode("accepted")
         rejected = try row.decode("rejected")
@@ -68,6 +70,7 @@ public struct OutcomeCounts: Sendable, Equatable {
         rates = try OutcomeRates { (name: OutcomeRates.Name) throws(PostgresError) -> Rate in
             Rate(try row.decode("\(name.rawValue)_numerator"), of: try row.decode("\(name.rawValue)_denominator"))
         }
+        if withCauses { causes = try CauseCounts(row: row, accepted: accepted) }
     }
 
     /// The sends with `outcome`.
@@ -104,12 +107,15 @@ public struct OutcomeCounts: Sendable, Equatable {
     }
 
     /// Names of the rates whose denominator is under 30.
-    public var lowVolumeRates: [String] { namedRates.filter { $0.rate.isLowVolume }.map(\.name) }
+    public var lowVolumeRates: [String] {
+        (namedRates + (causes?.namedRates ?? [])).filter { $0.rate.isLowVolume }.map(\.name)
+    }
 
     /// The counts, the rates (null when undefined) and `low_volume`, as JSON fields.
     var jsonFields: [(String, JSONValue)] {
         namedCounts.map { ($0.name, .int($0.count)) }
             + namedRates.map { ($0.name, .number($0.rate.value)) }
+            + (causes?.jsonFields ?? [])
             + [("low_volume", .array(lowVolumeRates.map(JSONValue.string)))]
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import PushLedgerRules
+import PushLedgerSupport
 
 /// What every report covers: one app, the window [from, to) in UTC, evaluated as of `asOf`
 /// (docs/metrics.md "Times"). Nothing after `asOf` counts.
@@ -47,6 +48,21 @@ public struct ReportQuery: Sendable, Equatable {
 /// How a send-level report slices its rows (`--by`).
 public enum ReportDimension: String, Sendable, CaseIterable, Equatable {
     case channel, platform, appVersion = "app_version", campaign, day, provider
+    // v1.2: of the send's as-of snapshot.
+    case osVersion = "os_version", sdkInt = "sdk_int", standbyBucket = "standby_bucket"
+    case backgroundRestricted = "background_restricted", ignoringBatteryOptimizations = "ignoring_battery_optimizations"
+    case lowPowerMode = "low_power_mode"
+
+    /// A value of this dimension in JSON: `sdk_int` a number, the device-state flags booleans,
+    /// the others strings (null stays null).
+    func json(_ text: String?) -> JSONValue {
+        guard let text else { return .null }
+        switch self {
+        case .sdkInt: return Int(text).map(JSONValue.int) ?? .string(text)
+        case .backgroundRestricted, .ignoringBatteryOptimizations, .lowPowerMode: return .bool(text == "true")
+        default: return .string(text)
+        }
+    }
 
     /// Parses `--by channel,platform`; unknown names are an error naming them.
     public static func parseList(_ text: String) throws(ReportError) -> [ReportDimension] {

@@ -44,15 +44,17 @@ public struct SilentLossReport: Sendable, Equatable {
             try connection.query(OutcomeCounts.withRates(
                 """
                 select channel, platform, app_version, campaign, day::text as day, provider,
+                       os_version, sdk_int::text as sdk_int, standby_bucket, background_restricted::text as background_restricted,
+                       ignoring_battery_optimizations::text as ignoring_battery_optimizations, low_power_mode::text as low_power_mode,
                        sends, accepted, rejected, pending, opened, received, blocked_app, blocked_channel,
-                       unconfirmed, unattributed, token_invalid, to_invalid_token
+                       unconfirmed, unattributed, token_invalid, to_invalid_token, \(unsafeRaw: CauseCounts.sqlColumns)
                   from pushledger_silent_loss(\(query.app), \(query.from), \(query.to), \(query.asOf),
                                               \(query.windowInterval)::interval, string_to_array(\(by), ','), \(source))
                 """
             )).map { row in
                 var values: [ReportDimension: String?] = [:]
                 for dimension in dimensions { values[dimension] = try row.decode(dimension.rawValue, as: String?.self) }
-                return Row(values: values, counts: try OutcomeCounts(row: row))
+                return Row(values: values, counts: try OutcomeCounts(row: row, causes: true))
             }
         }
         return SilentLossReport(query: query, dimensions: dimensions, rows: rows, answer: answer)
@@ -66,7 +68,7 @@ public struct SilentLossReport: Sendable, Equatable {
             ("as_of", .string(Display.timestamp(query.asOf))),
         ] + answer.jsonFields + [
             ("rows", .array(rows.map { row in
-                let fields: [(String, JSONValue)] = dimensions.map { ($0.rawValue, .text(row.values[$0] ?? nil)) }
+                let fields: [(String, JSONValue)] = dimensions.map { ($0.rawValue, $0.json(row.values[$0] ?? nil)) }
                 return .object(fields + row.counts.jsonFields)
             })),
         ])
@@ -79,17 +81,23 @@ public struct SilentLossReport: Sendable, Equatable {
         var columns = dimensions.map(\.rawValue)
         columns += OutcomeCounts().namedCounts.map(\.name)
         columns += OutcomeCounts().namedRates.map(\.name)
+        columns += CauseCounts.fieldNames
         if raw { columns.append("low_volume") }
         let body = rows.map { row -> [Cell] in
             var cells: [Cell] = dimensions.map { (row.values[$0] ?? nil).map(Cell.text) ?? (raw ? .null : "(none)") }
             cells += row.counts.namedCounts.map { .integer($0.count) }
             cells += row.counts.namedRates.map { raw ? Display.fraction($0.rate) : Display.rate($0.rate) }
+            let causes = row.counts.causes ?? CauseCounts()
+            cells += causes.namedCounts.map { .integer($0.count) }
+            cells += causes.namedRates.map { raw ? Display.fraction($0.rate) : Display.rate($0.rate) }
+            cells += causes.namedBuckets.map { $0.bucket.map { .text($0.rawValue) } ?? .null }
             if raw { cells.append(.text(row.counts.lowVolumeRates.joined(separator: " "))) }
             return cells
         }
         var notes = ["window [\(Display.timestamp(query.from)), \(Display.timestamp(query.to))) as of \(Display.timestamp(query.asOf))",
                      answer.text]
         if rows.isEmpty { notes.append("no sends in the window") }
+        notes.append("causes of unconfirmed sends are evidence from what devices and senders reported, not certainty")
         notes.append("* denominator under \(Rate.lowVolumeThreshold) (low volume); — rate undefined (denominator 0)")
         let key = dimensions.map(\.rawValue) + Self.keyColumns
         return ReportTable(title: "Silent loss", columns: columns, rows: body, notes: notes, key: key)

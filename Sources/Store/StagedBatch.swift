@@ -56,6 +56,9 @@ struct StagedBatch {
         case postNotifications = "post_notifications", channelCount = "channel_count"
         case placement, prompt, result, experiment, variant, provider, token, environment
         case notificationID = "notification_id", channel, displayed, action, link, landed
+        case standbyBucket = "standby_bucket", backgroundRestricted = "background_restricted"
+        case ignoringBatteryOptimizations = "ignoring_battery_optimizations"
+        case forceStoppedBeforeStart = "force_stopped_before_start", lowPowerMode = "low_power_mode"
 
         static let offsets = Dictionary(uniqueKeysWithValues: allCases.enumerated().map { ($1, $0) })
     }
@@ -63,7 +66,7 @@ struct StagedBatch {
     static let sendColumns = [
         "seq", "unit", "app_id", "event_id", "notification_id", "provider", "token", "installation_id", "channel",
         "campaign", "sent_at", "status", "reason", "apns_id", "unregistered_at", "priority", "push_type",
-        "environment", "latency_ms", "received_at", "response_body",
+        "environment", "latency_ms", "received_at", "response_body", "collapse_id", "expires_at",
     ]
     static let failureColumns = [
         "app_id", "endpoint", "error_code", "message", "event_index", "event_id", "raw_json", "received_at",
@@ -100,6 +103,11 @@ struct StagedBatch {
             set(.notificationsEnabled, s.notificationsEnabled)
             set(.postNotifications, s.postNotifications?.rawValue)
             set(.channelCount, s.channels?.count)
+            set(.standbyBucket, s.standbyBucket?.rawValue)
+            set(.backgroundRestricted, s.backgroundRestricted)
+            set(.ignoringBatteryOptimizations, s.ignoringBatteryOptimizations)
+            set(.forceStoppedBeforeStart, s.forceStoppedBeforeStart)
+            set(.lowPowerMode, s.lowPowerMode)
             for channel in s.channels ?? [] {
                 channels.append([seq, channel.id, channel.importance, channel.group, channel.groupBlocked])
             }
@@ -132,7 +140,7 @@ struct StagedBatch {
             nextSeq(), unit, send.appID, send.eventID, send.notificationID, send.provider.rawValue, send.token,
             send.installationID, send.channel, send.campaign, send.sentAt, send.status, send.reason, send.apnsID,
             send.unregisteredAt, send.priority, send.pushType, send.environment, send.latencyMs, receivedAt,
-            send.responseBody,
+            send.responseBody, send.collapseID, send.expiresAt,
         ])
     }
 

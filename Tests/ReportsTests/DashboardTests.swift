@@ -22,6 +22,7 @@ struct DashboardTests {
             3: ["time", "opened", "received", "blocked_app", "blocked_channel", "unconfirmed", "unattributed", "pending", "rejected"],
             4: ["time", "metric", "rejected"],
             5: ["time", "token_invalid", "sends_to_known_invalid_tokens"],
+            6: ["time", "superseded_rate", "app_stopped_rate", "expired_rate", "device_inactive_rate", "unexplained_rate"],
         ],
         "pushledger-permissions": [
             1: ["cohort", "prompted", "opt_in_rate", "provisional_rate"],

@@ -65,8 +65,11 @@ struct SchemaUpgradeTests {
 
     /// Tables of the incremental refresh's state (sql/migrations/0007_send_outcomes.sql,
     /// 0008_prompt_cohort_members.sql).
+    /// send_rollups_daily too: rows counted before causes and latency existed (0010) hold none,
+    /// and that migration makes the next refresh rebuild them.
     static let refreshState: Set<String> = [
         "send_outcomes", "open_landing_notifications", "rollup_inputs", "rollup_refresh_state", "prompt_cohort_members", "prompt_rollup_state",
+        "send_rollups_daily",
     ]
 
     /// `pg_dump --schema-only`, without the per-run `\restrict` key lines.

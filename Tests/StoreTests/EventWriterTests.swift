@@ -89,6 +89,8 @@ import Testing
         send.pushType = "alert"
         send.environment = "production"
         send.latencyMs = 41
+        send.collapseID = "order-42"
+        send.expiresAt = F.time(3)
         #expect(try db.write(F.sends([send])) == [WriteOutcome(accepted: 1, duplicates: 0)])
         let row = try db.connection.query("select * from sends")[0]
         #expect(try row.decode("notification_id", as: UUID.self) == F.notification(1))
@@ -99,6 +101,30 @@ import Testing
         #expect(try row.decode("apns_id", as: String?.self) == "abc")
         #expect(try row.decode("latency_ms", as: Int?.self) == 41)
         #expect(try row.decode("campaign", as: String?.self) == "order_update")
+        #expect(try row.decode("collapse_id", as: String?.self) == "order-42")
+        #expect(try row.decode("expires_at", as: Date?.self) == F.time(3))
+    }
+
+    /// Contract v1.2: the device state of a snapshot is stored as given, null when not said.
+    @Test func snapshotsKeepTheirDeviceState() throws {
+        var android = SettingsSnapshot(notificationsEnabled: true)
+        android.standbyBucket = .rare
+        android.backgroundRestricted = true
+        android.ignoringBatteryOptimizations = false
+        android.forceStoppedBeforeStart = true
+        var ios = SettingsSnapshot(authorizationStatus: .authorized)
+        ios.lowPowerMode = true
+        _ = try db.write(
+            F.telemetry(F.envelope(installation: F.installation(1)), [F.event(1, at: 0, .notificationSettings(android))]),
+            F.telemetry(F.envelope(installation: F.installation(2), platform: .ios), [F.event(2, at: 0, .notificationSettings(ios))]))
+        let rows = try db.connection.query(
+            """
+            select coalesce(standby_bucket, '-') || ' ' || coalesce(background_restricted::text, '-') || ' ' ||
+                   coalesce(ignoring_battery_optimizations::text, '-') || ' ' || coalesce(force_stopped_before_start::text, '-') || ' ' ||
+                   coalesce(low_power_mode::text, '-') as state
+              from settings_snapshots order by platform
+            """).map { try $0.decode("state", as: String.self) }
+        #expect(rows == ["rare true false true -", "- - - - true"])
     }
 
     /// Staging tables have no TOAST (0046) until a batch holds a row over a page: that batch is

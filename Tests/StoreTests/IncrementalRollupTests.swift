@@ -9,7 +9,8 @@ import Testing
 /// The incremental refresh is exact: random sequences of ingest through the writer (late
 /// receipts and opens, late snapshots and channel states, re-registered tokens, back-filled
 /// invalidating results, duplicate batches, future-dated events, whole days marked dirty,
-/// erasures, time passing the confirmation window; for the prompt cohorts late exposures and
+/// erasures, time passing the confirmation window; sends with collapse ids and expiries, and late
+/// telemetry of any type changing the causes of earlier unconfirmed sends; for the prompt cohorts late exposures and
 /// prompts, snapshots a week after a grant, installations changing platform and first_seen_at)
 /// with a refresh after each step leave every rollup table, and the rows they group, equal to a
 /// rebuild from scratch as of the same time.
@@ -19,7 +20,7 @@ import Testing
 
     /// Every rollup table as text, one sorted row a line, without refresh times and as_of.
     static let tables: [(name: String, columns: String)] = [
-        ("send_rollups_daily", "app_id, day, platform, channel, app_version, campaign, provider, sends, accepted, rejected, opened, received, pending, blocked_app, blocked_channel, unattributed, unconfirmed, token_invalid, to_invalid_token, unattributed_uninstrumented"),
+        ("send_rollups_daily", "app_id, day, platform, channel, app_version, campaign, provider, sends, accepted, rejected, opened, received, pending, blocked_app, blocked_channel, unattributed, unconfirmed, token_invalid, to_invalid_token, unattributed_uninstrumented, os_version, sdk_int, standby_bucket, background_restricted, ignoring_battery_optimizations, low_power_mode, superseded, app_stopped, expired, device_inactive, unexplained, superseded_uninstrumented, app_stopped_uninstrumented, expired_uninstrumented, device_inactive_uninstrumented, unexplained_uninstrumented, latency_lt_10s, latency_lt_1m, latency_lt_10m, latency_lt_1h, latency_lt_6h, latency_lt_24h, latency_ge_24h"),
         ("send_rejections_daily", "app_id, day, platform, provider, reason_class, reason, status, rejected"),
         ("instrumented_slices_daily", "app_id, day, platform, app_version"),
         ("open_landings_daily", "app_id, day, channel, campaign, opens, landed_reported, misrouted"),
@@ -81,6 +82,7 @@ import Testing
         var refreshes = 0
         var reclassified = 0
         var promptMoves = 0
+        var causesSeen: Set<String> = []
         for step in 0..<14 {
             for _ in 0..<world.int(2...5) {
                 let units = world.units(at: hour)
@@ -98,13 +100,90 @@ import Testing
             refreshes += 1
             if !summary.full { reclassified += summary.reclassifiedSends; promptMoves += summary.promptCohortDays }
             try Self.expectEqualToRebuild(db, asOf: asOf, "seed \(seed), step \(step)")
+            let seen: String = try db.value("select coalesce(string_agg(distinct coalesce(cause, latency_bucket), ','), '') from send_outcomes")
+            causesSeen.formUnion(seen.split(separator: ",").map(String.init))
             hour += world.chance(0.3) ? Double(world.int(20...30)) : Double(world.int(1...6))
         }
         let sends: Int = try db.value("select count(*)::int from send_outcomes")
         #expect(refreshes == 14 && sends > 0 && reclassified > 0)
+        #expect(causesSeen.count >= 2, "\(causesSeen.sorted())")
         let members: Int = try db.value("select count(*)::int from prompt_cohort_members where first_prompt_at is not null")
         let days: Int = try db.value("select count(distinct (experiment, day))::int from prompt_cohorts_daily")
         #expect(members > 0 && days > 1 && promptMoves > 0)
+    }
+
+    /// Causes over a fleet whose every slice reports receipts (so unconfirmed sends are many):
+    /// sends with collapse ids and expiries, re-sent notifications, telemetry of every type dated
+    /// late, now or ahead of the clock (first signs of life moving earlier), force-stops,
+    /// erasures, and time passing.
+    @Test(arguments: seeds) func causeRefreshesEqualARebuild(seed: UInt64) throws {
+        print("IncrementalRollupTests causes seed \(seed) (replay: PUSHLEDGER_ROLLUP_SEED=\(seed))")
+        let db = try StoreDatabase()
+        var world = RandomIngest(seed: seed)
+        var hour = -60.0
+        var seen: Set<String> = []
+        for step in 0..<14 {
+            for _ in 0..<world.int(3...6) {
+                for unit in world.causeUnits(at: hour) { _ = try db.write(unit) }
+            }
+            if world.chance(0.08) {
+                _ = try db.connection.query("select * from pushledger_erase(\(F.app), \(world.pick(world.installations).id), null)")
+            }
+            _ = try Self.refresh(db.connection, asOf: F.time(hour))
+            try Self.expectEqualToRebuild(db, asOf: F.time(hour), "causes seed \(seed), step \(step)")
+            let held: String = try db.value("select coalesce(string_agg(distinct coalesce(cause, latency_bucket), ','), '') from send_outcomes")
+            seen.formUnion(held.split(separator: ",").map(String.init))
+            hour += world.chance(0.3) ? Double(world.int(20...30)) : Double(world.int(1...6))
+        }
+        print("IncrementalRollupTests causes seed \(seed): causes and latency buckets held \(seen.sorted())")
+        let causes = seen.filter { !$0.hasPrefix("lt_") && !$0.hasPrefix("ge_") }
+        #expect(causes.count >= 3 && seen.count - causes.count >= 3, "\(seen.sorted())")
+    }
+
+    /// A late telemetry event changes the causes of the installation's earlier sends, and a late
+    /// send of the notification its first sign of life received makes one superseded: each
+    /// refresh follows, and equals a rebuild.
+    @Test func lateTelemetryChangesEarlierCauses() throws {
+        let db = try StoreDatabase()
+        let phone = F.installation(1)
+        let other = F.installation(2)
+        let envelope = F.envelope(installation: phone)
+        // Displayable, instrumented (another installation's receipt that day), and two sends.
+        _ = try db.write(F.telemetry(envelope, [F.event(1, at: -40, F.androidSettings(enabled: true))], receivedAt: F.time(-40)))
+        _ = try db.write(F.telemetry(F.envelope(installation: other), [F.event(2, at: -30, F.received(99))], receivedAt: F.time(-30)))
+        var first = F.send(10, notification: 1, at: -35, installation: phone, provider: .fcm)
+        first.collapseID = "order-7"
+        first.expiresAt = F.time(-34)
+        _ = try db.write(F.sends([first], receivedAt: F.time(-35)))
+        func cause() throws -> String? { try db.value("select cause from send_outcomes where event_id = \(F.event(10))") }
+        _ = try Self.refresh(db.connection, asOf: F.time(0))
+        #expect(try cause() == "device_inactive")
+        // The phone comes back after the expiry: expired.
+        _ = try db.write(F.telemetry(envelope, [F.event(3, at: -20, F.token("tok-a"))], receivedAt: F.time(1)))
+        _ = try Self.refresh(db.connection, asOf: F.time(1))
+        #expect(try cause() == "expired")
+        try Self.expectEqualToRebuild(db, asOf: F.time(1), "a late sign of life")
+        // Earlier still, a snapshot after a force-stop: app_stopped.
+        var stopped = SettingsSnapshot(notificationsEnabled: true)
+        stopped.forceStoppedBeforeStart = true
+        _ = try db.write(F.telemetry(envelope, [F.event(4, at: -30, .notificationSettings(stopped))], receivedAt: F.time(2)))
+        _ = try Self.refresh(db.connection, asOf: F.time(2))
+        #expect(try cause() == "app_stopped")
+        try Self.expectEqualToRebuild(db, asOf: F.time(2), "a late force-stop")
+        // Earlier again, a receipt of another notification; then its send with the same collapse id.
+        _ = try db.write(F.telemetry(envelope, [F.event(5, at: -33, F.received(2))], receivedAt: F.time(3)))
+        _ = try Self.refresh(db.connection, asOf: F.time(3))
+        #expect(try cause() == "expired")
+        var second = F.send(11, notification: 2, at: -34.5, installation: phone, provider: .fcm)
+        second.collapseID = "order-7"
+        _ = try db.write(F.sends([second], receivedAt: F.time(4)))
+        _ = try Self.refresh(db.connection, asOf: F.time(4))
+        #expect(try cause() == "superseded")
+        try Self.expectEqualToRebuild(db, asOf: F.time(4), "a late superseding send")
+        // The superseding send's token erased: the receipt stays, nothing replaces the send.
+        _ = try db.connection.query("select * from pushledger_erase(\(F.app), null, 'tok-a')")
+        _ = try Self.refresh(db.connection, asOf: F.time(5))
+        try Self.expectEqualToRebuild(db, asOf: F.time(5), "an erased superseding send")
     }
 
     /// The prompt cohorts over a larger fleet, where a step marks few of its installations:
@@ -138,14 +217,21 @@ struct RandomIngest {
     struct Installation { var id: UUID; var platform: Platform; var version: String; var token: String }
 
     var random: SplitMix64
+    /// The draws of collapse ids, expiries and device state, apart: the other draws of a seed stay
+    /// what they were without them.
+    var causeRandom: SplitMix64
     var installations: [Installation] = []
     var nextEvent = 100_000
     var notifications: [Int] = []
     var nextNotification = 1
     var sent: [IngestUnit] = []
+    var primed = false
+    /// Every attempt generated: installation index, notification, hour.
+    var attempts: [(installation: Int, notification: Int, at: Double)] = []
 
     init(seed: UInt64, fleet: Int = 6) {
         random = SplitMix64(seed: seed)
+        causeRandom = SplitMix64(seed: seed &+ 0x5eed)
         for n in 1...fleet {
             let platform: Platform = n % 3 == 0 ? .ios : .android
             installations.append(Installation(id: F.installation(500 + n), platform: platform, version: "5.\(n % 2).0", token: "tok-\(n)-0"))
@@ -155,6 +241,7 @@ struct RandomIngest {
     mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &random) }
     mutating func chance(_ p: Double) -> Bool { Double.random(in: 0..<1, using: &random) < p }
     mutating func pick<T>(_ values: [T]) -> T { values[int(0...(values.count - 1))] }
+    mutating func causePick<T>(_ values: [T]) -> T { values[Int.random(in: 0...(values.count - 1), using: &causeRandom)] }
     mutating func event() -> Int { nextEvent += 1; return nextEvent }
 
     /// One or two ingest units of a random kind, received at `hour`.
@@ -172,6 +259,43 @@ struct RandomIngest {
         }
         sent.append(unit)
         return [unit]
+    }
+
+    /// The traffic of the cause test: sends, then signs of life of every type, and receipts of
+    /// witness installations instrumenting every slice around `hour`.
+    mutating func causeUnits(at hour: Double) -> [IngestUnit] {
+        let receivedAt = F.time(hour)
+        var units: [IngestUnit] = []
+        if !primed {
+            // Every installation can display from the start.
+            primed = true
+            for i in installations.indices {
+                let payload: TelemetryPayload = installations[i].platform == .ios
+                    ? .notificationSettings(SettingsSnapshot(authorizationStatus: .authorized)) : F.androidSettings(enabled: true)
+                units.append(F.telemetry(envelope(i), [F.event(event(), at: hour - 100, payload)], receivedAt: receivedAt))
+            }
+        }
+        switch int(0...9) {
+        case 0...2: units.append(sends(at: hour, receivedAt: receivedAt))
+        case 3...5 where !attempts.isEmpty:
+            // Delivered to its own installation, seconds to a day and more after it was sent.
+            let attempt = pick(attempts)
+            let delay = pick([0.001, 0.01, 0.1, 0.5, 2.0, 8.0, 30.0])
+            let payload = chance(0.7) ? F.received(attempt.notification) : F.opened(attempt.notification)
+            units.append(F.telemetry(envelope(attempt.installation), [F.event(event(), at: attempt.at + delay, payload)], receivedAt: receivedAt))
+        case 3...5: units.append(confirmations(at: hour, receivedAt: receivedAt))
+        case 6: units.append(snapshot(at: hour, receivedAt: receivedAt))
+        case 7: units.append(registration(at: hour, receivedAt: receivedAt))
+        default: units.append(prompts(at: hour, receivedAt: receivedAt))
+        }
+        for platform in [Platform.ios, .android] {
+            for version in ["5.0.0", "5.1.0"] {
+                let witness = F.envelope(installation: F.installation(900), platform: platform, appVersion: version)
+                let events = [-30.0, -20, -10, 0].map { F.event(event(), at: hour + $0, F.received(999_999)) }
+                units.append(F.telemetry(witness, events, receivedAt: receivedAt))
+            }
+        }
+        return units
     }
 
     /// One unit of the telemetry prompt cohorts read, received at `hour`.
@@ -200,10 +324,15 @@ struct RandomIngest {
             let at = hour - (chance(0.2) ? Double(int(2...40)) : Double(int(0...2))) + (chance(0.07) ? 3 : 0)
             let (status, reason): (Int, String?) = pick([(200, nil), (200, nil), (200, nil), (200, nil), (503, nil), (429, nil),
                                                        (installation.platform == .ios ? 410 : 404, installation.platform == .ios ? "Unregistered" : "UNREGISTERED")])
-            results.append(F.send(event(), notification: notification, at: at, token: installation.token,
-                                  installation: chance(0.7) ? installation.id : nil,
-                                  provider: installation.platform == .ios ? .apns : .fcm, channel: pick(["orders", "promo"]),
-                                  campaign: pick(["order_update", "sale", nil]), status: status, reason: reason))
+            var send = F.send(event(), notification: notification, at: at, token: installation.token,
+                              installation: chance(0.7) ? installation.id : nil,
+                              provider: installation.platform == .ios ? .apns : .fcm, channel: pick(["orders", "promo"]),
+                              campaign: pick(["order_update", "sale", nil]), status: status, reason: reason)
+            // Collapse ids and expiries on a share: superseded and expired sends.
+            send.collapseID = causePick(["order-1", "order-2", nil, nil])
+            send.expiresAt = causePick([nil, nil, 0.0, 1.0, 6.0]).map { F.time(at + $0) }
+            results.append(send)
+            attempts.append((i, notification, at))
         }
         return F.sends(results, receivedAt: receivedAt)
     }
@@ -228,9 +357,19 @@ struct RandomIngest {
     mutating func snapshot(at hour: Double, receivedAt: Date) -> IngestUnit {
         let i = int(0...(installations.count - 1))
         let at = hour - (chance(0.4) ? Double(int(3...50)) : 0) + (chance(0.1) ? 4 : 0)
-        let payload: TelemetryPayload = installations[i].platform == .ios
+        var payload: TelemetryPayload = installations[i].platform == .ios
             ? .notificationSettings(SettingsSnapshot(authorizationStatus: pick([.authorized, .denied, .provisional])))
             : F.androidSettings(enabled: chance(0.75), channels: chance(0.5) ? [ChannelState(id: "promo", importance: pick([0, 3]))] : nil)
+        // Device state: new slices, and force-stops (app_stopped).
+        if case .notificationSettings(var settings) = payload {
+            if installations[i].platform == .ios {
+                settings.lowPowerMode = causePick([nil, true, false])
+            } else {
+                settings.standbyBucket = causePick([nil, .active, .rare])
+                settings.forceStoppedBeforeStart = causePick([nil, nil, true, false])
+            }
+            payload = .notificationSettings(settings)
+        }
         return F.telemetry(envelope(i), [F.event(event(), at: at, payload)], receivedAt: receivedAt)
     }
 

@@ -23,6 +23,13 @@ begin
     insert into rollup_inputs (app_id, kind, keys, times, providers, due_at)
     select app_id, 'token', array_agg(token_key), array_agg(sent_at), array_agg(provider), '-infinity'
       from changed_rows where pushledger_reason_class(status, reason) = 'token_invalid' group by app_id;
+    if tg_op = 'DELETE' then
+        -- A removed attempt no longer supersedes the sends whose first sign of life received its
+        -- notification (stored and changed ones are found from their keys).
+        insert into rollup_inputs (app_id, kind, keys, times, due_at)
+        select app_id, 'notification', array_agg(notification_id), array_agg(sent_at), '-infinity'
+          from changed_rows group by app_id;
+    end if;
     return null;
 end
 $$;
@@ -59,6 +66,21 @@ language plpgsql as $$
 begin
     insert into rollup_inputs (app_id, kind, keys, times, providers, due_at)
     select app_id, 'registration', array_agg(token_key), array_agg(occurred_at), array_agg(provider), '-infinity'
+      from changed_rows group by app_id;
+    return null;
+end
+$$;
+
+-- Telemetry of any type stored or removed: a sign of life of its installation, which may change
+-- the cause of its earlier unconfirmed sends (metrics.md "Why a send is unconfirmed"). Kept until
+-- as_of reaches it: a sign of life counts at or before as_of.
+create or replace function pushledger_queue_life()
+returns trigger
+language plpgsql as $$
+begin
+    insert into rollup_inputs (app_id, kind, keys, times, due_at)
+    select app_id, 'life', array_agg(installation_id), array_agg(occurred_at),
+           case when tg_op = 'DELETE' then '-infinity' else max(occurred_at) end
       from changed_rows group by app_id;
     return null;
 end
@@ -119,6 +141,43 @@ create or replace trigger token_registrations_dirty after insert on token_regist
 
 create or replace trigger token_registrations_dirty_delete after delete on token_registrations
     referencing old table as changed_rows for each statement execute function pushledger_queue_registrations();
+
+-- Signs of life: every telemetry table, stored and removed rows.
+create or replace trigger settings_snapshots_life after insert on settings_snapshots
+    referencing new table as changed_rows for each statement execute function pushledger_queue_life();
+
+create or replace trigger settings_snapshots_life_delete after delete on settings_snapshots
+    referencing old table as changed_rows for each statement execute function pushledger_queue_life();
+
+create or replace trigger permission_prompts_life after insert on permission_prompts
+    referencing new table as changed_rows for each statement execute function pushledger_queue_life();
+
+create or replace trigger permission_prompts_life_delete after delete on permission_prompts
+    referencing old table as changed_rows for each statement execute function pushledger_queue_life();
+
+create or replace trigger experiment_exposures_life after insert on experiment_exposures
+    referencing new table as changed_rows for each statement execute function pushledger_queue_life();
+
+create or replace trigger experiment_exposures_life_delete after delete on experiment_exposures
+    referencing old table as changed_rows for each statement execute function pushledger_queue_life();
+
+create or replace trigger token_registrations_life after insert on token_registrations
+    referencing new table as changed_rows for each statement execute function pushledger_queue_life();
+
+create or replace trigger token_registrations_life_delete after delete on token_registrations
+    referencing old table as changed_rows for each statement execute function pushledger_queue_life();
+
+create or replace trigger notification_receipts_life after insert on notification_receipts
+    referencing new table as changed_rows for each statement execute function pushledger_queue_life();
+
+create or replace trigger notification_receipts_life_delete after delete on notification_receipts
+    referencing old table as changed_rows for each statement execute function pushledger_queue_life();
+
+create or replace trigger notification_opens_life after insert on notification_opens
+    referencing new table as changed_rows for each statement execute function pushledger_queue_life();
+
+create or replace trigger notification_opens_life_delete after delete on notification_opens
+    referencing old table as changed_rows for each statement execute function pushledger_queue_life();
 
 create or replace trigger installations_dirty_insert after insert on installations
     referencing new table as changed_rows for each statement execute function pushledger_queue_installations();

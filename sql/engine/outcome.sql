@@ -49,6 +49,115 @@ select case
 end
 $$;
 
+-- A send whose cause metrics.md "Why a send is unconfirmed" gives: an unconfirmed one, and one
+-- unattributed only because its slice reported no receipt that day (a report over a wider window
+-- may judge it unconfirmed: the rollups keep its cause apart, as unattributed_uninstrumented).
+create or replace function pushledger_has_cause(
+    p_outcome text, p_display_state text, p_installation_known boolean, p_instrumented boolean)
+returns boolean
+language sql immutable parallel safe as $$
+select p_outcome = 'unconfirmed'
+    or (p_outcome = 'unattributed' and p_display_state <> 'unknown' and p_installation_known and not p_instrumented)
+$$;
+
+-- The latency bucket of a received or opened send (metrics.md "Delivery latency"): its earliest
+-- receipt's time minus its sent_at, 0 when negative; null without a receipt.
+create or replace function pushledger_latency_bucket(p_sent_at timestamptz, p_first_receipt_at timestamptz)
+returns text
+language sql immutable parallel safe as $$
+select case
+    when p_first_receipt_at is null then null
+    when p_first_receipt_at - p_sent_at < interval '10 seconds' then 'lt_10s'
+    when p_first_receipt_at - p_sent_at < interval '1 minute' then 'lt_1m'
+    when p_first_receipt_at - p_sent_at < interval '10 minutes' then 'lt_10m'
+    when p_first_receipt_at - p_sent_at < interval '1 hour' then 'lt_1h'
+    when p_first_receipt_at - p_sent_at < interval '6 hours' then 'lt_6h'
+    when p_first_receipt_at - p_sent_at < interval '24 hours' then 'lt_24h'
+    else 'ge_24h'
+end
+$$;
+
+-- The first sign of life of an installation after p_after (metrics.md "Why a send is
+-- unconfirmed"): its earliest telemetry event of any type in (p_after, p_as_of], ties broken by
+-- received_at, then event_id. kind: settings, receipt (notification_received or _opened), other.
+-- Each table by its (app, installation, time) index, the first row only.
+drop function if exists pushledger_first_sign_of_life(text, uuid, timestamptz, timestamptz);
+create or replace function pushledger_first_sign_of_life(
+    p_app text, p_installation uuid, p_after timestamptz, p_as_of timestamptz)
+returns table (occurred_at timestamptz, kind text, notification_id uuid, force_stopped boolean)
+language sql stable as $$
+select l.occurred_at, l.kind, l.notification_id, l.force_stopped
+  from ((select n.occurred_at, n.received_at, n.event_id, 'settings' as kind, null::uuid as notification_id,
+                n.force_stopped_before_start as force_stopped
+           from settings_snapshots n
+          where n.app_id = p_app and n.installation_id = p_installation and n.occurred_at > p_after and n.occurred_at <= p_as_of
+          order by n.occurred_at, n.received_at, n.event_id limit 1)
+        union all
+        (select r.occurred_at, r.received_at, r.event_id, 'receipt', r.notification_id, null
+           from notification_receipts r
+          where r.app_id = p_app and r.installation_id = p_installation and r.occurred_at > p_after and r.occurred_at <= p_as_of
+          order by r.occurred_at, r.received_at, r.event_id limit 1)
+        union all
+        (select o.occurred_at, o.received_at, o.event_id, 'receipt', o.notification_id, null
+           from notification_opens o
+          where o.app_id = p_app and o.installation_id = p_installation and o.occurred_at > p_after and o.occurred_at <= p_as_of
+          order by o.occurred_at, o.received_at, o.event_id limit 1)
+        union all
+        (select p.occurred_at, p.received_at, p.event_id, 'other', null, null
+           from permission_prompts p
+          where p.app_id = p_app and p.installation_id = p_installation and p.occurred_at > p_after and p.occurred_at <= p_as_of
+          order by p.occurred_at, p.received_at, p.event_id limit 1)
+        union all
+        (select e.occurred_at, e.received_at, e.event_id, 'other', null, null
+           from experiment_exposures e
+          where e.app_id = p_app and e.installation_id = p_installation and e.occurred_at > p_after and e.occurred_at <= p_as_of
+          order by e.occurred_at, e.received_at, e.event_id limit 1)
+        union all
+        (select t.occurred_at, t.received_at, t.event_id, 'other', null, null
+           from token_registrations t
+          where t.app_id = p_app and t.installation_id = p_installation and t.occurred_at > p_after and t.occurred_at <= p_as_of
+          order by t.occurred_at, t.received_at, t.event_id limit 1)) l
+ order by l.occurred_at, l.received_at, l.event_id
+ limit 1
+$$;
+
+-- The cause of one send with a cause (metrics.md "Why a send is unconfirmed", rules 1-5 in
+-- order, the one place they are written), with its first sign of life: its time, and its
+-- notification when it is a receipt. By index look-ups of its own: a few % of sends have a
+-- cause, and each reads at most one row of each telemetry table. plpgsql, so the callers' join
+-- settings (the set-based engine turns nested loops off) never reach its look-ups.
+drop function if exists pushledger_send_cause(text, uuid, uuid, text, text, timestamptz, timestamptz, timestamptz);
+create or replace function pushledger_send_cause(
+    p_app text, p_installation uuid, p_notification uuid, p_provider text, p_collapse_id text,
+    p_expires_at timestamptz, p_sent_at timestamptz, p_as_of timestamptz)
+returns table (cause text, first_life_at timestamptz, first_life_notification uuid)
+language plpgsql stable as $$
+declare
+    v_life record;
+begin
+    select * into v_life from pushledger_first_sign_of_life(p_app, p_installation, p_sent_at, p_as_of);
+    if not found then
+        return query select 'device_inactive'::text, null::timestamptz, null::uuid;
+        return;
+    end if;
+    return query
+    select case
+        when v_life.kind = 'receipt' and v_life.notification_id <> p_notification and exists (
+                -- A later accepted attempt of that notification, to the same installation, that
+                -- could replace this one at the provider.
+                select 1 from sends s
+                 where s.app_id = p_app and s.notification_id = v_life.notification_id
+                   and s.installation_id = p_installation and s.status between 200 and 299
+                   and s.sent_at > p_sent_at and s.sent_at <= p_as_of
+                   and ((p_provider = 'apns' and s.provider = 'apns') or s.collapse_id = p_collapse_id))
+            then 'superseded'
+        when v_life.kind = 'settings' and v_life.force_stopped then 'app_stopped'
+        when v_life.occurred_at > p_expires_at then 'expired'
+        else 'unexplained'
+    end, v_life.occurred_at, case when v_life.kind = 'receipt' then v_life.notification_id end;
+end
+$$;
+
 create or replace function pushledger_classify_sends(
     p_app text, p_from timestamptz, p_to timestamptz, p_as_of timestamptz, p_window interval, p_daily boolean)
 returns setof pushledger_classified_send
@@ -66,7 +175,7 @@ begin
 return query
 with window_sends as materialized (
     select s.app_id, s.event_id, s.notification_id, s.installation_id, s.resolved_by, s.sent_at,
-           s.provider, s.token_key, s.channel, s.campaign, s.status, s.reason
+           s.provider, s.token_key, s.channel, s.campaign, s.status, s.reason, s.collapse_id, s.expires_at
       from sends s
      where s.app_id = p_app and s.sent_at >= p_from and s.sent_at < p_to and s.sent_at <= p_as_of
 ), snapshot_spans as (
@@ -74,7 +183,7 @@ with window_sends as materialized (
     -- until the next one's (ties at one time: the last by received_at, then event_id,
     -- holds; the others span nothing).
     select n.installation_id, n.event_id, n.occurred_at, n.platform, n.app_version, n.can_display,
-           n.authorization_status,
+           n.authorization_status, n.os_version, n.sdk_int, n.standby_bucket, n.background_restricted, n.ignoring_battery_optimizations, n.low_power_mode,
            lead(n.occurred_at, 1, 'infinity') over (
                partition by n.installation_id order by n.occurred_at, n.received_at, n.event_id) as valid_to
       from settings_snapshots n
@@ -83,7 +192,11 @@ with window_sends as materialized (
 ), window_facts as materialized (
     select w.*, sp.event_id as snap_event_id, sp.platform as snap_platform,
            sp.app_version as snap_version, sp.can_display as snap_can_display,
-           sp.authorization_status as snap_authorization
+           sp.authorization_status as snap_authorization,
+           sp.os_version as snap_os_version, sp.sdk_int as snap_sdk_int, sp.standby_bucket as snap_standby_bucket,
+           sp.background_restricted as snap_background_restricted,
+           sp.ignoring_battery_optimizations as snap_ignoring_battery_optimizations,
+           sp.low_power_mode as snap_low_power_mode
       from window_sends w
       left join snapshot_spans sp on sp.installation_id = w.installation_id
                                  and w.sent_at >= sp.occurred_at and w.sent_at < sp.valid_to
@@ -97,7 +210,7 @@ with window_sends as materialized (
      cross join lateral (
             select * from (
                 (select n.occurred_at, n.event_id, n.platform, n.app_version,
-                        n.can_display, n.authorization_status
+                        n.can_display, n.authorization_status, n.os_version, n.sdk_int, n.standby_bucket, n.background_restricted, n.ignoring_battery_optimizations, n.low_power_mode
                    from settings_snapshots n
                   where n.app_id = p_app and n.installation_id = i.installation_id
                     and n.occurred_at < p_from and n.occurred_at >= p_from - interval '31 days'
@@ -105,7 +218,7 @@ with window_sends as materialized (
                   limit 1)
                 union all
                 (select n.occurred_at, n.event_id, n.platform, n.app_version,
-                        n.can_display, n.authorization_status
+                        n.can_display, n.authorization_status, n.os_version, n.sdk_int, n.standby_bucket, n.background_restricted, n.ignoring_battery_optimizations, n.low_power_mode
                    from settings_snapshots n
                   where n.app_id = p_app and n.installation_id = i.installation_id
                     and n.occurred_at < p_from - interval '31 days'
@@ -140,15 +253,15 @@ with window_sends as materialized (
     -- None can have occurred pushledger_confirmation_lookback() before its send (the contract's
     -- age limits), so one read from there hashes, instead of a look-up per send in every
     -- monthly partition.
-    select x.notification_id,
+    select x.notification_id, min(x.occurred_at) as first_at,
            bool_or(x.is_receipt and x.displayed is distinct from false) as displayed,
            bool_or(x.is_receipt and x.displayed = false) as undisplayed,
            bool_or(not x.is_receipt) as opened
-      from (select r.notification_id, true as is_receipt, r.displayed
+      from (select r.notification_id, true as is_receipt, r.displayed, r.occurred_at
               from notification_receipts r
              where r.app_id = p_app and r.occurred_at >= p_from - pushledger_confirmation_lookback() and r.occurred_at <= p_as_of
             union all
-            select o.notification_id, false, null
+            select o.notification_id, false, null, o.occurred_at
               from notification_opens o
              where o.app_id = p_app and o.occurred_at >= p_from - pushledger_confirmation_lookback() and o.occurred_at <= p_as_of) x
      where x.notification_id in (select w.notification_id from window_sends w)
@@ -171,8 +284,16 @@ with window_sends as materialized (
        and r.occurred_at <= p_as_of
 ), facts as (
     select f.installation_id, f.event_id, f.notification_id, f.resolved_by, f.sent_at, f.provider,
-           f.token_key, f.channel, f.campaign, f.status, f.reason,
+           f.token_key, f.channel, f.campaign, f.status, f.reason, f.collapse_id, f.expires_at,
            coalesce(f.snap_event_id, e.event_id) as snap_event_id,
+           case when f.snap_event_id is not null then f.snap_os_version else e.os_version end as snap_os_version,
+           case when f.snap_event_id is not null then f.snap_sdk_int else e.sdk_int end as snap_sdk_int,
+           case when f.snap_event_id is not null then f.snap_standby_bucket else e.standby_bucket end as snap_standby_bucket,
+           case when f.snap_event_id is not null then f.snap_background_restricted else e.background_restricted end
+               as snap_background_restricted,
+           case when f.snap_event_id is not null then f.snap_ignoring_battery_optimizations
+                else e.ignoring_battery_optimizations end as snap_ignoring_battery_optimizations,
+           case when f.snap_event_id is not null then f.snap_low_power_mode else e.low_power_mode end as snap_low_power_mode,
            case when f.snap_event_id is not null then f.snap_version else e.app_version end as snap_version,
            case when f.snap_event_id is not null then f.snap_can_display else e.can_display end as can_display,
            case when f.snap_event_id is not null then f.snap_authorization else e.authorization_status end
@@ -182,7 +303,7 @@ with window_sends as materialized (
            ch.channel_id is not null as chan_blocked,
            coalesce(cf.displayed, false) as has_displayed,
            coalesce(cf.undisplayed, false) as has_undisplayed,
-           coalesce(cf.opened, false) as has_open,
+           coalesce(cf.opened, false) as has_open, cf.first_at as first_receipt_at,
            inv.invalid_at
       from window_facts f
       left join earlier_snapshots e on e.installation_id = f.installation_id and f.snap_event_id is null
@@ -203,20 +324,30 @@ with window_sends as materialized (
       left join instrumented_slices sl
         on sl.day_key = case when p_daily then pushledger_day(f.sent_at) else date '-infinity' end
        and sl.platform = f.send_platform and sl.version_key = coalesce(f.snap_version, chr(1))
+), outcomes as (
+    select j.*, pushledger_display_state(j.snap_event_id is not null, j.can_display) as display_state,
+           pushledger_judge_send(j.status, j.has_open, j.has_displayed, j.has_undisplayed, j.sent_at, p_as_of, p_window,
+                                 pushledger_display_state(j.snap_event_id is not null, j.can_display),
+                                 j.chan_blocked, j.installation_id is not null, j.is_instrumented) as outcome
+      from judged j
 )
-select p_app, j.event_id, j.notification_id, j.installation_id, j.resolved_by,
-       j.sent_at, pushledger_day(j.sent_at), j.provider, j.channel, j.campaign,
-       j.status, j.reason, pushledger_reason_class(j.status, j.reason),
-       pushledger_reason_class(j.status, j.reason) is not distinct from 'token_invalid', j.to_invalid,
-       j.send_platform, j.snap_version, j.snap_event_id,
-       pushledger_display_state(j.snap_event_id is not null, j.can_display),
-       j.snap_authorization,
-       j.chan_blocked, j.is_instrumented,
-       j.has_open, j.has_displayed, j.has_undisplayed,
-       pushledger_judge_send(j.status, j.has_open, j.has_displayed, j.has_undisplayed, j.sent_at, p_as_of, p_window,
-                             pushledger_display_state(j.snap_event_id is not null, j.can_display),
-                             j.chan_blocked, j.installation_id is not null, j.is_instrumented)
-  from judged j;
+select p_app, o.event_id, o.notification_id, o.installation_id, o.resolved_by,
+       o.sent_at, pushledger_day(o.sent_at), o.provider, o.channel, o.campaign,
+       o.status, o.reason, pushledger_reason_class(o.status, o.reason),
+       pushledger_reason_class(o.status, o.reason) is not distinct from 'token_invalid', o.to_invalid,
+       o.send_platform, o.snap_version, o.snap_event_id, o.display_state, o.snap_authorization,
+       o.chan_blocked, o.is_instrumented, o.has_open, o.has_displayed, o.has_undisplayed, o.outcome,
+       o.snap_os_version, o.snap_sdk_int, o.snap_standby_bucket, o.snap_background_restricted,
+       o.snap_ignoring_battery_optimizations, o.snap_low_power_mode,
+       c.cause, c.first_life_at, c.first_life_notification,
+       case when o.outcome in ('received', 'opened') then pushledger_latency_bucket(o.sent_at, o.first_receipt_at) end
+  from outcomes o
+  -- The causes by look-ups of their own: few sends have one (a hash join would read every
+  -- telemetry row of the window's installations).
+  left join lateral (select * from pushledger_send_cause(p_app, o.installation_id, o.notification_id, o.provider,
+                                                         o.collapse_id, o.expires_at, o.sent_at, p_as_of)
+                      where pushledger_has_cause(o.outcome, o.display_state, o.installation_id is not null,
+                                                 o.is_instrumented)) c on true;
 end
 $$;
 
@@ -231,16 +362,18 @@ $$;
 -- A notification's receipts and opens at or before p_as_of, by index (however early: the
 -- engine's look-back bound is one no stored receipt can pass): the per-send paths' confirmations.
 -- A plain SQL function, inlined into the look-ups.
+drop function if exists pushledger_notification_confirmations(text, uuid, timestamptz);
 create or replace function pushledger_notification_confirmations(p_app text, p_notification uuid, p_as_of timestamptz)
-returns table (displayed boolean, undisplayed boolean, opened boolean)
+returns table (displayed boolean, undisplayed boolean, opened boolean, first_at timestamptz)
 language sql stable as $$
 select bool_or(x.is_receipt and x.displayed is distinct from false),
        bool_or(x.is_receipt and x.displayed = false),
-       bool_or(not x.is_receipt)
-  from (select true as is_receipt, r.displayed from notification_receipts r
+       bool_or(not x.is_receipt),
+       min(x.occurred_at)
+  from (select true as is_receipt, r.displayed, r.occurred_at from notification_receipts r
          where r.app_id = p_app and r.notification_id = p_notification and r.occurred_at <= p_as_of
         union all
-        select false, null from notification_opens o
+        select false, null, o.occurred_at from notification_opens o
          where o.app_id = p_app and o.notification_id = p_notification and o.occurred_at <= p_as_of) x
 $$;
 
@@ -262,7 +395,7 @@ begin
 return query
 with set_sends as materialized (
     select s.app_id, s.event_id, s.notification_id, s.installation_id, s.resolved_by, s.sent_at,
-           s.provider, s.token_key, s.channel, s.campaign, s.status, s.reason
+           s.provider, s.token_key, s.channel, s.campaign, s.status, s.reason, s.collapse_id, s.expires_at
       from (select distinct k.app_id, k.sent_at, k.event_id from rollup_send_set k) k
       join sends s on s.app_id = k.app_id and s.sent_at = k.sent_at and s.event_id = k.event_id
      where s.sent_at <= p_as_of
@@ -271,19 +404,24 @@ with set_sends as materialized (
     -- inlined sub-select would look them up twice.
     select w.*, snap.event_id as snap_event_id, snap.app_version as snap_version,
            snap.can_display, snap.authorization_status as snap_authorization,
+           snap.os_version as snap_os_version, snap.sdk_int as snap_sdk_int, snap.standby_bucket as snap_standby_bucket,
+           snap.background_restricted as snap_background_restricted,
+           snap.ignoring_battery_optimizations as snap_ignoring_battery_optimizations,
+           snap.low_power_mode as snap_low_power_mode,
            coalesce(snap.platform, i.platform, case w.provider when 'apns' then 'ios' else 'android' end) as send_platform,
            coalesce((select c.blocked from channel_states c
                       where c.app_id = w.app_id and c.occurred_at = snap.occurred_at
                         and c.snapshot_event_id = snap.event_id and c.channel_id = w.channel), false) as chan_blocked,
            coalesce(cf.displayed, false) as has_displayed,
            coalesce(cf.undisplayed, false) as has_undisplayed,
-           coalesce(cf.opened, false) as has_open,
+           coalesce(cf.opened, false) as has_open, cf.first_at as first_receipt_at,
            (select max(p.sent_at) from sends p
              where p.app_id = w.app_id and p.provider = w.provider and p.token_key = w.token_key
                and p.sent_at < w.sent_at and pushledger_reason_class(p.status, p.reason) = 'token_invalid') as invalid_at
       from set_sends w
       left join lateral (
-            select n.event_id, n.occurred_at, n.platform, n.app_version, n.can_display, n.authorization_status
+            select n.event_id, n.occurred_at, n.platform, n.app_version, n.can_display, n.authorization_status,
+                   n.os_version, n.sdk_int, n.standby_bucket, n.background_restricted, n.ignoring_battery_optimizations, n.low_power_mode
               from settings_snapshots n
              where n.app_id = w.app_id and n.installation_id = w.installation_id and n.occurred_at <= w.sent_at
              order by n.occurred_at desc, n.received_at desc, n.event_id desc
@@ -300,20 +438,30 @@ with set_sends as materialized (
                     where sl.app_id = f.app_id and sl.day = pushledger_day(f.sent_at) and sl.platform = f.send_platform
                       and sl.app_version is not distinct from f.snap_version) as is_instrumented
       from facts f
+), outcomes as (
+    select j.*, pushledger_display_state(j.snap_event_id is not null, j.can_display) as display_state,
+           pushledger_judge_send(j.status, j.has_open, j.has_displayed, j.has_undisplayed, j.sent_at, p_as_of, p_window,
+                                 pushledger_display_state(j.snap_event_id is not null, j.can_display),
+                                 j.chan_blocked, j.installation_id is not null, j.is_instrumented) as outcome
+      from judged j
 )
-select j.app_id, j.event_id, j.notification_id, j.installation_id, j.resolved_by,
-       j.sent_at, pushledger_day(j.sent_at), j.provider, j.channel, j.campaign,
-       j.status, j.reason, pushledger_reason_class(j.status, j.reason),
-       pushledger_reason_class(j.status, j.reason) is not distinct from 'token_invalid', j.to_invalid,
-       j.send_platform, j.snap_version, j.snap_event_id,
-       pushledger_display_state(j.snap_event_id is not null, j.can_display),
-       j.snap_authorization,
-       j.chan_blocked, j.is_instrumented,
-       j.has_open, j.has_displayed, j.has_undisplayed,
-       pushledger_judge_send(j.status, j.has_open, j.has_displayed, j.has_undisplayed, j.sent_at, p_as_of, p_window,
-                             pushledger_display_state(j.snap_event_id is not null, j.can_display),
-                             j.chan_blocked, j.installation_id is not null, j.is_instrumented)
-  from judged j;
+select o.app_id, o.event_id, o.notification_id, o.installation_id, o.resolved_by,
+       o.sent_at, pushledger_day(o.sent_at), o.provider, o.channel, o.campaign,
+       o.status, o.reason, pushledger_reason_class(o.status, o.reason),
+       pushledger_reason_class(o.status, o.reason) is not distinct from 'token_invalid', o.to_invalid,
+       o.send_platform, o.snap_version, o.snap_event_id, o.display_state, o.snap_authorization,
+       o.chan_blocked, o.is_instrumented, o.has_open, o.has_displayed, o.has_undisplayed, o.outcome,
+       o.snap_os_version, o.snap_sdk_int, o.snap_standby_bucket, o.snap_background_restricted,
+       o.snap_ignoring_battery_optimizations, o.snap_low_power_mode,
+       c.cause, c.first_life_at, c.first_life_notification,
+       case when o.outcome in ('received', 'opened') then pushledger_latency_bucket(o.sent_at, o.first_receipt_at) end
+  from outcomes o
+  -- The causes by look-ups of their own: few sends have one (a hash join would read every
+  -- telemetry row of the window's installations).
+  left join lateral (select * from pushledger_send_cause(o.app_id, o.installation_id, o.notification_id, o.provider,
+                                                         o.collapse_id, o.expires_at, o.sent_at, p_as_of)
+                      where pushledger_has_cause(o.outcome, o.display_state, o.installation_id is not null,
+                                                 o.is_instrumented)) c on true;
 end
 $$;
 
@@ -335,6 +483,8 @@ with facts as materialized (
            case when k.scope = 1 then coalesce(cf.displayed, false) else o.received_displayed end as now_displayed,
            case when k.scope = 1 then coalesce(cf.undisplayed, false) else o.received_undisplayed end as now_undisplayed,
            case when k.scope = 1 then coalesce(cf.opened, false) else o.opened end as now_opened,
+           case when k.scope = 1 then pushledger_latency_bucket(o.sent_at, cf.first_at) else o.latency_bucket end
+               as now_latency,
            exists (select 1 from instrumented_slices_daily sl
                     where sl.app_id = o.app_id and sl.day = o.day and sl.platform = o.platform
                       and sl.app_version is not distinct from o.app_version) as now_instrumented
@@ -343,13 +493,36 @@ with facts as materialized (
       left join lateral (select * from pushledger_notification_confirmations(o.app_id, o.notification_id, p_as_of)
                           where k.scope = 1) cf on true
      where k.scope < 2
+), judged as materialized (
+    select f.*,
+           pushledger_judge_send(f.status, f.now_opened, f.now_displayed, f.now_undisplayed, f.sent_at, p_as_of, p_window,
+                                 f.display_state, f.channel_blocked, f.installation_id is not null, f.now_instrumented)
+               as now_outcome
+      from facts f
+), caused as (
+    select j.*, pushledger_has_cause(j.now_outcome, j.display_state, j.installation_id is not null, j.now_instrumented)
+               as now_has_cause
+      from judged j
 )
-select f.app_id, f.sent_at, f.event_id, f.day, f.notification_id, f.installation_id, f.provider, f.channel,
-       f.campaign, f.status, f.reason, f.reason_class, f.token_invalid, f.to_invalid_token, f.platform,
-       f.app_version, f.display_state, f.channel_blocked, f.now_instrumented, f.now_opened, f.now_displayed,
-       f.now_undisplayed,
-       pushledger_judge_send(f.status, f.now_opened, f.now_displayed, f.now_undisplayed, f.sent_at, p_as_of, p_window,
-                             f.display_state, f.channel_blocked, f.installation_id is not null, f.now_instrumented)
-  from facts f;
+-- A send that had a cause keeps it: what could change a cause (a telemetry event of its
+-- installation, a send of the notification its first sign of life received) re-judges it on
+-- every fact. One that gains a cause looks it up.
+select j.app_id, j.sent_at, j.event_id, j.day, j.notification_id, j.installation_id, j.provider, j.channel,
+       j.campaign, j.status, j.reason, j.reason_class, j.token_invalid, j.to_invalid_token, j.platform,
+       j.app_version, j.display_state, j.channel_blocked, j.now_instrumented, j.now_opened, j.now_displayed,
+       j.now_undisplayed, j.now_outcome,
+       j.os_version, j.sdk_int, j.standby_bucket, j.background_restricted, j.ignoring_battery_optimizations,
+       j.low_power_mode,
+       case when j.now_has_cause then coalesce(j.cause, c.cause) end,
+       case when not j.now_has_cause then null when j.cause is not null then j.first_life_at else c.first_life_at end,
+       case when not j.now_has_cause then null when j.cause is not null then j.first_life_notification
+            else c.first_life_notification end,
+       case when j.now_outcome in ('received', 'opened') then j.now_latency end
+  from caused j
+  left join lateral (select x.* from sends s
+                      cross join lateral pushledger_send_cause(s.app_id, s.installation_id, s.notification_id, s.provider,
+                                                               s.collapse_id, s.expires_at, s.sent_at, p_as_of) x
+                      where s.app_id = j.app_id and s.sent_at = j.sent_at and s.event_id = j.event_id
+                        and j.now_has_cause and j.cause is null) c on true;
 end
 $$;

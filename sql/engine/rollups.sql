@@ -20,7 +20,9 @@ language sql immutable as $$
     select row(c.app_id, c.sent_at, c.event_id, c.day, c.notification_id, c.installation_id, c.provider, c.channel,
                c.campaign, c.status, c.reason, c.reason_class, c.token_invalid, c.to_invalid_token, c.platform,
                c.app_version, c.display_state, c.channel_blocked, c.instrumented, c.opened, c.received_displayed,
-               c.received_undisplayed, c.outcome)::send_outcomes
+               c.received_undisplayed, c.outcome, c.os_version, c.sdk_int, c.standby_bucket, c.background_restricted,
+               c.ignoring_battery_optimizations, c.low_power_mode, c.cause, c.first_life_at, c.first_life_notification,
+               c.latency_bucket)::send_outcomes
 $$;
 
 -- A rebuild loads send_outcomes and open_landing_notifications empty: their indexes (primary
@@ -127,6 +129,8 @@ begin
     execute replace($sql$
     with deltas as (
         select d.app_id, d.day, d.platform, d.channel, d.app_version, d.campaign, d.provider,
+               d.os_version, d.sdk_int, d.standby_bucket, d.background_restricted, d.ignoring_battery_optimizations,
+               d.low_power_mode,
                sum(d.sign) as sends,
                sum(d.sign) filter (where d.outcome not in ('rejected', 'pending')) as accepted,
                sum(d.sign) filter (where d.outcome = 'rejected') as rejected,
@@ -141,24 +145,48 @@ begin
                sum(d.sign) filter (where d.to_invalid_token) as to_invalid_token,
                -- Rule 8's other causes (no as-of snapshot, unresolved installation) hold in any window.
                sum(d.sign) filter (where d.outcome = 'unattributed' and d.display_state <> 'unknown'
-                                   and d.installation_id is not null and not d.instrumented) as uninstrumented
+                                   and d.installation_id is not null and not d.instrumented) as uninstrumented,
+               sum(d.sign) filter (where d.outcome = 'unconfirmed' and d.cause = 'superseded') as superseded,
+               sum(d.sign) filter (where d.outcome = 'unconfirmed' and d.cause = 'app_stopped') as app_stopped,
+               sum(d.sign) filter (where d.outcome = 'unconfirmed' and d.cause = 'expired') as expired,
+               sum(d.sign) filter (where d.outcome = 'unconfirmed' and d.cause = 'device_inactive') as device_inactive,
+               sum(d.sign) filter (where d.outcome = 'unconfirmed' and d.cause = 'unexplained') as unexplained,
+               sum(d.sign) filter (where d.outcome = 'unattributed' and d.cause = 'superseded') as superseded_uninstrumented,
+               sum(d.sign) filter (where d.outcome = 'unattributed' and d.cause = 'app_stopped') as app_stopped_uninstrumented,
+               sum(d.sign) filter (where d.outcome = 'unattributed' and d.cause = 'expired') as expired_uninstrumented,
+               sum(d.sign) filter (where d.outcome = 'unattributed' and d.cause = 'device_inactive') as device_inactive_uninstrumented,
+               sum(d.sign) filter (where d.outcome = 'unattributed' and d.cause = 'unexplained') as unexplained_uninstrumented,
+               sum(d.sign) filter (where d.latency_bucket = 'lt_10s') as latency_lt_10s,
+               sum(d.sign) filter (where d.latency_bucket = 'lt_1m') as latency_lt_1m,
+               sum(d.sign) filter (where d.latency_bucket = 'lt_10m') as latency_lt_10m,
+               sum(d.sign) filter (where d.latency_bucket = 'lt_1h') as latency_lt_1h,
+               sum(d.sign) filter (where d.latency_bucket = 'lt_6h') as latency_lt_6h,
+               sum(d.sign) filter (where d.latency_bucket = 'lt_24h') as latency_lt_24h,
+               sum(d.sign) filter (where d.latency_bucket = 'ge_24h') as latency_ge_24h
           from $source d
-         group by 1, 2, 3, 4, 5, 6, 7
+         group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13
     ), moved as (
         insert into send_rollups_daily as r (
             app_id, day, platform, channel, app_version, campaign, provider, sends, accepted, rejected, opened,
             received, pending, blocked_app, blocked_channel, unattributed, unconfirmed, token_invalid,
-            to_invalid_token, as_of, refreshed_at, unattributed_uninstrumented)
+            to_invalid_token, as_of, refreshed_at, unattributed_uninstrumented,
+            os_version, sdk_int, standby_bucket, background_restricted, ignoring_battery_optimizations, low_power_mode,
+            superseded, app_stopped, expired, device_inactive, unexplained, superseded_uninstrumented, app_stopped_uninstrumented, expired_uninstrumented, device_inactive_uninstrumented, unexplained_uninstrumented, latency_lt_10s, latency_lt_1m, latency_lt_10m, latency_lt_1h, latency_lt_6h, latency_lt_24h, latency_ge_24h)
         select d.app_id, d.day, d.platform, d.channel, d.app_version, d.campaign, d.provider, d.sends,
                coalesce(d.accepted, 0), coalesce(d.rejected, 0), coalesce(d.opened, 0), coalesce(d.received, 0),
                coalesce(d.pending, 0), coalesce(d.blocked_app, 0), coalesce(d.blocked_channel, 0),
                coalesce(d.unattributed, 0), coalesce(d.unconfirmed, 0), coalesce(d.token_invalid, 0),
-               coalesce(d.to_invalid_token, 0), $1, now(), coalesce(d.uninstrumented, 0)
+               coalesce(d.to_invalid_token, 0), $1, now(), coalesce(d.uninstrumented, 0),
+               d.os_version, d.sdk_int, d.standby_bucket, d.background_restricted, d.ignoring_battery_optimizations,
+               d.low_power_mode,
+               coalesce(d.superseded, 0), coalesce(d.app_stopped, 0), coalesce(d.expired, 0), coalesce(d.device_inactive, 0), coalesce(d.unexplained, 0), coalesce(d.superseded_uninstrumented, 0), coalesce(d.app_stopped_uninstrumented, 0), coalesce(d.expired_uninstrumented, 0), coalesce(d.device_inactive_uninstrumented, 0), coalesce(d.unexplained_uninstrumented, 0), coalesce(d.latency_lt_10s, 0), coalesce(d.latency_lt_1m, 0), coalesce(d.latency_lt_10m, 0), coalesce(d.latency_lt_1h, 0), coalesce(d.latency_lt_6h, 0), coalesce(d.latency_lt_24h, 0), coalesce(d.latency_ge_24h, 0)
           from deltas d
          where d.sends <> 0 or d.accepted <> 0 or d.rejected <> 0 or d.opened <> 0 or d.received <> 0
             or d.pending <> 0 or d.blocked_app <> 0 or d.blocked_channel <> 0 or d.unattributed <> 0
             or d.unconfirmed <> 0 or d.token_invalid <> 0 or d.to_invalid_token <> 0 or d.uninstrumented <> 0
-        on conflict (app_id, day, platform, channel, app_version, campaign, provider) do update set
+            or d.superseded <> 0 or d.app_stopped <> 0 or d.expired <> 0 or d.device_inactive <> 0 or d.unexplained <> 0 or d.superseded_uninstrumented <> 0 or d.app_stopped_uninstrumented <> 0 or d.expired_uninstrumented <> 0 or d.device_inactive_uninstrumented <> 0 or d.unexplained_uninstrumented <> 0 or d.latency_lt_10s <> 0 or d.latency_lt_1m <> 0 or d.latency_lt_10m <> 0 or d.latency_lt_1h <> 0 or d.latency_lt_6h <> 0 or d.latency_lt_24h <> 0 or d.latency_ge_24h <> 0
+        on conflict (app_id, day, platform, channel, app_version, campaign, provider, os_version, sdk_int, standby_bucket,
+                     background_restricted, ignoring_battery_optimizations, low_power_mode) do update set
             sends = r.sends + excluded.sends, accepted = r.accepted + excluded.accepted,
             rejected = r.rejected + excluded.rejected, opened = r.opened + excluded.opened,
             received = r.received + excluded.received, pending = r.pending + excluded.pending,
@@ -168,6 +196,23 @@ begin
             token_invalid = r.token_invalid + excluded.token_invalid,
             to_invalid_token = r.to_invalid_token + excluded.to_invalid_token,
             unattributed_uninstrumented = r.unattributed_uninstrumented + excluded.unattributed_uninstrumented,
+            superseded = r.superseded + excluded.superseded,
+            app_stopped = r.app_stopped + excluded.app_stopped,
+            expired = r.expired + excluded.expired,
+            device_inactive = r.device_inactive + excluded.device_inactive,
+            unexplained = r.unexplained + excluded.unexplained,
+            superseded_uninstrumented = r.superseded_uninstrumented + excluded.superseded_uninstrumented,
+            app_stopped_uninstrumented = r.app_stopped_uninstrumented + excluded.app_stopped_uninstrumented,
+            expired_uninstrumented = r.expired_uninstrumented + excluded.expired_uninstrumented,
+            device_inactive_uninstrumented = r.device_inactive_uninstrumented + excluded.device_inactive_uninstrumented,
+            unexplained_uninstrumented = r.unexplained_uninstrumented + excluded.unexplained_uninstrumented,
+            latency_lt_10s = r.latency_lt_10s + excluded.latency_lt_10s,
+            latency_lt_1m = r.latency_lt_1m + excluded.latency_lt_1m,
+            latency_lt_10m = r.latency_lt_10m + excluded.latency_lt_10m,
+            latency_lt_1h = r.latency_lt_1h + excluded.latency_lt_1h,
+            latency_lt_6h = r.latency_lt_6h + excluded.latency_lt_6h,
+            latency_lt_24h = r.latency_lt_24h + excluded.latency_lt_24h,
+            latency_ge_24h = r.latency_ge_24h + excluded.latency_ge_24h,
             as_of = excluded.as_of, refreshed_at = excluded.refreshed_at
         returning r.app_id, r.day
     )
@@ -223,7 +268,9 @@ begin
     insert into send_outcomes
     select app_id, sent_at, event_id, day, notification_id, installation_id, provider, channel, campaign, status,
            reason, reason_class, token_invalid, to_invalid_token, platform, app_version, display_state,
-           channel_blocked, instrumented, opened, received_displayed, received_undisplayed, outcome
+           channel_blocked, instrumented, opened, received_displayed, received_undisplayed, outcome, os_version,
+           sdk_int, standby_bucket, background_restricted, ignoring_battery_optimizations, low_power_mode, cause,
+           first_life_at, first_life_notification, latency_bucket
       from rollup_delta where sign = 1;
     return query select * from pushledger_apply_rollup_deltas(p_as_of);
 end
@@ -297,6 +344,30 @@ begin
       from (select distinct t.app_id, k.installation_id
               from rollup_taken t cross join unnest(t.keys) k(installation_id) where t.kind = 'installation') i
       join sends s on s.app_id = i.app_id and s.installation_id = i.installation_id
+    union
+    -- Sends with a cause of an installation with a new (or removed) telemetry event after them,
+    -- whose first sign of life is not earlier than it: it may be their first sign of life now.
+    -- Per installation, its earliest and latest event (a superset: re-judging one more send is
+    -- harmless).
+    select o.app_id, o.sent_at, o.event_id, 2
+      from (select t.app_id, k.installation_id, min(k.occurred_at) as earliest, max(k.occurred_at) as latest
+              from rollup_taken t cross join unnest(t.keys, t.times) k(installation_id, occurred_at)
+             where t.kind = 'life' group by 1, 2) l
+      join send_outcomes o on o.app_id = l.app_id and o.installation_id = l.installation_id and o.cause is not null
+                          and o.sent_at < l.latest
+     where coalesce(o.first_life_at, 'infinity') >= l.earliest
+    union
+    -- Sends with a cause whose first sign of life is a receipt of a notification with an
+    -- attempt stored, changed or removed: that attempt may supersede them (or no longer).
+    select o.app_id, o.sent_at, o.event_id, 2
+      from (select t.app_id, k.notification_id
+              from rollup_taken t cross join unnest(t.keys) k(notification_id) where t.kind = 'notification'
+            union
+            select s.app_id, s.notification_id
+              from (select distinct t.app_id, k.event_id, k.sent_at
+                      from rollup_taken t cross join unnest(t.keys, t.times) k(event_id, sent_at) where t.kind = 'send') k
+              join sends s on s.app_id = k.app_id and s.sent_at = k.sent_at and s.event_id = k.event_id) n
+      join send_outcomes o on o.app_id = n.app_id and o.first_life_notification = n.notification_id
     union
     -- Pending sends whose confirmation window has passed.
     select o.app_id, o.sent_at, o.event_id, 0

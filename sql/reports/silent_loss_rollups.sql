@@ -11,14 +11,21 @@
 -- the days [p_first, p_last) saw and those in p_platforms/p_app_versions (the receipts of the
 -- window's other hours). "Unattributed only for lack of instrumentation" is the test
 -- pushledger_rollup_days (sql/engine/rollups.sql) counts as unattributed_uninstrumented.
+-- Every function of this file returns rollup-shaped rows: a changed shape needs them dropped.
+drop function if exists pushledger_classified_rollup_rows(text, timestamptz, timestamptz, timestamptz, interval, date, date, text[], text[]);
+drop function if exists pushledger_window_rollup_rows(text, timestamptz, timestamptz, timestamptz, interval);
+drop function if exists pushledger_silent_loss(text, timestamptz, timestamptz, timestamptz, interval, text[], text);
 create or replace function pushledger_classified_rollup_rows(
     p_app text, p_from timestamptz, p_to timestamptz, p_as_of timestamptz, p_window interval,
     p_first date, p_last date, p_platforms text[], p_app_versions text[])
 returns table (
     day date, platform text, channel text, app_version text, campaign text, provider text,
+    os_version text, sdk_int integer, standby_bucket text, background_restricted boolean,
+    ignoring_battery_optimizations boolean, low_power_mode boolean,
     sends bigint, accepted bigint, rejected bigint, pending bigint, opened bigint, received bigint,
     blocked_app bigint, blocked_channel bigint, unconfirmed bigint, unattributed bigint,
-    token_invalid bigint, to_invalid_token bigint)
+    token_invalid bigint, to_invalid_token bigint,
+    superseded bigint, app_stopped bigint, expired bigint, device_inactive bigint, unexplained bigint, latency_lt_10s bigint, latency_lt_1m bigint, latency_lt_10m bigint, latency_lt_1h bigint, latency_lt_6h bigint, latency_lt_24h bigint, latency_ge_24h bigint)
 language sql stable
 set jit = off as $$
 with window_slices as (
@@ -31,6 +38,8 @@ with window_slices as (
       from unnest(p_platforms, p_app_versions) u(platform, app_version)
 ), judged as (
     select c.day, c.platform, c.channel, c.app_version, c.campaign, c.provider, c.token_invalid, c.to_invalid_token,
+           c.os_version, c.sdk_int, c.standby_bucket, c.background_restricted, c.ignoring_battery_optimizations,
+           c.low_power_mode, c.cause, c.latency_bucket,
            case when c.outcome = 'unattributed' and c.snapshot_event_id is not null and c.installation_id is not null
                      and not c.instrumented and w.platform is not null
                 then 'unconfirmed' else c.outcome end as outcome
@@ -38,11 +47,25 @@ with window_slices as (
       left join window_slices w on w.platform = c.platform and w.version_key = coalesce(c.app_version, chr(1))
 )
 select j.day, j.platform, j.channel, j.app_version, j.campaign, j.provider,
+       j.os_version, j.sdk_int, j.standby_bucket, j.background_restricted, j.ignoring_battery_optimizations,
+       j.low_power_mode,
        1::bigint, (j.outcome not in ('rejected', 'pending'))::int::bigint, (j.outcome = 'rejected')::int::bigint,
        (j.outcome = 'pending')::int::bigint, (j.outcome = 'opened')::int::bigint, (j.outcome = 'received')::int::bigint,
        (j.outcome = 'blocked_app')::int::bigint, (j.outcome = 'blocked_channel')::int::bigint,
        (j.outcome = 'unconfirmed')::int::bigint, (j.outcome = 'unattributed')::int::bigint,
-       j.token_invalid::int::bigint, j.to_invalid_token::int::bigint
+       j.token_invalid::int::bigint, j.to_invalid_token::int::bigint,
+       (j.outcome = 'unconfirmed' and j.cause is not distinct from 'superseded')::int::bigint,
+       (j.outcome = 'unconfirmed' and j.cause is not distinct from 'app_stopped')::int::bigint,
+       (j.outcome = 'unconfirmed' and j.cause is not distinct from 'expired')::int::bigint,
+       (j.outcome = 'unconfirmed' and j.cause is not distinct from 'device_inactive')::int::bigint,
+       (j.outcome = 'unconfirmed' and j.cause is not distinct from 'unexplained')::int::bigint,
+       (j.latency_bucket is not distinct from 'lt_10s')::int::bigint,
+       (j.latency_bucket is not distinct from 'lt_1m')::int::bigint,
+       (j.latency_bucket is not distinct from 'lt_10m')::int::bigint,
+       (j.latency_bucket is not distinct from 'lt_1h')::int::bigint,
+       (j.latency_bucket is not distinct from 'lt_6h')::int::bigint,
+       (j.latency_bucket is not distinct from 'lt_24h')::int::bigint,
+       (j.latency_bucket is not distinct from 'ge_24h')::int::bigint
   from judged j
 $$;
 
@@ -53,9 +76,12 @@ create or replace function pushledger_window_rollup_rows(
     p_app text, p_from timestamptz, p_to timestamptz, p_as_of timestamptz, p_window interval)
 returns table (
     day date, platform text, channel text, app_version text, campaign text, provider text,
+    os_version text, sdk_int integer, standby_bucket text, background_restricted boolean,
+    ignoring_battery_optimizations boolean, low_power_mode boolean,
     sends bigint, accepted bigint, rejected bigint, pending bigint, opened bigint, received bigint,
     blocked_app bigint, blocked_channel bigint, unconfirmed bigint, unattributed bigint,
-    token_invalid bigint, to_invalid_token bigint)
+    token_invalid bigint, to_invalid_token bigint,
+    superseded bigint, app_stopped bigint, expired bigint, device_inactive bigint, unexplained bigint, latency_lt_10s bigint, latency_lt_1m bigint, latency_lt_10m bigint, latency_lt_1h bigint, latency_lt_6h bigint, latency_lt_24h bigint, latency_ge_24h bigint)
 language plpgsql stable
 set jit = off as $$
 #variable_conflict use_column
@@ -93,8 +119,10 @@ begin
 end
 $$;
 
--- Outcome counts per slice of the dimensions named in p_by (any of channel, platform,
--- app_version, campaign, day, provider); a dimension not named is null in every row. Rates
+-- Outcome, cause and latency bucket counts per slice of the dimensions named in p_by (any of
+-- channel, platform, app_version, campaign, day, provider, and the v1.2 slices os_version,
+-- sdk_int, standby_bucket, background_restricted, ignoring_battery_optimizations,
+-- low_power_mode); a dimension not named is null in every row. Rates
 -- are left to the caller: each needs its numerator and denominator anyway. p_source 'engine'
 -- classifies the window's sends as of p_as_of; 'rollups' reads pushledger_window_rollup_rows,
 -- as of the rollups' as_of (the caller passes it as p_as_of).
@@ -104,9 +132,12 @@ create or replace function pushledger_silent_loss(
     p_window interval default '24 hours', p_by text[] default '{}', p_source text default 'engine')
 returns table (
     channel text, platform text, app_version text, campaign text, day date, provider text,
+    os_version text, sdk_int integer, standby_bucket text, background_restricted boolean,
+    ignoring_battery_optimizations boolean, low_power_mode boolean,
     sends bigint, accepted bigint, rejected bigint, pending bigint, opened bigint, received bigint,
     blocked_app bigint, blocked_channel bigint, unconfirmed bigint, unattributed bigint,
-    token_invalid bigint, to_invalid_token bigint)
+    token_invalid bigint, to_invalid_token bigint,
+    superseded bigint, app_stopped bigint, expired bigint, device_inactive bigint, unexplained bigint, latency_lt_10s bigint, latency_lt_1m bigint, latency_lt_10m bigint, latency_lt_1h bigint, latency_lt_6h bigint, latency_lt_24h bigint, latency_ge_24h bigint)
 language sql stable
 set jit = off as $$
 select case when 'channel' = any(p_by) then r.channel end,
@@ -115,10 +146,17 @@ select case when 'channel' = any(p_by) then r.channel end,
        case when 'campaign' = any(p_by) then r.campaign end,
        case when 'day' = any(p_by) then r.day end,
        case when 'provider' = any(p_by) then r.provider end,
+       case when 'os_version' = any(p_by) then r.os_version end,
+       case when 'sdk_int' = any(p_by) then r.sdk_int end,
+       case when 'standby_bucket' = any(p_by) then r.standby_bucket end,
+       case when 'background_restricted' = any(p_by) then r.background_restricted end,
+       case when 'ignoring_battery_optimizations' = any(p_by) then r.ignoring_battery_optimizations end,
+       case when 'low_power_mode' = any(p_by) then r.low_power_mode end,
        sum(r.sends)::bigint, sum(r.accepted)::bigint, sum(r.rejected)::bigint, sum(r.pending)::bigint,
        sum(r.opened)::bigint, sum(r.received)::bigint, sum(r.blocked_app)::bigint, sum(r.blocked_channel)::bigint,
        sum(r.unconfirmed)::bigint, sum(r.unattributed)::bigint, sum(r.token_invalid)::bigint,
-       sum(r.to_invalid_token)::bigint
+       sum(r.to_invalid_token)::bigint,
+       sum(r.superseded)::bigint, sum(r.app_stopped)::bigint, sum(r.expired)::bigint, sum(r.device_inactive)::bigint, sum(r.unexplained)::bigint, sum(r.latency_lt_10s)::bigint, sum(r.latency_lt_1m)::bigint, sum(r.latency_lt_10m)::bigint, sum(r.latency_lt_1h)::bigint, sum(r.latency_lt_6h)::bigint, sum(r.latency_lt_24h)::bigint, sum(r.latency_ge_24h)::bigint
   from (select * from pushledger_window_rollup_rows(p_app, p_from, p_to, p_as_of, p_window)
          where p_source = 'rollups'
         union all
@@ -126,6 +164,6 @@ select case when 'channel' = any(p_by) then r.channel end,
         select * from pushledger_classified_rollup_rows(p_app, p_from, p_to, p_as_of, p_window,
                                                         'infinity', 'infinity', '{}', '{}')
          where p_source = 'engine') r
- group by 1, 2, 3, 4, 5, 6
- order by 1, 2, 3, 4, 5, 6
+ group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12
+ order by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12
 $$;

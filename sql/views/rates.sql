@@ -71,13 +71,23 @@ select r.*
 $$;
 
 -- Rates per rollup row, with the numerators the dashboards sum (silent_loss, known_blocked,
--- confirmed); low_volume: of the rates over accepted sends.
+-- confirmed); low_volume: of the rates over accepted sends. With the v1.2 cause and latency
+-- counts of the row (r.*), each cause's rate over accepted (metrics.md "Why a send is
+-- unconfirmed") and late_share over received and opened ("Delivery latency"): what dashboards
+-- chart causes over time from.
 drop view if exists send_rollup_rates_daily;
 create view send_rollup_rates_daily as
 select r.*,
        x.silent_loss, x.known_blocked, x.confirmed,
        x.silent_loss_rate, x.known_blocked_rate, x.unconfirmed_rate, x.confirmed_delivery_rate, x.open_rate,
-       x.open_rate_of_received, x.rejection_rate, x.token_invalid_rate, x.low_volume
+       x.open_rate_of_received, x.rejection_rate, x.token_invalid_rate, x.low_volume,
+       r.superseded::double precision / nullif(r.accepted, 0) as superseded_rate,
+       r.app_stopped::double precision / nullif(r.accepted, 0) as app_stopped_rate,
+       r.expired::double precision / nullif(r.accepted, 0) as expired_rate,
+       r.device_inactive::double precision / nullif(r.accepted, 0) as device_inactive_rate,
+       r.unexplained::double precision / nullif(r.accepted, 0) as unexplained_rate,
+       (r.latency_lt_6h + r.latency_lt_24h + r.latency_ge_24h)::double precision / nullif(r.received + r.opened, 0)
+           as late_share
   from send_rollups_daily r
  cross join lateral (
         select max(p.numerator) filter (where p.rate = 'silent_loss_rate') as silent_loss,

@@ -14,11 +14,13 @@ begin
             app_id, event_id, installation_id, platform, app_version, os_version, sdk_int,
             authorization_status, alert_setting, sound_setting, badge_setting, lock_screen_setting,
             notification_center_setting, time_sensitive_setting, scheduled_delivery_setting, alert_style,
-            notifications_enabled, post_notifications, channel_count, at, occurred_at, received_at)
+            notifications_enabled, post_notifications, channel_count, standby_bucket, background_restricted,
+            ignoring_battery_optimizations, force_stopped_before_start, low_power_mode, at, occurred_at, received_at)
         select app_id, event_id, installation_id, platform, app_version, os_version, sdk_int,
                authorization_status, alert_setting, sound_setting, badge_setting, lock_screen_setting,
                notification_center_setting, time_sensitive_setting, scheduled_delivery_setting, alert_style,
-               notifications_enabled, post_notifications, channel_count, at, occurred_at, received_at
+               notifications_enabled, post_notifications, channel_count, standby_bucket, background_restricted,
+               ignoring_battery_optimizations, force_stopped_before_start, low_power_mode, at, occurred_at, received_at
           from stage_telemetry join stage_fresh using (seq)
          where type = 'notification_settings';
 
@@ -129,13 +131,13 @@ begin
         -- at or before sent_at (registrations of this batch were stored just before).
         insert into sends (app_id, event_id, notification_id, provider, token, installation_id, resolved_by,
                            channel, campaign, sent_at, status, reason, apns_id, unregistered_at, priority,
-                           push_type, environment, latency_ms, received_at, response_body)
+                           push_type, environment, latency_ms, received_at, response_body, collapse_id, expires_at)
         select s.app_id, s.event_id, s.notification_id, s.provider, s.token,
                coalesce(s.installation_id, r.installation_id),
                case when s.installation_id is not null then 'explicit'
                     when r.installation_id is not null then 'token' else 'unresolved' end,
                s.channel, s.campaign, s.sent_at, s.status, s.reason, s.apns_id, s.unregistered_at, s.priority,
-               s.push_type, s.environment, s.latency_ms, s.received_at, s.response_body
+               s.push_type, s.environment, s.latency_ms, s.received_at, s.response_body, s.collapse_id, s.expires_at
           from stage_sends s
           join stage_fresh using (seq)
           left join lateral (
