@@ -51,7 +51,7 @@ start_server() {
     for attempt in 1 2 3 4 5; do
         free_port >"$dir/port"
         "${as_pg[@]}" "$bindir/pg_ctl" -D "$data" -l "$dir/server.log" -w -t 60 \
-            -o "-p $(cat "$dir/port") -k $sock -c listen_addresses=127.0.0.1 -c max_connections=300 -c shared_buffers=256MB -c wal_level=replica -c max_wal_senders=4 $1" \
+            -o "-p $(cat "$dir/port") -k $sock -c listen_addresses=127.0.0.1 -c max_connections=1000 -c shared_buffers=256MB -c wal_level=replica -c max_wal_senders=4 $1" \
             start >&2 && return 0
         # Taken between the check and the bind (another cluster starting): the next free port.
         if [ "$attempt" -lt 5 ] && tail -n 8 "$dir/server.log" | grep -q "Address already in use"; then

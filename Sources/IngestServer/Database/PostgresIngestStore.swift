@@ -73,8 +73,7 @@ public final class PostgresIngestStore: IngestStore {
             return try pool.withConnection(body)
         } catch let error as PostgresError {
             if error.isConnectionProblem {
-                self.pool.drain()
-                reads.drain()
+                for pool in [self.pool, reads, probePool] { pool.drain() }
             }
             throw StoreError(
                 isConnectionProblem: error.isConnectionProblem, isOutcomeUnknown: error.isOutcomeUnknown, sqlState: error.sqlState,
