@@ -14,7 +14,15 @@ if [ -z "${DATABASE_URL:-}" ]; then
 fi
 export PUSHLEDGER_TEST_DATABASE_URL="$DATABASE_URL"
 swift build --build-tests "$@"
-swift test --skip-build "$@"
+if [ $# -eq 0 ]; then
+    # Exit tests (the programming-error traps) run in a process of their own: Swift Testing's
+    # exit-test monitor waits for any child, so beside tests that run commands through
+    # Foundation's Process it can take their children's exits and leave both waiting forever.
+    swift test --skip-build --skip ProgrammingError
+    swift test --skip-build --filter ProgrammingError
+else
+    swift test --skip-build "$@"
+fi
 # The Android SDK's core (JUnit 5) on the same cluster and the server just built; its own
 # "N passed, N failed" line. (Skipped when arguments pick some tests: scripts/android.sh test runs it alone.)
 if [ $# -eq 0 ]; then PUSHLEDGER_BIN="$root/.build/debug/pushledger" scripts/android.sh test; fi
