@@ -13,7 +13,7 @@ if [ -z "${DATABASE_URL:-}" ]; then
     export DATABASE_URL
 fi
 export PUSHLEDGER_TEST_DATABASE_URL="$DATABASE_URL"
-swift build --build-tests "$@"
+swift build --build-tests
 if [ $# -eq 0 ]; then
     # Exit tests (the programming-error traps) run in a process of their own: Swift Testing's
     # exit-test monitor waits for any child, so beside tests that run commands through
