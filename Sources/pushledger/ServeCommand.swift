@@ -1,3 +1,4 @@
+import HTTPServer
 import Foundation
 import IngestServer
 import PushLedgerCLI
@@ -15,7 +16,7 @@ enum ServeCommand: Command {
             .value("tls-cert", help: "PEM certificate chain for HTTPS, server first (needs --tls-key)", environment: "PUSHLEDGER_TLS_CERT", placeholder: "file"),
             .value("tls-key", help: "PEM private key (unencrypted) of --tls-cert", environment: "PUSHLEDGER_TLS_KEY", placeholder: "file"),
             .value("admin-listen", help: "Serve /metrics, /healthz, /readyz here, plain HTTP, not on --listen", environment: "PUSHLEDGER_ADMIN_LISTEN", placeholder: "host:port"),
-            .value("threads", type: .integer, help: "HTTP threads", default: "\(defaults.httpThreads)"),
+            .value("threads", type: .integer, help: "HTTP threads", default: "\(defaults.http.threads)"),
             .value("validators", type: .integer, help: "Threads that decode and validate bodies, taking the apps in turn", default: "\(defaults.validatorCount)"),
             .value("feed-reads", type: .integer, help: "Invalid-token feed reads at once (each with a database connection of its own)", default: "\(defaults.feedConcurrency)"),
             .value("writers", type: .integer, help: "Writer threads (one database connection each)", default: "\(defaults.writerCount)"),
@@ -25,13 +26,13 @@ enum ServeCommand: Command {
             .value("app-share", type: .integer, help: "Validated requests of one app waiting at most; past it that app alone gets 429", default: "\(defaults.appQueueShare)"),
             .value("batch-events", type: .integer, help: "Events committed together in one transaction at most (one larger request goes alone)", default: "\(defaults.maxEventsPerBatch)"),
             .value("batch", type: .integer, help: "Requests committed together in one transaction at most", default: "\(defaults.maxUnitsPerBatch)"),
-            .value("connections", type: .integer, help: "Open connections at most", default: "\(defaults.connectionLimit)"),
-            .value("connection-memory", type: .integer, help: "Bytes of libmicrohttpd memory per connection", default: "\(defaults.connectionMemoryLimit)"),
-            .value("timeout", type: .integer, help: "Seconds an idle connection stays open", default: "\(defaults.requestTimeoutSeconds)"),
-            .value("upload-deadline", type: .integer, help: "Seconds a request body may take to arrive in all (slow clients are cut off)", default: "\(defaults.uploadDeadlineSeconds)"),
-            .value("header-deadline", type: .integer, help: "Seconds a new connection has to send its request headers in all", default: "\(defaults.headerDeadlineSeconds)"),
-            .value("per-address", type: .integer, help: "Open connections from one client address at most", default: "\(defaults.perAddressConnectionLimit)"),
-            .value("per-address-uploads", type: .integer, help: "Request bodies arriving at once from one client address at most (429 past it)", default: "\(defaults.perAddressUploadLimit)"),
+            .value("connections", type: .integer, help: "Open connections at most", default: "\(defaults.http.connectionLimit)"),
+            .value("connection-memory", type: .integer, help: "Bytes of libmicrohttpd memory per connection", default: "\(defaults.http.connectionMemoryLimit)"),
+            .value("timeout", type: .integer, help: "Seconds an idle connection stays open", default: "\(defaults.http.requestTimeoutSeconds)"),
+            .value("upload-deadline", type: .integer, help: "Seconds a request body may take to arrive in all (slow clients are cut off)", default: "\(defaults.http.uploadDeadlineSeconds)"),
+            .value("header-deadline", type: .integer, help: "Seconds a new connection has to send its request headers in all", default: "\(defaults.http.headerDeadlineSeconds)"),
+            .value("per-address", type: .integer, help: "Open connections from one client address at most", default: "\(defaults.http.perAddressConnectionLimit)"),
+            .value("per-address-uploads", type: .integer, help: "Request bodies arriving at once from one client address at most (429 past it)", default: "\(defaults.http.perAddressUploadLimit)"),
             .value("max-body", type: .integer, help: "Bytes of a request body as sent", default: "\(defaults.limits.maxBodyBytes)"),
             .value("max-decompressed", type: .integer, help: "Bytes of a body after gzip", default: "\(defaults.limits.maxDecompressedBytes)"),
             .value("max-events", type: .integer, help: "Events (or sends) per request", default: "\(defaults.limits.maxEventsPerRequest)"),
@@ -78,7 +79,7 @@ enum ServeCommand: Command {
         case (nil, _?): throw OptionError("--tls-key needs --tls-cert")
         case (_?, nil): throw OptionError("--tls-cert needs --tls-key")
         }
-        config.httpThreads = try command.positive("threads")
+        config.http.threads = try command.positive("threads")
         config.writerCount = try command.positive("writers")
         config.validatorCount = try command.int("validators", in: 1...256)
         config.feedConcurrency = try command.int("feed-reads", in: 1...64)
@@ -90,13 +91,13 @@ enum ServeCommand: Command {
             config.appWriterLimit = try command.int("app-writers", in: 1...config.writerCount)
         }
         config.maxEventsPerBatch = try command.positive("batch-events")
-        config.connectionLimit = try command.positive("connections")
-        config.connectionMemoryLimit = try command.positive("connection-memory")
-        config.requestTimeoutSeconds = try command.positive("timeout")
-        config.uploadDeadlineSeconds = try command.positive("upload-deadline")
-        config.headerDeadlineSeconds = try command.positive("header-deadline")
-        config.perAddressConnectionLimit = try command.positive("per-address")
-        config.perAddressUploadLimit = try command.positive("per-address-uploads")
+        config.http.connectionLimit = try command.positive("connections")
+        config.http.connectionMemoryLimit = try command.positive("connection-memory")
+        config.http.requestTimeoutSeconds = try command.positive("timeout")
+        config.http.uploadDeadlineSeconds = try command.positive("upload-deadline")
+        config.http.headerDeadlineSeconds = try command.positive("header-deadline")
+        config.http.perAddressConnectionLimit = try command.positive("per-address")
+        config.http.perAddressUploadLimit = try command.positive("per-address-uploads")
         config.limits.maxBodyBytes = try command.positive("max-body")
         config.limits.maxDecompressedBytes = try command.positive("max-decompressed")
         config.limits.maxEventsPerRequest = try command.positive("max-events")

@@ -2,7 +2,7 @@ import Foundation
 
 /// Runs `work` on its own thread every `interval` seconds until stopped; `wake()` runs it now.
 /// Used for the key-table refresh and the database reconnect probe.
-final class PeriodicTask: Sendable {
+public final class PeriodicTask: Sendable {
     private let condition = NSCondition()
     nonisolated(unsafe) private var stopped = false
     nonisolated(unsafe) private var woken = false
@@ -10,7 +10,7 @@ final class PeriodicTask: Sendable {
     private let interval: TimeInterval
     private let work: @Sendable () -> Void
 
-    init(name: String, interval: TimeInterval, work: @escaping @Sendable () -> Void) {
+    public init(name: String, interval: TimeInterval, work: @escaping @Sendable () -> Void) {
         self.interval = interval
         self.work = work
         let thread = Thread { [self] in loop() }
@@ -18,7 +18,7 @@ final class PeriodicTask: Sendable {
         thread.start()
     }
 
-    func wake() {
+    public func wake() {
         condition.withLock {
             woken = true
             condition.signal()
@@ -26,7 +26,7 @@ final class PeriodicTask: Sendable {
     }
 
     /// Stops the loop and waits for a running `work` to finish.
-    func stop() {
+    public func stop() {
         condition.withLock {
             stopped = true
             condition.broadcast()

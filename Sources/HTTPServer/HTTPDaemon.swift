@@ -5,6 +5,10 @@ import Synchronization
 /// An error starting the HTTP listener.
 public struct HTTPServerError: Error, CustomStringConvertible {
     public var description: String
+
+    public init(description: String) {
+        self.description = description
+    }
 }
 
 /// libmicrohttpd in internal-thread mode (poll) with a thread pool, suspend/resume and ITC (for
@@ -13,7 +17,7 @@ public struct HTTPServerError: Error, CustomStringConvertible {
 ///
 /// C callbacks are plain `@convention(c)` globals; they find this object and the per-request
 /// `RequestContext` through the `cls` / `con_cls` pointers.
-final class HTTPDaemon: @unchecked Sendable {
+public final class HTTPDaemon: @unchecked Sendable {
     private let handler: any HTTPHandler
     /// Set once in `start`, cleared in `stop`; read by `stop`/`quiesce` only (one caller).
     nonisolated(unsafe) private var daemon: OpaquePointer?
@@ -25,37 +29,40 @@ final class HTTPDaemon: @unchecked Sendable {
     /// Connections between libmicrohttpd's STARTED and CLOSED notifications.
     fileprivate let connections = Atomic<Int>(0)
     /// Settings and TLS strings of `start`, kept for `successor` and freed in `stop`.
-    nonisolated(unsafe) private var config: IngestServerConfig?
+    nonisolated(unsafe) private var limits: HTTPServerLimits?
     nonisolated(unsafe) private var tlsStrings: [UnsafeMutablePointer<CChar>] = []
     /// Set by `quiesce`: every answer closes its connection, so keep-alive clients leave.
     private let closing = Atomic<Bool>(false)
     /// The bound port (useful with port 0).
-    private(set) var port: UInt16 = 0
+    public private(set) var port: UInt16 = 0
     /// Time a request body may take to arrive; set in `start`, before any request.
     nonisolated(unsafe) private var uploadTime: Duration = .seconds(60)
     /// Header deadlines and shedding; set in `start`, before any connection.
     nonisolated(unsafe) private(set) var guardian: ConnectionGuard?
     nonisolated(unsafe) private var reaper: PeriodicTask?
 
-    init(handler: any HTTPHandler) {
+    /// libmicrohttpd's version, for the build-info metric.
+    public static var libraryVersion: String { String(cString: MHD_get_version()) }
+
+    public init(handler: any HTTPHandler) {
         self.handler = handler
     }
 
-    var requestsInFlight: Int { inFlight.load(ordering: .acquiring) }
-    var openConnections: Int { connections.load(ordering: .acquiring) }
+    public var requestsInFlight: Int { inFlight.load(ordering: .acquiring) }
+    public var openConnections: Int { connections.load(ordering: .acquiring) }
 
     /// Binds, listens and starts the polling threads; HTTPS when `tls` is given.
-    func start(host: String, port: UInt16, config: IngestServerConfig, tls: TLSCredentials? = nil) throws(HTTPServerError) {
+    public func start(host: String, port: UInt16, limits: HTTPServerLimits, tls: TLSCredentials? = nil) throws(HTTPServerError) {
         let (socket, boundPort) = try Self.listen(host: host, port: port)
         // Shed below the daemon's limit, so a new connection is accepted rather than refused.
-        let limit = max(1, config.connectionLimit)
+        let limit = max(1, limits.connectionLimit)
         let guardian = ConnectionGuard(
-            headerDeadline: .seconds(max(1, config.headerDeadlineSeconds)),
-            keepAliveDeadline: .seconds(max(1, config.requestTimeoutSeconds)),
-            shedThreshold: limit - max(1, limit / 16), uploadDeadline: .seconds(max(1, config.uploadDeadlineSeconds)),
-            uploadsPerAddress: max(1, config.perAddressUploadLimit))
+            headerDeadline: .seconds(max(1, limits.headerDeadlineSeconds)),
+            keepAliveDeadline: .seconds(max(1, limits.requestTimeoutSeconds)),
+            shedThreshold: limit - max(1, limit / 16), uploadDeadline: .seconds(max(1, limits.uploadDeadlineSeconds)),
+            uploadsPerAddress: max(1, limits.perAddressUploadLimit))
         do {
-            try start(socket: socket, port: boundPort, config: config, tls: tls, guardian: guardian)
+            try start(socket: socket, port: boundPort, limits: limits, tls: tls, guardian: guardian)
         } catch {
             close(socket)
             throw error
@@ -67,14 +74,14 @@ final class HTTPDaemon: @unchecked Sendable {
     /// connections to whichever daemon accepts, so nothing waiting in the backlog is lost.
     func successor(tls: TLSCredentials) throws(HTTPServerError) -> HTTPDaemon {
         let socket = dup(listenSocket)
-        guard listenSocket >= 0, socket >= 0, let guardian, let config else {
+        guard listenSocket >= 0, socket >= 0, let guardian, let limits else {
             if socket >= 0 { close(socket) }
             throw HTTPServerError(description: "the listener is not running")
         }
         _ = fcntl(socket, F_SETFD, FD_CLOEXEC)
         let next = HTTPDaemon(handler: handler)
         do {
-            try next.start(socket: socket, port: port, config: config, tls: tls, guardian: guardian)
+            try next.start(socket: socket, port: port, limits: limits, tls: tls, guardian: guardian)
         } catch {
             close(socket)
             throw error
@@ -83,24 +90,24 @@ final class HTTPDaemon: @unchecked Sendable {
     }
 
     private func start(
-        socket: Int32, port: UInt16, config: IngestServerConfig, tls: TLSCredentials?, guardian: ConnectionGuard
+        socket: Int32, port: UInt16, limits: HTTPServerLimits, tls: TLSCredentials?, guardian: ConnectionGuard
     ) throws(HTTPServerError) {
         self.port = port
-        self.config = config
-        uploadTime = .seconds(max(1, config.uploadDeadlineSeconds))
+        self.limits = limits
+        uploadTime = .seconds(max(1, limits.uploadDeadlineSeconds))
         let selfPointer = Unmanaged.passUnretained(self).toOpaque()
         self.guardian = guardian
         reaper = PeriodicTask(name: "pushledger-header-deadline", interval: 0.25) { guardian.reap() }
         tlsStrings = tls?.cStrings() ?? []
         var options: [MHD_OptionItem] = [
             MHD_OptionItem(option: .LISTEN_SOCKET, value: Int(socket), ptr_value: nil),
-            MHD_OptionItem(option: .THREAD_POOL_SIZE, value: max(1, config.httpThreads), ptr_value: nil),
-            MHD_OptionItem(option: .CONNECTION_LIMIT, value: max(1, config.connectionLimit), ptr_value: nil),
-            MHD_OptionItem(option: .PER_IP_CONNECTION_LIMIT, value: max(1, config.perAddressConnectionLimit), ptr_value: nil),
+            MHD_OptionItem(option: .THREAD_POOL_SIZE, value: max(1, limits.threads), ptr_value: nil),
+            MHD_OptionItem(option: .CONNECTION_LIMIT, value: max(1, limits.connectionLimit), ptr_value: nil),
+            MHD_OptionItem(option: .PER_IP_CONNECTION_LIMIT, value: max(1, limits.perAddressConnectionLimit), ptr_value: nil),
             MHD_OptionItem(
                 option: .NOTIFY_CONNECTION, value: unsafeBitCast(connectionNotified, to: Int.self), ptr_value: selfPointer),
-            MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: config.connectionMemoryLimit, ptr_value: nil),
-            MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: max(0, config.requestTimeoutSeconds), ptr_value: nil),
+            MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: limits.connectionMemoryLimit, ptr_value: nil),
+            MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: max(0, limits.requestTimeoutSeconds), ptr_value: nil),
             MHD_OptionItem(
                 option: .NOTIFY_COMPLETED, value: unsafeBitCast(requestCompleted, to: Int.self), ptr_value: selfPointer),
             MHD_OptionItem(option: .UNESCAPE_CALLBACK, value: unsafeBitCast(unescape, to: Int.self), ptr_value: nil),
@@ -153,7 +160,7 @@ final class HTTPDaemon: @unchecked Sendable {
 
     /// Stops the polling threads and closes every connection. Call after in-flight requests
     /// are answered: suspended connections must be resumed first.
-    func stop() {
+    public func stop() {
         guard let daemon else { return }
         if listenSocket >= 0 { quiesce() }
         MHD_stop_daemon(daemon)

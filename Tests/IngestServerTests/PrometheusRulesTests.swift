@@ -4,7 +4,7 @@ import Testing
 
 /// The ingestor's Prometheus rules, checked and unit-tested by promtool (Debian `prometheus`).
 @Suite("Prometheus rules for the ingestor")
-struct AlertPrometheusRulesTests {
+struct PrometheusRulesTests {
     static let folder = TestDatabase.repositoryRoot.appendingPathComponent("prometheus")
 
     /// Runs promtool in prometheus/; returns its exit status and output.

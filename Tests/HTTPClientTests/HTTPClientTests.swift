@@ -1,11 +1,11 @@
 import Foundation
 import Gzip
-import IngestClient
+import HTTPClient
 import TestSupport
 import Testing
 
-@Suite("IngestClient against a loopback server")
-struct IngestClientTests {
+@Suite("HTTPClient against a loopback server")
+struct HTTPClientTests {
     final class Sleeps: @unchecked Sendable {
         private let lock = NSLock()
         private var values: [Double] = []
@@ -13,8 +13,8 @@ struct IngestClientTests {
         var all: [Double] { lock.withLock { values } }
     }
 
-    private func client(_ server: LoopbackServer, timeout: Double = 5) throws -> (IngestClient, Sleeps) {
-        let client = try IngestClient(baseURL: server.url + "/", timeout: timeout)
+    private func client(_ server: LoopbackServer, timeout: Double = 5) throws -> (HTTPClient, Sleeps) {
+        let client = try HTTPClient(baseURL: server.url + "/", timeout: timeout)
         let sleeps = Sleeps()
         client.sleep = { sleeps.record($0) }
         return (client, sleeps)
@@ -136,10 +136,10 @@ struct IngestClientTests {
 
     @Test func networkErrorsAreRetriedThenThrown() throws {
         try LoopbackServer.withRefusingPort { port in
-            let client = try IngestClient(baseURL: "http://127.0.0.1:\(port)", timeout: 2)
+            let client = try HTTPClient(baseURL: "http://127.0.0.1:\(port)", timeout: 2)
             let sleeps = Sleeps()
             client.sleep = { sleeps.record($0) }
-            let error = try #require(throws: IngestClientError.self) {
+            let error = try #require(throws: HTTPClientError.self) {
                 try client.postWithRetry(path: "/x", contentType: "application/json", policy: RetryPolicy(maxAttempts: 3)) { [] }
             }
             #expect(error.kind == .connect)
@@ -151,8 +151,8 @@ struct IngestClientTests {
     @Test func silentServerTimesOut() throws {
         let server = try LoopbackServer { _, _ in LoopbackServer.Reply(bytes: [], hang: true) }
         defer { server.stop() }
-        let client = try IngestClient(baseURL: server.url, timeout: 0.3, connectTimeout: 30)
-        let error = try #require(throws: IngestClientError.self) {
+        let client = try HTTPClient(baseURL: server.url, timeout: 0.3, connectTimeout: 30)
+        let error = try #require(throws: HTTPClientError.self) {
             try client.post(path: "/x", body: [], contentType: "application/json")
         }
         #expect(error.kind == .timeout)
@@ -162,7 +162,7 @@ struct IngestClientTests {
         let server = try LoopbackServer { _, _ in LoopbackServer.Reply(bytes: Array("SMTP ready\r\n\r\n".utf8), close: true) }
         defer { server.stop() }
         let (client, _) = try client(server)
-        let error = try #require(throws: IngestClientError.self) { try client.post(path: "/x", body: [], contentType: "application/json") }
+        let error = try #require(throws: HTTPClientError.self) { try client.post(path: "/x", body: [], contentType: "application/json") }
         #expect(error.kind == .malformedResponse)
     }
 
@@ -170,19 +170,19 @@ struct IngestClientTests {
         let server = try LoopbackServer { _, _ in LoopbackServer.Reply(bytes: Array("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc".utf8), close: true) }
         defer { server.stop() }
         let (client, _) = try client(server)
-        let error = try #require(throws: IngestClientError.self) { try client.post(path: "/x", body: [], contentType: "application/json") }
+        let error = try #require(throws: HTTPClientError.self) { try client.post(path: "/x", body: [], contentType: "application/json") }
         #expect(error.kind == .io && error.isRetryable)
     }
 
     @Test(arguments: ["https://", "http://", "http://host:0", "http://host:99999", "http://[::1", "ftp://x"])
     func invalidURLs(url: String) {
-        #expect(throws: IngestClientError.self) { try IngestClient(baseURL: url) }
+        #expect(throws: HTTPClientError.self) { try HTTPClient(baseURL: url) }
     }
 
     @Test func urlParts() throws {
-        let client = try IngestClient(baseURL: "http://[::1]:9090/ingest/")
+        let client = try HTTPClient(baseURL: "http://[::1]:9090/ingest/")
         #expect(client.host == "::1" && client.port == 9090 && client.basePath == "/ingest")
-        let plain = try IngestClient(baseURL: "http://localhost")
+        let plain = try HTTPClient(baseURL: "http://localhost")
         #expect(plain.port == 80 && plain.basePath == "")
     }
 

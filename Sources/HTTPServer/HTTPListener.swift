@@ -4,7 +4,7 @@ import Synchronization
 /// One address the server listens on. Normally one daemon serves it; a certificate reload
 /// starts a successor on the same socket and retires the old daemon, which finishes its
 /// connections (an upload in flight completes) and is stopped once they are gone.
-final class HTTPListener: Sendable {
+public final class HTTPListener: Sendable {
     private struct State {
         var current: HTTPDaemon?
         var retiring: [HTTPDaemon] = []
@@ -15,37 +15,37 @@ final class HTTPListener: Sendable {
     /// How long a retired daemon waits for its connections (set in `start`).
     private let grace = Mutex<Duration>(.zero)
 
-    init(handler: any HTTPHandler) {
+    public init(handler: any HTTPHandler) {
         self.handler = handler
     }
 
     /// The bound port (0 before `start`).
-    var port: UInt16 { state.withLock { $0.current?.port ?? 0 } }
+    public var port: UInt16 { state.withLock { $0.current?.port ?? 0 } }
 
     /// Requests received and not yet answered, on every daemon of this address.
-    var requestsInFlight: Int {
+    public var requestsInFlight: Int {
         state.withLock { state in state.retiring.reduce(state.current?.requestsInFlight ?? 0) { $0 + $1.requestsInFlight } }
     }
 
     /// Connections closed for the header deadline and shed (the daemons share one guard).
-    var slowConnections: (deadline: Int, shed: Int) {
+    public var slowConnections: (deadline: Int, shed: Int) {
         state.withLock { $0.current?.guardian?.counts } ?? (deadline: 0, shed: 0)
     }
 
-    func start(host: String, port: UInt16, config: IngestServerConfig, tls: TLSCredentials?) throws(HTTPServerError) {
+    public func start(host: String, port: UInt16, limits: HTTPServerLimits, tls: TLSCredentials?) throws(HTTPServerError) {
         let daemon = HTTPDaemon(handler: handler)
-        try daemon.start(host: host, port: port, config: config, tls: tls)
+        try daemon.start(host: host, port: port, limits: limits, tls: tls)
         state.withLock { $0.current = daemon }
         // A retired daemon waits this long for its connections: a new connection's headers, an
         // upload at its deadline, or a kept-alive connection's idle timeout.
         grace.withLock {
-            $0 = .seconds(config.headerDeadlineSeconds + config.uploadDeadlineSeconds + config.requestTimeoutSeconds)
+            $0 = .seconds(limits.headerDeadlineSeconds + limits.uploadDeadlineSeconds + limits.requestTimeoutSeconds)
         }
     }
 
     /// New connections get `tls`; those open now stay on the old daemon until they close.
     /// A failure leaves the old daemon serving.
-    func replaceCredentials(_ tls: TLSCredentials) throws(HTTPServerError) {
+    public func replaceCredentials(_ tls: TLSCredentials) throws(HTTPServerError) {
         let old = try state.withLock { state throws(HTTPServerError) -> HTTPDaemon in
             guard let current = state.current else { throw HTTPServerError(description: "the listener is not running") }
             state.current = try current.successor(tls: tls)
@@ -67,10 +67,10 @@ final class HTTPListener: Sendable {
     }
 
     /// Stops accepting; open connections keep being served.
-    func quiesce() { state.withLock { $0.current?.quiesce() } }
+    public func quiesce() { state.withLock { $0.current?.quiesce() } }
 
     /// Stops every daemon of this address (after the requests in flight are answered).
-    func stop() {
+    public func stop() {
         let daemons = state.withLock { state in
             defer { state = State() }
             return state.retiring + [state.current].compactMap { $0 }

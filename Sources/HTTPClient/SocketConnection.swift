@@ -17,14 +17,14 @@ final class SocketConnection {
 
     /// Connects to the first address of `host:port` that answers within `connectTimeout`
     /// seconds; each later send or receive may take `timeout` seconds.
-    static func connect(host: String, port: Int, connectTimeout: Double, timeout: Double) throws(IngestClientError) -> SocketConnection {
+    static func connect(host: String, port: Int, connectTimeout: Double, timeout: Double) throws(HTTPClientError) -> SocketConnection {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var list: UnsafeMutablePointer<addrinfo>?
         let rc = getaddrinfo(host, String(port), &hints, &list)
         guard rc == 0, let first = list else {
-            throw IngestClientError(.resolve, "\(host): \(String(cString: gai_strerror(rc)))")
+            throw HTTPClientError(.resolve, "\(host): \(String(cString: gai_strerror(rc)))")
         }
         defer { freeaddrinfo(first) }
         var lastError = "no address"
@@ -45,7 +45,7 @@ final class SocketConnection {
             _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
             return SocketConnection(fd: fd)
         }
-        throw IngestClientError(.connect, "\(host):\(port): \(lastError)")
+        throw HTTPClientError(.connect, "\(host):\(port): \(lastError)")
     }
 
     /// Non-blocking connect bounded by `timeout`; nil on success, else the reason.
@@ -65,7 +65,7 @@ final class SocketConnection {
         return error == 0 ? nil : String(cString: strerror(error))
     }
 
-    func write(_ bytes: [UInt8]) throws(IngestClientError) {
+    func write(_ bytes: [UInt8]) throws(HTTPClientError) {
         var offset = 0
         while offset < bytes.count {
             let n = bytes.withUnsafeBytes { raw in
@@ -80,7 +80,7 @@ final class SocketConnection {
     }
 
     /// Reads more bytes into the buffer; false at end of stream.
-    private func fill() throws(IngestClientError) -> Bool {
+    private func fill() throws(HTTPClientError) -> Bool {
         if bufferStart > 0 && bufferStart == buffer.count {
             buffer.removeAll(keepingCapacity: true)
             bufferStart = 0
@@ -98,14 +98,14 @@ final class SocketConnection {
         }
     }
 
-    private func errorFromErrno(_ call: String) -> IngestClientError {
+    private func errorFromErrno(_ call: String) -> HTTPClientError {
         let code = errno
-        let kind: IngestClientError.Kind = (code == EAGAIN || code == EWOULDBLOCK) ? .timeout : .io
-        return IngestClientError(kind, "\(call): \(String(cString: strerror(code)))")
+        let kind: HTTPClientError.Kind = (code == EAGAIN || code == EWOULDBLOCK) ? .timeout : .io
+        return HTTPClientError(kind, "\(call): \(String(cString: strerror(code)))")
     }
 
     /// Bytes up to and including CRLF CRLF (the head of a response); nil if the peer closed first.
-    func readHead() throws(IngestClientError) -> [UInt8]? {
+    func readHead() throws(HTTPClientError) -> [UInt8]? {
         var scanned = 0  // bytes after bufferStart already known not to start the terminator
         while true {
             var i = bufferStart + scanned
@@ -119,20 +119,20 @@ final class SocketConnection {
             }
             scanned = i - bufferStart
             if buffer.count - bufferStart > 64 * 1_024 {
-                throw IngestClientError(.malformedResponse, "response head over 64 KiB")
+                throw HTTPClientError(.malformedResponse, "response head over 64 KiB")
             }
             let before = bufferStart
             if try !fill() {
                 if buffer.count == bufferStart { return nil }
-                throw IngestClientError(.malformedResponse, "connection closed inside the response head")
+                throw HTTPClientError(.malformedResponse, "connection closed inside the response head")
             }
             if bufferStart != before { scanned = 0 }
         }
     }
 
-    func readExactly(_ count: Int) throws(IngestClientError) -> [UInt8] {
+    func readExactly(_ count: Int) throws(HTTPClientError) -> [UInt8] {
         while buffer.count - bufferStart < count {
-            if try !fill() { throw IngestClientError(.io, "connection closed inside the body") }
+            if try !fill() { throw HTTPClientError(.io, "connection closed inside the body") }
         }
         let out = Array(buffer[bufferStart..<(bufferStart + count)])
         bufferStart += count
@@ -140,7 +140,7 @@ final class SocketConnection {
     }
 
     /// One line without its CRLF (chunked encoding).
-    func readLine() throws(IngestClientError) -> [UInt8] {
+    func readLine() throws(HTTPClientError) -> [UInt8] {
         while true {
             if let i = buffer[bufferStart...].firstIndex(of: 10) {
                 var end = i
@@ -149,11 +149,11 @@ final class SocketConnection {
                 bufferStart = i + 1
                 return line
             }
-            if try !fill() { throw IngestClientError(.io, "connection closed inside a chunk") }
+            if try !fill() { throw HTTPClientError(.io, "connection closed inside a chunk") }
         }
     }
 
-    func readToEnd() throws(IngestClientError) -> [UInt8] {
+    func readToEnd() throws(HTTPClientError) -> [UInt8] {
         while try fill() {}
         let out = Array(buffer[bufferStart...])
         bufferStart = buffer.count

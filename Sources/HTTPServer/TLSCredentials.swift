@@ -21,11 +21,16 @@ public struct TLSFiles: Sendable, Equatable {
 public struct TLSError: Error, Sendable, CustomStringConvertible {
     public var description: String
     public var detail: String
+
+    public init(description: String, detail: String) {
+        self.description = description
+        self.detail = detail
+    }
 }
 
 /// A certificate chain and its key, read and accepted by libmicrohttpd (GnuTLS) together with
 /// the server's protocol versions. Holds the key's text: never log it.
-struct TLSCredentials: Sendable {
+public struct TLSCredentials: Sendable {
     /// TLS 1.3 and 1.2 only, GnuTLS priority syntax; TLS 1.2 only with forward secrecy (ECDHE)
     /// and AEAD ciphers (AES-GCM, ChaCha20-Poly1305: no CBC, no RSA key exchange), in the
     /// server's order, AES-256 first. TLS 1.3's suites are all AEAD with ephemeral keys.
@@ -40,7 +45,7 @@ struct TLSCredentials: Sendable {
     /// Reads both files and checks them by starting a daemon with no socket and no threads:
     /// GnuTLS parses them, matches the key to the certificate and takes the priorities, exactly
     /// as the serving daemon will.
-    static func load(_ files: TLSFiles) throws(TLSError) -> TLSCredentials {
+    public static func load(_ files: TLSFiles) throws(TLSError) -> TLSCredentials {
         let certificate = try read(files.certificate, what: "certificate")
         let key = try read(files.key, what: "key")
         guard certificate.contains("-----BEGIN CERTIFICATE-----") else {

@@ -1,7 +1,7 @@
 import CCurl
 import Foundation
 
-/// HTTPS for `IngestClient`, on libcurl: one easy handle, whose connection libcurl keeps alive
+/// HTTPS for `HTTPClient`, on libcurl: one easy handle, whose connection libcurl keeps alive
 /// between requests (and reopens when the server closed it). The server's certificate and
 /// host name are checked against the system store, or against `caFile` alone when given.
 final class CurlTransport {
@@ -10,8 +10,8 @@ final class CurlTransport {
     /// curl_global_init is not thread safe; a static let runs it once, before any handle.
     private static let initialized: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
 
-    init(caFile: String?, connectTimeout: Double, timeout: Double) throws(IngestClientError) {
-        guard Self.initialized, let handle = curl_easy_init() else { throw IngestClientError(.io, "libcurl did not initialise") }
+    init(caFile: String?, connectTimeout: Double, timeout: Double) throws(HTTPClientError) {
+        guard Self.initialized, let handle = curl_easy_init() else { throw HTTPClientError(.io, "libcurl did not initialise") }
         self.handle = handle
         var setup = [
             pl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "https"),
@@ -37,14 +37,14 @@ final class CurlTransport {
         if let caFile { setup.append(pl_setopt_string(handle, CURLOPT_CAINFO, caFile)) }
         if let bad = setup.first(where: { $0 != CURLE_OK }) {
             curl_easy_cleanup(handle)
-            throw IngestClientError(.io, "libcurl refused an option: \(String(cString: curl_easy_strerror(bad)))")
+            throw HTTPClientError(.io, "libcurl refused an option: \(String(cString: curl_easy_strerror(bad)))")
         }
     }
 
     deinit { curl_easy_cleanup(handle) }
 
     /// POSTs `body` to `url` with `fields` as headers and returns the response, whatever its status.
-    func post(url: String, fields: [(name: String, value: String)], body: [UInt8]) throws(IngestClientError) -> HTTPResponse {
+    func post(url: String, fields: [(name: String, value: String)], body: [UInt8]) throws(HTTPClientError) -> HTTPResponse {
         var list: UnsafeMutablePointer<curl_slist>?
         // No "Expect: 100-continue" round trip before the body.
         for line in fields.map({ "\($0.name): \($0.value)" }) + ["Expect:"] { list = curl_slist_append(list, line) }
@@ -67,14 +67,14 @@ final class CurlTransport {
         return HTTPResponse(status: status, headers: headers, body: exchange.body)
     }
 
-    private static func error(_ code: CURLcode) -> IngestClientError {
+    private static func error(_ code: CURLcode) -> HTTPClientError {
         let reason = String(cString: curl_easy_strerror(code))
         switch code {
-        case CURLE_COULDNT_RESOLVE_HOST: return IngestClientError(.resolve, reason)
-        case CURLE_COULDNT_CONNECT: return IngestClientError(.connect, reason)
-        case CURLE_OPERATION_TIMEDOUT: return IngestClientError(.timeout, reason)
-        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE: return IngestClientError(.untrusted, reason)
-        default: return IngestClientError(.io, reason)
+        case CURLE_COULDNT_RESOLVE_HOST: return HTTPClientError(.resolve, reason)
+        case CURLE_COULDNT_CONNECT: return HTTPClientError(.connect, reason)
+        case CURLE_OPERATION_TIMEDOUT: return HTTPClientError(.timeout, reason)
+        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE: return HTTPClientError(.untrusted, reason)
+        default: return HTTPClientError(.io, reason)
         }
     }
 }

@@ -3,7 +3,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-@testable import IngestServer
+@testable import HTTPServer
 
 /// A handler that answers with the body length, from another thread (like a writer would).
 private final class EchoHandler: HTTPHandler {
@@ -28,6 +28,7 @@ private final class EchoHandler: HTTPHandler {
         }
     }
     func responded(_ head: RequestHead, status: Int) {}
+    func tooManyUploads(_ head: RequestHead) -> HTTPResponse { .content(429, "too many uploads", type: "text/plain") }
 }
 
 @Suite("HTTP daemon on libmicrohttpd")
@@ -37,11 +38,11 @@ struct HTTPDaemonTests {
     }
 
     private func withDaemon(_ body: (UInt16, HTTPDaemon, EchoHandler) throws -> Void) throws {
-        var config = IngestServerConfig()
-        config.httpThreads = 2
+        var limits = HTTPServerLimits()
+        limits.threads = 2
         let handler = EchoHandler()
         let daemon = HTTPDaemon(handler: handler)
-        try daemon.start(host: "127.0.0.1", port: 0, config: config)
+        try daemon.start(host: "127.0.0.1", port: 0, limits: limits)
         defer { daemon.stop() }
         try body(daemon.port, daemon, handler)
     }
@@ -117,9 +118,9 @@ struct HTTPDaemonTests {
 @Suite("HTTP daemon quiesce under churn")
 struct HTTPDaemonQuiesceTests {
     @Test func quiescingUnderConnectionChurnNeverAborts() throws {
-        var config = IngestServerConfig()
-        config.httpThreads = 4
-        config.connectionLimit = 8
+        var limits = HTTPServerLimits()
+        limits.threads = 4
+        limits.connectionLimit = 8
         let port = try #require(ServeProcess.freePort())
         let done = Atomic<Bool>(false)
         let answered = Atomic<Int>(0)
@@ -138,7 +139,7 @@ struct HTTPDaemonQuiesceTests {
             let daemon = HTTPDaemon(handler: EchoHandler())
             var started = false
             for _ in 0..<100 where !started {  // the port may linger a moment after the last stop
-                started = (try? daemon.start(host: "127.0.0.1", port: port, config: config)) != nil
+                started = (try? daemon.start(host: "127.0.0.1", port: port, limits: limits)) != nil
                 if !started { usleep(1_000) }
             }
             try #require(started)
@@ -155,10 +156,10 @@ struct HTTPDaemonQuiesceTests {
 struct HTTPDaemonStartTests {
     @Test func aPortInUseOrABadAddressFailsToStart() throws {
         let first = HTTPDaemon(handler: EchoHandler())
-        try first.start(host: "127.0.0.1", port: 0, config: IngestServerConfig())
+        try first.start(host: "127.0.0.1", port: 0, limits: HTTPServerLimits())
         defer { first.stop() }
         let second = HTTPDaemon(handler: EchoHandler())
-        #expect(throws: HTTPServerError.self) { try second.start(host: "127.0.0.1", port: first.port, config: IngestServerConfig()) }
-        #expect(throws: HTTPServerError.self) { try second.start(host: "localhost:80", port: 0, config: IngestServerConfig()) }
+        #expect(throws: HTTPServerError.self) { try second.start(host: "127.0.0.1", port: first.port, limits: HTTPServerLimits()) }
+        #expect(throws: HTTPServerError.self) { try second.start(host: "localhost:80", port: 0, limits: HTTPServerLimits()) }
     }
 }

@@ -33,7 +33,7 @@ public struct HTTPHeader: Sendable, Equatable {
 }
 
 /// A failure to exchange a request: a safe `description`, details for logs in `detail`.
-public struct IngestClientError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Kind: String, Sendable {
         case invalidURL = "invalid URL", resolve = "cannot resolve host", connect = "cannot connect"
         case timeout = "timed out", io = "connection failed", malformedResponse = "malformed response"

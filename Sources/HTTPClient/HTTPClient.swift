@@ -5,7 +5,7 @@ import Gzip
 /// A small blocking HTTP/1.1 client for posting batches to the ingest service: one
 /// keep-alive connection, reused across requests and reopened when the server closed it.
 /// One request at a time per client (calls are serialised); use one client per thread.
-public final class IngestClient: @unchecked Sendable {
+public final class HTTPClient: @unchecked Sendable {
     public let host: String
     public let port: Int
     /// Path prefix from the base URL (empty or starting with "/", no trailing slash).
@@ -29,10 +29,10 @@ public final class IngestClient: @unchecked Sendable {
     /// `baseURL` like `http://127.0.0.1:8080` or `https://ingest.example.com`; `connectTimeout`
     /// defaults to `timeout`. Over HTTPS the certificate is checked against the system store,
     /// or against the PEM bundle `caFile` alone when given.
-    public init(baseURL: String, timeout: Double = 30, connectTimeout: Double? = nil, caFile: String? = nil) throws(IngestClientError) {
+    public init(baseURL: String, timeout: Double = 30, connectTimeout: Double? = nil, caFile: String? = nil) throws(HTTPClientError) {
         let secure = baseURL.hasPrefix("https://")
         guard secure || baseURL.hasPrefix("http://") else {
-            throw IngestClientError(.invalidURL, "only http:// and https:// URLs are supported: \(baseURL)")
+            throw HTTPClientError(.invalidURL, "only http:// and https:// URLs are supported: \(baseURL)")
         }
         let rest = baseURL.drop { $0 != "/" }.dropFirst(2)
         let authority = rest.prefix { $0 != "/" }
@@ -40,19 +40,19 @@ public final class IngestClient: @unchecked Sendable {
         while path.hasSuffix("/") { path.removeLast() }
         var hostPart = Substring(authority), port = secure ? 443 : 80
         if authority.hasPrefix("[") {  // [IPv6]:port
-            guard let close = authority.firstIndex(of: "]") else { throw IngestClientError(.invalidURL, baseURL) }
+            guard let close = authority.firstIndex(of: "]") else { throw HTTPClientError(.invalidURL, baseURL) }
             hostPart = authority[authority.index(after: authority.startIndex)..<close]
             let after = authority[authority.index(after: close)...]
             if after.hasPrefix(":") {
-                guard let p = Int(after.dropFirst()) else { throw IngestClientError(.invalidURL, baseURL) }
+                guard let p = Int(after.dropFirst()) else { throw HTTPClientError(.invalidURL, baseURL) }
                 port = p
             }
         } else if let colon = authority.lastIndex(of: ":") {
             hostPart = authority[..<colon]
-            guard let p = Int(authority[authority.index(after: colon)...]) else { throw IngestClientError(.invalidURL, baseURL) }
+            guard let p = Int(authority[authority.index(after: colon)...]) else { throw HTTPClientError(.invalidURL, baseURL) }
             port = p
         }
-        guard !hostPart.isEmpty, (1...65_535).contains(port) else { throw IngestClientError(.invalidURL, baseURL) }
+        guard !hostPart.isEmpty, (1...65_535).contains(port) else { throw HTTPClientError(.invalidURL, baseURL) }
         host = String(hostPart)
         self.port = port
         basePath = path
@@ -77,7 +77,7 @@ public final class IngestClient: @unchecked Sendable {
     public func post(
         path: String, body: [UInt8], contentType: String, gzip: Bool = false, bodyIsGzip: Bool = false,
         bearer: String? = nil
-    ) throws(IngestClientError) -> HTTPResponse {
+    ) throws(HTTPClientError) -> HTTPResponse {
         let payload = gzip && !bodyIsGzip ? Gzip.compress(body) : body
         var fields: [(name: String, value: String)] = [("Content-Type", contentType), ("Accept", "application/json")]
         if gzip || bodyIsGzip { fields.append(("Content-Encoding", "gzip")) }
@@ -98,10 +98,10 @@ public final class IngestClient: @unchecked Sendable {
         path: String, contentType: String, gzip: Bool = false, bearer: String? = nil,
         policy: RetryPolicy = RetryPolicy(), onRetry: (Int, String) -> Void = { _, _ in },
         makeBody: () -> [UInt8]
-    ) throws(IngestClientError) -> HTTPResponse {
+    ) throws(HTTPClientError) -> HTTPResponse {
         var attempt = 1
         while true {
-            let outcome: Result<HTTPResponse, IngestClientError>
+            let outcome: Result<HTTPResponse, HTTPClientError>
             do {
                 outcome = .success(try post(path: path, body: makeBody(), contentType: contentType, gzip: gzip, bearer: bearer))
             } catch {
@@ -125,11 +125,11 @@ public final class IngestClient: @unchecked Sendable {
 
     /// Sends on the kept-alive connection; if that connection turns out closed before any
     /// response byte arrived, reconnects once and sends again.
-    private func exchange(_ request: [UInt8]) throws(IngestClientError) -> HTTPResponse {
+    private func exchange(_ request: [UInt8]) throws(HTTPClientError) -> HTTPResponse {
         let reused = connection != nil
-        do throws(IngestClientError) {
+        do throws(HTTPClientError) {
             if let response = try attempt(request) { return response }
-            guard reused else { throw IngestClientError(.io, "server closed the connection without a response") }
+            guard reused else { throw HTTPClientError(.io, "server closed the connection without a response") }
         } catch {
             connection?.close()
             connection = nil
@@ -138,11 +138,11 @@ public final class IngestClient: @unchecked Sendable {
         connection?.close()
         connection = nil
         if let response = try attempt(request) { return response }
-        throw IngestClientError(.io, "server closed the connection without a response")
+        throw HTTPClientError(.io, "server closed the connection without a response")
     }
 
     /// nil when the connection was closed before a response head arrived.
-    private func attempt(_ request: [UInt8]) throws(IngestClientError) -> HTTPResponse? {
+    private func attempt(_ request: [UInt8]) throws(HTTPClientError) -> HTTPResponse? {
         let conn: SocketConnection
         if let existing = connection {
             conn = existing
@@ -166,7 +166,7 @@ public final class IngestClient: @unchecked Sendable {
         return response
     }
 
-    private func readBody(_ conn: SocketConnection, status: Int, headers: [HTTPHeader]) throws(IngestClientError) -> [UInt8] {
+    private func readBody(_ conn: SocketConnection, status: Int, headers: [HTTPHeader]) throws(HTTPClientError) -> [UInt8] {
         let probe = HTTPResponse(status: status, headers: headers, body: [])
         if status == 204 || status == 304 || (100...199).contains(status) { return [] }
         if probe.header("Transfer-Encoding")?.lowercased().contains("chunked") == true {
@@ -174,7 +174,7 @@ public final class IngestClient: @unchecked Sendable {
             while true {
                 let line = String(decoding: try conn.readLine(), as: UTF8.self)
                 guard let size = Int(line.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces), radix: 16), size >= 0 else {
-                    throw IngestClientError(.malformedResponse, "bad chunk size \(line)")
+                    throw HTTPClientError(.malformedResponse, "bad chunk size \(line)")
                 }
                 if size == 0 {
                     while try !conn.readLine().isEmpty {}  // trailers
@@ -186,7 +186,7 @@ public final class IngestClient: @unchecked Sendable {
         }
         if let length = probe.header("Content-Length") {
             guard let n = Int(length.trimmingCharacters(in: .whitespaces)), n >= 0 else {
-                throw IngestClientError(.malformedResponse, "bad Content-Length \(length)")
+                throw HTTPClientError(.malformedResponse, "bad Content-Length \(length)")
             }
             return try conn.readExactly(n)
         }
@@ -200,17 +200,17 @@ public final class IngestClient: @unchecked Sendable {
 
 /// Parses a status line and header fields.
 enum ResponseHead {
-    static func parse(_ head: [UInt8]) throws(IngestClientError) -> (Int, [HTTPHeader]) {
+    static func parse(_ head: [UInt8]) throws(HTTPClientError) -> (Int, [HTTPHeader]) {
         let text = String(decoding: head, as: UTF8.self)
         var lines = text.components(separatedBy: "\r\n").filter { !$0.isEmpty }
-        guard !lines.isEmpty else { throw IngestClientError(.malformedResponse, "empty response head") }
+        guard !lines.isEmpty else { throw HTTPClientError(.malformedResponse, "empty response head") }
         let statusLine = lines.removeFirst().split(separator: " ", maxSplits: 2)
         guard statusLine.count >= 2, statusLine[0].hasPrefix("HTTP/1."), let status = Int(statusLine[1]) else {
-            throw IngestClientError(.malformedResponse, "bad status line")
+            throw HTTPClientError(.malformedResponse, "bad status line")
         }
         var headers: [HTTPHeader] = []
         for line in lines {
-            guard let colon = line.firstIndex(of: ":") else { throw IngestClientError(.malformedResponse, "bad header line") }
+            guard let colon = line.firstIndex(of: ":") else { throw HTTPClientError(.malformedResponse, "bad header line") }
             headers.append(HTTPHeader(
                 name: String(line[..<colon]),
                 value: String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)))

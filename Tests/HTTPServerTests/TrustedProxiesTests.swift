@@ -1,6 +1,6 @@
 import Testing
 
-@testable import IngestServer
+@testable import HTTPServer
 
 @Suite struct TrustedProxiesTests {
     @Test func rangesParseAddressesAndPrefixes() throws {
