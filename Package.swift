@@ -56,8 +56,11 @@ let package = Package(
         .executableTarget(name: "pushledger-bench", dependencies: ["Bench", "PushLedgerCLI", "Simulator"]),
         .executableTarget(
             name: "pushledger",
-            dependencies: ["PushLedgerCLI", "Postgres", "Store", "IngestServer", "Simulator", "Reports", "LinkCheck", "LinkFetch"]
+            dependencies: ["PushLedgerCLI", "Postgres", "Store", "IngestServer", "Simulator", "Reports", "LinkCheck", "LinkFetch"],
+            plugins: ["BuildInfo"]
         ),
+        // Stamps `pushledger --version` with VERSION and the git commit at every build (scripts/build-info.sh).
+        .plugin(name: "BuildInfo", capability: .buildTool()),
 
         // Test helpers: throwaway databases on the project-local cluster, child processes, raw HTTP.
         .target(name: "TestSupport", dependencies: ["Postgres", "Simulator", "Store"], path: "Tests/TestSupport"),

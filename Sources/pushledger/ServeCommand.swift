@@ -45,7 +45,7 @@ enum ServeCommand: Command {
         do {
             try IngestServer.run(
                 config: config, databaseURL: context.databaseURL, logger: context.logger.named("serve"),
-                version: root.version ?? "dev"
+                version: "\(BuildInfo.version) (\(BuildInfo.commit))"
             ) { server in
                 context.logger.info("listening", ["address": "\(config.host):\(server.port)"])
             }

@@ -16,7 +16,7 @@ let root = CommandSpec(
         .value("log-level", type: .choice(["debug", "info", "warning", "error"]), help: "Least severe log level on stderr", default: "info", environment: "PUSHLEDGER_LOG_LEVEL"),
     ],
     subcommands: commands.map { $0.spec },
-    version: "pushledger 0.1.0")
+    version: "pushledger \(BuildInfo.version) (commit \(BuildInfo.commit))")
 
 let environment = ProcessInfo.processInfo.environment
 switch CommandParser.parse(Array(CommandLine.arguments.dropFirst()), root: root, environment: environment) {
