@@ -66,6 +66,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Postgres", "Simulator", "Store"], path: "Tests/TestSupport"),
 
         // Unit suites: no database, no service; `make test-unit` runs these targets.
+        .testTarget(name: "ArchitectureTests"),
         .testTarget(name: "PushLedgerSupportTests", dependencies: ["PushLedgerSupport"]),
         .testTarget(name: "PushLedgerContractTests", dependencies: ["PushLedgerContract", "PushLedgerSupport"]),
         .testTarget(name: "PushLedgerRulesTests", dependencies: ["PushLedgerContract", "PushLedgerRules"]),
