@@ -47,6 +47,8 @@ export PUSHLEDGER_TEST_DATABASE_URL="$DATABASE_URL"
 swift build --build-tests
 if [ $# -eq 0 ]; then
     swift_tests ""
+elif [ $# -eq 2 ] && [ "$1" = --filter ]; then
+    swift_tests "$2"
 else
     swift test --skip-build "$@"
 fi

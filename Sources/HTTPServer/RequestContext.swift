@@ -12,7 +12,7 @@ final class RequestContext: ReplySlot, @unchecked Sendable {
     /// Used only to suspend and resume; the connection outlives its suspension.
     nonisolated(unsafe) private let connection: OpaquePointer
     private let state: Mutex<State>
-    /// When the body must be complete (see `IngestServerConfig.uploadDeadlineSeconds`).
+    /// When the body must be complete (see `HTTPServerLimits.uploadDeadlineSeconds`).
     private let uploadDeadline: ContinuousClock.Instant
 
     private struct State {
