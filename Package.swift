@@ -35,7 +35,7 @@ let package = Package(
         .target(name: "Postgres", dependencies: ["CLibPQ", "PushLedgerSupport"]),
         // gzip encode/decode on zlib.
         .target(name: "Gzip", dependencies: ["CZlib"]),
-        // Product-specific database work: migrations, keys, event writer, sends import, retention, link check results.
+        // Product-specific database work: migrations, keys, event writer, sends import, retention, link checks.
         .target(name: "Store", dependencies: ["PushLedgerContract", "Postgres", "LinkCheck"]),
         // An HTTP/1.1 server on libmicrohttpd: daemon, listeners, connection guard, TLS, trusted proxies.
         .target(name: "HTTPServer", dependencies: ["PushLedgerSupport", "CMicroHTTPD"]),
@@ -44,7 +44,10 @@ let package = Package(
         // A small HTTP/1.1 client (simulator, tests, benchmarks, alert webhooks); HTTPS on libcurl.
         .target(name: "HTTPClient", dependencies: ["Gzip", "PushLedgerSupport", "CCurl"]),
         // Fleet simulator: generated installations and sender, with the expected truth.
-        .target(name: "Simulator", dependencies: ["PushLedgerSupport", "PushLedgerContract", "PushLedgerRules", "PushLedgerCLI", "HTTPClient"]),
+        .target(
+            name: "Simulator",
+            dependencies: ["PushLedgerSupport", "PushLedgerContract", "PushLedgerRules", "PushLedgerCLI", "HTTPClient"]
+        ),
         // Reports and alerts over the outcome engine in sql/.
         .target(name: "Reports", dependencies: ["PushLedgerRules", "PushLedgerCLI", "Postgres", "HTTPClient"]),
         // The client SDK: events, durable journal, upload (Foundation only), and the thin Apple adapter.
@@ -56,7 +59,9 @@ let package = Package(
         .executableTarget(name: "pushledger-bench", dependencies: ["Bench", "PushLedgerCLI", "Simulator"]),
         .executableTarget(
             name: "pushledger",
-            dependencies: ["PushLedgerCLI", "Postgres", "Store", "IngestServer", "Simulator", "Reports", "LinkCheck", "LinkFetch"],
+            dependencies: [
+                "PushLedgerCLI", "Postgres", "Store", "IngestServer", "Simulator", "Reports", "LinkCheck", "LinkFetch",
+            ],
             plugins: ["BuildInfo"]
         ),
         // Stamps `pushledger --version` with VERSION and the git commit at every build (scripts/build-info.sh).
@@ -70,27 +75,69 @@ let package = Package(
         .testTarget(name: "PushLedgerSupportTests", dependencies: ["PushLedgerSupport"]),
         .testTarget(name: "PushLedgerContractTests", dependencies: ["PushLedgerContract", "PushLedgerSupport"]),
         .testTarget(name: "PushLedgerRulesTests", dependencies: ["PushLedgerContract", "PushLedgerRules"]),
-        .testTarget(name: "PushLedgerCLITests", dependencies: ["PushLedgerCLI", "PushLedgerRules", "PushLedgerSupport"]),
+        .testTarget(
+            name: "PushLedgerCLITests",
+            dependencies: ["PushLedgerCLI", "PushLedgerRules", "PushLedgerSupport"]
+        ),
         .testTarget(name: "LinkCheckTests", dependencies: ["LinkCheck"]),
         .testTarget(name: "GzipTests", dependencies: ["Gzip"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["Gzip", "HTTPClient", "TestSupport"]),
 
         // Integration suites: a real PostgreSQL (and, some, nginx, Chromium, Prometheus, Patroni).
-        .testTarget(name: "LinkFetchTests", dependencies: ["LinkFetch", "LinkCheck", "TestSupport"], exclude: ["Sites"]),
+        .testTarget(
+            name: "LinkFetchTests",
+            dependencies: ["LinkFetch", "LinkCheck", "TestSupport"], exclude: ["Sites"]
+        ),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
-        .testTarget(name: "StoreTests", dependencies: ["Postgres", "PushLedgerContract", "PushLedgerRules", "PushLedgerSupport", "Reports", "Store", "TestSupport"]),
-        .testTarget(name: "IngestServerTests", dependencies: ["Gzip", "HTTPServer", "IngestServer", "Postgres", "PushLedgerContract", "PushLedgerSupport", "Store", "TestSupport"]),
-        .testTarget(name: "SimulatorTests", dependencies: ["Gzip", "HTTPClient", "PushLedgerContract", "PushLedgerRules", "PushLedgerSupport", "Simulator", "Store", "TestSupport"]),
+        .testTarget(
+            name: "StoreTests",
+            dependencies: [
+                "Postgres", "PushLedgerContract", "PushLedgerRules", "PushLedgerSupport", "Reports", "Store",
+                "TestSupport",
+            ]
+        ),
+        .testTarget(
+            name: "IngestServerTests",
+            dependencies: [
+                "Gzip", "HTTPServer", "IngestServer", "Postgres", "PushLedgerContract", "PushLedgerSupport", "Store",
+                "TestSupport",
+            ]
+        ),
+        .testTarget(
+            name: "SimulatorTests",
+            dependencies: [
+                "Gzip", "HTTPClient", "PushLedgerContract", "PushLedgerRules", "PushLedgerSupport", "Simulator",
+                "Store", "TestSupport",
+            ]
+        ),
         .testTarget(name: "CLITests", dependencies: ["Postgres", "TestSupport"]),
-        .testTarget(name: "PushLedgerKitTests", dependencies: ["Gzip", "Postgres", "PushLedgerKit", "PushLedgerSupport", "TestSupport"]),
-        .testTarget(name: "ReportsTests", dependencies: ["HTTPServer", "IngestServer", "Postgres", "PushLedgerRules", "PushLedgerSupport", "Reports", "Simulator", "Store", "TestSupport"]),
+        .testTarget(
+            name: "PushLedgerKitTests",
+            dependencies: ["Gzip", "Postgres", "PushLedgerKit", "PushLedgerSupport", "TestSupport"]
+        ),
+        .testTarget(
+            name: "ReportsTests",
+            dependencies: [
+                "HTTPServer", "IngestServer", "Postgres", "PushLedgerRules", "PushLedgerSupport", "Reports",
+                "Simulator", "Store", "TestSupport",
+            ]
+        ),
         // Fault and abuse suite: the real `pushledger serve` as a child process, killed, starved of
         // its database, stopped under load and fed hostile input.
-        .testTarget(name: "FaultTests", dependencies: ["Bench", "Gzip", "HTTPClient", "IngestServer", "Postgres", "PushLedgerContract", "PushLedgerSupport", "Simulator", "TestSupport"]),
+        .testTarget(
+            name: "FaultTests",
+            dependencies: [
+                "Bench", "Gzip", "HTTPClient", "IngestServer", "Postgres", "PushLedgerContract", "PushLedgerSupport",
+                "Simulator", "TestSupport",
+            ]
+        ),
         // Past one machine: ingestors behind nginx (Debian package), reads on a streaming replica,
         // failover of a Patroni cluster (Debian's patroni and etcd-server) under load.
-        .testTarget(name: "ScaleTests", dependencies: ["HTTPClient", "Postgres", "PushLedgerSupport", "Simulator", "Store", "TestSupport"]),
+        .testTarget(
+            name: "ScaleTests",
+            dependencies: ["HTTPClient", "Postgres", "PushLedgerSupport", "Simulator", "Store", "TestSupport"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

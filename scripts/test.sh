@@ -28,7 +28,7 @@ swift_tests() {
 if [ "${1:-}" = --unit ]; then
     # The unit targets are the ones Package.swift lists under "Unit suites". Without a database
     # URL any database access fails, so a unit suite that needs one cannot pass unnoticed.
-    targets=$(sed -n '/Unit suites/,/Integration suites/p' Package.swift | grep -o 'testTarget(name: "[A-Za-z]*"' | cut -d'"' -f2 | paste -sd'|')
+    targets=$(sed -n '/Unit suites/,/Integration suites/p' Package.swift | grep -o 'name: "[A-Za-z]*"' | cut -d'"' -f2 | paste -sd'|')
     [ -n "$targets" ] || { echo "test: no unit targets found in Package.swift" >&2; exit 1; }
     swift build --build-tests
     unset DATABASE_URL PUSHLEDGER_TEST_DATABASE_URL

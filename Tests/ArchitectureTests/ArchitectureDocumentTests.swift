@@ -80,11 +80,15 @@ import Testing
 
     /// "`A`, `B`" → {A, B}; "—" → {}.
     static func names(_ cell: String) -> Set<String> {
-        Set(cell.split(separator: ",").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " `")) }.filter { !$0.isEmpty && $0 != "—" })
+        Set(
+            cell.split(separator: ",").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " `")) }.filter {
+                !$0.isEmpty && $0 != "—"
+            })
     }
 
     static func section(_ document: String, _ heading: String) throws -> Substring {
-        let start = try #require(document.range(of: "\n## \(heading)\n"), "docs/architecture.md has no section \(heading)")
+        let start = try #require(
+            document.range(of: "\n## \(heading)\n"), "docs/architecture.md has no section \(heading)")
         let rest = document[start.upperBound...]
         return rest[..<(rest.range(of: "\n## ")?.lowerBound ?? rest.endIndex)]
     }
@@ -104,7 +108,8 @@ import Testing
                 continue
             }
             let cell = target.kind == "testTarget" ? row.dropFirst().first : row.first
-            #expect(Self.names(cell ?? "") == target.dependencies, "\(target.name): the document says \(cell ?? "nothing")")
+            #expect(
+                Self.names(cell ?? "") == target.dependencies, "\(target.name): the document says \(cell ?? "nothing")")
         }
         let declared = Set(targets.map(\.name))
         #expect(Set(modules.keys).subtracting(declared).isEmpty, "listed but not in Package.swift")
@@ -127,16 +132,18 @@ import Testing
     }
 
     @Test func theManifestReaderSeesDependenciesAndPlugins() {
-        let targets = Self.targets(manifest: """
-            .target(name: "A"), .target(name: "B", dependencies: ["A", "C"]),
-            .executableTarget(
-                name: "x",
-                dependencies: ["B"],
-                plugins: ["P"]
-            ), .plugin(name: "P", capability: .buildTool())
-            """)
-        #expect(targets.map(\.description).sorted() == [
-            "executableTarget x → [\"B\", \"P\"]", "plugin P → []", "target A → []", "target B → [\"A\", \"C\"]",
-        ])
+        let targets = Self.targets(
+            manifest: """
+                .target(name: "A"), .target(name: "B", dependencies: ["A", "C"]),
+                .executableTarget(
+                    name: "x",
+                    dependencies: ["B"],
+                    plugins: ["P"]
+                ), .plugin(name: "P", capability: .buildTool())
+                """)
+        #expect(
+            targets.map(\.description).sorted() == [
+                "executableTarget x → [\"B\", \"P\"]", "plugin P → []", "target A → []", "target B → [\"A\", \"C\"]",
+            ])
     }
 }

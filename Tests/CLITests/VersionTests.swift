@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `pushledger --version` names the release (VERSION) and the commit it was built from, stamped
 /// by the BuildInfo plugin at every build.
@@ -15,12 +15,17 @@ import TestSupport
         try process.run()
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        return (
+            process.terminationStatus,
+            String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        )
     }
 
     @Test func versionNamesTheReleaseAndTheCommit() throws {
-        let release = try String(contentsOf: TestDatabase.repositoryRoot.appendingPathComponent("VERSION"), encoding: .utf8)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let release = try String(
+            contentsOf: TestDatabase.repositoryRoot.appendingPathComponent("VERSION"), encoding: .utf8
+        )
+        .trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(!release.isEmpty)
         let result = try CommandRunner.run(["--version"])
         #expect(result.status == 0)

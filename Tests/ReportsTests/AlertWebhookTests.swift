@@ -9,7 +9,9 @@ import Testing
 /// the script is spent), and the bodies it received.
 private func webhookServer(statuses: [Int]) throws -> LoopbackServer {
     let script = Mutex(statuses)
-    return try LoopbackServer { _, _ in .status(script.withLock { $0.isEmpty ? 200 : $0.removeFirst() }, "", close: true) }
+    return try LoopbackServer { _, _ in
+        .status(script.withLock { $0.isEmpty ? 200 : $0.removeFirst() }, "", close: true)
+    }
 }
 
 extension LoopbackServer {
@@ -95,7 +97,8 @@ struct AlertWebhookTests {
         #expect(repeated.exitStatus == .firing)
 
         let resolved = try LoopbackServer.withRefusingPort { port in
-            checker.run(connection: fleet.connection, at: AlertFleet.day(12), webhook: try Self.webhook("http://127.0.0.1:\(port)/hooks/alerts"))
+            let webhook = try Self.webhook("http://127.0.0.1:\(port)/hooks/alerts")
+            return checker.run(connection: fleet.connection, at: AlertFleet.day(12), webhook: webhook)
         }
         #expect(resolved.exitStatus == .trouble)
         #expect(resolved.result?.transitions.count == 2)

@@ -16,7 +16,8 @@ struct ReleaseUpgradeTests {
         let folder = TestDatabase.repositoryRoot.appendingPathComponent("Tests/Fixtures/releases")
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         let versions = names.filter { $0.hasSuffix(".sql") }.map { String($0.dropLast(4)) }
-        let newest = versions.max { $0.split(separator: ".").compactMap { Int($0) }.lexicographicallyPrecedes($1.split(separator: ".").compactMap { Int($0) }) }
+        let numbers = { (version: String) in version.split(separator: ".").compactMap { Int($0) } }
+        let newest = versions.max { numbers($0).lexicographicallyPrecedes(numbers($1)) }
         return folder.appendingPathComponent((newest ?? "missing") + ".sql")
     }()
 
@@ -30,8 +31,8 @@ struct ReleaseUpgradeTests {
 
     /// The migrations the previous release had applied, by file name.
     static func appliedByRelease(_ connection: Connection) throws -> Set<String> {
-        Set(try connection.query("select version, name from schema_migrations").map {
-            String(format: "%04d_%@.sql", try $0.decode("version", as: Int.self), try $0.decode("name", as: String.self))
+        Set(try connection.query("select version, name from schema_migrations").map { row in
+            String(format: "%04d_%@.sql", try row.decode("version", as: Int.self), try row.decode("name", as: String.self))
         })
     }
 

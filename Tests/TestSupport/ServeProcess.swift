@@ -91,8 +91,9 @@ public final class ServeProcess: PushLedgerProcess, @unchecked Sendable {
             guard fd >= 0 else { return nil }
             defer { close(fd) }
             var address = loopback(port: port)
+            let length = socklen_t(MemoryLayout<sockaddr_in>.size)
             let bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 }
             }
             if bound { return port }
         }
