@@ -12,11 +12,14 @@ version=${1:?usage: scripts/release.sh x.y.z}
 git rev-parse -q --verify "refs/tags/v$version" >/dev/null && { echo "release: v$version exists" >&2; exit 1; }
 notes=$(scripts/release-notes.sh | sed '/^Commits since/,$d')
 
+# The snapshot first: it builds and migrates, the step that can fail; nothing else is changed yet.
+scripts/release-snapshot.sh "$version"
+for old in Tests/Fixtures/releases/*.sql; do
+    [ "$old" = "Tests/Fixtures/releases/$version.sql" ] || git rm -q "$old"
+done
 echo "$version" >VERSION
 today=$(date -u +%F)
 sed -i "s/^## \[Unreleased\]$/## [Unreleased]\n\n## [$version] - $today/" CHANGELOG.md
-git rm -q --ignore-unmatch Tests/Fixtures/releases/*.sql
-scripts/release-snapshot.sh "$version"
 git add VERSION CHANGELOG.md Tests/Fixtures/releases
 git commit -q -m "Release $version"
 git tag -a "v$version" -m "PushLedger $version" -m "$notes"
