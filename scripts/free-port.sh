@@ -5,7 +5,9 @@
 # started together rarely pick the same. TestSupport's `ServeProcess.freePort` keeps the same rule.
 set -euo pipefail
 low=20000
-high=$(( $(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768) - 1 ))
+ephemeral=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+[ "$ephemeral" -gt "$low" ] 2>/dev/null || ephemeral=32768
+high=$((ephemeral - 1))
 span=$((high - low + 1))
 start=$((RANDOM * 32768 + RANDOM))
 for i in $(seq 0 $((span - 1))); do

@@ -81,9 +81,9 @@ public final class ServeProcess: PushLedgerProcess, @unchecked Sendable {
     /// server then cannot bind it), scanned from a random point and checked by binding it.
     public static func freePort() -> UInt16? {
         let range = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
-        let high = (range?.split(whereSeparator: \.isWhitespace).first).flatMap { Int($0) }.map { $0 - 1 } ?? 32_767
         let low = 20_000
-        guard high > low else { return nil }
+        let ephemeral = (range?.split(whereSeparator: \.isWhitespace).first).flatMap { Int($0) } ?? 0
+        let high = ephemeral > low ? ephemeral - 1 : 32_767
         let start = Int.random(in: low...high)
         for offset in 0...(high - low) {
             let port = UInt16(low + (start - low + offset) % (high - low + 1))

@@ -69,15 +69,17 @@ final class IngestServer implements AutoCloseable {
      * and the server then cannot bind it although nothing listens there).
      */
     static int freePort() throws IOException {
+        int low = 20000;
         int high = 32767;
-        try {
-            String range = new String(java.nio.file.Files.readAllBytes(
-                    java.nio.file.Paths.get("/proc/sys/net/ipv4/ip_local_port_range")), StandardCharsets.UTF_8);
-            high = Integer.parseInt(range.trim().split("\\s+")[0]) - 1;
+        // Read line by line: readAllBytes trusts the size procfs reports and stops short.
+        try (java.io.BufferedReader reader = java.nio.file.Files.newBufferedReader(
+                java.nio.file.Paths.get("/proc/sys/net/ipv4/ip_local_port_range"), StandardCharsets.UTF_8)) {
+            String line = reader.readLine();
+            int ephemeral = line == null ? 0 : Integer.parseInt(line.trim().split("\\s+")[0]);
+            if (ephemeral > low) high = ephemeral - 1;
         } catch (IOException | NumberFormatException e) {
             // Not Linux, or unreadable: the usual range's start.
         }
-        int low = 20000;
         int span = high - low + 1;
         int start = new java.util.Random().nextInt(span);
         for (int i = 0; i < span; i++) {
