@@ -72,6 +72,8 @@ let package = Package(
         .testTarget(name: "PushLedgerContractTests", dependencies: ["PushLedgerContract", "PushLedgerSupport"]),
         .testTarget(name: "PushLedgerRulesTests", dependencies: ["PushLedgerContract", "PushLedgerRules"]),
         .testTarget(name: "CommandLineParsingTests", dependencies: ["CommandLineParsing", "PushLedgerSupport"]),
+        // Every `pushledger` command's help, and every example in README.md and docs/, parsed in-process.
+        .testTarget(name: "CommandTreeTests", dependencies: ["pushledger", "CommandLineParsing"]),
         .testTarget(name: "TableRenderingTests", dependencies: ["TableRendering", "PushLedgerRules", "PushLedgerSupport"]),
         .testTarget(name: "LinkCheckTests", dependencies: ["LinkCheck"]),
         .testTarget(name: "LinkFetchTests", dependencies: ["LinkFetch", "LinkCheck", "TestSupport"], exclude: ["Sites"]),

@@ -47,13 +47,23 @@ enum HelpText {
         return positional.isOptional ? "[\(word)]" : word
     }
 
-    private static func placeholder(_ option: OptionSpec) -> String { option.placeholder ?? option.type.placeholder }
+    /// Choices longer than this are listed in the option's text, not in its placeholder.
+    static let longestInlineChoices = 40
+
+    private static func placeholder(_ option: OptionSpec) -> String {
+        if let placeholder = option.placeholder { return placeholder }
+        if case .choice = option.type, option.type.placeholder.count > longestInlineChoices { return "choice" }
+        return option.type.placeholder
+    }
 
     private static func optionRow(_ option: OptionSpec) -> (String, String) {
         var left = option.short.map { "-\($0), " } ?? ""
         left += "--\(option.name)"
         if option.kind != .flag { left += " <\(placeholder(option))>" }
         var notes: [String] = []
+        if case .choice(let words) = option.type, placeholder(option) == "choice" {
+            notes.append("one of: " + words.joined(separator: ", "))
+        }
         if option.kind == .repeatable { notes.append("repeatable") }
         if option.isRequired { notes.append("required") }
         if !option.defaultValues.isEmpty { notes.append("default: \(option.defaultValues.joined(separator: ", "))") }
