@@ -30,7 +30,8 @@ enum CommandParser {
                 let body = argument.dropFirst(2)
                 let name = String(body.prefix { $0 != "=" })
                 let inline = body.firstIndex(of: "=").map { String(body[body.index(after: $0)...]) }
-                state.consumeOption(named: name, display: "--\(name)", inline: inline, arguments: arguments, index: &index)
+                state.consumeOption(
+                    named: name, display: "--\(name)", inline: inline, arguments: arguments, index: &index)
             } else if argument.count > 1, argument.hasPrefix("-"), Double(argument) == nil {
                 state.consumeShortOption(argument, arguments: arguments, index: &index)
             } else if state.rawPositionals.isEmpty, !state.command.subcommands.isEmpty {
@@ -72,8 +73,9 @@ enum CommandParser {
                 chain.append(subcommand)
             } else if failure == nil {
                 let names = command.subcommands.map(\.name)
-                fail("unknown command '\(name)'" + Suggestion.text(for: name, among: names, prefix: "")
-                    + " (commands: \(names.joined(separator: ", ")))")
+                fail(
+                    "unknown command '\(name)'" + Suggestion.text(for: name, among: names, prefix: "")
+                        + " (commands: \(names.joined(separator: ", ")))")
                 unknownCommand = true
             }
         }
@@ -87,7 +89,9 @@ enum CommandParser {
             consume(option, display: argument, inline: nil, arguments: arguments, index: &index)
         }
 
-        mutating func consumeOption(named name: String, display: String, inline: String?, arguments: [String], index: inout Int) {
+        mutating func consumeOption(
+            named name: String, display: String, inline: String?, arguments: [String], index: inout Int
+        ) {
             guard let option = visibleOptions.first(where: { $0.name == name }) else {
                 let names = visibleOptions.map(\.name) + ["help"] + (chain[0].version == nil ? [] : ["version"])
                 fail("unknown option '\(display)'" + Suggestion.text(for: name, among: names, prefix: "--"))
@@ -96,7 +100,9 @@ enum CommandParser {
             consume(option, display: display, inline: inline, arguments: arguments, index: &index)
         }
 
-        private mutating func consume(_ option: OptionSpec, display: String, inline: String?, arguments: [String], index: inout Int) {
+        private mutating func consume(
+            _ option: OptionSpec, display: String, inline: String?, arguments: [String], index: inout Int
+        ) {
             if option.kind == .flag {
                 if inline != nil { fail("option '\(display)' takes no value") }
                 givenFlags.insert(option.name)
@@ -122,7 +128,9 @@ enum CommandParser {
         }
 
         func usageError(_ reason: String) -> UsageError {
-            UsageError(reason: reason, usage: HelpText.usage(for: chain), helpHint: chain.map(\.name).joined(separator: " ") + " --help")
+            UsageError(
+                reason: reason, usage: HelpText.usage(for: chain),
+                helpHint: chain.map(\.name).joined(separator: " ") + " --help")
         }
 
         func usageFailure() -> Result<Invocation, UsageError> { .failure(usageError(failure ?? "")) }
@@ -135,7 +143,9 @@ enum CommandParser {
             }
             if failure == nil { failure = resolved.assignPositionals(rawPositionals, to: command.positionals) }
             for option in visibleOptions where failure == nil {
-                failure = resolved.resolve(option, given: given[option.name], flagGiven: givenFlags.contains(option.name), environment: environment)
+                failure = resolved.resolve(
+                    option, given: given[option.name], flagGiven: givenFlags.contains(option.name),
+                    environment: environment)
             }
             if let failure { return .failure(usageError(failure)) }
             return .success(
@@ -170,7 +180,9 @@ enum CommandParser {
             return remaining.first.map { "unexpected argument '\($0)'" }
         }
 
-        mutating func resolve(_ option: OptionSpec, given: [String]?, flagGiven: Bool, environment: [String: String]) -> String? {
+        mutating func resolve(_ option: OptionSpec, given: [String]?, flagGiven: Bool, environment: [String: String])
+            -> String?
+        {
             let display = "--\(option.name)"
             if flagGiven || given != nil {
                 sources[option.name] = .commandLine
@@ -189,12 +201,16 @@ enum CommandParser {
             return option.isRequired ? "missing option '\(display)'" : nil
         }
 
-        private mutating func fromEnvironment(_ option: OptionSpec, text: String, variable: String, display: String) -> String? {
+        private mutating func fromEnvironment(_ option: OptionSpec, text: String, variable: String, display: String)
+            -> String?
+        {
             if option.kind == .flag {
                 switch text.lowercased() {
                 case "1", "true", "yes": flags.insert(option.name)
                 case "0", "false", "no": break
-                default: return "invalid value '\(text)' for '\(display)' (from \(variable)): expected 1, true, yes, 0, false or no"
+                default:
+                    return "invalid value '\(text)' for '\(display)' (from \(variable)): "
+                        + "expected 1, true, yes, 0, false or no"
                 }
                 return nil
             }
@@ -222,14 +238,16 @@ enum Suggestion {
     }
 
     static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
+        let a = Array(a)
+        let b = Array(b)
         guard !a.isEmpty else { return b.count }
         guard !b.isEmpty else { return a.count }
         var previous = Array(0...b.count)
         for i in 1...a.count {
             var current = [i] + Array(repeating: 0, count: b.count)
             for j in 1...b.count {
-                current[j] = Swift.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+                current[j] = Swift.min(
+                    previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
             }
             previous = current
         }

@@ -1,4 +1,5 @@
 import PushLedgerSupport
+
 /// A command of the `pushledger` tool, declared as data: its options, positional arguments and
 /// subcommands. Parsing (``ArgumentParser``) and help text are derived from it.
 struct CommandSpec: Sendable {
@@ -112,7 +113,8 @@ struct OptionSpec: Sendable {
         environment: String? = nil, required: Bool = false, short: Character? = nil, placeholder: String? = nil
     ) -> OptionSpec {
         OptionSpec(
-            name: name, kind: .value, type: type, help: help, short: short, defaultValues: defaultValue.map { [$0] } ?? [],
+            name: name, kind: .value, type: type, help: help, short: short,
+            defaultValues: defaultValue.map { [$0] } ?? [],
             environment: environment, isRequired: required, placeholder: placeholder)
     }
 

@@ -180,7 +180,8 @@ extension Option {
         self.name = name
         spec = { name in
             .repeatable(
-                name, type: Declarations.valueType(T.self, choices), help: help, default: defaultValues.map(\.optionText),
+                name, type: Declarations.valueType(T.self, choices), help: help,
+                default: defaultValues.map(\.optionText),
                 environment: environment, short: short, placeholder: placeholder)
         }
         decode = { texts, display throws(OptionError) in

@@ -20,12 +20,14 @@ enum HelpText {
 
         var sections = [command.summary, usage(for: chain)]
         if let discussion = command.discussion {
-            sections.append(discussion.split(separator: "\n", omittingEmptySubsequences: false)
-                .map { wrap(String($0), width: width).joined(separator: "\n") }.joined(separator: "\n"))
+            sections.append(
+                discussion.split(separator: "\n", omittingEmptySubsequences: false)
+                    .map { wrap(String($0), width: width).joined(separator: "\n") }.joined(separator: "\n"))
         }
         sections += tables.map { table($0.0, $0.1, column: column) }
         if !command.subcommands.isEmpty {
-            sections.append("See '\(chain.map(\.name).joined(separator: " ")) <subcommand> --help' for a subcommand's help.")
+            sections.append(
+                "See '\(chain.map(\.name).joined(separator: " ")) <subcommand> --help' for a subcommand's help.")
         }
         return sections.joined(separator: "\n\n") + "\n"
     }

@@ -86,9 +86,10 @@ public enum CommandLineParser {
 
     /// Every command path below `root`, the root's (`[]`) first: for tests that walk the tool.
     public static func commandPaths(root: any ParsableCommand.Type) -> [[String]] {
-        [[]] + root.configuration.subcommands.flatMap { sub in
-            commandPaths(root: sub).map { [sub.configuration.name] + $0 }
-        }
+        [[]]
+            + root.configuration.subcommands.flatMap { sub in
+                commandPaths(root: sub).map { [sub.configuration.name] + $0 }
+            }
     }
 
     /// The names of the options and arguments declared by the command at `path` and the commands
@@ -107,7 +108,10 @@ public enum CommandLineParser {
     private static func chain(_ root: any ParsableCommand.Type, path: [String]) -> [any ParsableCommand.Type] {
         var types = [root]
         for name in path {
-            guard let next = types[types.count - 1].configuration.subcommands.first(where: { $0.configuration.name == name })
+            guard
+                let next = types[types.count - 1].configuration.subcommands.first(where: {
+                    $0.configuration.name == name
+                })
             else { break }
             types.append(next)
         }

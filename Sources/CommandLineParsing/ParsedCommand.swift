@@ -53,7 +53,8 @@ struct ParsedCommand: Sendable, Equatable {
     let sources: [String: ValueSource]
 
     init(
-        path: [String], values: [String: [String]] = [:], flags: Set<String> = [], positionals: [String: [String]] = [:],
+        path: [String], values: [String: [String]] = [:], flags: Set<String> = [],
+        positionals: [String: [String]] = [:],
         sources: [String: ValueSource] = [:]
     ) {
         self.path = path

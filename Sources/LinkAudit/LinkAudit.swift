@@ -38,7 +38,8 @@ public struct LinkAudit: Sendable {
     public var appleCDNBase: String
 
     public init(
-        app: String, domains: [String], appleCDN: Bool, fetcher: HTTPSFetcher, appleCDNBase: String = DomainCheck.appleCDNBase
+        app: String, domains: [String], appleCDN: Bool, fetcher: HTTPSFetcher,
+        appleCDNBase: String = DomainCheck.appleCDNBase
     ) {
         self.app = app
         self.domains = domains
@@ -59,9 +60,13 @@ public struct LinkAudit: Sendable {
             identities = try store.identities(app: app, on: connection)
             tapped = try store.tappedHosts(app: app, since: Date().addingTimeInterval(-Self.window), on: connection)
         } catch { throw LinkAuditError("cannot read the app's identities or opens: \(error)") }
-        guard !identities.isEmpty else { throw LinkAuditError("no identities for \(app); set them with pushledger apps set") }
+        guard !identities.isEmpty else {
+            throw LinkAuditError("no identities for \(app); set them with pushledger apps set")
+        }
         let domains = self.domains.isEmpty ? tapped.map(\.host) : self.domains.map { $0.lowercased() }
-        guard !domains.isEmpty else { throw LinkAuditError("no tapped links in the last 30 days and no --domain given") }
+        guard !domains.isEmpty else {
+            throw LinkAuditError("no tapped links in the last 30 days and no --domain given")
+        }
 
         let checker = LinkChecker(fetcher: fetcher, appleCDNBase: appleCDNBase)
         let trust: [UInt8]?
@@ -74,9 +79,12 @@ public struct LinkAudit: Sendable {
             let results: [CheckResult]
             do {
                 results = try checker.check(
-                    domain: domain, identities: identities, links: host.links.map { $0.link }, appleCDN: appleCDN, trust: trust)
+                    domain: domain, identities: identities, links: host.links.map { $0.link }, appleCDN: appleCDN,
+                    trust: trust)
             } catch { throw LinkAuditError(error.message) }
-            do { try store.record(app: app, domain: domain, checkedAt: checkedAt, results: results, on: connection) } catch {
+            do {
+                try store.record(app: app, domain: domain, checkedAt: checkedAt, results: results, on: connection)
+            } catch {
                 throw LinkAuditError("cannot store the results: \(error)")
             }
             report.domains.append(.init(host: host, results: results))
@@ -111,8 +119,11 @@ public struct LinkAuditReport: Sendable {
         let headers = ["domain", "check", "subject", "verdict", "misrouted", "detail"]
         let lines = domains.flatMap { d in
             d.results.map { r in
-                (text: [clip(d.host.host, 26), r.check, clip(r.subject, 28), r.verdict.rawValue], rate: Cell.rate(d.rate(r)),
-                 detail: r.detail)
+                (
+                    text: [clip(d.host.host, 26), r.check, clip(r.subject, 28), r.verdict.rawValue],
+                    rate: Cell.rate(d.rate(r)),
+                    detail: r.detail
+                )
             }
         }
         // The rate column is at most "100.0%*" or its header.
@@ -128,22 +139,30 @@ public struct LinkAuditReport: Sendable {
         let rate = { (r: Rate) -> JSONValue in r.denominator == 0 ? .null : .double(r.value ?? 0) }
         let domains: [JSONValue] = self.domains.map { d in
             let all = d.host.misrouted()
-            return .object(JSONObject([
-                ("domain", .string(d.host.host)), ("misrouted_open_rate", rate(Rate(all.misrouted, of: all.of))),
-                ("passed", .bool(d.results.allSatisfy(\.verdict.passes))),
-                ("checks", .array(d.results.map { r in
-                    .object(JSONObject([
-                        ("check", .string(r.check)), ("subject", .string(r.subject)), ("verdict", .string(r.verdict.rawValue)),
-                        ("passed", .bool(r.verdict.passes)), ("detail", .string(r.detail)),
-                        ("misrouted_open_rate", rate(d.rate(r))),
-                    ]))
-                })),
-            ]))
+            return .object(
+                JSONObject([
+                    ("domain", .string(d.host.host)), ("misrouted_open_rate", rate(Rate(all.misrouted, of: all.of))),
+                    ("passed", .bool(d.results.allSatisfy(\.verdict.passes))),
+                    (
+                        "checks",
+                        .array(
+                            d.results.map { r in
+                                .object(
+                                    JSONObject([
+                                        ("check", .string(r.check)), ("subject", .string(r.subject)),
+                                        ("verdict", .string(r.verdict.rawValue)),
+                                        ("passed", .bool(r.verdict.passes)), ("detail", .string(r.detail)),
+                                        ("misrouted_open_rate", rate(d.rate(r))),
+                                    ]))
+                            })
+                    ),
+                ]))
         }
-        let root: JSONValue = .object(JSONObject([
-            ("app", .string(app)), ("checked_at", .string(Timestamp.rfc3339(checkedAt))),
-            ("passed", .bool(passed)), ("domains", .array(domains)),
-        ]))
+        let root: JSONValue = .object(
+            JSONObject([
+                ("app", .string(app)), ("checked_at", .string(Timestamp.rfc3339(checkedAt))),
+                ("passed", .bool(passed)), ("domains", .array(domains)),
+            ]))
         return root.jsonText(pretty: true)
     }
 }

@@ -1,6 +1,6 @@
+import CommandLineParsing
 import Foundation
 import PushLedgerSupport
-import CommandLineParsing
 
 /// `pushledger simulate`'s command line: every option, typed, with its default. The
 /// executable declares it among its commands; ``SimulateCommand`` turns it into a run.
@@ -32,7 +32,8 @@ public struct SimulateArguments: ParsableCommand {
     var url: String
 
     @Option(
-        help: "PEM CA bundle trusted for an https:// --url instead of the system store", environment: "PUSHLEDGER_CA_FILE",
+        help: "PEM CA bundle trusted for an https:// --url instead of the system store",
+        environment: "PUSHLEDGER_CA_FILE",
         placeholder: "file")
     var caFile: String?
 
@@ -96,12 +97,12 @@ public struct SimulateCommand: Sendable {
     public var fcmDeliveryPath: String?
     public var fcmAppID = FCMDeliveryView.simulatedAppID
 
-
     /// Reads the arguments; `nowMs` anchors the default days and bounds `--start`.
     public init(_ arguments: SimulateArguments, nowMs: Int64) throws(SimulationError) {
         func check(_ value: Int, _ option: Option<Int>, _ range: ClosedRange<Int>) throws(SimulationError) -> Int {
             guard range.contains(value) else {
-                throw SimulationError.invalidOption(option.display, "expected \(range.lowerBound)...\(range.upperBound)")
+                throw SimulationError.invalidOption(
+                    option.display, "expected \(range.lowerBound)...\(range.upperBound)")
             }
             return value
         }
@@ -110,14 +111,16 @@ public struct SimulateCommand: Sendable {
         let warmup = try check(arguments.warmupDays, arguments.$warmupDays, 0...28)
         if warmup > 0 {
             guard warmup >= 11, warmup + days <= 29 else {
-                throw SimulationError.invalidOption("--warmup-days", "expected 11...\(29 - days) with --days \(days) (0: none)")
+                throw SimulationError.invalidOption(
+                    "--warmup-days", "expected 11...\(29 - days) with --days \(days) (0: none)")
             }
             config.makeSteady(warmupDays: warmup)
         }
         if let start = arguments.start {
             config.startMs = try Self.parseDay(start)
             guard config.endMs <= nowMs, nowMs - config.simulatedStartMs <= 29 * SimTime.msPerDay else {
-                throw SimulationError.invalidOption("--start", "the simulated days must end by now and start within the last 29 days")
+                throw SimulationError.invalidOption(
+                    "--start", "the simulated days must end by now and start within the last 29 days")
             }
         }
         config.installs = try check(arguments.installs, arguments.$installs, 1...10_000_000)
@@ -135,7 +138,8 @@ public struct SimulateCommand: Sendable {
         fcmDeliveryPath = arguments.fcmDeliveryData
         fcmAppID = arguments.fcmAppID
         if !dryRun && (options.telemetryKey.isEmpty || options.sendsKey.isEmpty) {
-            throw SimulationError.invalidOption("--telemetry-key/--sends-key", "both keys are needed to post (or use --dry-run)")
+            throw SimulationError.invalidOption(
+                "--telemetry-key/--sends-key", "both keys are needed to post (or use --dry-run)")
         }
     }
 
@@ -143,7 +147,9 @@ public struct SimulateCommand: Sendable {
     public init(arguments: [String], nowMs: Int64, environment: [String: String] = [:]) throws(SimulationError) {
         switch CommandLineParser.parse(arguments, root: SimulateArguments.self, environment: environment) {
         case .success(.run(let chain)):
-            guard let parsed = chain.last as? SimulateArguments else { preconditionFailure("simulate parses as itself") }
+            guard let parsed = chain.last as? SimulateArguments else {
+                preconditionFailure("simulate parses as itself")
+            }
             try self.init(parsed, nowMs: nowMs)
         case .success: throw SimulationError.invalidOption("simulate", "help and version are not runs")
         case .failure(let usage): throw SimulationError.invalidOption("simulate", usage.reason)
@@ -167,15 +173,18 @@ public struct SimulateCommand: Sendable {
             let truth: Truth
             if dryRun {
                 let started = Date()
-                var events = 0, batches = 0
+                var events = 0
+                var batches = 0
                 let result = Simulation.stream(config) { b, sends in
                     batches += b.count
                     events += b.reduce(sends) { $0 + ($1.isRetry ? 0 : $1.eventCount) }
                 }
                 let seconds = Date().timeIntervalSince(started)
                 truth = result.truth
-                summary = "generated \(events) events (\(truth.telemetryEvents) telemetry, \(truth.sends) sends) in "
-                    + "\(batches) telemetry and \(result.sends.count) send batches in \(String(format: "%.2f", seconds)) s: "
+                summary =
+                    "generated \(events) events (\(truth.telemetryEvents) telemetry, \(truth.sends) sends) in "
+                    + "\(batches) telemetry and \(result.sends.count) send batches in "
+                    + "\(String(format: "%.2f", seconds)) s: "
                     + "\(Int(Double(events) / max(seconds, 1e-9))) events/s"
             } else {
                 let result = try SimulationRunner.run(config, options: options)
@@ -188,7 +197,10 @@ public struct SimulateCommand: Sendable {
                 }
             }
             if let fcmDeliveryPath {
-                guard FileManager.default.createFile(atPath: fcmDeliveryPath, contents: Data(truth.fcmDelivery.dataAPIPage(fcmAppID: fcmAppID))) else {
+                guard
+                    FileManager.default.createFile(
+                        atPath: fcmDeliveryPath, contents: Data(truth.fcmDelivery.dataAPIPage(fcmAppID: fcmAppID)))
+                else {
                     throw SimulationError.invalidOption("--fcm-delivery-data", "cannot write \(fcmDeliveryPath)")
                 }
             }

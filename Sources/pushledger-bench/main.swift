@@ -1,7 +1,7 @@
 import Bench
+import CommandLineParsing
 import Foundation
 import PushLedgerSupport
-import CommandLineParsing
 import Simulator
 
 // `pushledger-bench`: tooling for scripts/bench.sh (generation only; the script runs the
@@ -64,7 +64,8 @@ struct PostCommand: ParsableCommand {
 struct FloodCommand: ParsableCommand {
     static var configuration: CommandConfiguration {
         CommandConfiguration(
-            "flood", summary: "One app floods /v1/sends while another posts on a schedule; prints key=value figures of both")
+            "flood",
+            summary: "One app floods /v1/sends while another posts on a schedule; prints key=value figures of both")
     }
 
     @Option(help: "Port of pushledger serve on 127.0.0.1")
@@ -115,8 +116,11 @@ func runPost(_ parsed: PostCommand) throws -> Int32 {
         port: port, connections: try parsed.$connections.positive(),
         keys: ["/v1/telemetry": parsed.telemetryKey, "/v1/sends": parsed.sendsKey])
     let r = generator.run(requests)
-    print(String(format: "seconds=%.3f requests=%d events=%d events_per_s=%.0f p50_ms=%.1f p99_ms=%.1f",
-                 r.seconds, r.requests, r.events, Double(r.events) / r.seconds, r.percentile(0.5) * 1e3, r.percentile(0.99) * 1e3))
+    print(
+        String(
+            format: "seconds=%.3f requests=%d events=%d events_per_s=%.0f p50_ms=%.1f p99_ms=%.1f",
+            r.seconds, r.requests, r.events, Double(r.events) / r.seconds, r.percentile(0.5) * 1e3,
+            r.percentile(0.99) * 1e3))
     guard r.failures.isEmpty else {
         throw LoadError("requests not answered 200 (status: count): \(r.failures.sorted { $0.key < $1.key })")
     }
@@ -127,10 +131,12 @@ func runPost(_ parsed: PostCommand) throws -> Int32 {
 func runFlood(_ parsed: FloodCommand) throws -> Int32 {
     let run = FairnessFlood(
         port: UInt16(try parsed.$port.within(1...65_535)),
-        flood: .init(id: parsed.floodApp, key: parsed.floodKey,
-                     connections: try parsed.$floodConnections.within(0...4_096), batch: try parsed.$floodBatch.positive()),
-        steady: .init(id: parsed.steadyApp, key: parsed.steadyKey,
-                      connections: try parsed.$steadyConnections.positive(), batch: try parsed.$steadyBatch.positive()),
+        flood: .init(
+            id: parsed.floodApp, key: parsed.floodKey,
+            connections: try parsed.$floodConnections.within(0...4_096), batch: try parsed.$floodBatch.positive()),
+        steady: .init(
+            id: parsed.steadyApp, key: parsed.steadyKey,
+            connections: try parsed.$steadyConnections.positive(), batch: try parsed.$steadyBatch.positive()),
         steadyRate: Double(try parsed.$steadyRate.positive()), seconds: Double(try parsed.$seconds.positive()))
     let (floodTraffic, steadyTraffic) = run.run()
     for (name, traffic) in [("flood", floodTraffic), ("steady", steadyTraffic)] {
@@ -139,7 +145,8 @@ func runFlood(_ parsed: FloodCommand) throws -> Int32 {
         let figures: [(String, String)] = [
             ("requests", "\(traffic.responses)"), ("200", "\(traffic.ok)"), ("429", "\(traffic.throttled)"),
             ("429_without_retry_after", "\(traffic.throttledWithoutRetryAfter)"), ("other", "\(others)"),
-            ("acknowledged", "\(traffic.acknowledgedIDs().count)"), ("attempted", "\(traffic.attemptedIDs().count)"), ("p50_ms", ms(traffic.percentile(0.5))),
+            ("acknowledged", "\(traffic.acknowledgedIDs().count)"), ("attempted", "\(traffic.attemptedIDs().count)"),
+            ("p50_ms", ms(traffic.percentile(0.5))),
             ("p99_ms", ms(traffic.percentile(0.99))), ("max_ms", ms(traffic.latencies.last ?? 0)),
         ]
         print(figures.map { "\(name)_\($0.0)=\($0.1)" }.joined(separator: " "))
@@ -156,11 +163,13 @@ case .success(.help(let text)), .success(.version(let text)):
     print(text)
 case .success(.run(let chain)):
     let run: (() throws -> Int32)? =
-        if let post = chain.last as? PostCommand { { try runPost(post) } }
-        else if let flood = chain.last as? FloodCommand { { try runFlood(flood) } }
-        else { nil }
+        if let post = chain.last as? PostCommand {
+            { try runPost(post) }
+        } else if let flood = chain.last as? FloodCommand { { try runFlood(flood) } } else { nil }
     if let run {
-        do { exit(try run()) } catch let error as OptionError { fail(error.reason, error.exitCode) } catch { fail("\(error)", 1) }
+        do { exit(try run()) } catch let error as OptionError { fail(error.reason, error.exitCode) } catch {
+            fail("\(error)", 1)
+        }
     }
     guard let parsed = chain.last as? InputsCommand else { fail("name a command; see pushledger-bench --help", 64) }
     let now = Date()

@@ -29,7 +29,9 @@ extension CommandFailure {
         case .commitUnknown:
             message = "lost the database connection during COMMIT (\(error.message)); run the command again to finish"
         default:
-            message = "lost the database connection (\(error.description)); the interrupted transaction was not applied; run the command again"
+            message =
+                "lost the database connection (\(error.description)); the interrupted transaction was not applied; "
+                + "run the command again"
         }
         self.init(message: message, exitCode: Self.connectionExitCode, detail: error.debugDescription)
     }
@@ -66,8 +68,10 @@ struct CommandContext {
     /// working directory: a `sql/` lying there must not become the schema that `migrate` applies.
     func sqlDirectory() throws -> URL {
         if let explicit = global.sqlDir { return URL(fileURLWithPath: explicit) }
-        let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        var folder = URL(fileURLWithPath: path).resolvingSymlinksInPath().deletingLastPathComponent().standardizedFileURL
+        let path =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var folder = URL(fileURLWithPath: path).resolvingSymlinksInPath().deletingLastPathComponent()
+            .standardizedFileURL
         while folder.path != "/" {
             let candidate = folder.appendingPathComponent("sql")
             if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("definitions.list").path) {
@@ -76,7 +80,8 @@ struct CommandContext {
             folder.deleteLastPathComponent()
         }
         throw CommandFailure(
-            message: "cannot find the sql/ folder next to the binary (\(path)); set PUSHLEDGER_SQL_DIR or pass --sql-dir")
+            message:
+                "cannot find the sql/ folder next to the binary (\(path)); set PUSHLEDGER_SQL_DIR or pass --sql-dir")
     }
 
     /// Writes `text` to stdout as is.

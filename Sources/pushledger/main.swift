@@ -5,7 +5,9 @@ import PushLedgerSupport
 
 // The executable only parses and dispatches: every command is a type under Commands/.
 let environment = ProcessInfo.processInfo.environment
-switch CommandLineParser.parse(Array(CommandLine.arguments.dropFirst()), root: PushLedgerCommand.self, environment: environment) {
+switch CommandLineParser.parse(
+    Array(CommandLine.arguments.dropFirst()), root: PushLedgerCommand.self, environment: environment)
+{
 case .failure(let usage):
     FileHandle.standardError.write(Data((usage.description + "\n").utf8))
     exit(usage.exitCode)

@@ -12,7 +12,8 @@ private enum Format: String, CaseIterable, OptionValue {
 
 private struct Tool: ParsableCommand {
     static var configuration: CommandConfiguration {
-        CommandConfiguration("tool", summary: "A tool.", subcommands: [RunCommand.self, GroupCommand.self], version: "tool 1.0")
+        CommandConfiguration(
+            "tool", summary: "A tool.", subcommands: [RunCommand.self, GroupCommand.self], version: "tool 1.0")
     }
 
     @Option(name: "database-url", help: "Database.", environment: "TOOL_DATABASE_URL")
@@ -75,7 +76,8 @@ private struct LeafCommand: ParsableCommand {
 
 private func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (Tool, RunCommand) {
     let result = CommandLineParser.parse(arguments, root: Tool.self, environment: environment)
-    guard case .success(.run(let chain)) = result, let root = chain.first as? Tool, let command = chain.last as? RunCommand
+    guard case .success(.run(let chain)) = result, let root = chain.first as? Tool,
+        let command = chain.last as? RunCommand
     else {
         Issue.record("expected `run` to run, got \(result)")
         throw CancellationError()
@@ -84,7 +86,8 @@ private func run(_ arguments: [String], environment: [String: String] = [:]) thr
 }
 
 private func usage(_ arguments: [String], environment: [String: String] = [:]) -> UsageError? {
-    guard case .failure(let error) = CommandLineParser.parse(arguments, root: Tool.self, environment: environment) else {
+    guard case .failure(let error) = CommandLineParser.parse(arguments, root: Tool.self, environment: environment)
+    else {
         return nil
     }
     return error
@@ -122,7 +125,8 @@ struct DeclarationTests {
 
     @Test func environmentFallbacksAreDeclaredWithTheOption() throws {
         let environment = [
-            "TOOL_APP": "from-env", "TOOL_DATABASE_URL": "postgres://env", "TOOL_CHANNELS": "x, y", "TOOL_DRY_RUN": "yes",
+            "TOOL_APP": "from-env", "TOOL_DATABASE_URL": "postgres://env", "TOOL_CHANNELS": "x, y",
+            "TOOL_DRY_RUN": "yes",
         ]
         let (root, command) = try run(["run"], environment: environment)
         #expect(root.databaseURL == "postgres://env")
@@ -143,10 +147,19 @@ struct DeclarationTests {
         let cases: [([String], String)] = [
             (["run"], "missing option '--app'"),
             (["run", "--app", "a", "--threds", "2"], "unknown option '--threds' (did you mean '--threads'?)"),
-            (["run", "--app", "a", "--threads", "many"], "invalid value 'many' for '--threads': expected a whole number"),
-            (["run", "--app", "a", "--format", "yaml"], "invalid value 'yaml' for '--format': expected one of table, csv, json"),
+            (
+                ["run", "--app", "a", "--threads", "many"],
+                "invalid value 'many' for '--threads': expected a whole number"
+            ),
+            (
+                ["run", "--app", "a", "--format", "yaml"],
+                "invalid value 'yaml' for '--format': expected one of table, csv, json"
+            ),
             (["run", "--app", "a", "--as-of", "soon"], "invalid value 'soon' for '--as-of': "),
-            (["run", "--app", "a", "--installation", "nope"], "invalid value 'nope' for '--installation': expected a UUID"),
+            (
+                ["run", "--app", "a", "--installation", "nope"],
+                "invalid value 'nope' for '--installation': expected a UUID"
+            ),
             (["run", "--app", "a", "--dry-run=yes"], "option '--dry-run' takes no value"),
             (["run", "--app", "a", "--threads"], "missing value for '--threads'"),
             (["run", "--app", "a", "one", "two"], "unexpected argument 'two'"),
@@ -159,14 +172,17 @@ struct DeclarationTests {
             #expect(error.exitCode == 64)
             #expect(!error.reason.contains("\n"))
         }
-        #expect(usage(["run", "--app", "a", "--installation", "nope"])?.usage.hasPrefix("Usage: tool run --app") == true)
+        #expect(
+            usage(["run", "--app", "a", "--installation", "nope"])?.usage.hasPrefix("Usage: tool run --app") == true)
     }
 
     @Test func rangeChecksNameTheOption() throws {
         let (_, command) = try run(["run", "--app", "a", "--threads", "0"])
         #expect(command.$threads.display == "--threads")
         #expect(throws: OptionError("--threads must be at least 1, got 0")) { try command.$threads.positive() }
-        #expect(throws: OptionError("--threads must be between 1 and 64, got 0")) { try command.$threads.within(1...64) }
+        #expect(throws: OptionError("--threads must be between 1 and 64, got 0")) {
+            try command.$threads.within(1...64)
+        }
         #expect(try command.$threads.within(0...1) == 0)
     }
 

@@ -53,8 +53,10 @@ struct Example: CustomStringConvertible {
 
     /// Examples in fenced code blocks (continuation lines joined) and in inline code spans.
     static func all() throws -> [Example] {
-        let files = ["README.md"] + (FileManager.default.enumerator(atPath: root.appendingPathComponent("docs").path)?
-            .compactMap { $0 as? String }.filter { $0.hasSuffix(".md") }.map { "docs/" + $0 }.sorted() ?? [])
+        let files =
+            ["README.md"]
+            + (FileManager.default.enumerator(atPath: root.appendingPathComponent("docs").path)?
+                .compactMap { $0 as? String }.filter { $0.hasSuffix(".md") }.map { "docs/" + $0 }.sorted() ?? [])
         var examples: [Example] = []
         for file in files {
             let lines = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
@@ -130,8 +132,11 @@ struct CommandTreeTests {
             // A command named in prose (`pushledger report`) is fine when it exists.
             if groups.contains(arguments) { continue }
             // So is an option named in prose (`pushledger serve --listen`) when that command declares it.
-            if let option = arguments.last, option.hasPrefix("--"), option != "--help", groups.contains(Array(arguments.dropLast())) {
-                let declared = CommandLineParser.declaredNames(root: PushLedgerCommand.self, path: Array(arguments.dropLast()))
+            if let option = arguments.last, option.hasPrefix("--"), option != "--help",
+                groups.contains(Array(arguments.dropLast()))
+            {
+                let declared = CommandLineParser.declaredNames(
+                    root: PushLedgerCommand.self, path: Array(arguments.dropLast()))
                 #expect(declared.contains(option), "\(example): no such option")
                 continue
             }

@@ -1,19 +1,19 @@
+import CommandLineParsing
 import Foundation
 import PushLedgerSupport
-import CommandLineParsing
-import TableRendering
 import Store
+import TableRendering
 
 struct MigrateCommand: Command {
     static var configuration: CommandConfiguration {
         CommandConfiguration(
-        "migrate", summary: "Apply pending SQL migrations and changed definitions (or list them with --status)",
-        discussion: """
-            Each file of sql/migrations runs once, in order, in its own transaction; then every definition \
-            file of sql/definitions.list whose text changed is applied again, in list order, in one transaction. \
-            A database migrated by a release before the baseline is moved onto it without running it. \
-            Safe to run concurrently.
-            """)
+            "migrate", summary: "Apply pending SQL migrations and changed definitions (or list them with --status)",
+            discussion: """
+                Each file of sql/migrations runs once, in order, in its own transaction; then every definition \
+                file of sql/definitions.list whose text changed is applied again, in list order, in one transaction. \
+                A database migrated by a release before the baseline is moved onto it without running it. \
+                Safe to run concurrently.
+                """)
     }
 
     @Flag(help: "List migrations and definitions (applied, pending, changed) instead of applying")
@@ -36,7 +36,10 @@ struct MigrateCommand: Command {
             try context.printTable(
                 format: .table, headers: ["kind", "name", "state", "applied_at"],
                 rows: try migrator.status(connection).map { s in
-                    [.text(s.kind.rawValue), .text(s.name), .text(s.state.rawValue), s.appliedAt.map { .text(Timestamp.rfc3339($0)) } ?? .null]
+                    [
+                        .text(s.kind.rawValue), .text(s.name), .text(s.state.rawValue),
+                        s.appliedAt.map { .text(Timestamp.rfc3339($0)) } ?? .null,
+                    ]
                 }, columns: try columns.choice())
             return 0
         }
@@ -46,8 +49,10 @@ struct MigrateCommand: Command {
         if outcome.foldedLegacy { context.logger.info("moved a database of the folded migrations onto the baseline") }
         context.logger.info(
             "schema up to date",
-            ["migrations_applied": outcome.migrations.count, "definitions_applied": outcome.definitions.count,
-             "migrations": migrator.migrations.count, "definitions": migrator.definitions.count])
+            [
+                "migrations_applied": outcome.migrations.count, "definitions_applied": outcome.definitions.count,
+                "migrations": migrator.migrations.count, "definitions": migrator.definitions.count,
+            ])
         return 0
     }
 }

@@ -1,5 +1,5 @@
-import Foundation
 import CommandLineParsing
+import Foundation
 import Store
 
 /// `pushledger partitions`: shows or sets how big new partitions of the event tables are.
@@ -7,7 +7,13 @@ struct PartitionsCommand: Command {
     static var configuration: CommandConfiguration {
         CommandConfiguration(
             "partitions", summary: "Show or set the partition granularity of the event tables (monthly or daily)",
-        discussion: "Sends, snapshots, channel states, receipts and opens are partitioned by time. Daily partitions suit deployments whose month would hold billions of rows. A change applies to partitions created from then on; existing ones stay, and retention drops either kind.")
+            discussion:
+                """
+                Sends, snapshots, channel states, receipts and opens are partitioned by time. Daily partitions suit \
+                deployments whose month would hold billions of rows. A change applies to partitions created from then \
+                on; existing ones stay, and retention drops either kind.
+                """
+        )
     }
 
     @Option(help: "Store this granularity")

@@ -8,7 +8,10 @@ struct PushLedgerCommand: ParsableCommand {
     static var configuration: CommandConfiguration {
         CommandConfiguration(
             "pushledger", summary: "Push notification permission and delivery analytics",
-            discussion: "Measures what APNs/FCM \"sent\" hides: pushes silently lost to permissions, channels and stale tokens.",
+            discussion:
+                """
+                Measures what APNs/FCM \"sent\" hides: pushes silently lost to permissions, channels and stale tokens.
+                """,
             subcommands: [
                 MigrateCommand.self, KeysCommand.self, AppsCommand.self, LinksCommand.self, RetentionCommand.self,
                 PartitionsCommand.self, ImportCommand.self, SimulateCLI.self, AlertCommand.self, TokensCommand.self,

@@ -25,7 +25,8 @@ struct RetentionCommand: Command {
         guard days >= 1 else { throw CommandFailure(message: "--keep must be at least one day", exitCode: 64) }
         let connection = try context.connect()
         if ensureAhead {
-            let created = try Retention.ensurePartitions(from: Date(), to: Date() + Retention.partitionsAhead, on: connection)
+            let created = try Retention.ensurePartitions(
+                from: Date(), to: Date() + Retention.partitionsAhead, on: connection)
             for name in created { context.logger.info("partition created", ["partition": name]) }
         }
         let removed = try Retention(days: days).apply(on: connection)

@@ -1,6 +1,6 @@
+import CommandLineParsing
 import Foundation
 import IngestServer
-import CommandLineParsing
 
 /// `pushledger serve`: the v1 ingest API until SIGTERM/SIGINT (which drain in-flight requests).
 struct ServeCommand: Command {
@@ -9,51 +9,62 @@ struct ServeCommand: Command {
 
     static var configuration: CommandConfiguration {
         CommandConfiguration(
-            "serve", summary: "Run the v1 HTTP ingest service (POST /v1/telemetry, /v1/sends; /healthz, /readyz, /metrics)",
-        discussion: """
-            A 200 is written only after the request's events are committed. A writer commits the requests waiting \
-            for it in one transaction (up to --batch); while one of an app's transactions is in progress, the next \
-            starts once as many of that app's requests wait, or they fill a batch, so a busy app commits in fewer, \
-            larger transactions. SIGTERM or SIGINT stops accepting, finishes in-flight requests and exits 0; a \
-            second signal exits at once. Slow clients: a connection that has not sent its request headers within \
-            --header-deadline is closed, however busily it trickles; a body not complete within --upload-deadline of \
-            its headers is cut off by a timer; at the connection limit (--connections, minus a sixteenth kept free) \
-            the connections waiting longest for headers, then the uploads in progress longest, are closed to let new \
-            ones in; --per-address caps one address's connections and --per-address-uploads its bodies arriving at \
-            once (429 past it). Behind a proxy every connection comes from the proxy: raise --per-address above its \
-            pool and let the proxy enforce client timeouts. HTTPS: --tls-cert and --tls-key (PEM, both or neither) \
-            serve TLS 1.2 and 1.3 only; SIGHUP reads both files again and new connections get the new certificate \
-            while open ones finish on the old (a file that cannot be used keeps the old one and logs an error); \
-            SIGHUP also reloads the key table. --admin-listen moves /metrics, /healthz and /readyz to a private \
-            plain-HTTP address; the public listener then answers 404 for them. Fairness between apps: each app waits \
-            in its own lane of at most --app-share requests (past it that app gets 429 with Retry-After), writers \
-            take the apps in turn, and one app holds at most --app-writers writers at once while another app posted \
-            within 10 s, so another app's request never waits for a flood's transaction; a per-key rate (keys \
-            create/update --rate) limits one key whatever the load. See docs/operations/README.md.
-            """)
+            "serve",
+            summary: "Run the v1 HTTP ingest service (POST /v1/telemetry, /v1/sends; /healthz, /readyz, /metrics)",
+            discussion: """
+                A 200 is written only after the request's events are committed. A writer commits the requests waiting \
+                for it in one transaction (up to --batch); while one of an app's transactions is in progress, the next \
+                starts once as many of that app's requests wait, or they fill a batch, so a busy app commits in fewer, \
+                larger transactions. SIGTERM or SIGINT stops accepting, finishes in-flight requests and exits 0; a \
+                second signal exits at once. Slow clients: a connection that has not sent its request headers within \
+                --header-deadline is closed, however busily it trickles; a body not complete within --upload-deadline \
+                of its headers is cut off by a timer; at the connection limit (--connections, minus a sixteenth kept \
+                free) the connections waiting longest for headers, then the uploads in progress longest, are closed to \
+                let new ones in; --per-address caps one address's connections and --per-address-uploads its bodies \
+                arriving at once (429 past it). Behind a proxy every connection comes from the proxy: raise \
+                --per-address above its pool and let the proxy enforce client timeouts. HTTPS: --tls-cert and \
+                --tls-key (PEM, both or neither) serve TLS 1.2 and 1.3 only; SIGHUP reads both files again and new \
+                connections get the new certificate while open ones finish on the old (a file that cannot be used \
+                keeps the old one and logs an error); SIGHUP also reloads the key table. --admin-listen moves \
+                /metrics, /healthz and /readyz to a private plain-HTTP address; the public listener then answers 404 \
+                for them. Fairness between apps: each app waits in its own lane of at most --app-share requests (past \
+                it that app gets 429 with Retry-After), writers take the apps in turn, and one app holds at most \
+                --app-writers writers at once while another app posted within 10 s, so another app's request never \
+                waits for a flood's transaction; a per-key rate (keys create/update --rate) limits one key whatever \
+                the load. See docs/operations/README.md.
+                """)
     }
 
     @Option(
-        help: "IPv4 address and port to listen on", default: "\(ServeCommand.defaults.host):\(ServeCommand.defaults.port)", environment: "PUSHLEDGER_LISTEN",
+        help: "IPv4 address and port to listen on",
+        default: "\(ServeCommand.defaults.host):\(ServeCommand.defaults.port)", environment: "PUSHLEDGER_LISTEN",
         placeholder: "host:port")
     var listen: String
 
-    @Option(help: "PEM certificate chain for HTTPS, server first (needs --tls-key)", environment: "PUSHLEDGER_TLS_CERT", placeholder: "file")
+    @Option(
+        help: "PEM certificate chain for HTTPS, server first (needs --tls-key)", environment: "PUSHLEDGER_TLS_CERT",
+        placeholder: "file")
     var tlsCert: String?
 
     @Option(help: "PEM private key (unencrypted) of --tls-cert", environment: "PUSHLEDGER_TLS_KEY", placeholder: "file")
     var tlsKey: String?
 
-    @Option(help: "Serve /metrics, /healthz, /readyz here, plain HTTP, not on --listen", environment: "PUSHLEDGER_ADMIN_LISTEN", placeholder: "host:port")
+    @Option(
+        help: "Serve /metrics, /healthz, /readyz here, plain HTTP, not on --listen",
+        environment: "PUSHLEDGER_ADMIN_LISTEN", placeholder: "host:port")
     var adminListen: String?
 
     @Option(help: "HTTP threads", default: ServeCommand.defaults.httpThreads)
     var threads: Int
 
-    @Option(help: "Threads that decode and validate bodies, taking the apps in turn", default: ServeCommand.defaults.validatorCount)
+    @Option(
+        help: "Threads that decode and validate bodies, taking the apps in turn",
+        default: ServeCommand.defaults.validatorCount)
     var validators: Int
 
-    @Option(help: "Invalid-token feed reads at once (each with a database connection of its own)", default: ServeCommand.defaults.feedConcurrency)
+    @Option(
+        help: "Invalid-token feed reads at once (each with a database connection of its own)",
+        default: ServeCommand.defaults.feedConcurrency)
     var feedReads: Int
 
     @Option(help: "Writer threads (one database connection each)", default: ServeCommand.defaults.writerCount)
@@ -62,19 +73,32 @@ struct ServeCommand: Command {
     @Option(help: "Validated requests waiting for a writer before 429", default: ServeCommand.defaults.queueCapacity)
     var queue: Int
 
-    @Option(help: "MiB of decoded bodies the waiting requests hold at most before 429 (an app's share in proportion)", default: ServeCommand.defaults.queueBytes >> 20)
+    @Option(
+        help: "MiB of decoded bodies the waiting requests hold at most before 429 (an app's share in proportion)",
+        default: ServeCommand.defaults.queueBytes >> 20)
     var queueMib: Int
 
-    @Option(help: "Writers one app may hold at once, the rest kept for other apps (default: writers - 1; an app alone uses all)")
+    @Option(
+        help:
+            """
+            Writers one app may hold at once, the rest kept for other apps (default: writers - 1; an app alone uses \
+            all)
+            """
+    )
     var appWriters: Int?
 
-    @Option(help: "Validated requests of one app waiting at most; past it that app alone gets 429", default: ServeCommand.defaults.appQueueShare)
+    @Option(
+        help: "Validated requests of one app waiting at most; past it that app alone gets 429",
+        default: ServeCommand.defaults.appQueueShare)
     var appShare: Int
 
-    @Option(help: "Events committed together in one transaction at most (one larger request goes alone)", default: ServeCommand.defaults.maxEventsPerBatch)
+    @Option(
+        help: "Events committed together in one transaction at most (one larger request goes alone)",
+        default: ServeCommand.defaults.maxEventsPerBatch)
     var batchEvents: Int
 
-    @Option(help: "Requests committed together in one transaction at most", default: ServeCommand.defaults.maxUnitsPerBatch)
+    @Option(
+        help: "Requests committed together in one transaction at most", default: ServeCommand.defaults.maxUnitsPerBatch)
     var batch: Int
 
     @Option(help: "Open connections at most", default: ServeCommand.defaults.connectionLimit)
@@ -86,16 +110,24 @@ struct ServeCommand: Command {
     @Option(help: "Seconds an idle connection stays open", default: ServeCommand.defaults.requestTimeoutSeconds)
     var timeout: Int
 
-    @Option(help: "Seconds a request body may take to arrive in all (slow clients are cut off)", default: ServeCommand.defaults.uploadDeadlineSeconds)
+    @Option(
+        help: "Seconds a request body may take to arrive in all (slow clients are cut off)",
+        default: ServeCommand.defaults.uploadDeadlineSeconds)
     var uploadDeadline: Int
 
-    @Option(help: "Seconds a new connection has to send its request headers in all", default: ServeCommand.defaults.headerDeadlineSeconds)
+    @Option(
+        help: "Seconds a new connection has to send its request headers in all",
+        default: ServeCommand.defaults.headerDeadlineSeconds)
     var headerDeadline: Int
 
-    @Option(help: "Open connections from one client address at most", default: ServeCommand.defaults.perAddressConnectionLimit)
+    @Option(
+        help: "Open connections from one client address at most",
+        default: ServeCommand.defaults.perAddressConnectionLimit)
     var perAddress: Int
 
-    @Option(help: "Request bodies arriving at once from one client address at most (429 past it)", default: ServeCommand.defaults.perAddressUploadLimit)
+    @Option(
+        help: "Request bodies arriving at once from one client address at most (429 past it)",
+        default: ServeCommand.defaults.perAddressUploadLimit)
     var perAddressUploads: Int
 
     @Option(help: "Bytes of a request body as sent", default: ServeCommand.defaults.limits.maxBodyBytes)
@@ -107,12 +139,15 @@ struct ServeCommand: Command {
     @Option(help: "Events (or sends) per request", default: ServeCommand.defaults.limits.maxEventsPerRequest)
     var maxEvents: Int
 
-    @Option(help: "Seconds a probe commit may wait (e.g. for the synchronous standby) before /readyz answers 503", default: Int(ServeCommand.defaults.commitBound))
+    @Option(
+        help: "Seconds a probe commit may wait (e.g. for the synchronous standby) before /readyz answers 503",
+        default: Int(ServeCommand.defaults.commitBound))
     var readyCommitBound: Int
 
-    @Option(help: "Trusted proxy (CIDR) for X-Forwarded-For", environment: "PUSHLEDGER_TRUSTED_PROXIES", placeholder: "cidr")
+    @Option(
+        help: "Trusted proxy (CIDR) for X-Forwarded-For", environment: "PUSHLEDGER_TRUSTED_PROXIES", placeholder: "cidr"
+    )
     var trustedProxy: [String]
-
 
     func run(_ context: CommandContext) throws -> Int32 {
         let config = try configuration()
@@ -147,7 +182,9 @@ struct ServeCommand: Command {
             do {
                 try files.check()
             } catch {
-                throw CommandFailure(message: error.detail.isEmpty ? error.description : "\(error.description): \(error.detail)", exitCode: 64)
+                throw CommandFailure(
+                    message: error.detail.isEmpty ? error.description : "\(error.description): \(error.detail)",
+                    exitCode: 64)
             }
             config.tls = files
         case (nil, _?): throw OptionError("--tls-key needs --tls-cert")

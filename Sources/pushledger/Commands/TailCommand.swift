@@ -1,5 +1,5 @@
-import Foundation
 import CommandLineParsing
+import Foundation
 import PushLedgerSupport
 import Reports
 
@@ -12,11 +12,13 @@ struct TailCommand: Command {
 
     static var configuration: CommandConfiguration {
         CommandConfiguration(
-            "tail", summary: "Follow the events arriving for an app, accepted and rejected (with the reason), until Ctrl-C",
-        discussion: """
-            One line per event within a second of its commit, from every ingestor writing to the database. Rejected \
-            events come from the failed-event store (`event` or `request` when they named no type). Tokens are shortened.
-            """)
+            "tail",
+            summary: "Follow the events arriving for an app, accepted and rejected (with the reason), until Ctrl-C",
+            discussion: """
+                One line per event within a second of its commit, from every ingestor writing to the database. \
+                Rejected events come from the failed-event store (`event` or `request` when they named no type). \
+                Tokens are shortened.
+                """)
     }
 
     @Option(help: "The app id to follow", environment: "PUSHLEDGER_APP")

@@ -32,13 +32,17 @@ struct AlertCheckCommand: Command {
     func run(_ context: CommandContext) throws -> Int32 {
         let at = self.at ?? Date()
         do throws(AlertError) {
-            let rules = try self.rules.map { path throws(AlertError) in try AlertRulesFile.load(path: path) } ?? .builtIn
+            let rules =
+                try self.rules.map { path throws(AlertError) in try AlertRulesFile.load(path: path) } ?? .builtIn
             let webhook = try self.webhook.map { url throws(AlertError) in try AlertWebhook(url: url) }
             // Findings are read from the standby when one is configured; alert state is written on the primary.
-            let connection: Connection, reading: Connection?
+            let connection: Connection
+            let reading: Connection?
             do {
                 connection = try Connection.connect(url: context.databaseURL)
-                reading = try context.readDatabaseURL.map { url throws(PostgresError) in try Connection.connect(url: url) }
+                reading = try context.readDatabaseURL.map { url throws(PostgresError) in
+                    try Connection.connect(url: url)
+                }
             } catch { throw AlertError(error) }
             let outcome = AlertChecker(rules: rules).run(
                 connection: connection, reading: reading, at: at, webhook: webhook)

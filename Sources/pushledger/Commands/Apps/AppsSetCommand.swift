@@ -35,9 +35,12 @@ struct AppsSetCommand: Command {
         }
         var android: AppIdentities.AndroidApp?
         if let package = androidPackage {
-            if let problem = AppIdentities.problem(androidPackage: package) { throw CommandFailure(message: problem, exitCode: 64) }
+            if let problem = AppIdentities.problem(androidPackage: package) {
+                throw CommandFailure(message: problem, exitCode: 64)
+            }
             guard !fingerprints.isEmpty else {
-                throw CommandFailure(message: "--android-package needs at least one --android-cert-sha256", exitCode: 64)
+                throw CommandFailure(
+                    message: "--android-package needs at least one --android-cert-sha256", exitCode: 64)
             }
             var canonical: [String] = []
             for p in fingerprints {

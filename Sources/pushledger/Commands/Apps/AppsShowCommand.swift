@@ -16,8 +16,10 @@ struct AppsShowCommand: Command {
 
     func run(_ context: CommandContext) throws -> Int32 {
         let ids = try LinkStore().identities(app: app, on: context.connect())
-        let rows: [[Cell]] = ids.iosAppIDs.map { [.text("ios"), .text($0), .null] }
-            + ids.androidApps.flatMap { a in a.fingerprints.map { [.text("android"), .text(a.packageName), .text($0)] } }
+        let rows: [[Cell]] =
+            ids.iosAppIDs.map { [.text("ios"), .text($0), .null] }
+            + ids.androidApps.flatMap { a in a.fingerprints.map { [.text("android"), .text(a.packageName), .text($0)] }
+            }
         try context.printTable(format: format, headers: ["platform", "app_id_or_package", "cert_sha256"], rows: rows)
         return 0
     }

@@ -31,7 +31,8 @@ struct ImportSendsCommand: Command {
     var file: String
 
     func run(_ context: CommandContext) throws -> Int32 {
-        let importer = SendsImporter(app: app, linesPerChunk: try $chunk.within(SendsImporter.chunkLines), allowOld: allowOld)
+        let importer = SendsImporter(
+            app: app, linesPerChunk: try $chunk.within(SendsImporter.chunkLines), allowOld: allowOld)
         let handle: FileHandle
         if file == "-" {
             handle = .standardInput
@@ -51,7 +52,8 @@ struct ImportSendsCommand: Command {
                     guard logged < Self.loggedRejections else { return }
                     logged += 1
                     context.logger.warning(
-                        "line rejected", ["line": rejection.line, "error": rejection.code, "message": rejection.message])
+                        "line rejected",
+                        ["line": rejection.line, "error": rejection.code, "message": rejection.message])
                 },
                 progress: { progress.report(lines: $0.lines) })
             context.print(totals.summary)

@@ -32,10 +32,14 @@ struct KeysListCommand: Command {
                 "revoked_at",
             ],
             rows: keys.map { k in
-                [.text(k.id.uuidString.lowercased()), .text(k.appID), .text(k.scope.rawValue), .text(k.prefix + "…"), state(k),
-                 time(k.createdAt), time(k.expiresAt), time(k.lastUsedAt),
-                 k.rateLimit.map { .number($0.eventsPerSecond, digits: 1) } ?? .null, k.rateLimit.map { .integer($0.burst) } ?? .null,
-                 time(k.revokedAt)]
+                [
+                    .text(k.id.uuidString.lowercased()), .text(k.appID), .text(k.scope.rawValue),
+                    .text(k.prefix + "…"), state(k),
+                    time(k.createdAt), time(k.expiresAt), time(k.lastUsedAt),
+                    k.rateLimit.map { .number($0.eventsPerSecond, digits: 1) } ?? .null,
+                    k.rateLimit.map { .integer($0.burst) } ?? .null,
+                    time(k.revokedAt),
+                ]
             },
             key: ["id", "app_id", "scope", "state", "expires_at", "last_used_at"], columns: try columns.choice())
         return 0

@@ -4,7 +4,8 @@ import Store
 /// `pushledger keys update ID`: a key's rate limit, set or removed.
 struct KeysUpdateCommand: Command {
     static var configuration: CommandConfiguration {
-        CommandConfiguration("update", summary: "Change a key's rate limit (the server applies it at its next key reload)")
+        CommandConfiguration(
+            "update", summary: "Change a key's rate limit (the server applies it at its next key reload)")
     }
 
     @OptionGroup var rate: RateOptions

@@ -1,15 +1,16 @@
 import CommandLineParsing
-import Postgres
 import LinkAudit
 import LinkCheck
 import LinkFetch
+import Postgres
 import TableRendering
 
 /// `pushledger links check`: runs a ``LinkAudit``; exit 0 all pass, 1 a check fails, 2 could not run.
 struct LinksCheckCommand: Command {
     static var configuration: CommandConfiguration {
         CommandConfiguration(
-            "check", summary: "Check each domain's association files; exit 0 all pass, 1 a check fails, 2 could not run",
+            "check",
+            summary: "Check each domain's association files; exit 0 all pass, 1 a check fails, 2 could not run",
             discussion: """
                 Without --domain: every host in the links of the app's opens of the last 30 days. Tapped paths are \
                 matched against the Apple file. Results are stored for the weekly report.
@@ -32,7 +33,10 @@ struct LinksCheckCommand: Command {
     var caFile: String?
 
     @Option(
-        help: "curl's HOST:PORT:ADDR:PORT: fetch https://HOST from ADDR:PORT, HOST still used for SNI and the certificate",
+        help:
+            """
+            curl's HOST:PORT:ADDR:PORT: fetch https://HOST from ADDR:PORT, HOST still used for SNI and the certificate
+            """,
         placeholder: "spec")
     var connectTo: [String]
 
@@ -40,9 +44,13 @@ struct LinksCheckCommand: Command {
     var format: TableFormat
 
     func run(_ context: CommandContext) throws -> Int32 {
-        let couldNotRun = { (message: String, detail: String?) in CommandFailure(message: message, exitCode: 2, detail: detail) }
+        let couldNotRun = { (message: String, detail: String?) in
+            CommandFailure(message: message, exitCode: 2, detail: detail)
+        }
         let connection: Connection
-        do { connection = try context.connect() } catch let f as CommandFailure { throw couldNotRun(f.message, f.detail) }
+        do { connection = try context.connect() } catch let f as CommandFailure {
+            throw couldNotRun(f.message, f.detail)
+        }
         let audit = LinkAudit(
             app: app, domains: domains, appleCDN: appleCDN,
             fetcher: HTTPSFetcher(extraCAFile: caFile, connectTo: connectTo),

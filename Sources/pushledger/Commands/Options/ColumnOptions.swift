@@ -1,5 +1,5 @@
-import Foundation
 import CommandLineParsing
+import Foundation
 import TableRendering
 
 /// `--columns` and `--wide`, for every command that prints a terminal table.

@@ -9,7 +9,8 @@ struct ReportCommand: ParsableCommand {
     static var configuration: CommandConfiguration {
         CommandConfiguration(
             "report", summary: "Silent loss, prompt timing, rejections and the weekly report",
-            discussion: "Windows are [from, to) in UTC. An empty window gives an empty report. Definitions: docs/metrics.md.",
+            discussion:
+                "Windows are [from, to) in UTC. An empty window gives an empty report. Definitions: docs/metrics.md.",
             subcommands: [
                 ReportSilentLossCommand.self, ReportPromptTimingCommand.self, ReportRejectionsCommand.self,
                 ReportProviderCheckCommand.self, ReportWeeklyCommand.self,
@@ -64,7 +65,8 @@ struct WindowOptions: ParsableArguments {
             guard from == nil, to == nil else {
                 throw CommandFailure(report: ReportError.invalidQuery("give either --week or --from/--to, not both"))
             }
-            return ReportQuery(app: app, from: week.start(), to: week.end(), asOf: asOf, confirmationWindow: confirmation)
+            return ReportQuery(
+                app: app, from: week.start(), to: week.end(), asOf: asOf, confirmationWindow: confirmation)
         }
         let to = self.to ?? asOf
         let from = self.from ?? to - .days(7)
@@ -92,6 +94,7 @@ extension CommandFailure {
             message = "\(error.description): \(message)"
             return
         }
-        self.init(message: error.description, exitCode: error.kind == .invalidQuery ? 64 : 1, detail: error.debugDescription)
+        self.init(
+            message: error.description, exitCode: error.kind == .invalidQuery ? 64 : 1, detail: error.debugDescription)
     }
 }

@@ -33,7 +33,8 @@ struct ReportPromptTimingCommand: Command {
             experiment: experiment, baseline: baseline, asTreated: asTreated, platform: platform)
         let connection = try context.connectForReading()
         return try ReportCommand.report(context) {
-            try PromptTimingReport.run(connection: connection, query: query, options: options).rendered(format, columns: columns)
+            try PromptTimingReport.run(connection: connection, query: query, options: options).rendered(
+                format, columns: columns)
         }
     }
 }

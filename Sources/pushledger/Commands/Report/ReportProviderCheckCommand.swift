@@ -53,7 +53,8 @@ struct ReportProviderCheckCommand: Command {
     func run(_ context: CommandContext) throws -> Int32 {
         let columns = try self.columns.choice()
         let zone = ProviderCheckReport.timeZone
-        let from: CivilDate, to: CivilDate
+        let from: CivilDate
+        let to: CivilDate
         if let week {
             guard self.from == nil, self.to == nil else {
                 throw CommandFailure(report: ReportError.invalidQuery("give either --week or --from/--to, not both"))
@@ -62,7 +63,9 @@ struct ReportProviderCheckCommand: Command {
             to = CivilDate(daysSinceEpoch: from.daysSinceEpoch + 7)
         } else {
             to = self.to.map { CivilDate($0.date(in: zone), in: zone) } ?? CivilDate(Date(), in: zone)
-            from = self.from.map { CivilDate($0.date(in: zone), in: zone) } ?? CivilDate(daysSinceEpoch: to.daysSinceEpoch - 7)
+            from =
+                self.from.map { CivilDate($0.date(in: zone), in: zone) }
+                ?? CivilDate(daysSinceEpoch: to.daysSinceEpoch - 7)
         }
         let asOf = self.asOf ?? Date()
         let connection = try context.connectForReading()

@@ -31,8 +31,10 @@ struct ReportSilentLossCommand: Command {
         let source = try silentLossSource()
         let connection = try context.connectForReading()
         return try ReportCommand.report(context) {
-            try SilentLossReport.run(connection: connection, query: query, by: ReportDimension.parseList(by), source: source)
-                .rendered(format, columns: columns)
+            try SilentLossReport.run(
+                connection: connection, query: query, by: ReportDimension.parseList(by), source: source
+            )
+            .rendered(format, columns: columns)
         }
     }
 

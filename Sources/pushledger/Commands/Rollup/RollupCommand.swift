@@ -38,11 +38,13 @@ struct RollupCommand: Command {
     @Flag(help: "Keep running: refresh continuously within --freshness, until SIGTERM/SIGINT")
     var follow: Bool
 
-    @Option(help: "With --follow: how far behind what was committed the rollups may fall", default: TimeSpan(seconds: 60))
+    @Option(
+        help: "With --follow: how far behind what was committed the rollups may fall", default: TimeSpan(seconds: 60))
     var freshness: TimeSpan
 
     @Option(
-        help: "With --follow: serve Prometheus /metrics here (plain HTTP)", environment: "PUSHLEDGER_ROLLUP_METRICS_LISTEN",
+        help: "With --follow: serve Prometheus /metrics here (plain HTTP)",
+        environment: "PUSHLEDGER_ROLLUP_METRICS_LISTEN",
         placeholder: "host:port")
     var metricsListen: String?
 
@@ -68,7 +70,9 @@ struct RollupCommand: Command {
         if let metricsListen {
             let address = try ServeCommand.address(metricsListen, option: $metricsListen)
             do {
-                endpoint = try MetricsEndpoint(host: address.host, port: address.port) { Self.followerMetrics(follower) }
+                endpoint = try MetricsEndpoint(host: address.host, port: address.port) {
+                    Self.followerMetrics(follower)
+                }
             } catch {
                 throw CommandFailure(message: error.description)
             }
@@ -94,23 +98,41 @@ struct RollupCommand: Command {
     static func followerMetrics(_ follower: RollupFollower) -> String {
         let snapshot = follower.snapshot
         var families: [MetricFamily] = [
-            .gauge("pushledger_rollup_freshness_seconds", help: "The freshness target the follower refreshes within (--freshness).",
-                   [([], follower.freshness)]),
-            .gauge("pushledger_rollup_follower_leading", help: "1 when this follower holds the lock and refreshes; 0 standing by or unreachable.",
-                   [([], snapshot.state == .leading ? 1 : 0)]),
-            .counter("pushledger_rollup_passes_total", help: "Refresh passes this follower completed.", [([], Double(snapshot.passes))]),
-            .counter("pushledger_rollup_failures_total", help: "Connections lost or passes failed (each retried with backoff).",
-                     [([], Double(snapshot.failures))]),
+            .gauge(
+                "pushledger_rollup_freshness_seconds",
+                help: "The freshness target the follower refreshes within (--freshness).",
+                [([], follower.freshness)]),
+            .gauge(
+                "pushledger_rollup_follower_leading",
+                help: "1 when this follower holds the lock and refreshes; 0 standing by or unreachable.",
+                [([], snapshot.state == .leading ? 1 : 0)]),
+            .counter(
+                "pushledger_rollup_passes_total", help: "Refresh passes this follower completed.",
+                [([], Double(snapshot.passes))]),
+            .counter(
+                "pushledger_rollup_failures_total",
+                help: "Connections lost or passes failed (each retried with backoff).",
+                [([], Double(snapshot.failures))]),
         ]
         if let lag = snapshot.lagSeconds(), let status = snapshot.status {
-            families.append(.gauge("pushledger_rollup_lag_seconds",
-                                   help: "Age of the oldest committed input not yet rolled up (0: caught up), from pushledger_rollup_status().",
-                                   [([], lag)]))
-            families.append(.gauge("pushledger_rollup_pending_inputs", help: "Queued input changes the next pass takes.",
-                                   [([], Double(status.pendingInputs))]))
+            families.append(
+                .gauge(
+                    "pushledger_rollup_lag_seconds",
+                    help:
+                        """
+                        Age of the oldest committed input not yet rolled up (0: caught up), from \
+                        pushledger_rollup_status().
+                        """,
+                    [([], lag)]))
+            families.append(
+                .gauge(
+                    "pushledger_rollup_pending_inputs", help: "Queued input changes the next pass takes.",
+                    [([], Double(status.pendingInputs))]))
             if let seconds = status.lastPassSeconds {
-                families.append(.gauge("pushledger_rollup_last_pass_seconds", help: "How long the last refresh's transaction ran.",
-                                       [([], seconds)]))
+                families.append(
+                    .gauge(
+                        "pushledger_rollup_last_pass_seconds", help: "How long the last refresh's transaction ran.",
+                        [([], seconds)]))
             }
         }
         return Prometheus.render(families)
