@@ -51,16 +51,13 @@ struct WindowOptions: ParsableArguments {
     @Option(help: "Evaluate as of this time; nothing later counts (default: now)")
     var asOf: Date?
 
-    @Option(
-        help: "Confirmation window: accepted sends younger than this are pending",
-        default: OutcomeRules.defaultConfirmationSpan)
-    var window: TimeSpan
+    @OptionGroup var confirmation: ConfirmationOption
 
     /// The window of `--week`, or `--from`/`--to` (default: the 7 days before `--as-of`);
     /// checked when a report runs.
     func query() throws -> ReportQuery {
         let asOf = self.asOf ?? Date()
-        let confirmation = window.timeInterval
+        let confirmation = self.confirmation.window.timeInterval
         if let week {
             guard from == nil, to == nil else {
                 throw CommandFailure(report: ReportError.invalidQuery("give either --week or --from/--to, not both"))
@@ -72,6 +69,20 @@ struct WindowOptions: ParsableArguments {
         let from = self.from ?? to - .days(7)
         return ReportQuery(app: app, from: from, to: to, asOf: asOf, confirmationWindow: confirmation)
     }
+}
+
+/// `--window`: how long an accepted send may wait for its receipt before it counts as lost.
+struct ConfirmationOption: ParsableArguments {
+    @Option(
+        help: "Confirmation window: accepted sends younger than this are pending",
+        default: OutcomeRules.defaultConfirmationSpan)
+    var window: TimeSpan
+}
+
+/// `--format` of the tabular reports.
+struct ReportTableFormat: ParsableArguments {
+    @Option(help: "Output format", default: .table, choices: [.table, .json, .csv, .markdown])
+    var format: ReportFormat
 }
 
 /// `--source`: who answers a silent-loss query (`SilentLossReport.plan`).

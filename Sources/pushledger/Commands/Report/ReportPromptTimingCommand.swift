@@ -21,8 +21,7 @@ struct ReportPromptTimingCommand: Command {
     @Option(help: "Only installations of this platform", choices: ["ios", "android"])
     var platform: String?
 
-    @Option(help: "Output format", default: .table, choices: [.table, .json, .csv, .markdown])
-    var format: ReportFormat
+    @OptionGroup var output: ReportTableFormat
 
     @OptionGroup var columns: ColumnOptions
 
@@ -34,7 +33,7 @@ struct ReportPromptTimingCommand: Command {
         let connection = try context.connectForReading()
         return try ReportCommand.report(context) {
             try PromptTimingReport.run(connection: connection, query: query, options: options).rendered(
-                format, columns: columns)
+                output.format, columns: columns)
         }
     }
 }

@@ -40,13 +40,9 @@ struct ReportProviderCheckCommand: Command {
     @Option(help: "Evaluate as of this time; nothing later counts (default: now)")
     var asOf: Date?
 
-    @Option(
-        help: "Confirmation window: accepted sends younger than this are pending",
-        default: OutcomeRules.defaultConfirmationSpan)
-    var window: TimeSpan
+    @OptionGroup var confirmation: ConfirmationOption
 
-    @Option(help: "Output format", default: .table, choices: [.table, .json, .csv, .markdown])
-    var format: ReportFormat
+    @OptionGroup var output: ReportTableFormat
 
     @OptionGroup var columns: ColumnOptions
 
@@ -72,8 +68,8 @@ struct ReportProviderCheckCommand: Command {
         return try ReportCommand.report(context) {
             try ProviderCheckReport.run(
                 connection: connection, app: app, from: from, to: to, byCampaign: by == .campaign, asOf: asOf,
-                confirmationWindow: window.timeInterval
-            ).rendered(format, columns: columns)
+                confirmationWindow: confirmation.window.timeInterval
+            ).rendered(output.format, columns: columns)
         }
     }
 }

@@ -10,8 +10,7 @@ struct ReportRejectionsCommand: Command {
 
     @OptionGroup var window: WindowOptions
 
-    @Option(help: "Output format", default: .table, choices: [.table, .json, .csv, .markdown])
-    var format: ReportFormat
+    @OptionGroup var output: ReportTableFormat
 
     @OptionGroup var columns: ColumnOptions
 
@@ -20,7 +19,7 @@ struct ReportRejectionsCommand: Command {
         let query = try window.query()
         let connection = try context.connectForReading()
         return try ReportCommand.report(context) {
-            try RejectionsReport.run(connection: connection, query: query).rendered(format, columns: columns)
+            try RejectionsReport.run(connection: connection, query: query).rendered(output.format, columns: columns)
         }
     }
 }

@@ -20,8 +20,7 @@ struct ReportSilentLossCommand: Command {
 
     @OptionGroup var source: SourceOption
 
-    @Option(help: "Output format", default: .table, choices: [.table, .json, .csv, .markdown])
-    var format: ReportFormat
+    @OptionGroup var output: ReportTableFormat
 
     @OptionGroup var columns: ColumnOptions
 
@@ -34,7 +33,7 @@ struct ReportSilentLossCommand: Command {
             try SilentLossReport.run(
                 connection: connection, query: query, by: ReportDimension.parseList(by), source: source
             )
-            .rendered(format, columns: columns)
+            .rendered(output.format, columns: columns)
         }
     }
 
