@@ -65,39 +65,27 @@ public struct OutcomeCounts: Sendable, Equatable {
     /// The sends with `outcome`.
     public func count(of outcome: SendOutcome) -> Int { self[OutcomeCounter(outcome)] }
 
-    /// One counter's count: the one place a counter's name meets its property.
+    /// One counter's count.
     public subscript(counter: OutcomeCounter) -> Int {
-        get {
-            switch counter {
-            case .sends: sends
-            case .accepted: accepted
-            case .rejected: rejected
-            case .pending: pending
-            case .opened: opened
-            case .received: received
-            case .blockedApp: blockedApp
-            case .blockedChannel: blockedChannel
-            case .unconfirmed: unconfirmed
-            case .unattributed: unattributed
-            case .tokenInvalid: tokenInvalid
-            case .toInvalidToken: toInvalidToken
-            }
-        }
-        set {
-            switch counter {
-            case .sends: sends = newValue
-            case .accepted: accepted = newValue
-            case .rejected: rejected = newValue
-            case .pending: pending = newValue
-            case .opened: opened = newValue
-            case .received: received = newValue
-            case .blockedApp: blockedApp = newValue
-            case .blockedChannel: blockedChannel = newValue
-            case .unconfirmed: unconfirmed = newValue
-            case .unattributed: unattributed = newValue
-            case .tokenInvalid: tokenInvalid = newValue
-            case .toInvalidToken: toInvalidToken = newValue
-            }
+        get { self[keyPath: Self.property(of: counter)] }
+        set { self[keyPath: Self.property(of: counter)] = newValue }
+    }
+
+    /// The one place a counter's name meets its property.
+    private static func property(of counter: OutcomeCounter) -> WritableKeyPath<OutcomeCounts, Int> {
+        switch counter {
+        case .sends: \.sends
+        case .accepted: \.accepted
+        case .rejected: \.rejected
+        case .pending: \.pending
+        case .opened: \.opened
+        case .received: \.received
+        case .blockedApp: \.blockedApp
+        case .blockedChannel: \.blockedChannel
+        case .unconfirmed: \.unconfirmed
+        case .unattributed: \.unattributed
+        case .tokenInvalid: \.tokenInvalid
+        case .toInvalidToken: \.toInvalidToken
         }
     }
 
