@@ -52,40 +52,54 @@ public struct OutcomeCounts: Sendable, Equatable {
         """
     }
 
-    /// Reads the count columns every outcome query returns (sends … to_invalid_token) and the
-    /// rate columns ``withRates(_:)`` adds.
+    /// Reads the count columns every outcome query returns (``OutcomeCounter``, ``sqlColumns``)
+    /// and the rate columns ``withRates(_:)`` adds.
     init(row: Row, causes withCauses: Bool = false) throws(PostgresError) {
-        sends = try row.decode("sends")
-        accepted = try row.decode("accepted")
-        rejected = try row.decode("rejected")
-        pending = try row.decode("pending")
-        opened = try row.decode("opened")
-        received = try row.decode("received")
-        blockedApp = try row.decode("blocked_app")
-        blockedChannel = try row.decode("blocked_channel")
-        unconfirmed = try row.decode("unconfirmed")
-        unattributed = try row.decode("unattributed")
-        tokenInvalid = try row.decode("token_invalid")
-        toInvalidToken = try row.decode("to_invalid_token")
         rates = try OutcomeRates { (name: OutcomeRates.Name) throws(PostgresError) -> Rate in
             Rate(try row.decode("\(name.rawValue)_numerator"), of: try row.decode("\(name.rawValue)_denominator"))
         }
+        for counter in OutcomeCounter.allCases { self[counter] = try row.decode(counter.rawValue) }
         if withCauses { causes = try CauseCounts(row: row, accepted: accepted) }
     }
 
     /// The sends with `outcome`.
-    public func count(of outcome: SendOutcome) -> Int {
-        switch outcome {
-        case .rejected: rejected
-        case .opened: opened
-        case .received: received
-        case .pending: pending
-        case .blockedApp: blockedApp
-        case .blockedChannel: blockedChannel
-        case .unattributed: unattributed
-        case .unconfirmed: unconfirmed
+    public func count(of outcome: SendOutcome) -> Int { self[OutcomeCounter(outcome)] }
+
+    /// One counter's count.
+    public subscript(counter: OutcomeCounter) -> Int {
+        get { self[keyPath: Self.property(of: counter)] }
+        set { self[keyPath: Self.property(of: counter)] = newValue }
+    }
+
+    /// The one place a counter's name meets its property.
+    private static func property(of counter: OutcomeCounter) -> WritableKeyPath<OutcomeCounts, Int> {
+        switch counter {
+        case .sends: \.sends
+        case .accepted: \.accepted
+        case .rejected: \.rejected
+        case .pending: \.pending
+        case .opened: \.opened
+        case .received: \.received
+        case .blockedApp: \.blockedApp
+        case .blockedChannel: \.blockedChannel
+        case .unconfirmed: \.unconfirmed
+        case .unattributed: \.unattributed
+        case .tokenInvalid: \.tokenInvalid
+        case .toInvalidToken: \.toInvalidToken
         }
     }
+
+    /// Counts one send with `outcome` and these token flags in every counter it counts in
+    /// (``OutcomeCounter/counts(_:tokenInvalid:toInvalidToken:)``); the rates are not updated.
+    public mutating func add(_ outcome: SendOutcome, tokenInvalid: Bool, toInvalidToken: Bool) {
+        for counter in OutcomeCounter.allCases
+        where counter.counts(outcome, tokenInvalid: tokenInvalid, toInvalidToken: toInvalidToken) {
+            self[counter] += 1
+        }
+    }
+
+    /// The counters' columns, for a query selecting what ``init(row:causes:)`` reads.
+    static let sqlColumns = OutcomeCounter.columnList
 
     public var silentLossRate: Rate { rates[.silentLossRate] }
     public var knownBlockedRate: Rate { rates[.knownBlockedRate] }
@@ -98,12 +112,7 @@ public struct OutcomeCounts: Sendable, Equatable {
 
     /// The counts in the order of the silent-loss JSON, with their JSON names.
     public var namedCounts: [(name: String, count: Int)] {
-        [
-            ("sends", sends), ("accepted", accepted), ("rejected", rejected), ("pending", pending),
-            ("opened", opened), ("received", received), ("blocked_app", blockedApp),
-            ("blocked_channel", blockedChannel), ("unconfirmed", unconfirmed), ("unattributed", unattributed),
-            ("token_invalid", tokenInvalid),
-        ]
+        OutcomeCounter.allCases.filter(\.isReported).map { ($0.rawValue, self[$0]) }
     }
 
     /// Names of the rates whose denominator is under 30.

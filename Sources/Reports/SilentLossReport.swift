@@ -46,8 +46,7 @@ public struct SilentLossReport: Sendable, Equatable {
                 select channel, platform, app_version, campaign, day::text as day, provider,
                        os_version, sdk_int::text as sdk_int, standby_bucket, background_restricted::text as background_restricted,
                        ignoring_battery_optimizations::text as ignoring_battery_optimizations, low_power_mode::text as low_power_mode,
-                       sends, accepted, rejected, pending, opened, received, blocked_app, blocked_channel,
-                       unconfirmed, unattributed, token_invalid, to_invalid_token, \(unsafeRaw: CauseCounts.sqlColumns)
+                       \(unsafeRaw: OutcomeCounts.sqlColumns), \(unsafeRaw: CauseCounts.sqlColumns)
                   from pushledger_silent_loss(\(query.app), \(query.from), \(query.to), \(query.asOf),
                                               \(query.windowInterval)::interval, string_to_array(\(by), ','), \(source))
                 """

@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import PushLedgerRules
 @testable import Reports
 
 /// Sends that exercise every outcome rule of docs/metrics.md, each with the outcome the rules
@@ -146,21 +147,8 @@ struct OutcomeFixture {
     func counts(where include: (Expected) -> Bool = { _ in true }) -> OutcomeCounts {
         var c = OutcomeCounts()
         for e in expected where include(e) {
-            c.sends += 1
-            switch e.outcome {
-            case "rejected": c.rejected += 1
-            case "pending": c.pending += 1
-            case "opened": c.opened += 1
-            case "received": c.received += 1
-            case "blocked_app": c.blockedApp += 1
-            case "blocked_channel": c.blockedChannel += 1
-            case "unconfirmed": c.unconfirmed += 1
-            case "unattributed": c.unattributed += 1
-            default: fatalError("unknown outcome \(e.outcome)")
-            }
-            if e.outcome != "rejected" && e.outcome != "pending" { c.accepted += 1 }
-            if e.tokenInvalid { c.tokenInvalid += 1 }
-            if e.toInvalidToken { c.toInvalidToken += 1 }
+            guard let outcome = SendOutcome(rawValue: e.outcome) else { fatalError("unknown outcome \(e.outcome)") }
+            c.add(outcome, tokenInvalid: e.tokenInvalid, toInvalidToken: e.toInvalidToken)
         }
         return c.withRatesOfCounts()
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import PushLedgerRules
 import PushLedgerSupport
 import Testing
 @testable import Reports
@@ -207,10 +208,7 @@ struct WeeklyReportTests {
 
     private func add(_ a: OutcomeCounts, _ b: OutcomeCounts) -> OutcomeCounts {
         var sum = a
-        sum.sends += b.sends; sum.accepted += b.accepted; sum.rejected += b.rejected; sum.pending += b.pending
-        sum.opened += b.opened; sum.received += b.received; sum.blockedApp += b.blockedApp; sum.blockedChannel += b.blockedChannel
-        sum.unconfirmed += b.unconfirmed; sum.unattributed += b.unattributed; sum.tokenInvalid += b.tokenInvalid
-        sum.toInvalidToken += b.toInvalidToken
+        for counter in OutcomeCounter.allCases { sum[counter] += b[counter] }
         return sum.withRatesOfCounts()
     }
 }

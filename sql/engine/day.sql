@@ -1,6 +1,7 @@
 -- Days and look-backs: the rollups' unit of time, and how far before a window the engine reads.
 
 -- UTC day of a time: the rollups' day.
+-- Reads nothing; writes nothing.
 create or replace function pushledger_day(p_time timestamptz)
 returns date
 language sql immutable parallel safe as $$ select (p_time at time zone 'UTC')::date $$;
@@ -10,6 +11,7 @@ language sql immutable parallel safe as $$ select (p_time at time zone 'UTC')::d
 -- (IngestLimits.maxAge, maxFuture), so none is older than 31 days before its send; one day
 -- more of margin. The engine and the landing rollups read confirmations from this long before
 -- their window (OutcomeLookBackTests ties it to IngestLimits).
+-- Reads nothing; writes nothing.
 create or replace function pushledger_confirmation_lookback()
 returns interval
 language sql immutable parallel safe as $$ select interval '32 days' $$;

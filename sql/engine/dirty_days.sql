@@ -13,6 +13,7 @@ drop function if exists pushledger_mark_dirty_registrations() cascade;
 
 -- Sends stored, changed or removed; and the invalidating results among them, whose token's
 -- later sends may now (or no longer) go "to a token already known invalid".
+-- Reads the statement's rows (changed_rows); writes rollup_inputs.
 create or replace function pushledger_queue_sends()
 returns trigger
 language plpgsql as $$
@@ -35,6 +36,7 @@ end
 $$;
 
 -- Receipts and opens; kept until as_of reaches them.
+-- Reads the statement's rows (changed_rows); writes rollup_inputs.
 create or replace function pushledger_queue_confirmations()
 returns trigger
 language plpgsql as $$
@@ -48,6 +50,7 @@ end
 $$;
 
 -- Snapshots: the as-of state of the installation's sends from their time on.
+-- Reads the statement's rows (changed_rows); writes rollup_inputs.
 create or replace function pushledger_queue_snapshots()
 returns trigger
 language plpgsql as $$
@@ -60,6 +63,7 @@ end
 $$;
 
 -- Registrations: a token registered again after an invalidating result is live from then on.
+-- Reads the statement's rows (changed_rows); writes rollup_inputs.
 create or replace function pushledger_queue_registrations()
 returns trigger
 language plpgsql as $$
@@ -74,6 +78,7 @@ $$;
 -- Telemetry of any type stored or removed: a sign of life of its installation, which may change
 -- the cause of its earlier unconfirmed sends (metrics.md "Why a send is unconfirmed"). Kept until
 -- as_of reaches it: a sign of life counts at or before as_of.
+-- Reads the statement's rows (changed_rows); writes rollup_inputs.
 create or replace function pushledger_queue_life()
 returns trigger
 language plpgsql as $$
@@ -87,6 +92,7 @@ end
 $$;
 
 -- New installations, and a changed platform: the platform of sends with no as-of snapshot.
+-- Reads the statement's rows (changed_rows); writes rollup_inputs.
 create or replace function pushledger_queue_installations()
 returns trigger
 language plpgsql as $$
@@ -98,6 +104,7 @@ begin
 end
 $$;
 
+-- Reads the changed installation row; writes rollup_inputs.
 create or replace function pushledger_queue_installation_platform()
 returns trigger
 language plpgsql as $$
@@ -188,6 +195,7 @@ create or replace trigger installations_dirty_platform after update on installat
 
 -- Marks days dirty by hand (after a repair or a change of definitions); the next refresh
 -- recomputes them whole.
+-- Reads nothing; writes rollup_dirty_days.
 create or replace function pushledger_mark_rollups_dirty(p_app text, p_from date, p_to date)
 returns void
 language sql as $$

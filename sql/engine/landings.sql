@@ -1,6 +1,6 @@
 -- Tap-through landing: per open, and as daily rollups kept beside send_rollups_daily so the
--- weekly report reads no events (kept by the send refresh, sql/engine/rollups.sql). Opens are read from pushledger_confirmation_lookback() before
--- the window, as the outcome engine reads them.
+-- weekly report reads no events (kept by the send refresh, sql/engine/rollups.sql). Opens are
+-- read from pushledger_confirmation_lookback() before the window, as the outcome engine reads them.
 
 -- Tap-through landing (metrics.md misrouted_open_rate; weekly report "tap-through landing"):
 -- each open with the channel, campaign and provider of its notification's latest send attempt
@@ -20,6 +20,7 @@ select o.app_id, o.event_id, o.installation_id, o.platform, o.app_version, o.not
          order by s.sent_at desc, s.event_id desc
          limit 1) s on true;
 
+-- Reads notification_opens, sends; writes nothing.
 create or replace function pushledger_open_landings(
     p_app text, p_from timestamptz, p_to timestamptz, p_as_of timestamptz default now())
 returns table (channel text, campaign text, day date, opens bigint, landed_reported bigint, misrouted bigint)
@@ -49,18 +50,19 @@ select n.channel, n.campaign, pushledger_day(n.sent_at), count(*), count(o.lande
  order by 1, 2, 3
 $$;
 
--- The landing rows (open_landing_notifications) of the notifications in the session's table
--- landing_notifications (app_id, notification_id), recomputed by index as of p_as_of (all of
--- them when p_all: a rebuild), and open_landings_daily moved by the difference. Records in
--- open_landings_days the days that moved and the days in rollup_days (recomputed whole).
+-- The landing rows (open_landing_notifications) of the notifications in landing_notifications,
+-- recomputed by index as of p_as_of (all of them when p_all: a rebuild), and
+-- open_landings_daily moved by the difference. Records in open_landings_days the days that
+-- moved and the days in rollup_days (recomputed whole).
+-- Reads landing_notifications, rollup_days (sql/engine/work_tables.sql), notification_opens,
+-- sends; writes landing_new, landing_delta, open_landing_notifications, open_landings_daily,
+-- open_landings_days.
 create or replace function pushledger_refresh_landing_notifications(p_as_of timestamptz, p_all boolean)
 returns void
 language plpgsql as $$
 declare
     v_indexes text[];
 begin
-    create temp table if not exists landing_new (like open_landing_notifications) on commit drop;
-    create temp table if not exists landing_delta (sign integer, like open_landing_notifications) on commit drop;
     truncate landing_new, landing_delta;
     if p_all then
         insert into landing_new
@@ -129,30 +131,30 @@ end
 $$;
 
 -- Refreshes the send rollups (pushledger_refresh_rollups; p_full: pushledger_rebuild_rollups),
--- the landing rollups with them; returns the (app, day)s the send refresh reports.
+-- the landing rollups with them; returns the (app, day)s the send refresh reports, in order.
+-- Reads and writes what the send refresh does.
 create or replace function pushledger_report_rollups(p_as_of timestamptz, p_window interval, p_full boolean)
 returns table (refreshed_app text, refreshed_day date)
 language plpgsql as $$
 begin
-    create temp table if not exists report_refreshed_days (app_id text, day date) on commit drop;
-    truncate report_refreshed_days;
     if p_full then
-        insert into report_refreshed_days select * from pushledger_rebuild_rollups(p_as_of, p_window);
+        return query select * from pushledger_rebuild_rollups(p_as_of, p_window);
     else
-        insert into report_refreshed_days select * from pushledger_refresh_rollups(p_as_of, p_window);
+        return query select * from pushledger_refresh_rollups(p_as_of, p_window);
     end if;
-    return query select app_id, day from report_refreshed_days order by 1, 2;
 end
 $$;
 
 -- The incremental refresh of every daily rollup (`pushledger rollup`). Idempotent and safe
 -- while ingest runs, like the refresh it wraps.
+-- Reads and writes what pushledger_refresh_rollups does (docs/rollups.md "The flow").
 create or replace function pushledger_refresh_report_rollups(
     p_as_of timestamptz default now(), p_window interval default '24 hours')
 returns table (refreshed_app text, refreshed_day date)
 language sql as $$ select * from pushledger_report_rollups(p_as_of, p_window, false) $$;
 
 -- The same from scratch (`pushledger rollup --full`).
+-- Reads and writes what pushledger_rebuild_rollups does (docs/rollups.md "The flow").
 create or replace function pushledger_rebuild_report_rollups(
     p_as_of timestamptz default now(), p_window interval default '24 hours')
 returns table (refreshed_app text, refreshed_day date)

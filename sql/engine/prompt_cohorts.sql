@@ -7,6 +7,7 @@
 
 -- A shown system prompt (metrics.md): the system dialog appeared; already_determined means the
 -- OS answered without showing it.
+-- Reads nothing; writes nothing.
 create or replace function pushledger_shown_system_prompt(p_prompt text, p_result text)
 returns boolean
 language sql immutable parallel safe as $$ select p_prompt = 'system' and p_result <> 'already_determined' $$;
@@ -19,6 +20,8 @@ language sql immutable parallel safe as $$ select p_prompt = 'system' and p_resu
 -- installation of the app, in hash joins over its rows of whole tables (the rebuild). One app a
 -- call: every table is narrowed by app_id alone and joined by installation_id, so the planner
 -- sees the real sizes.
+-- Reads installations, experiment_exposures, permission_prompts, settings_snapshots;
+-- writes nothing.
 create or replace function pushledger_prompt_member_facts(
     p_as_of timestamptz, p_app text, p_installations uuid[] default null)
 returns table (
@@ -75,6 +78,8 @@ $$;
 -- One row per cohort member of [p_from, p_to) with the facts the cohort figures count: the
 -- members of pushledger_prompt_member_facts over the installations with an exposure (a shown
 -- system prompt, as-treated) in the window. Planned with the set's real size, without jit.
+-- Reads pushledger_prompt_member_facts, experiment_exposures, permission_prompts;
+-- writes nothing.
 create or replace function pushledger_prompt_cohort_members(
     p_app text, p_from timestamptz, p_to timestamptz, p_as_of timestamptz default now(),
     p_experiment text default 'push_prompt_timing', p_as_treated boolean default false,
@@ -109,6 +114,7 @@ $$;
 -- Counts per cohort; the caller turns them into rates, intervals and comparisons.
 -- median_hours_to_prompt: percentile_cont(0.5) is the mean of the two middle values on an
 -- even count, as metrics.md asks.
+-- Reads pushledger_prompt_cohort_members; writes nothing.
 create or replace function pushledger_prompt_cohorts(
     p_app text, p_from timestamptz, p_to timestamptz, p_as_of timestamptz default now(),
     p_experiment text default 'push_prompt_timing', p_as_treated boolean default false,
@@ -135,6 +141,7 @@ select m.cohort, count(*),
 $$;
 
 -- Downstream, descriptive only: outcomes of the window's sends to each cohort's installations.
+-- Reads pushledger_prompt_cohort_members, pushledger_classified_sends; writes nothing.
 create or replace function pushledger_prompt_cohort_sends(
     p_app text, p_from timestamptz, p_to timestamptz, p_as_of timestamptz default now(),
     p_window interval default '24 hours', p_experiment text default 'push_prompt_timing',

@@ -9,6 +9,7 @@
 -- members changed. hours_to_prompt keeps one value per prompted member (sorted), so a median over
 -- any span of days is exact.
 
+-- Reads the statement's rows (changed_rows); writes prompt_rollup_dirty_installations.
 create or replace function pushledger_mark_dirty_prompt_members()
 returns trigger
 language plpgsql as $$
@@ -20,6 +21,7 @@ begin
 end
 $$;
 
+-- Reads the changed installation row; writes prompt_rollup_dirty_installations.
 create or replace function pushledger_mark_dirty_prompt_installation()
 returns trigger
 language plpgsql as $$
@@ -48,6 +50,7 @@ create or replace trigger installations_prompt_dirty after update on installatio
 -- Re-groups the given (experiment, day)s of p_app's prompt_cohort_members (experiment '': the
 -- as-treated cohorts, null in the rollups) into prompt_cohorts_daily: an index range of one
 -- day's members each.
+-- Reads prompt_cohort_members; writes prompt_cohorts_daily.
 create or replace function pushledger_group_prompt_days(
     p_as_of timestamptz, p_app text, p_experiments text[], p_days date[])
 returns void
@@ -78,6 +81,9 @@ $$;
 -- or join are re-grouped. Returns how many (experiment, day)s moved. Planned with the set's
 -- real size (pushledger_prompt_member_facts reads a small set by index); jit is off: compiling
 -- these plans costs more than running them (~1.5 s against ~0.6 s for a week's 35,000 members).
+-- Reads pushledger_prompt_member_facts, prompt_cohort_members; writes prompt_member_changes
+-- (its own temporary table: filled and read here only), prompt_cohort_members, and through
+-- pushledger_group_prompt_days prompt_cohorts_daily.
 create or replace function pushledger_apply_prompt_members(p_as_of timestamptz, p_app text, p_installations uuid[])
 returns integer
 language plpgsql set plan_cache_mode = force_custom_plan set jit = off as $$
@@ -114,6 +120,7 @@ end
 $$;
 
 -- Records the as_of the members now hold.
+-- Reads nothing; writes prompt_rollup_state.
 create or replace function pushledger_record_prompt_refresh(p_as_of timestamptz)
 returns void
 language sql as $$
@@ -127,12 +134,16 @@ drop function if exists pushledger_rollup_prompt_day(text, text, date, timestamp
 -- returns how many (app, experiment, day)s moved. The first refresh (no prompt_rollup_state)
 -- and one as of an earlier time than the members hold rebuild. Takes turns like
 -- pushledger_refresh_rollups.
+-- Reads prompt_rollup_state, prompt_rollup_dirty_installations (and empties it of what
+-- is due); writes through pushledger_apply_prompt_members, prompt_rollup_state.
 create or replace function pushledger_refresh_prompt_rollups(p_as_of timestamptz default now())
 returns integer
 language plpgsql as $$
 declare
     v_last timestamptz;
     v_app record;
+    v_apps text[];
+    v_installations uuid[];
     v_moved integer := 0;
 begin
     perform pg_advisory_xact_lock(hashtext('pushledger_refresh_prompt_rollups'));
@@ -142,18 +153,16 @@ begin
     end if;
     -- Every mark is taken and its installation recomputed; a mark due after as_of (an event
     -- dated after it) is put back, so refreshes recompute it until one as of its time has.
-    if to_regclass('pg_temp.prompt_marks_taken') is null then
-        create temp table prompt_marks_taken (app_id text, installation_id uuid) on commit drop;
-    end if;
-    truncate prompt_marks_taken;
     with taken as (
         delete from prompt_rollup_dirty_installations returning app_id, installation_id, due_at
     ), kept as (
         insert into prompt_rollup_dirty_installations (app_id, installation_id, due_at)
         select t.app_id, t.installation_id, max(t.due_at) from taken t where t.due_at > p_as_of group by 1, 2
     )
-    insert into prompt_marks_taken select distinct t.app_id, t.installation_id from taken t;
-    for v_app in select t.app_id, array_agg(t.installation_id) as ids from prompt_marks_taken t group by 1 order by 1
+    select array_agg(t.app_id), array_agg(t.installation_id) into v_apps, v_installations
+      from (select distinct t.app_id, t.installation_id from taken t) t;
+    for v_app in select u.app_id, array_agg(u.installation_id) as ids
+                   from unnest(v_apps, v_installations) u(app_id, installation_id) group by 1 order by 1
     loop
         v_moved := v_moved + pushledger_apply_prompt_members(p_as_of, v_app.app_id, v_app.ids);
     end loop;
@@ -163,6 +172,7 @@ end
 $$;
 
 -- pushledger_prompt_cohorts (sql/engine/prompt_cohorts.sql) read from the rollups over the days [p_from, p_to).
+-- Reads prompt_cohorts_daily; writes nothing.
 create or replace function pushledger_rollup_prompt_cohorts(
     p_app text, p_from date, p_to date, p_experiment text default 'push_prompt_timing',
     p_as_treated boolean default false, p_platform text default null)
@@ -192,6 +202,8 @@ $$;
 -- rollup --full`): per app, every installation's members in one set-based pass, then every
 -- day grouped once. Marks due after as_of are kept. Returns how many (app, experiment, day)s it
 -- grouped.
+-- Reads prompt_rollup_dirty_installations, installations, pushledger_prompt_member_facts;
+-- writes prompt_cohort_members, prompt_cohorts_daily, prompt_rollup_state.
 create or replace function pushledger_rebuild_prompt_rollups(p_as_of timestamptz default now())
 returns integer
 language plpgsql set plan_cache_mode = force_custom_plan set jit = off as $$

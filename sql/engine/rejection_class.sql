@@ -4,6 +4,7 @@
 
 -- metrics.md rejection reason classes; null for a 2xx status. token_invalid first: an FCM
 -- UNREGISTERED counts whatever its status, an APNs 410 whatever its reason.
+-- Reads nothing; writes nothing.
 create or replace function pushledger_reason_class(p_status integer, p_reason text)
 returns text
 language sql immutable parallel safe as $$
@@ -21,6 +22,7 @@ $$;
 
 -- Every class pushledger_reason_class gives (metrics.md's five, plus 'other'): the classes the
 -- rejections_up alert watches.
+-- Reads nothing; writes nothing.
 create or replace function pushledger_alert_reason_classes()
 returns setof text
 language sql immutable as $$

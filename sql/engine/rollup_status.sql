@@ -4,6 +4,7 @@
 
 -- Records how long the refresh of the current transaction took (called last, just before
 -- commit, by every refresh: `pushledger rollup`, with or without --follow).
+-- Reads nothing; writes rollup_refresh_state.
 create or replace function pushledger_record_rollup_pass()
 returns void
 language sql as $$
@@ -20,6 +21,8 @@ $$;
 --   lag_seconds: its age (0: caught up), what the freshness target bounds;
 --   last_pass_seconds: how long the last refresh's transaction ran.
 -- security definer: the readers' role may count the queues without reading them.
+-- Reads rollup_inputs, rollup_dirty_days, prompt_rollup_dirty_installations,
+-- rollup_refresh_state; writes nothing.
 drop function if exists pushledger_rollup_status();
 create function pushledger_rollup_status()
 returns table (as_of timestamptz, refreshed_at timestamptz, pending_inputs bigint, oldest_pending_at timestamptz,

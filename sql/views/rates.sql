@@ -51,20 +51,22 @@ select max(p.numerator) filter (where p.rate = 'silent_loss_rate'), max(p.denomi
 $$;
 
 -- The rates of a set of classified sends, from their outcomes and token_invalid flags (the
--- arrays hold one element a send: for the sets of an alert window or a report, not of years).
+-- arrays hold one element a send: for the sets of an alert window or a report, not of years),
+-- counted as sql/engine/outcome_counters.sql defines the counters.
 create or replace function pushledger_outcome_rates(p_outcomes text[], p_token_invalid boolean[])
 returns table (rate text, numerator bigint, denominator bigint, value double precision, low_volume boolean)
 language sql immutable parallel safe as $$
 select r.*
-  from (select count(*) as sends,
-               count(*) filter (where u.outcome not in ('rejected', 'pending')) as accepted,
-               count(*) filter (where u.outcome = 'rejected') as rejected,
-               count(*) filter (where u.outcome = 'opened') as opened,
-               count(*) filter (where u.outcome = 'received') as received,
-               count(*) filter (where u.outcome = 'blocked_app') as blocked_app,
-               count(*) filter (where u.outcome = 'blocked_channel') as blocked_channel,
-               count(*) filter (where u.outcome = 'unconfirmed') as unconfirmed,
-               count(*) filter (where u.token_invalid) as token_invalid
+  from (select count(*) filter (where pushledger_counts_in('sends', u.outcome, u.token_invalid, null)) as sends,
+               count(*) filter (where pushledger_counts_in('accepted', u.outcome, u.token_invalid, null)) as accepted,
+               count(*) filter (where pushledger_counts_in('rejected', u.outcome, u.token_invalid, null)) as rejected,
+               count(*) filter (where pushledger_counts_in('opened', u.outcome, u.token_invalid, null)) as opened,
+               count(*) filter (where pushledger_counts_in('received', u.outcome, u.token_invalid, null)) as received,
+               count(*) filter (where pushledger_counts_in('blocked_app', u.outcome, u.token_invalid, null)) as blocked_app,
+               count(*) filter (where pushledger_counts_in('blocked_channel', u.outcome, u.token_invalid, null))
+                   as blocked_channel,
+               count(*) filter (where pushledger_counts_in('unconfirmed', u.outcome, u.token_invalid, null)) as unconfirmed,
+               count(*) filter (where pushledger_counts_in('token_invalid', u.outcome, u.token_invalid, null)) as token_invalid
           from unnest(p_outcomes, p_token_invalid) u(outcome, token_invalid)) c
  cross join lateral pushledger_rates(c.sends, c.accepted, c.rejected, c.opened, c.received, c.blocked_app,
                                      c.blocked_channel, c.unconfirmed, c.token_invalid) r

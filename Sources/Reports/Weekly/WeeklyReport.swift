@@ -140,9 +140,8 @@ public struct WeeklyReport: Sendable {
         try databaseStep("reading rollups") {
             try connection.query(OutcomeCounts.withRates(
                 """
-                select week::timestamp at time zone 'UTC' as week, coalesce(channel, platform, 'all') as name, sends, accepted, rejected,
-                       pending, opened, received, blocked_app, blocked_channel, unconfirmed, unattributed,
-                       token_invalid, to_invalid_token
+                select week::timestamp at time zone 'UTC' as week, coalesce(channel, platform, 'all') as name,
+                       \(unsafeRaw: OutcomeCounts.sqlColumns)
                   from pushledger_rollup_totals(\(app), \(Display.day(first.start()))::date, \(Display.day(last.end()))::date,
                                                 string_to_array(\(by), ','))
                 """

@@ -1,0 +1,46 @@
+/// The outcome counters: the twelve counts every outcome report and every daily rollup row
+/// carries (metrics.md "Outcome of one send attempt", "Rates"), in report order. The one list
+/// in Swift; SQL's is `pushledger_outcome_counters()` with `pushledger_counts_in`
+/// (sql/engine/outcome_counters.sql), and OutcomeCounterTests holds the two equal.
+public enum OutcomeCounter: String, Sendable, CaseIterable {
+    case sends, accepted, rejected, pending, opened, received
+    case blockedApp = "blocked_app", blockedChannel = "blocked_channel"
+    case unconfirmed, unattributed
+    case tokenInvalid = "token_invalid", toInvalidToken = "to_invalid_token"
+
+    /// The counter that counts the sends with `outcome` (every outcome has one).
+    public init(_ outcome: SendOutcome) {
+        switch outcome {
+        case .rejected: self = .rejected
+        case .pending: self = .pending
+        case .opened: self = .opened
+        case .received: self = .received
+        case .blockedApp: self = .blockedApp
+        case .blockedChannel: self = .blockedChannel
+        case .unconfirmed: self = .unconfirmed
+        case .unattributed: self = .unattributed
+        }
+    }
+
+    /// Whether a send with `outcome` and these token flags counts in this counter: what each
+    /// counter means (as `pushledger_counts_in` in SQL).
+    public func counts(_ outcome: SendOutcome, tokenInvalid: Bool, toInvalidToken: Bool) -> Bool {
+        switch self {
+        case .sends: true
+        // Accepted: a 2xx the provider took that is past its confirmation window.
+        case .accepted: outcome != .rejected && outcome != .pending
+        case .tokenInvalid: tokenInvalid
+        case .toInvalidToken: toInvalidToken
+        case .rejected, .pending, .opened, .received, .blockedApp, .blockedChannel, .unconfirmed, .unattributed:
+            Self(outcome) == self
+        }
+    }
+
+    /// Shown in the reports' count columns and JSON; to_invalid_token is read, but reported
+    /// apart (as a cause of rejections, not a count beside the outcomes).
+    public var isReported: Bool { self != .toInvalidToken }
+
+    /// The counters' column names, comma-separated in order: what a query over the rollups or
+    /// the report functions selects.
+    public static let columnList = allCases.map(\.rawValue).joined(separator: ", ")
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Postgres
+import Testing
+import TestSupport
+
+/// docs/rollups.md "The flow" draws which function writes which table from what; the engine's
+/// SQL files say the same in each function's header. These tests keep the drawing and the
+/// files honest against a migrated database and against each other.
+@Suite struct RollupFlowTests {
+    static let root = TestDatabase.repositoryRoot
+
+    /// The text block under "## The flow" of docs/rollups.md.
+    static func drawing() throws -> String {
+        let doc = try String(contentsOf: root.appendingPathComponent("docs/rollups.md"), encoding: .utf8)
+        guard let section = doc.range(of: "## The flow"), let open = doc.range(of: "```text\n", range: section.upperBound..<doc.endIndex),
+              let close = doc.range(of: "\n```", range: open.upperBound..<doc.endIndex)
+        else { throw Failure("docs/rollups.md has no drawing under \"## The flow\"") }
+        return String(doc[open.upperBound..<close.lowerBound])
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    static func matches(_ pattern: String, in text: String) throws -> Set<String> {
+        let regex = try NSRegularExpression(pattern: pattern)
+        return Set(regex.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap {
+            Range($0.range(at: 1), in: text).map { String(text[$0]) }
+        })
+    }
+
+    /// The engine's definition files: (path below sql/, text).
+    static func engineFiles() throws -> [(name: String, text: String)] {
+        let folder = root.appendingPathComponent("sql/engine")
+        return try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".sql") }.sorted().map {
+            ("engine/" + $0, try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8))
+        }
+    }
+
+    /// Functions are drawn `name()`, tables `[name]`: each must exist after `migrate` (the working
+    /// tables once pushledger_rollup_work_tables has made them), and every working table is drawn.
+    @Test func theDrawingNamesOnlyFunctionsAndTablesThatExist() throws {
+        let drawing = try Self.drawing()
+        let functions = try Self.matches(#"\b(pushledger_[a-z0-9_]+)\(\)"#, in: drawing)
+        let tables = try Self.matches(#"\[([a-z0-9_]+)\]"#, in: drawing)
+        #expect(functions.count >= 25 && tables.count >= 25, "the drawing names \(functions.count) functions, \(tables.count) tables")
+        let connection = try Connection.connect(url: try TestDatabase.fresh(prefix: "flow"))
+        try connection.transaction { c in
+            _ = try c.query("select pushledger_rollup_work_tables()")
+            for function in functions.sorted() {
+                let found = try c.query("select count(*)::int as n from pg_proc where proname = \(function)")
+                #expect(try found[0].decode("n", as: Int.self) > 0, "docs/rollups.md draws \(function)(), which does not exist")
+            }
+            for table in tables.sorted() {
+                let found = try c.query("select to_regclass(\(table)) is not null as found")
+                #expect(try found[0].decode("found", as: Bool.self), "docs/rollups.md draws [\(table)], which does not exist")
+            }
+            let working = try c.query(
+                "select relname::text as name from pg_class where relnamespace = pg_my_temp_schema() and relkind = 'r'")
+            let names = Set(try working.map { try $0.decode("name", as: String.self) })
+            #expect(names.count >= 10)
+            #expect(names.subtracting(tables).isEmpty, "working tables not drawn: \(names.subtracting(tables).sorted())")
+        }
+    }
+
+    /// The answer the drawing gives to "which function writes send_outcomes?" holds: only the
+    /// functions of sql/engine/send_outcomes.sql write it.
+    @Test func sendOutcomesIsWrittenByOneFile() throws {
+        let writes = try NSRegularExpression(
+            pattern: #"\b(insert\s+into|delete\s+from|truncate|update)\s+send_outcomes\b"#, options: [.caseInsensitive])
+        let folder = Self.root.appendingPathComponent("sql")
+        var writers: Set<String> = []
+        let files = FileManager.default.enumerator(atPath: folder.path)?.compactMap { $0 as? String } ?? []
+        for path in files where path.hasSuffix(".sql") && !path.hasPrefix("migrations/") {
+            let text = try String(contentsOf: folder.appendingPathComponent(path), encoding: .utf8)
+            if writes.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil { writers.insert(path) }
+        }
+        #expect(writers == ["engine/send_outcomes.sql"])
+    }
+
+    /// Every function of sql/engine says in its header comment what it reads and writes.
+    @Test func everyEngineFunctionSaysWhatItReadsAndWrites() throws {
+        let create = try NSRegularExpression(pattern: #"^create (?:or replace )?function (\w+)"#)
+        var checked = 0
+        for file in try Self.engineFiles() {
+            let lines = file.text.components(separatedBy: "\n")
+            for (i, line) in lines.enumerated() {
+                guard let m = create.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)),
+                      let nameRange = Range(m.range(at: 1), in: line) else { continue }
+                var j = i - 1
+                while j >= 0 && lines[j].hasPrefix("drop ") { j -= 1 }
+                var header: [String] = []
+                while j >= 0 && lines[j].hasPrefix("--") { header.append(lines[j]); j -= 1 }
+                #expect(header.contains { $0.hasPrefix("-- Reads ") },
+                        "\(file.name): \(line[nameRange]) has no \"-- Reads …; writes …\" line in its header")
+                checked += 1
+            }
+        }
+        #expect(checked >= 60)
+    }
+
+    /// No SQL text is assembled in the engine: dynamic SQL only where DDL needs it, in one file.
+    @Test func theEngineAssemblesNoSQL() throws {
+        let dynamic = try NSRegularExpression(pattern: #"\bexecute\s+(?!function\b)|\breplace\s*\(|\bformat\s*\("#)
+        var found: Set<String> = []
+        for file in try Self.engineFiles() {
+            let code = file.text.components(separatedBy: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("--") }
+                .joined(separator: "\n")
+            if dynamic.firstMatch(in: code, range: NSRange(code.startIndex..., in: code)) != nil { found.insert(file.name) }
+        }
+        #expect(found == ["engine/bulk_load.sql"])
+    }
+}

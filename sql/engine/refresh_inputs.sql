@@ -1,0 +1,145 @@
+-- What a refresh must judge again: the inputs queued since the last one (by the triggers of
+-- sql/engine/dirty_days.sql) taken, and the sends they affect found by index, into the working
+-- tables of sql/engine/work_tables.sql. docs/rollups.md "What a refresh judges again".
+
+-- Takes the queued inputs a refresh as of p_as_of can apply, and the whole days marked dirty.
+-- Inputs naming a time after p_as_of go back for a later refresh (applying what is due again
+-- then is harmless: a re-judged send that did not change moves nothing).
+-- Reads rollup_inputs, rollup_dirty_days (and empties them);
+-- writes rollup_taken, rollup_days (sql/engine/work_tables.sql), rollup_inputs (what is not due).
+create or replace function pushledger_take_rollup_inputs(p_as_of timestamptz)
+returns void
+language plpgsql as $$
+begin
+    with taken as (delete from rollup_inputs returning *)
+    insert into rollup_taken select * from taken;
+    insert into rollup_inputs select * from rollup_taken where due_at > p_as_of;
+    with taken as (delete from rollup_dirty_days returning app_id, day)
+    insert into rollup_days select distinct t.app_id, t.day from taken t;
+end
+$$;
+
+-- The sends the taken inputs affect, each found by index, with the scope of what changed for
+-- them (sql/engine/work_tables.sql, rollup_send_set).
+-- Reads rollup_taken, sends, settings_snapshots, send_outcomes; writes rollup_send_set.
+create or replace function pushledger_affected_sends(p_as_of timestamptz, p_window interval)
+returns void
+language plpgsql as $$
+begin
+    insert into rollup_send_set
+    -- Sends stored, changed or removed.
+    select t.app_id, k.sent_at, k.event_id, 2::smallint
+      from rollup_taken t cross join unnest(t.keys, t.times) k(event_id, sent_at)
+     where t.kind = 'send'
+    union
+    -- Sends of notifications with a new receipt or open.
+    select s.app_id, s.sent_at, s.event_id, 1
+      from (select distinct t.app_id, k.notification_id
+              from rollup_taken t cross join unnest(t.keys) k(notification_id) where t.kind in ('receipt', 'open')) c
+      join sends s on s.app_id = c.app_id and s.notification_id = c.notification_id
+    union
+    -- Sends of an installation from a new snapshot's time to its next snapshot.
+    select s.app_id, s.sent_at, s.event_id, 2
+      from (select t.app_id, k.installation_id, min(k.occurred_at) as since, max(k.occurred_at) as latest
+              from rollup_taken t cross join unnest(t.keys, t.times) k(installation_id, occurred_at)
+             where t.kind = 'snapshot' group by 1, 2) n
+      -- Up to the snapshot after the latest new one: new snapshots can follow each other.
+      left join lateral (
+            select n2.occurred_at from settings_snapshots n2
+             where n2.app_id = n.app_id and n2.installation_id = n.installation_id and n2.occurred_at > n.latest
+             order by n2.occurred_at limit 1) nx on true
+      join sends s on s.app_id = n.app_id and s.installation_id = n.installation_id
+                  and s.sent_at >= n.since and s.sent_at < coalesce(nx.occurred_at, 'infinity')
+    union
+    -- Later sends to a token whose invalidating result was stored or removed, or that was
+    -- registered after an earlier invalidating result.
+    select s.app_id, s.sent_at, s.event_id, 2
+      from (select t.app_id, k.provider, k.token_key, min(k.at) as since, bool_or(t.kind = 'token') as result
+              from rollup_taken t cross join unnest(t.keys, t.providers, t.times) k(token_key, provider, at)
+             where t.kind in ('token', 'registration') group by 1, 2, 3) k
+      join sends s on s.app_id = k.app_id and s.provider = k.provider and s.token_key = k.token_key
+                  and s.sent_at >= k.since
+     where k.result or exists (
+            select 1 from sends p
+             where p.app_id = k.app_id and p.provider = k.provider and p.token_key = k.token_key
+               and p.sent_at < k.since and pushledger_reason_class(p.status, p.reason) = 'token_invalid')
+    union
+    -- Sends of an installation that appeared or changed platform (the platform of sends with no
+    -- as-of snapshot).
+    select s.app_id, s.sent_at, s.event_id, 2
+      from (select distinct t.app_id, k.installation_id
+              from rollup_taken t cross join unnest(t.keys) k(installation_id) where t.kind = 'installation') i
+      join sends s on s.app_id = i.app_id and s.installation_id = i.installation_id
+    union
+    -- Sends with a cause of an installation with a new (or removed) telemetry event after them,
+    -- whose first sign of life is not earlier than it: it may be their first sign of life now.
+    -- Per installation, its earliest and latest event (a superset: re-judging one more send is
+    -- harmless).
+    select o.app_id, o.sent_at, o.event_id, 2
+      from (select t.app_id, k.installation_id, min(k.occurred_at) as earliest, max(k.occurred_at) as latest
+              from rollup_taken t cross join unnest(t.keys, t.times) k(installation_id, occurred_at)
+             where t.kind = 'life' group by 1, 2) l
+      join send_outcomes o on o.app_id = l.app_id and o.installation_id = l.installation_id and o.cause is not null
+                          and o.sent_at < l.latest
+     where coalesce(o.first_life_at, 'infinity') >= l.earliest
+    union
+    -- Sends with a cause whose first sign of life is a receipt of a notification with an
+    -- attempt stored, changed or removed: that attempt may supersede them (or no longer).
+    select o.app_id, o.sent_at, o.event_id, 2
+      from (select t.app_id, k.notification_id
+              from rollup_taken t cross join unnest(t.keys) k(notification_id) where t.kind = 'notification'
+            union
+            select s.app_id, s.notification_id
+              from (select distinct t.app_id, k.event_id, k.sent_at
+                      from rollup_taken t cross join unnest(t.keys, t.times) k(event_id, sent_at) where t.kind = 'send') k
+              join sends s on s.app_id = k.app_id and s.sent_at = k.sent_at and s.event_id = k.event_id) n
+      join send_outcomes o on o.app_id = n.app_id and o.first_life_notification = n.notification_id
+    union
+    -- Pending sends whose confirmation window has passed.
+    select o.app_id, o.sent_at, o.event_id, 0
+      from send_outcomes o where o.outcome = 'pending' and o.sent_at <= p_as_of - p_window;
+end
+$$;
+
+-- Instrumented slices: those of the whole days recomputed again from their receipts, and the
+-- slices first seen in the receipts of the taken notifications (found by notification: a
+-- receipt erased since it was queued adds nothing), whose sends not yet instrumented are
+-- judged again (scope 0). Returns the (app, day)s that gained a slice.
+-- Reads rollup_days, rollup_taken (sql/engine/work_tables.sql), notification_receipts,
+-- send_outcomes; writes instrumented_slices_daily, rollup_send_set.
+create or replace function pushledger_refresh_slices(p_as_of timestamptz)
+returns table (app_id text, day date)
+language plpgsql as $$
+#variable_conflict use_column
+begin
+    delete from instrumented_slices_daily sl using rollup_days d where sl.app_id = d.app_id and sl.day = d.day;
+    insert into instrumented_slices_daily (app_id, day, platform, app_version)
+    select distinct r.app_id, pushledger_day(r.occurred_at), r.platform, r.app_version
+      from rollup_days d
+      join notification_receipts r on r.app_id = d.app_id and r.occurred_at >= d.day::timestamp at time zone 'UTC'
+                                  and r.occurred_at < (d.day + 1)::timestamp at time zone 'UTC'
+     where r.occurred_at <= p_as_of;
+    return query
+    with new_slices as materialized (
+        select distinct r.app_id, pushledger_day(r.occurred_at) as day, r.platform, r.app_version
+          from (select distinct t.app_id, k.notification_id
+                  from rollup_taken t cross join unnest(t.keys) k(notification_id) where t.kind = 'receipt') n
+          join notification_receipts r on r.app_id = n.app_id and r.notification_id = n.notification_id
+         where r.occurred_at <= p_as_of
+           and not exists (select 1 from instrumented_slices_daily sl
+                            where sl.app_id = r.app_id and sl.day = pushledger_day(r.occurred_at) and sl.platform = r.platform
+                              and sl.app_version is not distinct from r.app_version)
+    ), stored as (
+        insert into instrumented_slices_daily select * from new_slices
+    ), queued as (
+        insert into rollup_send_set
+        select o.app_id, o.sent_at, o.event_id, 0
+          from new_slices sl
+          join send_outcomes o on o.app_id = sl.app_id and o.day = sl.day and o.platform = sl.platform
+                              and o.app_version is not distinct from sl.app_version
+         where not o.instrumented
+    )
+    select distinct sl.app_id, sl.day from new_slices sl;
+end
+$$;
+
