@@ -150,7 +150,10 @@ struct InstallationTimeline {
             }
             day += 1
         }
-        let sorted = times.filter { $0 >= plan.firstSeen && $0 < horizon - SimTime.msPerHour }.sorted()
+        // a device that is off or out of reach is not used either (the first session is the install)
+        let sorted = times.filter { t in
+            t >= plan.firstSeen && t < horizon - SimTime.msPerHour && (t == plan.firstSeen || plan.onlineTime(t).period == nil)
+        }.sorted()
         var kept: [Int64] = []
         for t in sorted where kept.last.map({ t - $0 >= 30 * SimTime.msPerMinute }) ?? true { kept.append(t) }
         return kept

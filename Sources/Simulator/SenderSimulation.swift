@@ -66,7 +66,7 @@ struct SenderSimulation {
                     if instant { ready = sentAt + 1_000 + arrival.below(2_000) }
                     if intent.priority < 10 && plan.defersNormalPriority {
                         // Doze, a rare standby bucket or Low Power Mode hold normal-priority pushes back
-                        ready += Int64(arrival.exponential(mean: 90 * Double(SimTime.msPerMinute)))
+                        ready += Int64(arrival.exponential(mean: 30 * Double(SimTime.msPerMinute)))
                         instant = false
                     }
                     let delivered = plan.onlineTime(ready)

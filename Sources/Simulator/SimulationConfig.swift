@@ -158,7 +158,7 @@ public struct SimulationConfig: Sendable {
     public var instantDeliveryShare = 0.5
     /// Share of normal-priority pushes a deferring device (``InstallationPlan/defersNormalPriority``)
     /// loses without a trace, and of every other push.
-    public var deferredLossShare = 0.25
+    public var deferredLossShare = 0.1
     public var lossShare = 0.005
     public var injections: [Injection] = []
 
