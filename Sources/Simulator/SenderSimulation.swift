@@ -97,7 +97,7 @@ struct SenderSimulation {
             for day in 0..<config.simulatedDays {
                 for hour: Int64 in [10, 17] where r.chance(0.55) {
                     let at = config.simulatedStartMs + Int64(day) * SimTime.msPerDay + hour * SimTime.msPerHour + r.below(40 * SimTime.msPerMinute)
-                    // an offer is worth nothing an hour later: the sender says so
+                    // an offer is worth nothing hours later: the sender says so
                     let expiry = arrival.chance(config.expiringShare) ? config.promotionExpiryMinutes : nil
                     intents.append(Intent(at: at, channel: promotions, campaign: hour == 10 ? "daily_deals" : "evening_offer", priority: 5,
                                           expiryMinutes: expiry))

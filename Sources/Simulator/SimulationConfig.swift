@@ -149,7 +149,7 @@ public struct SimulationConfig: Sendable {
     public var collapseShare = 0.7
     /// Share of promotions sent with an expiry, and the expiry in minutes after the send.
     public var expiringShare = 0.8
-    public var promotionExpiryMinutes: Int64 = 60
+    public var promotionExpiryMinutes: Int64 = 240
     /// Chance per day that an Android 15+ app is force-stopped (nothing delivered until it starts again).
     public var forceStopDailyChance = 0.04
     /// Share of Android installations under a background restriction.
@@ -158,7 +158,7 @@ public struct SimulationConfig: Sendable {
     public var instantDeliveryShare = 0.5
     /// Share of normal-priority pushes a deferring device (``InstallationPlan/defersNormalPriority``)
     /// loses without a trace, and of every other push.
-    public var deferredLossShare = 0.1
+    public var deferredLossShare = 0.05
     public var lossShare = 0.005
     public var injections: [Injection] = []
 
