@@ -200,6 +200,11 @@ copies=1
 report_rows=""
 apart_rows=""
 incr_rows=""
+cause_rows=""
+# The previous full run's figures (bench/results/, newest first by name), printed beside this run's.
+previous=$(find bench/results -maxdepth 1 -name '20*T[0-9][0-9][0-9][0-9].md' | sort | tail -1)
+prev_full() { [ -n "$previous" ] && awk -F'|' -v s=" $1× " '$2 == s && NF == 16 { gsub(/ /, "", $8); print $8 }' "$previous"; }
+prev_incr() { [ -n "$previous" ] && awk -F'|' -v s=" $1× " '$2 == s && $3 ~ /%\)/ { gsub(/ /, "", $5); print $5 }' "$previous"; }
 for scale in ${BENCH_SCALES-1 2 4}; do  # BENCH_SCALES= skips the reports
     want=$(( (sends_1x * scale + base_sends - 1) / base_sends ))
     t0=$(now)
@@ -246,6 +251,11 @@ for scale in ${BENCH_SCALES-1 2 4}; do  # BENCH_SCALES= skips the reports
         rebuilt=$(q reports "begin; select count(*) from pushledger_rebuild_report_rollups('$as_of'); select bench.rollup_digest(); rollback;" | tail -1)
         [ "$incremental" = "$rebuilt" ] || { echo "bench: the incremental rollups differ from a rebuild" >&2; exit 1; }
     fi
+    # How much of the week the v1.2 look-ups touched: sends with a cause, sends with a latency bucket.
+    IFS='|' read -r cause_sends latency_sends < <(q reports "select count(*) filter (where cause is not null),
+        count(*) filter (where latency_bucket is not null) from send_outcomes
+        where app_id = '$app' and sent_at >= '$monday_date' and sent_at < '$monday_date'::date + 7")
+    cause_rows+="| ${scale}× | $week_sends | $cause_sends ($(calc "%.1f" "100 * $cause_sends / $week_sends") %) | $latency_sends | $rollup_seconds | $(prev_full "$scale" || true) | $incr_seconds | $(prev_incr "$scale" || true) |"$'\n'
     # A rollup that only aggregates (the outcomes already on the sends): its floor.
     q reports "select bench.classify_week('$app', '$monday_date')" >/dev/null
     q reports "vacuum analyze bench.classified"
@@ -320,6 +330,11 @@ $window_figure
 | Scale | Events of the hour (share of the week's) | Sends reclassified | Refresh s | vs full (wall) | Refresh Postgres CPU-s | vs full (CPU) |
 |---|---:|---:|---:|---:|---:|---:|
 $incr_rows
+**Causes and latency in** — the rebuild and the refresh above judge every unconfirmed send's cause (a look-up of the installation's first sign of life after it) and every received or opened send's latency bucket; beside them, the previous full run's figures (${previous:-none}).
+
+| Scale | Sends in week | Sends with a cause | Sends with a latency bucket | Full rollup s | previous run | Refresh s | previous run |
+|---|---:|---:|---:|---:|---:|---:|---:|
+$cause_rows
 EOF
 )
 printf '%s\n' "$table"

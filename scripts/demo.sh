@@ -61,7 +61,8 @@ wait $server || true
 trap - EXIT
 
 # Provider cross-check: what FCM's Data API would report for the same fleet (the simulator's
-# view of FCM: delivered unless uninstalled or offline), imported beside what devices confirmed.
+# view of FCM: collapsed, dropped for a force-stopped app or an uninstalled one, expired,
+# pending while offline, delivered otherwise), imported beside what devices confirmed and why.
 step "Importing FCM Aggregated Delivery Data for the simulated fleet"
 "$bin" simulate --dry-run --no-progress --installs "$installs" --warmup-days "$warmup" --days "$days" --seed 7 \
     --fcm-delivery-data .pgdata/demo-fcm-delivery.json >/dev/null
@@ -91,6 +92,12 @@ cat "$reports/weekly-$week.md"
 
 step "Silent loss per channel, last 14 days"
 "$bin" report silent-loss --by channel --from "$(date -u -d '14 days ago' +%F)" --to "$(date -u +%F)"
+
+step "Why sends went unconfirmed and how late the others came, per platform and channel, last 14 days"
+"$bin" report silent-loss --by platform,channel --from "$(date -u -d '14 days ago' +%F)" --to "$(date -u +%F)" \
+    --columns platform,channel,superseded,app_stopped,expired,device_inactive,unexplained,unexplained_rate
+"$bin" report silent-loss --by platform,channel --from "$(date -u -d '14 days ago' +%F)" --to "$(date -u +%F)" \
+    --columns platform,channel,received,opened,late_share,p50_bucket,p90_bucket,p99_bucket
 
 cat <<NEXT
 

@@ -52,6 +52,19 @@ public struct CauseCounts: Sendable, Equatable {
     /// The percentiles reported, with their names.
     static let percentiles = [("p50_bucket", 500), ("p90_bucket", 900), ("p99_bucket", 990)]
 
+    /// The cause whose rate (of accepted) moved most since `previous`, either way, with the change
+    /// in percentage points; nil when no cause rate is defined in both or none moved. Ties go to
+    /// the earlier rule.
+    public func mostMoved(since previous: CauseCounts) -> (cause: UnconfirmedCause, points: Double)? {
+        var best: (cause: UnconfirmedCause, points: Double)?
+        for cause in UnconfirmedCause.allCases {
+            guard let c = rate(cause).value, let p = previous.rate(cause).value else { continue }
+            let points = (c - p) * 100
+            if points != 0, best.map({ abs(points) > abs($0.points) }) ?? true { best = (cause, points) }
+        }
+        return best
+    }
+
     /// Sums of two slices.
     public static func + (a: CauseCounts, b: CauseCounts) -> CauseCounts {
         CauseCounts(causes: a.causes.merging(b.causes, uniquingKeysWith: +), latency: a.latency.merging(b.latency, uniquingKeysWith: +),

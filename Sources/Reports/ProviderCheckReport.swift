@@ -35,6 +35,15 @@ public struct ProviderCheckReport: Sendable, Equatable {
             return delivered - 100 * confirmed
         }
 
+        /// FCM's percent beside PushLedger's cause rate that answers it (both of accepted, in
+        /// percent): collapsed / superseded, dropped app force-stopped / app_stopped, dropped
+        /// device inactive / device_inactive.
+        public var causePairs: [(fcm: String, fcmPercent: Double?, cause: UnconfirmedCause, rate: Rate?)] {
+            ProviderCheckReport.causePairs.map { pair in
+                (pair.fcm, fcm?.percents.first { $0.name == pair.fcm }?.value ?? nil, pair.cause, devices?.causes?.rate(pair.cause))
+            }
+        }
+
         /// The silent-loss parts of the gap, in percentage points of accepted.
         public var gapParts: [(name: String, points: Double?)] {
             let accepted = devices?.accepted ?? 0
@@ -49,6 +58,11 @@ public struct ProviderCheckReport: Sendable, Equatable {
     public var to: CivilDate
     public var byCampaign: Bool
     public var rows: [Row]
+
+    /// FCM's outcome percents and the causes they correspond to.
+    static let causePairs: [(fcm: String, cause: UnconfirmedCause)] = [
+        ("collapsed_pct", .superseded), ("dropped_app_force_stopped_pct", .appStopped), ("dropped_device_inactive_pct", .deviceInactive),
+    ]
 
     static let percentColumns = [
         "delivered_pct", "pending_pct", "collapsed_pct", "dropped_too_many_pending_pct", "dropped_app_force_stopped_pct",
@@ -81,7 +95,7 @@ public struct ProviderCheckReport: Sendable, Equatable {
                 }
                 let sends = try row.decode("sends", as: Int?.self)
                 return Row(day: day, campaign: try row.decode("campaign"), fcm: fcm,
-                           devices: sends == nil ? nil : try OutcomeCounts(row: row))
+                           devices: sends == nil ? nil : try OutcomeCounts(row: row, causes: true))
             }
         }
         return ProviderCheckReport(app: app, from: from, to: to, byCampaign: byCampaign, rows: rows)
@@ -100,6 +114,10 @@ public struct ProviderCheckReport: Sendable, Equatable {
             for (i, name) in counts.enumerated() { fields.append((name, row.devices.map { .int($0.namedCounts[i].count) } ?? .null)) }
             fields.append(("confirmed_delivery_rate", .number(row.devices?.confirmedDeliveryRate.value ?? nil)))
             fields.append(("silent_loss_rate", .number(row.devices?.silentLossRate.value ?? nil)))
+            for pair in row.causePairs {
+                fields.append((pair.cause.rawValue, row.devices.map { .int($0.causes?.count(pair.cause) ?? 0) } ?? .null))
+                fields.append((pair.cause.rawValue + "_rate", .number(pair.rate?.value ?? nil)))
+            }
             fields.append(("gap_pp", .number(row.gapPoints)))
             for part in row.gapParts { fields.append((part.name, .number(part.points))) }
             return .object(fields)
@@ -117,6 +135,8 @@ public struct ProviderCheckReport: Sendable, Equatable {
         columns += raw ? ["count_messages_accepted", "delivered_pct", "sends", "accepted", "confirmed_delivery_rate", "gap_pp",
                           "blocked_app_pp", "blocked_channel_pp", "unconfirmed_pp"]
                        : ["fcm_n", "fcm_delivered", "sends", "accepted", "confirmed", "gap_pp", "app_pp", "chan_pp", "unconf_pp"]
+        // CSV: FCM's drop reasons beside the causes that answer them (the terminal's second table)
+        if raw { columns += Self.causePairs.flatMap { [$0.fcm, $0.cause.rawValue + "_rate"] } }
         return ReportTable(
             title: "Provider says vs devices say (FCM)", columns: columns,
             rows: rows.map { row in
@@ -126,6 +146,7 @@ public struct ProviderCheckReport: Sendable, Equatable {
                           row.devices.map { .integer($0.sends) } ?? .null, row.devices.map { .integer($0.accepted) } ?? .null,
                           rate(row.devices?.confirmedDeliveryRate), pp(row.gapPoints)]
                 cells += row.gapParts.map { pp($0.points) }
+                if raw { for pair in row.causePairs { cells += [pct(pair.fcmPercent), rate(pair.rate)] } }
                 return cells
             },
             notes: ["FCM days: America/Los_Angeles days [\(from.iso), \(to.iso)); FCM samples opted-in devices: compare rates",
@@ -134,14 +155,34 @@ public struct ProviderCheckReport: Sendable, Equatable {
                                    "  pushledger import fcm-delivery-data FILE --app \(app) --fcm-app-id 1:…:android:…"] : []))
     }
 
+    /// FCM's drop reasons beside the causes of unconfirmed sends that answer them, per day: what
+    /// FCM saw replaced, dropped for a force-stopped app or an inactive device, against what the
+    /// devices' telemetry says (the terminal's and Markdown's second table).
+    public func causeTable() -> ReportTable {
+        func pct(_ v: Double?) -> Cell { v.map { .percent($0 / 100, digits: 1) } ?? .null }
+        var columns = ["day"] + (byCampaign ? ["campaign"] : [])
+        columns += ["fcm_collapsed", "superseded", "fcm_force_stopped", "app_stopped", "fcm_device_inactive", "device_inactive"]
+        return ReportTable(
+            title: "FCM drop reasons vs causes of unconfirmed sends", columns: columns,
+            rows: rows.map { row in
+                var cells: [Cell] = [.text(row.day.iso)]
+                if byCampaign { cells.append(row.campaign.map(Cell.text) ?? "(none)") }
+                for pair in row.causePairs { cells += [pct(pair.fcmPercent), pair.rate.map { Display.rate($0) } ?? .null] }
+                return cells
+            },
+            notes: ["percent of accepted FCM sends; FCM's figures are sampled, PushLedger's causes are evidence from "
+                    + "what devices reported (docs/metrics.md \"Why a send is unconfirmed\")"])
+    }
+
     /// Renders in `table`, `json`, `csv` or `markdown`.
     public func rendered(_ format: ReportFormat, columns: ColumnChoice = .key) throws(ReportError) -> String {
         switch format {
         case .json: return json.jsonText(pretty: true) + "\n"
         case .csv: return table(for: .csv).table.csv()
         case .table, .markdown:
-            let table = table(for: format)
-            return table.rendered(format.tableFormat!, columns: try columns.checked([table]))
+            let tables = [table(for: format), causeTable()]
+            let choice = try columns.checked(tables)
+            return tables.map { $0.rendered(format.tableFormat!, columns: choice) }.joined(separator: "\n")
         case .html, .text: throw ReportError.unsupported(format, report: "report provider-check")
         }
     }

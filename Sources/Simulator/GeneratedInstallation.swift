@@ -23,7 +23,8 @@ struct GeneratedInstallation {
     }
 
     /// Puts every event on its own minute (second 5–25), in intended order, drops what
-    /// would fall after the horizon, and assigns ids and app versions.
+    /// would fall after the horizon, and assigns ids and app versions. A pinned event keeps its
+    /// time when it comes after the one before.
     private static func normalize(_ raw: [SimEvent], plan: InstallationPlan, horizon: Int64, random r: inout SimRandom) -> [SimEvent] {
         let order = raw.indices.sorted { (raw[$0].at, $0) < (raw[$1].at, $1) }
         var result: [SimEvent] = []
@@ -31,10 +32,17 @@ struct GeneratedInstallation {
         var lastMinute = Int64.min
         for i in order {
             var event = raw[i]
-            let minute = max(SimTime.floorDiv(event.at, SimTime.msPerMinute), lastMinute == .min ? .min : lastMinute + 1)
-            event.at = SimGrid.telemetryTime(minute: minute, &r)
-            if (minute + 1) * SimTime.msPerMinute > horizon { break }
-            lastMinute = minute
+            let own = SimTime.floorDiv(event.at, SimTime.msPerMinute)
+            if event.pinned && (own > lastMinute || (own == lastMinute && event.at > result.last?.at ?? .min)) {
+                if event.at >= horizon { break }
+                lastMinute = own
+            } else {
+                event.pinned = false
+                let minute = max(own, lastMinute == .min ? .min : lastMinute + 1)
+                event.at = SimGrid.telemetryTime(minute: minute, &r)
+                if (minute + 1) * SimTime.msPerMinute > horizon { break }
+                lastMinute = minute
+            }
             event.version = plan.version(at: event.at)
             event.id = r.uuid()
             result.append(event)

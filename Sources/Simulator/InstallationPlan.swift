@@ -27,6 +27,16 @@ struct InstallationPlan {
     /// Offline periods [from, to), sorted, non-overlapping.
     let offline: [(from: Int64, to: Int64)]
     let timeZoneHours: Int64
+    /// v1.2 device state the snapshots report (Android: standby bucket, background restriction,
+    /// battery optimisation exemption; iOS: Low Power Mode).
+    let standbyBucket: String?
+    let backgroundRestricted: Bool?
+    let ignoringBatteryOptimizations: Bool?
+    let lowPowerMode: Bool?
+    /// Android 15+: when the user or the system force-stopped the app (sorted).
+    let forceStops: [Int64]
+
+    static let standbyBuckets = [("active", 0.25), ("working_set", 0.35), ("frequent", 0.2), ("rare", 0.15), ("restricted", 0.05)]
 
     init(index: Int, config: SimulationConfig, random r: inout SimRandom) {
         let start = config.simulatedStartMs, end = config.endMs, span = end - start
@@ -76,6 +86,40 @@ struct InstallationPlan {
         }
         offline = periods.map { (from: $0.0, to: $0.1) }
         timeZoneHours = Int64(r.int(-8...9))
+        // v1.2 traits draw from their own stream, so the rest of the fleet stays as it was
+        var traits = SimRandom(seed: config.seed &* 0x9E37_79B9_7F4A_7C15 &+ UInt64(index), stream: 7)
+        if platform == .android {
+            standbyBucket = Self.standbyBuckets[traits.weighted(Self.standbyBuckets.map(\.1))].0
+            backgroundRestricted = traits.chance(config.backgroundRestrictedShare)
+            ignoringBatteryOptimizations = traits.chance(0.1)
+            lowPowerMode = nil
+        } else {
+            (standbyBucket, backgroundRestricted, ignoringBatteryOptimizations) = (nil, nil, nil)
+            lowPowerMode = traits.chance(0.2)
+        }
+        var stops: [Int64] = []
+        if platform == .android && sdk >= 35 {
+            var day = SimTime.day(firstSeen)
+            while day < SimTime.day(end) {
+                if traits.chance(config.forceStopDailyChance) {
+                    stops.append(max(firstSeen + SimTime.msPerHour, day * SimTime.msPerDay + traits.below(SimTime.msPerDay)))
+                }
+                day += 1
+            }
+        }
+        forceStops = stops
+    }
+
+    /// Whether the device defers normal-priority pushes (a rare or restricted standby bucket, a
+    /// background restriction, Low Power Mode).
+    var defersNormalPriority: Bool {
+        standbyBucket == "rare" || standbyBucket == "restricted" || backgroundRestricted == true || lowPowerMode == true
+    }
+
+    /// Whether the app was force-stopped at `t` and has not started since (`starts`: process starts, sorted).
+    func forceStopped(at t: Int64, starts: [Int64]) -> Bool {
+        guard let stop = forceStops.last(where: { $0 <= t }) else { return false }
+        return !starts.contains { $0 > stop && $0 <= t }
     }
 
     func version(at t: Int64) -> Int {

@@ -14,6 +14,8 @@ struct InstallationTimeline {
     /// Tokens in registration order: when the device registered it and when the sender learnt it.
     var tokens: [(token: String, registeredAt: Int64, knownAt: Int64)] = []
     var orders: [Int64] = []
+    /// When the app's process started (each session): a force-stopped app starts again only then.
+    var processStarts: [Int64] = []
     private var systemPromptsShown = 0
     private var answered = false
     private var legacyTokenPending = false
@@ -31,6 +33,7 @@ struct InstallationTimeline {
         initialState()
         scheduleChanges()
         let sessions = sessionTimes()
+        processStarts = sessions
         let rotationSession = sessions.count > 1 && r.chance(config.tokenRotationRate) ? r.int(1...(sessions.count - 1)) : -1
         for (i, start) in sessions.enumerated() {
             advance(to: start)
@@ -39,6 +42,10 @@ struct InstallationTimeline {
                 t = firstLaunch(at: start)
             } else {
                 emit(t, .settings(state))
+                if plan.platform == .android && plan.sdk >= 35 {
+                    let previous = sessions[i - 1]
+                    events[events.count - 1].forceStoppedBeforeStart = plan.forceStops.contains { $0 > previous && $0 <= t }
+                }
                 t += SimTime.msPerMinute
                 reportLegacyToken(at: t)
             }
@@ -143,7 +150,10 @@ struct InstallationTimeline {
             }
             day += 1
         }
-        let sorted = times.filter { $0 >= plan.firstSeen && $0 < horizon - SimTime.msPerHour }.sorted()
+        // a device that is off or out of reach is not used either (the first session is the install)
+        let sorted = times.filter { t in
+            t >= plan.firstSeen && t < horizon - SimTime.msPerHour && (t == plan.firstSeen || plan.onlineTime(t).period == nil)
+        }.sorted()
         var kept: [Int64] = []
         for t in sorted where kept.last.map({ t - $0 >= 30 * SimTime.msPerMinute }) ?? true { kept.append(t) }
         return kept
@@ -162,6 +172,7 @@ struct InstallationTimeline {
             }
         }
         emit(t, .settings(state))
+        if plan.platform == .android && plan.sdk >= 35 { events[events.count - 1].forceStoppedBeforeStart = false }
         if let arm = plan.arm {
             t += SimTime.msPerMinute
             emit(t, .exposure(variant: config.arms[arm].variant))

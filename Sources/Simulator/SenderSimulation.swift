@@ -9,6 +9,8 @@ struct SenderSimulation {
     /// Receipts and opens draw from their own stream, so a change to one send (a retry in a
     /// throttle burst) does not reshuffle what happened to earlier ones.
     var device: SimRandom
+    /// How fast, and whether, accepted sends arrive (v1.2 causes): a stream of its own as well.
+    var arrival: SimRandom
     var sends: [SimSend] = []
     /// Receipts, opens and the foreground snapshots after opens (intended times).
     var events: [SimEvent] = []
@@ -18,6 +20,18 @@ struct SenderSimulation {
         var channel: Int
         var campaign: String
         var priority: Int
+        var collapseID: String? = nil
+        var expiryMinutes: Int64? = nil
+    }
+
+    private struct Delivery {
+        var send: Int
+        /// When the device could have it (its arrival, or when it came back online).
+        var at: Int64
+        /// The offline period it waited out, if any.
+        var period: Int?
+        /// Arrived within seconds: its receipt keeps its true time.
+        var instant: Bool
     }
 
     init(plan: InstallationPlan, config: SimulationConfig, random: SimRandom) {
@@ -26,12 +40,13 @@ struct SenderSimulation {
         self.config = config
         r = random
         device = SimRandom(seed: random.next(), stream: 6)
+        arrival = SimRandom(seed: random.next(), stream: 8)
     }
 
     mutating func run(timeline: InstallationTimeline) {
         let intents = makeIntents(orders: timeline.orders)
         var abandoned = Set<String>()
-        var deliveries: [(send: Int, at: Int64, period: Int?)] = []
+        var deliveries: [Delivery] = []
         for intent in intents {
             // the sender uses the newest token it knows and has not dropped
             guard let token = timeline.tokens.last(where: { $0.knownAt <= intent.at && !abandoned.contains($0.token) }) else { continue }
@@ -43,10 +58,20 @@ struct SenderSimulation {
                     eventID: r.uuid(), notificationID: notification, installation: plan.index,
                     installationID: knowsInstallation(at: sentAt) ? plan.id : nil, provider: plan.provider, token: token.token,
                     channel: intent.channel, campaign: intent.campaign, sentAt: sentAt, status: status, reason: reason,
-                    unregisteredAt: unregisteredAt, priority: intent.priority, latencyMs: 15 + Int(r.below(120))))
+                    unregisteredAt: unregisteredAt, priority: intent.priority, latencyMs: 15 + Int(r.below(120)),
+                    collapseID: intent.collapseID, expiresAt: intent.expiryMinutes.map { SimGrid.expiry(sentAt: sentAt, minutes: $0) }))
                 if status == 200 {
-                    let delivered = plan.onlineTime(sentAt + 2_000 + r.below(18_000))
-                    deliveries.append((sends.count - 1, delivered.time, delivered.period))
+                    var ready = sentAt + 2_000 + r.below(18_000)
+                    var instant = arrival.chance(config.instantDeliveryShare)
+                    if instant { ready = sentAt + 1_000 + arrival.below(2_000) }
+                    if intent.priority < 10 && plan.defersNormalPriority {
+                        // Doze, a rare standby bucket or Low Power Mode hold normal-priority pushes back
+                        ready += Int64(arrival.exponential(mean: 30 * Double(SimTime.msPerMinute)))
+                        instant = false
+                    }
+                    let delivered = plan.onlineTime(ready)
+                    deliveries.append(Delivery(send: sends.count - 1, at: delivered.time, period: delivered.period,
+                                               instant: instant && delivered.period == nil))
                     break
                 }
                 if RejectionClass.isTokenInvalid(status: status, reason: reason) {
@@ -72,18 +97,23 @@ struct SenderSimulation {
             for day in 0..<config.simulatedDays {
                 for hour: Int64 in [10, 17] where r.chance(0.55) {
                     let at = config.simulatedStartMs + Int64(day) * SimTime.msPerDay + hour * SimTime.msPerHour + r.below(40 * SimTime.msPerMinute)
-                    intents.append(Intent(at: at, channel: promotions, campaign: hour == 10 ? "daily_deals" : "evening_offer", priority: 5))
+                    // an offer is worth nothing hours later: the sender says so
+                    let expiry = arrival.chance(config.expiringShare) ? config.promotionExpiryMinutes : nil
+                    intents.append(Intent(at: at, channel: promotions, campaign: hour == 10 ? "daily_deals" : "evening_offer", priority: 5,
+                                          expiryMinutes: expiry))
                 }
             }
         }
-        for order in orders {
+        for (k, order) in orders.enumerated() {
             if let orders = channel("orders") {
+                // the order's updates replace one another at the provider when they share a collapse id
+                let collapse = arrival.chance(config.collapseShare) ? "order-\(k)" : nil
                 var t = order + SimTime.msPerMinute * Int64(r.int(1...3))
-                intents.append(Intent(at: t, channel: orders, campaign: "order_confirmed", priority: 10))
+                intents.append(Intent(at: t, channel: orders, campaign: "order_confirmed", priority: 10, collapseID: collapse))
                 t += SimTime.msPerMinute * Int64(r.int(30...90))
-                intents.append(Intent(at: t, channel: orders, campaign: "order_out_for_delivery", priority: 10))
+                intents.append(Intent(at: t, channel: orders, campaign: "order_out_for_delivery", priority: 10, collapseID: collapse))
                 t += SimTime.msPerMinute * Int64(r.int(60...150))
-                intents.append(Intent(at: t, channel: orders, campaign: "order_delivered", priority: 10))
+                intents.append(Intent(at: t, channel: orders, campaign: "order_delivered", priority: 10, collapseID: collapse))
             }
             if let chat = channel("chat"), r.chance(0.35) {
                 for _ in 0..<r.int(1...3) {
@@ -138,23 +168,50 @@ struct SenderSimulation {
 
     // MARK: what the device reported
 
-    private mutating func deliver(_ deliveries: [(send: Int, at: Int64, period: Int?)], timeline: InstallationTimeline) {
-        // APNs keeps only the latest notification for an offline device
-        var lastInPeriod: [Int: Int] = [:]
-        if plan.platform == .ios {
-            for (i, d) in deliveries.enumerated() { if let p = d.period { lastInPeriod[p] = i } }
+    private mutating func deliver(_ deliveries: [Delivery], timeline: InstallationTimeline) {
+        // What a provider still holds when an offline device comes back: APNs the latest
+        // notification per app, FCM the latest per collapse id (and every one without).
+        var latest: [String: Int] = [:]
+        for (i, d) in deliveries.enumerated() {
+            guard let p = d.period else { continue }
+            if plan.platform == .ios { latest["\(p)"] = i } else if let c = sends[d.send].collapseID { latest["\(p)|\(c)"] = i }
         }
         let horizon = timeline.horizon
         for (i, d) in deliveries.enumerated() {
-            if let p = d.period, plan.platform == .ios, lastInPeriod[p] != i { continue }
             let send = sends[d.send]
-            let at = max(d.at, (SimTime.floorDiv(send.sentAt, SimTime.msPerMinute) + 1) * SimTime.msPerMinute)
+            let fate: SendFate
+            if d.at >= horizon {
+                fate = plan.uninstallAt.map { d.at >= $0 } == true ? .inactive : .pending
+            } else if let p = d.period, let last = latest[plan.platform == .ios ? "\(p)" : "\(p)|\(send.collapseID ?? "")"], last != i {
+                fate = .collapsed
+            } else if let expiry = send.expiresAt, d.at > expiry {
+                fate = .expired
+            } else if plan.platform == .android && plan.forceStopped(at: d.at, starts: timeline.processStarts) {
+                fate = .forceStopped
+            } else if arrival.chance(send.priority < 10 && plan.defersNormalPriority ? config.deferredLossShare : config.lossShare) {
+                fate = .dropped
+            } else {
+                fate = .delivered
+            }
+            sends[d.send].fate = fate
+            guard fate == .delivered else { continue }
+            let nextMinute = (SimTime.floorDiv(send.sentAt, SimTime.msPerMinute) + 1) * SimTime.msPerMinute
+            // a receipt within seconds keeps its time when no other send of the device is near
+            // it (the time grid keeps comparisons with those exact)
+            let pinned = d.instant && !sends.contains {
+                $0.notificationID != send.notificationID && abs($0.sentAt - send.sentAt) < 2 * SimTime.msPerMinute
+            }
+            let at = pinned ? d.at : max(d.at, nextMinute)
             // before its first SDK session the app reported nothing
             guard at < horizon, at > plan.firstSeen else { continue }
             let settings = Self.settings(at: at, in: timeline.changes)
             let reports = reportsReceipts(at: at)
             if settings.shows(channel: send.channel, platform: plan.platform, channels: config.channels) {
-                if reports { events.append(SimEvent(at: at, payload: .received(notification: send.notificationID, channel: send.channel, displayed: plan.platform == .android ? true : nil))) }
+                if reports {
+                    var receipt = SimEvent(at: at, payload: .received(notification: send.notificationID, channel: send.channel, displayed: plan.platform == .android ? true : nil))
+                    receipt.pinned = pinned
+                    events.append(receipt)
+                }
                 let quiet = settings.authorization == .provisional ? 0.3 : 1.0
                 guard device.chance(config.channels[send.channel].openRate * quiet) else { continue }
                 let openAt = at + SimTime.msPerMinute + Int64(device.exponential(mean: 40 * Double(SimTime.msPerMinute)))
@@ -164,7 +221,9 @@ struct SenderSimulation {
                 // the tap brings the app to the foreground: a new snapshot
                 events.append(SimEvent(at: openAt + SimTime.msPerMinute, payload: .settings(Self.settings(at: openAt, in: timeline.changes))))
             } else if reports && plan.platform == .android && device.chance(config.hiddenReceiptShare) {
-                events.append(SimEvent(at: at, payload: .received(notification: send.notificationID, channel: send.channel, displayed: false)))
+                var receipt = SimEvent(at: at, payload: .received(notification: send.notificationID, channel: send.channel, displayed: false))
+                receipt.pinned = pinned
+                events.append(receipt)
             }
         }
     }

@@ -48,6 +48,8 @@ struct SendsEncoder {
         w.field("push_type", "alert")
         if s.provider == .apns { w.field("environment", "production") }
         w.field("latency_ms", int: Int64(s.latencyMs))
+        if let collapse = s.collapseID { w.field("collapse_id", collapse) }
+        if let expiry = s.expiresAt { w.field("expires_at", time: expiry) }
         w.raw("}")
     }
 }

@@ -17,6 +17,28 @@ struct SimEvent {
     var id = SimUUID(hi: 0, lo: 0)
     /// Index into the configured app versions.
     var version = 0
+    /// Keeps its true time instead of moving to the minute's grid (a receipt seconds after its
+    /// send: see `SimGrid`).
+    var pinned = false
+    /// Android 15+, on the snapshot of a process start: whether the app was force-stopped before it.
+    var forceStoppedBeforeStart: Bool? = nil
+}
+
+/// What became of an accepted send at the provider and on the device.
+enum SendFate: Sendable {
+    case delivered
+    /// Replaced at the provider by a newer one (same collapse id, or APNs's one per app) while offline.
+    case collapsed
+    /// The provider discarded it: the device came back after its expiry.
+    case expired
+    /// FCM dropped it: the app was force-stopped and had not started again.
+    case forceStopped
+    /// The app was uninstalled.
+    case inactive
+    /// The device stayed offline past the end of the simulation.
+    case pending
+    /// Lost on the device with nothing reported (an OEM battery killer).
+    case dropped
 }
 
 /// One attempt the simulated sender made (a `/v1/sends` row).
@@ -36,6 +58,11 @@ struct SimSend {
     var unregisteredAt: Int64?
     var priority: Int
     var latencyMs: Int
+    /// v1.2: the collapse id and expiry the sender gave the provider.
+    var collapseID: String? = nil
+    var expiresAt: Int64? = nil
+    /// nil until delivery is decided, and for rejected attempts.
+    var fate: SendFate? = nil
 }
 
 /// Scheduled changes the user makes in system settings (the app sees them at next foreground).
@@ -46,8 +73,14 @@ enum SettingsChange {
 }
 
 /// Time layout that keeps the truth exact although the server stamps its own receive time
-/// (see `Simulation` docs): telemetry at seconds 5–25 of a minute, sends at 40–50.
+/// (see `Simulation` docs): telemetry at seconds 5–25 of a minute, sends at 40–50, a receipt
+/// that came within seconds 1–3 s after its send (pinned, seconds 41–53), expiries at second 58.
 enum SimGrid {
+    /// An expiry `minutes` after the send's minute, at second 58: after every event of that
+    /// minute however the posting delay moves it, before the next minute's.
+    static func expiry(sentAt: Int64, minutes: Int64) -> Int64 {
+        SimTime.floorDiv(sentAt, SimTime.msPerMinute) * SimTime.msPerMinute + minutes * SimTime.msPerMinute + 58_000
+    }
     static func telemetryTime(minute: Int64, _ r: inout SimRandom) -> Int64 {
         minute * SimTime.msPerMinute + 5_000 + r.below(20_000)
     }

@@ -20,7 +20,11 @@ public struct SimulateArguments: ParsableCommand {
                 apns-throttle-burst, each optionally @DAY (0-based; default the middle day). Without \
                 --warmup-days the SDK ships on the first day and the fleet grows and settles through the \
                 days (a launch); with it, a mature app's fleet is simulated (and posted) for that many days \
-                first, so the reported days are alike and `alert check` compares like with like.
+                first, so the reported days are alike and `alert check` compares like with like. \
+                The sender sets collapse ids on order updates and expiries on offers; devices go offline \
+                for hours, defer normal-priority pushes, get force-stopped (Android 15+) and uninstalled, \
+                so every cause of an unconfirmed send and every latency bucket occurs; --truth states \
+                their counts (causes, latency) beside the outcomes.
                 """)
     }
 

@@ -145,6 +145,21 @@ public struct SimulationConfig: Sendable {
     public var flushDays = 1
     /// Share of Android sends whose app code runs although nothing is shown (`displayed: false`).
     public var hiddenReceiptShare = 0.25
+    /// v1.2 (why sends go unconfirmed): share of orders whose three updates carry one collapse id.
+    public var collapseShare = 0.7
+    /// Share of promotions sent with an expiry, and the expiry in minutes after the send.
+    public var expiringShare = 0.8
+    public var promotionExpiryMinutes: Int64 = 240
+    /// Chance per day that an Android 15+ app is force-stopped (nothing delivered until it starts again).
+    public var forceStopDailyChance = 0.04
+    /// Share of Android installations under a background restriction.
+    public var backgroundRestrictedShare = 0.08
+    /// Share of deliveries that arrive within seconds (the rest within a minute or two, later when deferred or offline).
+    public var instantDeliveryShare = 0.5
+    /// Share of normal-priority pushes a deferring device (``InstallationPlan/defersNormalPriority``)
+    /// loses without a trace, and of every other push.
+    public var deferredLossShare = 0.05
+    public var lossShare = 0.005
     public var injections: [Injection] = []
 
     public init(startMs: Int64) { self.startMs = startMs }

@@ -8,6 +8,11 @@ struct TelemetryEncoder {
 
     private static let osVersions = [29: "10", 30: "11", 31: "12", 32: "12L", 33: "13", 34: "14", 35: "15"]
 
+    /// The OS version the installation's batches carry.
+    static func osVersion(_ plan: InstallationPlan) -> String {
+        plan.platform == .android ? osVersions[plan.sdk] ?? "14" : plan.index % 3 == 0 ? "17.6.1" : "18.1"
+    }
+
     func batches(_ events: [SimEvent], random r: inout SimRandom) -> [TelemetryBatch] {
         var result: [TelemetryBatch] = []
         var start = 0
@@ -34,12 +39,8 @@ struct TelemetryEncoder {
         w.field("installation_id", uuid: plan.id)
         w.field("platform", plan.platform.rawValue)
         w.field("app_version", config.appVersions[version])
-        if plan.platform == .android {
-            w.field("os_version", Self.osVersions[plan.sdk] ?? "14")
-            w.field("sdk_int", int: Int64(plan.sdk))
-        } else {
-            w.field("os_version", plan.index % 3 == 0 ? "17.6.1" : "18.1")
-        }
+        w.field("os_version", Self.osVersion(plan))
+        if plan.platform == .android { w.field("sdk_int", int: Int64(plan.sdk)) }
         w.next("sent_at")
         let offset = w.bytes.count + 1
         w.time(config.endMs + plan.skewMs)
@@ -61,6 +62,7 @@ struct TelemetryEncoder {
         case .settings(let s):
             w.field("type", "notification_settings")
             settings(s, into: &w)
+            deviceState(forceStoppedBeforeStart: event.forceStoppedBeforeStart, into: &w)
         case .prompt(let placement, let kind, let result):
             w.field("type", "permission_prompt")
             w.field("placement", placement)
@@ -89,6 +91,15 @@ struct TelemetryEncoder {
         }
         w.field("at", time: event.at + plan.skewMs)
         w.raw("}")
+    }
+
+    /// The v1.2 power and process state every snapshot reports.
+    private func deviceState(forceStoppedBeforeStart: Bool?, into w: inout JSONBytes) {
+        if let bucket = plan.standbyBucket { w.field("standby_bucket", bucket) }
+        if let restricted = plan.backgroundRestricted { w.field("background_restricted", bool: restricted) }
+        if let ignoring = plan.ignoringBatteryOptimizations { w.field("ignoring_battery_optimizations", bool: ignoring) }
+        if let stopped = forceStoppedBeforeStart { w.field("force_stopped_before_start", bool: stopped) }
+        if let lowPower = plan.lowPowerMode { w.field("low_power_mode", bool: lowPower) }
     }
 
     private func settings(_ s: DeviceSettings, into w: inout JSONBytes) {

@@ -64,12 +64,54 @@ public struct Truth: Sendable, Equatable {
         }
     }
 
+    /// The v1.2 slices of a send: its installation's as-of snapshot (all nil without one).
+    public struct SnapshotSlice: Sendable, Hashable {
+        public var osVersion: String?
+        public var sdkInt: Int?
+        public var standbyBucket: String?
+        public var backgroundRestricted: Bool?
+        public var ignoringBatteryOptimizations: Bool?
+        public var lowPowerMode: Bool?
+    }
+
+    /// Unconfirmed sends of one cause (metrics.md "Why a send is unconfirmed").
+    public struct CauseCount: Sendable, Equatable, Hashable {
+        public var day: String
+        public var channel: String
+        public var platform: Platform
+        public var appVersion: String?
+        public var cause: UnconfirmedCause
+        public var count: Int
+    }
+
+    /// Received and opened sends of one latency bucket (metrics.md "Delivery latency").
+    public struct LatencyCount: Sendable, Equatable, Hashable {
+        public var day: String
+        public var channel: String
+        public var platform: Platform
+        public var appVersion: String?
+        public var bucket: LatencyBucket
+        public var count: Int
+    }
+
+    /// Sends of one outcome per platform and v1.2 snapshot slice, over the window.
+    public struct SliceOutcomeCount: Sendable, Equatable, Hashable {
+        public var platform: Platform
+        public var slice: SnapshotSlice
+        public var outcome: SendOutcome
+        public var count: Int
+    }
+
     public var appID: String
     public var experiment: String
     public var window: TruthWindow
     /// "platform/app_version" slices with a `notification_received` in the window.
     public var instrumentedSlices: [String]
     public var outcomesByDay: [OutcomeCount]
+    /// The causes of the unconfirmed sends, and the latency buckets of the received and opened ones.
+    public var causes: [CauseCount] = []
+    public var latency: [LatencyCount] = []
+    public var outcomesBySnapshot: [SliceOutcomeCount] = []
     public var rejections: [RejectionCount]
     public var tokenInvalid: Int
     public var sendsToKnownInvalidTokens: Int
@@ -88,6 +130,18 @@ public struct Truth: Sendable, Equatable {
             $0.outcome == outcome && (channel == nil || $0.channel == channel) && (platform == nil || $0.platform == platform)
                 && (day == nil || $0.day == day)
         }.reduce(0) { $0 + $1.count }
+    }
+
+    /// Unconfirmed sends with this cause, optionally narrowed by channel and platform.
+    public func count(_ cause: UnconfirmedCause, channel: String? = nil, platform: Platform? = nil) -> Int {
+        causes.filter { $0.cause == cause && (channel == nil || $0.channel == channel) && (platform == nil || $0.platform == platform) }
+            .reduce(0) { $0 + $1.count }
+    }
+
+    /// Received and opened sends in this latency bucket, optionally narrowed by channel and platform.
+    public func count(_ bucket: LatencyBucket, channel: String? = nil, platform: Platform? = nil) -> Int {
+        latency.filter { $0.bucket == bucket && (channel == nil || $0.channel == channel) && (platform == nil || $0.platform == platform) }
+            .reduce(0) { $0 + $1.count }
     }
 
     /// The truth as JSON (the `--truth FILE` format): one row per line.
@@ -116,6 +170,23 @@ public struct Truth: Sendable, Equatable {
             w.field("platform", key[1])
             w.field("outcome", key[2])
             w.field("count", int: Int64(totals[key]!.reduce(0) { $0 + $1.count }))
+        }
+        let causeTotals = Dictionary(grouping: causes) { [$0.channel, $0.platform.rawValue, $0.cause.rawValue] }
+        rows("causes", causeTotals.keys.sorted { $0.lexicographicallyPrecedes($1) }, into: &w) { key, w in
+            w.key("channel")
+            w.string(key[0])
+            w.field("platform", key[1])
+            w.field("cause", key[2])
+            w.field("count", int: Int64(causeTotals[key]!.reduce(0) { $0 + $1.count }))
+        }
+        let latencyTotals = Dictionary(grouping: latency) { [$0.channel, $0.platform.rawValue, $0.bucket.rawValue] }
+        let bucketOrder = { (name: String) in LatencyBucket.allCases.firstIndex { $0.rawValue == name } ?? 0 }
+        rows("latency", latencyTotals.keys.sorted { ($0[0], $0[1], bucketOrder($0[2])) < ($1[0], $1[1], bucketOrder($1[2])) }, into: &w) { key, w in
+            w.key("channel")
+            w.string(key[0])
+            w.field("platform", key[1])
+            w.field("bucket", key[2])
+            w.field("count", int: Int64(latencyTotals[key]!.reduce(0) { $0 + $1.count }))
         }
         rows("outcomes_by_day", outcomesByDay, into: &w) { row, w in
             w.key("day")

@@ -16,6 +16,10 @@ struct TruthAccumulator {
         var version: Int?
         var ifInstrumented: SendOutcome
         var ifNot: SendOutcome
+        /// The cause, should the send be unconfirmed; the latency bucket of a received or opened one.
+        var cause: UnconfirmedCause?
+        var latency: LatencyBucket?
+        var slice: Truth.SnapshotSlice?
     }
     private struct RejectionKey: Hashable {
         var provider: PushProvider
@@ -52,15 +56,24 @@ struct TruthAccumulator {
         let plan = installation.plan
         telemetryEvents += installation.events.count
         sendsTotal += installation.sends.count
-        fcmDelivery.add(installation, endMs: config.endMs)
+        fcmDelivery.add(installation)
         duplicates += installation.batches.filter(\.isRetry).reduce(0) { $0 + $1.eventCount }
 
         var snapshots: [(at: Int64, state: DisplayState, version: Int)] = []
+        // every telemetry event is a sign of life (metrics.md "Why a send is unconfirmed")
+        var life: [SignOfLife] = []
         var receipts: [SimUUID: [Receipt]] = [:]
         var registrations: [String: [Int64]] = [:]
         var exposure: (at: Int64, variant: String)?
         var firstPrompt: (at: Int64, result: PromptResult)?
         for event in installation.events where event.at <= window.asOf {
+            let kind: SignOfLife.Kind
+            switch event.payload {
+            case .settings: kind = .settings(forceStoppedBeforeStart: event.forceStoppedBeforeStart)
+            case .received(let id, _, _), .opened(let id, _, _): kind = .receipt(notificationID: Self.uuid(id))
+            default: kind = .other
+            }
+            life.append(SignOfLife(kind: kind, at: date(event.at), receivedAt: date(event.at), eventID: Self.uuid(event.id)))
             switch event.payload {
             case .settings(let s):
                 snapshots.append((event.at, DisplayState(snapshot: s.snapshot(platform: plan.platform, channels: config.channels), platform: plan.platform), event.version))
@@ -84,6 +97,21 @@ struct TruthAccumulator {
         }
 
         let sends = installation.sends.filter { $0.sentAt <= window.asOf }.sorted { ($0.sentAt, $0.eventID) < ($1.sentAt, $1.eventID) }
+        let isResolved = { (send: SimSend) in
+            send.installationID != nil || (registrations[send.token] ?? []).contains { $0 <= send.sentAt }
+        }
+        // the attempts resolved to this installation: what could supersede one of its sends
+        let attempts = sends.filter(isResolved).map {
+            InstallationAttempt(notificationID: Self.uuid($0.notificationID), provider: $0.provider.rawValue, collapseID: $0.collapseID,
+                                sentAt: date($0.sentAt), status: $0.status)
+        }
+        let slice = { (t: Int64) -> Truth.SnapshotSlice? in
+            guard snapshots.contains(where: { $0.at <= t }) else { return nil }
+            return Truth.SnapshotSlice(
+                osVersion: TelemetryEncoder.osVersion(plan), sdkInt: plan.platform == .android ? plan.sdk : nil,
+                standbyBucket: plan.standbyBucket, backgroundRestricted: plan.backgroundRestricted,
+                ignoringBatteryOptimizations: plan.ignoringBatteryOptimizations, lowPowerMode: plan.lowPowerMode)
+        }
         var lastInvalid: [String: Int64] = [:]
         for send in sends {
             let isInvalid = RejectionClass.isTokenInvalid(status: send.status, reason: send.reason)
@@ -97,7 +125,7 @@ struct TruthAccumulator {
             if !(200...299).contains(send.status) {
                 rejections[RejectionKey(provider: send.provider, status: send.status, reason: send.reason), default: 0] += 1
             }
-            let resolved = send.installationID != nil || (registrations[send.token] ?? []).contains { $0 <= send.sentAt }
+            let resolved = isResolved(send)
             let asOf = resolved ? stateAt(send.sentAt) : nil
             let (sentAt, channel, asOfDate) = (date(send.sentAt), config.channels[send.channel].id, date(window.asOf))
             let sendReceipts = receipts[send.notificationID] ?? []
@@ -107,9 +135,21 @@ struct TruthAccumulator {
                     status: send.status, sentAt: sentAt, channel: channel, state: asOf?.state, receipts: sendReceipts,
                     instrumented: instrumented, asOf: asOfDate, confirmationWindow: confirmation)
             }
+            let ifInstrumented = classify(true)
+            var cause: UnconfirmedCause?
+            if ifInstrumented == .unconfirmed {
+                cause = CauseRules.cause(
+                    notificationID: Self.uuid(send.notificationID), provider: send.provider.rawValue, collapseID: send.collapseID,
+                    expiresAt: send.expiresAt.map(date), sentAt: sentAt, life: life, attempts: attempts, asOf: asOfDate)
+            }
+            var latency: LatencyBucket?
+            if ifInstrumented == .received || ifInstrumented == .opened, let first = sendReceipts.map(\.at).min() {
+                latency = LatencyBucket.of(sentAt: sentAt, firstReceiptAt: first)
+            }
             let key = SendKey(
                 day: SimTime.day(send.sentAt), channel: send.channel, platform: plan.platform, version: asOf?.version,
-                ifInstrumented: classify(true), ifNot: classify(false))
+                ifInstrumented: ifInstrumented, ifNot: classify(false), cause: cause, latency: latency,
+                slice: resolved ? slice(send.sentAt) : nil)
             sendCounts[key, default: 0] += 1
         }
 
@@ -138,15 +178,30 @@ struct TruthAccumulator {
         }
     }
 
+    static func uuid(_ id: SimUUID) -> UUID { UUID(uuidString: SimTime.uuidString(id))! }
+
     func finish(duplicateSendEvents: Int) -> Truth {
         var merged: [Truth.OutcomeCount: Int] = [:]
+        var causes: [Truth.CauseCount: Int] = [:]
+        var latency: [Truth.LatencyCount: Int] = [:]
+        var bySnapshot: [Truth.SliceOutcomeCount: Int] = [:]
         for (key, count) in sendCounts {
             let isInstrumented = key.version.map { instrumented.contains(Slice(platform: key.platform, version: $0)) } ?? false
-            let row = Truth.OutcomeCount(
-                day: String(SimTime.rfc3339(key.day * SimTime.msPerDay).prefix(10)), channel: config.channels[key.channel].id,
-                platform: key.platform, appVersion: key.version.map { config.appVersions[$0] },
-                outcome: isInstrumented ? key.ifInstrumented : key.ifNot, count: 0)
+            let outcome = isInstrumented ? key.ifInstrumented : key.ifNot
+            let (day, channel, version) = (String(SimTime.rfc3339(key.day * SimTime.msPerDay).prefix(10)), config.channels[key.channel].id,
+                                           key.version.map { config.appVersions[$0] })
+            let row = Truth.OutcomeCount(day: day, channel: channel, platform: key.platform, appVersion: version, outcome: outcome, count: 0)
             merged[row, default: 0] += count
+            if outcome == .unconfirmed, let cause = key.cause {
+                causes[Truth.CauseCount(day: day, channel: channel, platform: key.platform, appVersion: version, cause: cause, count: 0),
+                       default: 0] += count
+            }
+            if let bucket = key.latency {
+                latency[Truth.LatencyCount(day: day, channel: channel, platform: key.platform, appVersion: version, bucket: bucket, count: 0),
+                        default: 0] += count
+            }
+            let sliceRow = Truth.SliceOutcomeCount(platform: key.platform, slice: key.slice ?? Truth.SnapshotSlice(), outcome: outcome, count: 0)
+            bySnapshot[sliceRow, default: 0] += count
         }
         let rows = merged.map { row, count in
             var r = row
@@ -174,6 +229,23 @@ struct TruthAccumulator {
             }.sorted { $0.variant < $1.variant },
             telemetryEvents: telemetryEvents, sends: sendsTotal, duplicateEventsPosted: duplicates + duplicateSendEvents)
         truth.fcmDelivery = fcmDelivery
+        truth.causes = causes.map { row, count in
+            var r = row
+            r.count = count
+            return r
+        }.sorted { ($0.day, $0.channel, $0.platform.rawValue, $0.appVersion ?? "", $0.cause.rawValue)
+            < ($1.day, $1.channel, $1.platform.rawValue, $1.appVersion ?? "", $1.cause.rawValue) }
+        truth.latency = latency.map { row, count in
+            var r = row
+            r.count = count
+            return r
+        }.sorted { ($0.day, $0.channel, $0.platform.rawValue, $0.appVersion ?? "", $0.bucket)
+            < ($1.day, $1.channel, $1.platform.rawValue, $1.appVersion ?? "", $1.bucket) }
+        truth.outcomesBySnapshot = bySnapshot.map { row, count in
+            var r = row
+            r.count = count
+            return r
+        }
         return truth
     }
 }

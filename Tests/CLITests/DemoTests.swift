@@ -31,10 +31,20 @@ import Glibc
 
         let weekly = try CommandRunner.run(["report", "weekly", "--format", "json"], environment: env)
         #expect(weekly.status == 0, "\(weekly.stderr)")
-        #expect(try JSONSerialization.jsonObject(with: Data(weekly.stdout.utf8)) is [String: Any])
+        let weeklyJSON = try #require(try JSONSerialization.jsonObject(with: Data(weekly.stdout.utf8)) as? [String: Any])
+        // The new sections, every cause present in the week (the simulator models each one)
+        let why = try #require(weeklyJSON["why_unconfirmed"] as? [[String: Any]])
+        let all = try #require(why.first { $0["platform"] as? String == "all" }?["current"] as? [String: Any])
+        for cause in ["superseded", "app_stopped", "expired", "device_inactive", "unexplained"] {
+            #expect((all[cause] as? Int ?? 0) > 0, "\(cause) in \(all)")
+        }
+        let headline = try #require((weeklyJSON["headline"] as? [String: Any])?["current"] as? [String: Any])
+        #expect(headline["unexplained_rate"] is Double && headline["silent_loss_rate"] is Double)
+        #expect(!(try #require(weeklyJSON["latency"] as? [[String: Any]])).isEmpty)
         let html = try CommandRunner.run(["report", "weekly", "--format", "html"], environment: env)
         #expect(html.status == 0, "\(html.stderr)")
         #expect(html.stdout.hasPrefix("<!DOCTYPE html>") && html.stdout.contains("<svg"), "the HTML report with its charts")
+        #expect(html.stdout.contains("Why unconfirmed") && html.stdout.contains("Delivery latency"))
 
         let report = try CommandRunner.run(
             ["report", "silent-loss", "--by", "channel", "--format", "json"] + fleet.window(), environment: env)
@@ -59,7 +69,30 @@ import Glibc
         }
         #expect(!expected.isEmpty)
         #expect(actual == expected.mapValues { $0.filter { $0.value > 0 } })
+
+        // The truth's causes and latency buckets per channel equal the report's.
+        var expectedCauses: [String: [String: Int]] = [:]
+        for row in try #require(truth["causes"] as? [[String: Any]]) {
+            expectedCauses[try #require(row["channel"] as? String), default: [:]][try #require(row["cause"] as? String), default: 0]
+                += try #require(row["count"] as? Int)
+        }
+        for row in try #require(truth["latency"] as? [[String: Any]]) {
+            expectedCauses[try #require(row["channel"] as? String), default: [:]]["latency_" + (try #require(row["bucket"] as? String)), default: 0]
+                += try #require(row["count"] as? Int)
+        }
+        var actualCauses: [String: [String: Int]] = [:]
+        for row in rows {
+            let channel = try #require(row["channel"] as? String)
+            for (field, value) in row {
+                guard let count = value as? Int, count > 0, Self.causeFields.contains(field) || field.hasPrefix("latency_") else { continue }
+                actualCauses[channel, default: [:]][field] = count
+            }
+        }
+        #expect(!expectedCauses.isEmpty)
+        #expect(actualCauses == expectedCauses)
     }
+
+    static let causeFields: Set<String> = ["superseded", "app_stopped", "expired", "device_inactive", "unexplained"]
 
     static let countFields: Set<String> = [
         "sends", "rejected", "pending", "opened", "received", "blocked_app", "blocked_channel", "unconfirmed", "unattributed",

@@ -33,6 +33,9 @@ import Glibc
             ["report", "silent-loss", "--by", "channel,platform"] + window,
             ["report", "silent-loss", "--by", "campaign,app_version"] + window,
             ["report", "silent-loss", "--by", "day,provider"] + window,
+            ["report", "silent-loss", "--by", "platform,standby_bucket"] + window,
+            ["report", "silent-loss", "--by", "channel,platform"] + window
+                + ["--columns", "channel,platform,superseded,app_stopped,expired,device_inactive,unexplained,unexplained_rate,p90_bucket"],
             ["report", "prompt-timing"] + window,
             ["report", "prompt-timing", "--as-treated"] + window,
             ["report", "rejections"] + window,
@@ -69,6 +72,29 @@ import Glibc
         #expect(header.filter { $0 == "│" }.count == 4, "three columns: \(header)")
         #expect(header.firstRange(of: "channel")!.lowerBound < header.firstRange(of: "blocked_channel")!.lowerBound)
 
+        // The v1.2 fields: all of them with --wide, any of them with --columns, in their order.
+        for field in ["superseded", "app_stopped", "expired", "device_inactive", "unexplained", "superseded_rate", "unexplained_rate",
+                      "latency_lt_10s", "latency_ge_24h", "late_share", "p50_bucket", "p90_bucket", "p99_bucket"] {
+            #expect(wide.stdout.contains(field) && !narrow.stdout.contains(field), "\(field)")
+        }
+        let causes = try CommandRunner.run(byChannel + ["--columns", "platform,unexplained_rate,device_inactive,late_share,p90_bucket"],
+                                           environment: env)
+        #expect(causes.status == 0, "\(causes.stderr)")
+        let causeLines = Self.lines(causes.stdout)
+        let causeHeader = try #require(causeLines.first { $0.contains("unexplained_rate") })
+        #expect(causeHeader.filter { $0 == "│" }.count == 6, "five columns: \(causeHeader)")
+        #expect(["platform", "unexplained_rate", "device_inactive", "late_share", "p90_bucket"].map { causeHeader.firstRange(of: $0)!.lowerBound }
+                == ["platform", "unexplained_rate", "device_inactive", "late_share", "p90_bucket"].map { causeHeader.firstRange(of: $0)!.lowerBound }.sorted())
+        // every data row's p90 cell names a bucket (the fleet's slices all have receipts)
+        let buckets = Set(["lt_10s", "lt_1m", "lt_10m", "lt_1h", "lt_6h", "lt_24h", "ge_24h"])
+        let dataRows = causeLines.filter { $0.hasPrefix("│") && ($0.contains("android") || $0.contains("ios")) }
+        #expect(!dataRows.isEmpty)
+        for row in dataRows {
+            let cells = row.split(separator: "│").map { $0.trimmingCharacters(in: .whitespaces) }
+            #expect(buckets.contains(cells.last ?? ""), "\(row)")
+        }
+        #expect(causeLines.allSatisfy { $0.count <= Self.width })
+
         let unknown = try CommandRunner.run(byChannel + ["--columns", "colour"], environment: env)
         #expect(unknown.status == 64)
         #expect(unknown.stderr.hasPrefix("pushledger: unknown column 'colour' (columns: channel, platform, sends"), "\(unknown.stderr)")
@@ -77,6 +103,10 @@ import Glibc
         // Machine formats keep every field whatever the terminal shows.
         let csv = try CommandRunner.run(byChannel + ["--format", "csv"], environment: env)
         #expect(csv.stdout.hasPrefix("channel,platform,sends,accepted,rejected,pending,opened,received,blocked_app,blocked_channel,"))
+        #expect(csv.stdout.split(separator: "\n").first?.contains(
+            "superseded,app_stopped,expired,device_inactive,unexplained,latency_lt_10s,latency_lt_1m,latency_lt_10m,latency_lt_1h,"
+                + "latency_lt_6h,latency_lt_24h,latency_ge_24h,superseded_rate,app_stopped_rate,expired_rate,device_inactive_rate,"
+                + "unexplained_rate,late_share,p50_bucket,p90_bucket,p99_bucket") == true, "\(csv.stdout.prefix(600))")
         let keys = try CommandRunner.run(["keys", "list", "--format", "json"], environment: env)
         let objects = try #require(try JSONSerialization.jsonObject(with: Data(keys.stdout.utf8)) as? [[String: Any]])
         #expect(objects.count == 2 && objects.allSatisfy { $0.keys.contains("created_at") && $0["revoked_at"] is NSNull })

@@ -161,6 +161,23 @@ struct AlertRulesTests {
         let text = AlertText.message(finding, state: .firing)
         #expect(text.hasPrefix("FIRING silent_loss_up a channel=c: silent_loss_rate 10.00% (100/1000 accepted) vs baseline 5.00% (350/7000 accepted), +5.00 pp, p="))
         #expect(text.contains("Investigate: pushledger report silent-loss --app a --from 2026-10-30T00:00:00.000Z --to 2026-10-31T00:00:00.000Z --by platform,channel"))
+        #expect(!text.contains("cause moved most"), "no cause counts, no cause named")
+
+        // With cause counts: device_inactive went 1% → 4% of accepted, unexplained 2% → 1%, the others stayed.
+        var withCauses = finding
+        withCauses.causeMove = CauseMove(
+            current: CauseCounts(causes: [.superseded: 10, .deviceInactive: 40, .unexplained: 10], accepted: 1000),
+            baseline: CauseCounts(causes: [.superseded: 70, .deviceInactive: 70, .unexplained: 140], accepted: 7000))
+        #expect(AlertText.message(withCauses, state: .firing).contains(
+            "+5.00 pp, p=\(AlertText.pValue(finding.pValue!)); cause moved most: device_inactive 4.00% vs 1.00%, +3.00 pp; recent ["))
+        // A fall counts as a move; equal moves go to the earlier rule; nothing moved names nothing.
+        #expect(CauseMove(current: CauseCounts(causes: [.expired: 10], accepted: 1000),
+                          baseline: CauseCounts(causes: [.expired: 50, .unexplained: 10], accepted: 1000))?.cause == .expired)
+        #expect(CauseMove(current: CauseCounts(causes: [.appStopped: 20, .unexplained: 20], accepted: 1000),
+                          baseline: CauseCounts(causes: [.appStopped: 10, .unexplained: 10], accepted: 1000))?.cause == .appStopped)
+        #expect(CauseMove(current: CauseCounts(causes: [.unexplained: 20], accepted: 1000),
+                          baseline: CauseCounts(causes: [.unexplained: 20], accepted: 1000)) == nil)
+        #expect(CauseMove(current: CauseCounts(accepted: 0), baseline: CauseCounts(causes: [.unexplained: 20], accepted: 1000)) == nil)
         #expect(AlertText.shellQuoted("it's") == #"'it'\''s'"#)
         #expect(AlertText.pValue(0.0042) == "0.0042")
         #expect(AlertText.pValue(1.23e-30) == "1.2e-30")

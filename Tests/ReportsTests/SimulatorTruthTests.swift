@@ -1,6 +1,7 @@
 import Foundation
 import IngestServer
 import Postgres
+import PushLedgerRules
 import PushLedgerSupport
 import Simulator
 import Testing
@@ -75,6 +76,26 @@ struct SimulatorTruthTests {
         }
         #expect(actual == expected)
         #expect(report.rows.map(\.counts.sends).reduce(0, +) == truth.outcomesByDay.map(\.count).reduce(0, +))
+
+        // Causes of the unconfirmed sends and latency buckets of the received and opened ones, per
+        // (day, channel, platform, app_version).
+        var expectedCauses: [String: [String: Int]] = [:]
+        for row in truth.causes where row.count > 0 {
+            expectedCauses["\(row.day)|\(row.channel)|\(row.platform.rawValue)|\(row.appVersion ?? "∅")", default: [:]][row.cause.rawValue] = row.count
+        }
+        for row in truth.latency where row.count > 0 {
+            expectedCauses["\(row.day)|\(row.channel)|\(row.platform.rawValue)|\(row.appVersion ?? "∅")", default: [:]][row.bucket.rawValue] = row.count
+        }
+        var actualCauses: [String: [String: Int]] = [:]
+        for row in report.rows {
+            let key = [ReportDimension.day, .channel, .platform, .appVersion].map { (row.values[$0] ?? nil) ?? "∅" }.joined(separator: "|")
+            let causes = try #require(row.counts.causes)
+            var counts: [String: Int] = [:]
+            for cause in UnconfirmedCause.allCases where causes.count(cause) > 0 { counts[cause.rawValue] = causes.count(cause) }
+            for bucket in LatencyBucket.allCases where causes.count(bucket) > 0 { counts[bucket.rawValue] = causes.count(bucket) }
+            if !counts.isEmpty { actualCauses[key] = counts }
+        }
+        #expect(actualCauses == expectedCauses)
 
         // Rejections and token hygiene.
         let rejections = try RejectionsReport.run(connection: connection, query: query)

@@ -39,6 +39,27 @@ struct WeeklyHTMLTests {
         return (log.split(separator: "\n").filter { $0.contains("CONSOLE") }.map(String.init), screenshot)
     }
 
+    /// The DOM headless Chromium built from `html` (`--dump-dom`).
+    static func dom(_ html: String) throws -> String {
+        try FileManager.default.createDirectory(at: artifacts, withIntermediateDirectories: true)
+        let page = artifacts.appendingPathComponent("weekly-report-dom.html")
+        try html.write(to: page, atomically: true, encoding: .utf8)
+        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("pl-chromium-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: profile) }
+        let binary = try #require(["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) })
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(profile.path)", "--dump-dom", page.absoluteString]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let dom = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        return dom
+    }
+
     @Test func theHarnessSeesConsoleErrors() throws {
         let result = try Self.open("<!DOCTYPE html><html><body><script>console.error('broken')</script></body></html>",
                                    name: "harness-check", width: 400, height: 300)
@@ -56,12 +77,25 @@ struct WeeklyHTMLTests {
             #expect(!html.contains(forbidden), "page contains \(forbidden)")
         }
         #expect(html.contains("@media print") && html.contains("@media (max-width:600px)") && html.contains("<svg"))
-        #expect(html.components(separatedBy: "<svg").count - 1 == 4)
+        #expect(html.components(separatedBy: "<svg").count - 1 == 6)
+        #expect(!report.causeSlices.isEmpty && report.headline.current.causes != nil)
         for (width, height) in [(1280, 2400), (390, 3200)] {
             let result = try Self.open(html, name: "weekly-report", width: width, height: height)
             #expect(result.console.isEmpty, "console: \(result.console)")
             let png = try Data(contentsOf: result.screenshot)
             #expect(png.count > 10_000 && png.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))
+        }
+        // What the browser built from the page: the new sections, their charts and the headline's
+        // unexplained rate beside silent loss.
+        let dom = try Self.dom(html)
+        for heading in ["<h2>Why unconfirmed</h2>", "<h2>Delivery latency</h2>", "silent loss: unexplained",
+                        "Why unconfirmed: causes per platform and channel", "Delivery latency per platform and channel",
+                        "<title>Causes of unconfirmed sends per platform and channel, week over week</title>",
+                        "<title>Time to receipt per platform and channel, week over week</title>"] {
+            #expect(dom.contains(heading), "the rendered page lacks \(heading)")
+        }
+        for cause in ["superseded", "app_stopped", "expired", "device_inactive", "unexplained", "lt_10s", "ge_24h"] {
+            #expect(dom.contains(">\(cause)</text>"), "chart legend \(cause)")
         }
         let printed = try Self.open(html, name: "weekly-report", width: 1280, height: 2400, pdf: true)
         #expect(printed.console.isEmpty, "console: \(printed.console)")

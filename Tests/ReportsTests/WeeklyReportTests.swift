@@ -1,4 +1,5 @@
 import Foundation
+import PushLedgerRules
 import Postgres
 import PushLedgerRules
 import PushLedgerSupport
@@ -27,6 +28,13 @@ struct WeeklyReportTests {
         return (total, byChannel)
     }
 
+    /// The outcome counts alone (the week's classification below reads no causes).
+    static func outcomes(_ counts: OutcomeCounts) -> OutcomeCounts {
+        var counts = counts
+        counts.causes = nil
+        return counts
+    }
+
     @Test func headlineAndSlicesEqualTheWeeksClassification() throws {
         let data = try OutcomeFixture()
         let connection = data.fixture.connection
@@ -34,10 +42,13 @@ struct WeeklyReportTests {
         let (total, byChannel) = try weekClassification(connection, asOf: report.asOf)
         // The fixture's window plus its send after the fixture's as_of (this report is as of now).
         #expect(total.sends == data.expected.count + 1)
-        #expect(report.headline.current == total)
+        #expect(Self.outcomes(report.headline.current) == total)
+        // Its causes partition its unconfirmed sends (their figures: CauseTruthFleetTests).
+        let causes = try #require(report.headline.current.causes)
+        #expect(UnconfirmedCause.allCases.map { causes.count($0) }.reduce(0, +) == total.unconfirmed)
         // The fixture's one send before its window (Sunday 8 November, 23:00) is last week's.
         #expect(report.headline.previous.sends == 1)
-        #expect(Dictionary(uniqueKeysWithValues: report.channels.map { ($0.name, $0.current) }) == byChannel)
+        #expect(Dictionary(uniqueKeysWithValues: report.channels.map { ($0.name, Self.outcomes($0.current)) }) == byChannel)
         #expect(report.platforms.map(\.name) == ["android", "ios"])
         #expect(report.platforms.map(\.current.sends).reduce(0, +) == total.sends)
 
@@ -76,7 +87,7 @@ struct WeeklyReportTests {
         #expect(daily == 1)
         #expect(report.headline.current.unconfirmed == 1 && report.headline.current.unattributed == 0)
         #expect(report.headline.current.received == 1)
-        #expect(report.headline.current == (try weekClassification(fixture.connection, asOf: report.asOf)).total)
+        #expect(Self.outcomes(report.headline.current) == (try weekClassification(fixture.connection, asOf: report.asOf)).total)
         #expect(report.platforms.first { $0.name == "ios" }?.current.unconfirmed == 1)
         // The week before saw no receipt: its own window keeps such a send unattributed.
         try fixture.send(notification: Fixture.id(0x40, 3), installation: device, at: Fixture.time(2026, 11, 3, 10), provider: "apns")
@@ -105,7 +116,7 @@ struct WeeklyReportTests {
     @Test func everyFormatHasEverySection() throws {
         let data = try OutcomeFixture()
         let report = try WeeklyReport.refreshed(connection: data.fixture.connection, app: Fixture.app, week: Self.week)
-        let titles = ["Headline", "Per channel", "Per platform", "Provider rejections by reason", "Token hygiene",
+        let titles = ["Headline", "Per channel", "Per platform", "Why unconfirmed", "Delivery latency", "Provider rejections by reason", "Token hygiene",
                       "Provider says vs devices say", "Tap-through landing (misrouted opens)", "Tap-through by link host (association check)", "Prompt timing", "Alerts fired"]
         #expect(report.sections.map(\.title) == titles)
         for format in [ReportFormat.markdown, .text, .html] {
@@ -115,13 +126,15 @@ struct WeeklyReportTests {
             #expect(text.contains("2026-W46"))
         }
         let json = try parse(try report.rendered(.json))
-        #expect(Set(json.keys) == ["app", "week", "from", "to", "as_of", "rollups_as_of", "rollups_refreshed_at", "pending_inputs", "headline", "channels", "platforms", "rejections",
+        #expect(Set(json.keys) == ["app", "week", "from", "to", "as_of", "rollups_as_of", "rollups_refreshed_at", "pending_inputs", "headline", "channels", "platforms",
+                                   "why_unconfirmed", "latency", "rejections",
                                    "token_hygiene", "provider_check", "link_hosts", "landing", "prompt_timing", "prompt_timing_previous_week", "alerts", "alerts_note"])
         let headline = try #require(json["headline"] as? [String: Any])
         #expect(Set(headline.keys) == ["name", "current", "previous", "change"])
         let change = try #require(headline["change"] as? [String: Any])
         #expect(change["sends"] as? Int == (data.expected.count + 1) - 1)  // 29 sends this week, 1 the week before
         let current = try #require(headline["current"] as? [String: Any]), previous = try #require(headline["previous"] as? [String: Any])
+        #expect(current["unexplained_rate"] is Double && change["unexplained_rate_pp"] != nil && current["late_share"] != nil)
         let rates = [current, previous].map { ($0["silent_loss_rate"] as? Double) }
         #expect(change["silent_loss_rate_pp"] as? Double == (rates[0]! - rates[1]!) * 100)
         #expect(change["open_rate_of_received_pp"] is NSNull)  // nothing received the week before

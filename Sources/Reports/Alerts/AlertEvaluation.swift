@@ -88,6 +88,25 @@ public struct AlertFinding: Sendable, Hashable {
     public var windows: AlertWindows?
     /// `ingest_stale` only: the latest telemetry's receive time.
     public var latestTelemetry: Date?
+    /// `silent_loss_up` only: the cause of unconfirmed sends whose rate (of accepted) moved most.
+    public var causeMove: CauseMove?
+}
+
+/// A cause's rate of accepted in the recent and the baseline window.
+public struct CauseMove: Sendable, Hashable {
+    public var cause: UnconfirmedCause
+    public var current: Double
+    public var baseline: Double
+    /// Change in percentage points.
+    public var deltaPoints: Double { (current - baseline) * 100 }
+
+    /// The cause that moved most between two windows' counts; nil when either has no accepted send.
+    public init?(current: CauseCounts, baseline: CauseCounts) {
+        guard let moved = current.mostMoved(since: baseline), let c = current.rate(moved.cause).value,
+            let b = baseline.rate(moved.cause).value
+        else { return nil }
+        (cause, self.current, self.baseline) = (moved.cause, c, b)
+    }
 }
 
 /// The decision rules of docs/metrics.md "Regression alerts", without I/O.

@@ -17,13 +17,15 @@ enum AlertQueries {
         var units: String? = nil
         /// Whether the function classifies sends and so takes the confirmation window.
         var takesConfirmationWindow: Bool
+        /// Whether it returns the cause counts of unconfirmed sends (`superseded` … `unexplained`).
+        var causes = false
 
         static func of(_ kind: AlertRuleKind) -> RateSource? {
             switch kind {
             case .silentLossUp:
                 RateSource(function: "pushledger_alert_delivery_counts", keys: ["platform", "channel"],
                            numerator: "silent_loss", denominator: "accepted", units: "accepted_installations",
-                           takesConfirmationWindow: true)
+                           takesConfirmationWindow: true, causes: true)
             case .confirmedDeliveryDown:
                 RateSource(function: "pushledger_alert_delivery_counts", keys: ["platform", "channel"],
                            numerator: "confirmed", denominator: "accepted", units: "accepted_installations",
@@ -57,8 +59,11 @@ enum AlertQueries {
         let windows = AlertWindows(rule: rule, at: at, confirmationWindow: confirmationWindow)
         let keys = source.keys.joined(separator: ", ")
         let num = source.numerator, den = source.denominator, units = source.units ?? source.denominator
+        let causeColumns = source.causes
+            ? UnconfirmedCause.allCases.map { "coalesce(r.\($0.rawValue), 0) as current_\($0.rawValue), coalesce(b.\($0.rawValue), 0) as baseline_\($0.rawValue), " }.joined()
+            : ""
         let rows = try connection.query("""
-            select app_id, \(unsafeRaw: keys),
+            select app_id, \(unsafeRaw: keys), \(unsafeRaw: causeColumns)
                    coalesce(r.\(unsafeRaw: num), 0) as current_numerator, coalesce(r.\(unsafeRaw: den), 0) as current_denominator,
                    coalesce(b.\(unsafeRaw: num), 0) as baseline_numerator, coalesce(b.\(unsafeRaw: den), 0) as baseline_denominator,
                    coalesce(r.\(unsafeRaw: units), 0) as current_units, coalesce(b.\(unsafeRaw: units), 0) as baseline_units
@@ -76,7 +81,17 @@ enum AlertQueries {
                 current: Rate(try row.decode("current_numerator"), of: try row.decode("current_denominator")),
                 baseline: Rate(try row.decode("baseline_numerator"), of: try row.decode("baseline_denominator")),
                 units: source.units == nil ? nil : (try row.decode("current_units"), try row.decode("baseline_units")))
-            findings.append(AlertEvaluator.evaluate(observation, rule: rule, windows: windows))
+            var finding = AlertEvaluator.evaluate(observation, rule: rule, windows: windows)
+            if source.causes {
+                func counts(_ window: String, accepted: Int) throws(PostgresError) -> CauseCounts {
+                    var counts = CauseCounts(accepted: accepted)
+                    for cause in UnconfirmedCause.allCases { counts.causes[cause] = try row.decode("\(window)_\(cause.rawValue)", as: Int.self) }
+                    return counts
+                }
+                finding.causeMove = CauseMove(current: try counts("current", accepted: observation.current.denominator),
+                                              baseline: try counts("baseline", accepted: observation.baseline.denominator))
+            }
+            findings.append(finding)
         }
         return findings
     }

@@ -35,6 +35,9 @@ public enum AlertText {
         var text = "\(finding.rule.rateName) \(current) vs baseline \(baseline)"
         if let delta = finding.deltaPoints { text += ", \(String(format: "%+.2f", delta)) pp" }
         if let p = finding.pValue { text += ", p=\(pValue(p))" }
+        if let move = finding.causeMove {
+            text += "; cause moved most: \(move.cause.rawValue) " + String(format: "%.2f%% vs %.2f%%, %+.2f pp", move.current * 100, move.baseline * 100, move.deltaPoints)
+        }
         if let windows = finding.windows {
             text += "; recent [\(Timestamp.rfc3339(windows.recentFrom)), \(Timestamp.rfc3339(windows.recentTo)))"
                 + ", baseline from \(Timestamp.rfc3339(windows.baselineFrom))"

@@ -12,6 +12,8 @@ extension WeeklyReport {
         body += figure("Silent loss by channel, last \(Self.trendWeeks) weeks", trendChart)
         body += figure("Delivery funnel, \(week.description)", funnelChart)
         body += figure("Opt-in and reach by cohort (95% Wilson intervals)", cohortChart)
+        body += figure("Why unconfirmed: causes per platform and channel (of accepted), \(week.previous.description) and \(week.description)", causeChart)
+        body += figure("Delivery latency per platform and channel, \(week.previous.description) and \(week.description)", latencyChart)
         body += figure("Rejections by reason, \(week.description)", rejectionChart)
         if hasFCMData { body += figure("FCM delivered vs confirmed by devices, per Los Angeles day", providerCheckChart) }
         body += "</section>\n"

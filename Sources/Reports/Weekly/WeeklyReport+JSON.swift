@@ -18,6 +18,8 @@ extension WeeklyReport {
             ("headline", Self.sliceJSON(headline)),
             ("channels", .array(channels.map(Self.sliceJSON))),
             ("platforms", .array(platforms.map(Self.sliceJSON))),
+            ("why_unconfirmed", whyUnconfirmedJSON),
+            ("latency", latencyJSON),
             ("rejections", .array(rejections.map { r in
                 .object([("provider", .string(r.provider)), ("reason_class", .string(r.reasonClass)), ("reason", .text(r.reason)),
                          ("current", .int(r.current)), ("previous", .int(r.previous)), ("change", .int(r.current - r.previous))])
@@ -59,6 +61,11 @@ extension WeeklyReport {
                                              ("accepted", .int(slice.current.accepted - slice.previous.accepted))]
         change += zip(slice.current.namedRates, slice.previous.namedRates).map { current, previous in
             (current.name + "_pp", .number(pointChange(current.rate, previous.rate)))
+        }
+        if let current = slice.current.causes {
+            change += zip(current.namedRates, (slice.previous.causes ?? CauseCounts()).namedRates).map { current, previous in
+                (current.name + "_pp", .number(pointChange(current.rate, previous.rate)))
+            }
         }
         return .object([("name", .string(slice.name)), ("current", .object(slice.current.jsonFields)),
                         ("previous", .object(slice.previous.jsonFields)), ("change", .object(change))])

@@ -22,7 +22,9 @@ extension WeeklyReport {
     /// Every section as a titled table, in the order of docs/metrics.md "Weekly report".
     public var sections: [ReportTable] {
         [headlineTable, sliceTable("Per channel", "channel", channels), sliceTable("Per platform", "platform", platforms),
-         rejectionTable, hygieneTable, providerCheckTable, landingTable, linkHostTable, promptTable, alertTable]
+         causeTable, latencyTable, rejectionTable, hygieneTable, providerCheckTable]
+            + (hasFCMData ? providerCheck.map { [$0.causeTable()] } ?? [] : [])
+            + [landingTable, linkHostTable, promptTable, alertTable]
     }
 
     private static let changeColumns = ["this week", "previous week", "change"]
@@ -31,6 +33,9 @@ extension WeeklyReport {
         let (c, p) = (headline.current, headline.previous)
         var rows: [[Cell]] = [["sends"] + Self.countCells(c.sends, p.sends), ["accepted"] + Self.countCells(c.accepted, p.accepted)]
         rows += Self.headlineRates.map { [.text($0.label)] + Self.rateCells($0.rate(c), $0.rate(p)) }
+        // beside silent loss, the part of it nothing reported explains
+        let unexplained = { (counts: OutcomeCounts) in (counts.causes ?? CauseCounts()).rate(.unexplained) }
+        rows.insert(["silent loss: unexplained"] + Self.rateCells(unexplained(c), unexplained(p)), at: 4)
         let notes = c.pending > 0 ? ["\(c.pending) sends still pending (within the confirmation window) are left out of accepted"] : []
         return ReportTable(title: "Headline", columns: ["figure"] + Self.changeColumns, rows: rows, notes: notes)
     }

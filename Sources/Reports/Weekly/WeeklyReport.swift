@@ -65,6 +65,8 @@ public struct WeeklyReport: Sendable {
     public let headline: Slice
     public let channels: [Slice]
     public let platforms: [Slice]
+    /// Causes of unconfirmed sends and latency buckets per platform and channel.
+    public let causeSlices: [CauseSlice]
     /// Silent loss by channel across the recent weeks, oldest first (the chart's data).
     public let trend: [(week: ISOWeek, channel: String, counts: OutcomeCounts)]
     public let rejections: [ReasonRow]
@@ -108,7 +110,7 @@ public struct WeeklyReport: Sendable {
             app: app, week: week, asOf: asOf, rollups: rollups,
             headline: slices(byWeek).first.map { Slice(name: "all", current: $0.current, previous: $0.previous) }
                 ?? Slice(name: "all", current: OutcomeCounts(), previous: OutcomeCounts()),
-            channels: slices(byChannel), platforms: slices(byPlatform),
+            channels: slices(byChannel), platforms: slices(byPlatform), causeSlices: try causeSlices(connection, app, week),
             trend: byChannel.map { ($0.week, $0.name, $0.counts) },
             rejections: try rejections(connection, app, week),
             landings: try landings(connection, app, week),
@@ -141,12 +143,12 @@ public struct WeeklyReport: Sendable {
             try connection.query(OutcomeCounts.withRates(
                 """
                 select week::timestamp at time zone 'UTC' as week, coalesce(channel, platform, 'all') as name,
-                       \(unsafeRaw: OutcomeCounts.sqlColumns)
+                       \(unsafeRaw: OutcomeCounts.sqlColumns), \(unsafeRaw: CauseCounts.sqlColumns)
                   from pushledger_rollup_totals(\(app), \(Display.day(first.start()))::date, \(Display.day(last.end()))::date,
                                                 string_to_array(\(by), ','))
                 """
             )).map { row in
-                (ISOWeek(containing: try row.decode("week", as: Date.self) as Date), try row.decode("name"), try OutcomeCounts(row: row))
+                (ISOWeek(containing: try row.decode("week", as: Date.self) as Date), try row.decode("name"), try OutcomeCounts(row: row, causes: true))
             }
         }
     }
