@@ -35,9 +35,10 @@ import Glibc
         // The new sections, every cause present in the week (the simulator models each one)
         let why = try #require(weeklyJSON["why_unconfirmed"] as? [[String: Any]])
         let all = try #require(why.first { $0["platform"] as? String == "all" }?["current"] as? [String: Any])
-        for cause in ["superseded", "app_stopped", "expired", "device_inactive", "unexplained"] {
-            #expect((all[cause] as? Int ?? 0) > 0, "\(cause) in \(all)")
-        }
+        #expect(["superseded", "app_stopped", "expired", "device_inactive", "unexplained"].map { all[$0] as? Int ?? 0 }.reduce(0, +)
+                == (weeklyJSON["headline"] as? [String: Any]).flatMap { ($0["current"] as? [String: Any])?["unconfirmed"] as? Int })
+        let truthCauses = Set(((truth["causes"] as? [[String: Any]]) ?? []).filter { ($0["count"] as? Int ?? 0) > 0 }.compactMap { $0["cause"] as? String })
+        #expect(truthCauses == ["superseded", "app_stopped", "expired", "device_inactive", "unexplained"], "every cause in the window")
         let headline = try #require((weeklyJSON["headline"] as? [String: Any])?["current"] as? [String: Any])
         #expect(headline["unexplained_rate"] is Double && headline["silent_loss_rate"] is Double)
         #expect(!(try #require(weeklyJSON["latency"] as? [[String: Any]])).isEmpty)

@@ -77,7 +77,8 @@ extension WeeklyReport {
         return ReportTable(
             title: "Why unconfirmed", columns: columns, rows: rows,
             notes: ["rates of accepted sends; the causes partition unconfirmed (docs/metrics.md \"Why a send is unconfirmed\")",
-                    "causes are evidence from what devices and senders reported, not certainty; unexplained is the loss to chase"])
+                    "causes are evidence from what devices and senders reported, not certainty; unexplained is the loss to chase"],
+            key: ["platform", "channel", "unconfirmed"] + UnconfirmedCause.allCases.map { Self.causeLabels[$0]! } + ["Δ"])
     }
 
     var latencyTable: ReportTable {
@@ -95,7 +96,7 @@ extension WeeklyReport {
             title: "Delivery latency", columns: columns, rows: rows,
             notes: ["time from send to the first receipt of received and opened sends, as shares of them; late: an hour or more",
                     "p50/p90/p99: the bucket holding that percentile"],
-            key: ["platform", "channel", "confirmed", "<10s", "<1m", "<1h", "<24h", "≥24h", "late share", "Δ", "p50", "p90"])
+            key: ["platform", "channel", "confirmed", "<1m", "<1h", "≥24h", "late share", "Δ", "p50", "p90"])
     }
 
     /// Cause rates of accepted per platform and channel, the previous week's bar above this week's.
