@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import PushLedgerContract
+import Synchronization
 
 /// Stores validated ingest units: the units of many requests in one transaction, so a writer
 /// worker commits a whole batch at once and every request in it is durable before it is answered.
@@ -11,6 +12,9 @@ import PushLedgerContract
 /// inserts set-based: no statement per row. Rejections and failed requests go to
 /// `failed_events`.
 public struct EventWriter: Sendable {
+    /// UTC days this writer has seen covered by partitions (kept per writer: one database).
+    private let coverage = PartitionCoverage()
+
     public init() {}
 
     /// Attempts per batch when Postgres breaks a deadlock by aborting this writer.
@@ -27,6 +31,7 @@ public struct EventWriter: Sendable {
     public func write(_ units: [IngestUnit], on connection: Connection, dryRun: Bool = false) throws -> [WriteOutcome] {
         guard !units.isEmpty else { return [] }
         let batch = StagedBatch(units)
+        if !dryRun { try ensurePartitions(for: batch, on: connection) }
         var attempt = 1
         var stagingWithTOAST = false
         while true {
@@ -67,6 +72,19 @@ public struct EventWriter: Sendable {
         }
     }
 
+    /// Creates the partitions a batch reaching a day not seen covered needs, before its
+    /// transaction and one table a transaction (`pushledger_create_partitions_apart`,
+    /// sql/partitions/partitions.sql): inside the batch's transaction, holding one parent
+    /// table's exclusive lock while waiting for the next one's behind a rollup refresh
+    /// deadlocked with that refresh. The batch's own call then finds them all and locks nothing.
+    private func ensurePartitions(for batch: StagedBatch, on connection: Connection) throws {
+        guard let range = batch.timeRange else { return }
+        let days = PartitionCoverage.days(range)
+        guard !coverage.covers(days) else { return }
+        try connection.execute("call pushledger_create_partitions_apart(\(range.lowerBound), \(range.upperBound))")
+        coverage.add(days)
+    }
+
     private func copy(_ batch: StagedBatch, on connection: Connection) throws {
         let tables: [(String, [String], [StagedBatch.Row])] = [
             ("stage_telemetry", StagedBatch.telemetryColumns, batch.telemetry),
@@ -87,4 +105,26 @@ public struct EventWriter: Sendable {
 /// Carries a dry run's answer out of the transaction it rolls back.
 private struct RolledBack: Error {
     var stored: [Int: Int]
+}
+
+/// The UTC days a writer has seen covered by partitions. Partitions are dropped only by
+/// retention, of days far in the past; a batch reaching such a day after the drop is still
+/// stored (its own transaction creates the partition, as before).
+private final class PartitionCoverage: Sendable {
+    private let days = Mutex<Set<Int>>([])
+    /// Ranges longer than this are checked every time rather than remembered day by day.
+    static let maxDays = 400
+
+    static func days(_ range: ClosedRange<Date>) -> ClosedRange<Int> {
+        Int((range.lowerBound.timeIntervalSince1970 / 86_400).rounded(.down))...Int((range.upperBound.timeIntervalSince1970 / 86_400).rounded(.down))
+    }
+
+    func covers(_ range: ClosedRange<Int>) -> Bool {
+        days.withLock { known in range.allSatisfy { known.contains($0) } }
+    }
+
+    func add(_ range: ClosedRange<Int>) {
+        guard range.count <= Self.maxDays else { return }
+        days.withLock { $0.formUnion(range) }
+    }
 }

@@ -122,3 +122,55 @@ import Testing
         #expect(try db.count("notification_receipts") == 2)
     }
 }
+
+/// A batch that needs new partitions beside a rollup refresh: the refresh reads the telemetry
+/// tables before sends, and a writer creating the partitions in its batch's transaction held
+/// sends' exclusive lock while it waited for settings_snapshots' (behind the refresh), so the
+/// refresh's next read of sends closed a cycle (40P01). The writer now creates them before its
+/// transaction, one table a transaction, and holds no lock while it waits.
+@Suite struct PartitionDeadlockTests {
+    typealias F = Fixture
+
+    @Test func aBatchCreatingPartitionsNeverDeadlocksARefresh() throws {
+        let db = try StoreDatabase()
+        // A month no partition covers yet: the batch creates one for every partitioned table.
+        let hours = -24.0 * 400
+        let month: String = try db.value("select to_char(\(F.time(hours)) at time zone 'UTC', 'YYYY_MM')")
+        #expect(try db.count("pg_class", "relname = 'sends_p\(month)'") == 0)
+        let refresh = try Connection.connect(url: db.url)
+        let writer = try Connection.connect(url: db.url)
+        let writerPID: Int = try writer.query("select pg_backend_pid() as pid")[0].decode("pid")
+        // Were there a cycle, the refresh's side would detect it and be the one aborted.
+        try refresh.execute("set deadlock_timeout = '20ms'")
+        try writer.execute("set deadlock_timeout = '60s'")
+        // The refresh's pass so far: it has read settings_snapshots.
+        try refresh.executeScript("begin")
+        _ = try refresh.query("select count(*) from settings_snapshots")
+
+        let unit = F.telemetry(F.envelope(installation: F.installation(1)), [F.event(1, at: hours, F.androidSettings(enabled: true))])
+        let sends = F.sends([F.send(2, notification: 2, at: hours, installation: F.installation(1))])
+        let result = Mutex<Result<[WriteOutcome], any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) let writerConnection = writer
+        DispatchQueue.global().async {
+            let outcome = Result { try EventWriter().write([unit, sends], on: writerConnection) }
+            result.withLock { $0 = outcome }
+            done.signal()
+        }
+        // The writer waits for settings_snapshots behind the refresh ...
+        while try refresh.query("select count(*)::int as n from pg_locks where pid = \(writerPID) and not granted")[0]
+            .decode("n", as: Int.self) == 0 {
+            usleep(10_000)
+        }
+        // ... and the refresh goes on to read sends: no cycle, so nothing is aborted.
+        _ = try refresh.query("select count(*) from sends")
+        usleep(100_000)
+        _ = try refresh.query("select count(*) from notification_receipts")
+        try refresh.executeScript("commit")
+        done.wait()
+        let outcomes = try result.withLock { try $0!.get() }
+        #expect(outcomes == [WriteOutcome(accepted: 1, duplicates: 0), WriteOutcome(accepted: 1, duplicates: 0)])
+        #expect(try db.count("pg_class", "relname in ('sends_p\(month)', 'settings_snapshots_p\(month)')") == 2)
+        #expect(try db.count("sends") == 1 && db.count("settings_snapshots") == 1)
+    }
+}
