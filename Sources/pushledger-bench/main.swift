@@ -3,6 +3,7 @@ import Foundation
 import PushLedgerSupport
 import PushLedgerCLI
 import Simulator
+import Synchronization
 
 // `pushledger-bench`: tooling for scripts/bench.sh (generation only; the script runs the
 // server, the load generator and psql). Kept out of `pushledger`: not a product command.
@@ -14,6 +15,9 @@ let inputs = CommandSpec(
         .value("seed", type: .integer, help: "Simulator seed", default: "7"),
         .value("flush-days", type: .integer, help: "Days of events an SDK queues per telemetry request", default: "7"),
         .value("sends-per-batch", type: .integer, help: "Sends per /v1/sends request", default: "500"),
+        .value("events-per-request", type: .integer,
+               help: "Telemetry events per request at most; below 500 requests hold 1, 2, … up to this many in turn (3: phone-sized)",
+               default: "500"),
     ])
 let post = CommandSpec(
     "post", summary: "Post every request of an inputs folder once over N connections; prints key=value figures",
@@ -22,6 +26,10 @@ let post = CommandSpec(
         .value("port", type: .integer, help: "Port of pushledger serve on 127.0.0.1", required: true),
         .value("connections", type: .integer, help: "Concurrent keep-alive connections", default: "32"),
         .value("limit", type: .integer, help: "Post only the first N requests"),
+        .value("sends-connections", type: .integer,
+               help: "Connections of their own for the /v1/sends requests, posted alongside the telemetry (0: one pool for both)",
+               default: "0"),
+        .value("rate", type: .integer, help: "Events a second to pace the posting at (0: as fast as the connections go)", default: "0"),
         .value("telemetry-key", help: "Bearer key for /v1/telemetry", environment: "BENCH_TELEMETRY_KEY", required: true),
         .value("sends-key", help: "Bearer key for /v1/sends", environment: "BENCH_SENDS_KEY", required: true),
     ])
@@ -54,14 +62,45 @@ func runPost(_ parsed: ParsedCommand) throws -> Int32 {
     var requests = try LoadGenerator.load(URL(fileURLWithPath: parsed.value(String.self, "inputs")))
     if let limit = try parsed.optional(Int.self, "limit") { requests = Array(requests.prefix(limit)) }
     let port = UInt16(try parsed.int("port", in: 1...65_535))
-    let generator = LoadGenerator(
-        port: port, connections: try parsed.positive("connections"),
-        keys: ["/v1/telemetry": try parsed.value(String.self, "telemetry-key"), "/v1/sends": try parsed.value(String.self, "sends-key")])
-    let r = generator.run(requests)
-    print(String(format: "seconds=%.3f requests=%d events=%d events_per_s=%.0f p50_ms=%.1f p99_ms=%.1f",
-                 r.seconds, r.requests, r.events, Double(r.events) / r.seconds, r.percentile(0.5) * 1e3, r.percentile(0.99) * 1e3))
-    guard r.failures.isEmpty else {
-        throw LoadError("requests not answered 200 (status: count): \(r.failures.sorted { $0.key < $1.key })")
+    let keys = ["/v1/telemetry": try parsed.value(String.self, "telemetry-key"), "/v1/sends": try parsed.value(String.self, "sends-key")]
+    let sendsConnections = try parsed.int("sends-connections", in: 0...4_096)
+    let rate = Double(try parsed.int("rate", in: 0...100_000_000))
+    let total = Double(requests.reduce(0) { $0 + $1.events })
+    // Each pool paced at its share of the rate, so the mix stays that of the inputs.
+    func generator(_ part: [LoadGenerator.Request], connections: Int) -> LoadGenerator {
+        let share = total > 0 ? Double(part.reduce(0) { $0 + $1.events }) / total : 0
+        return LoadGenerator(port: port, connections: connections, keys: keys, eventsPerSecond: rate > 0 ? rate * share : nil)
+    }
+    let pools: [(name: String, generator: LoadGenerator, requests: [LoadGenerator.Request])]
+    if sendsConnections > 0 {
+        let sends = requests.filter { $0.path == "/v1/sends" }, telemetry = requests.filter { $0.path != "/v1/sends" }
+        pools = [("telemetry", generator(telemetry, connections: try parsed.positive("connections")), telemetry),
+                 ("sends", generator(sends, connections: sendsConnections), sends)]
+    } else {
+        pools = [("all", generator(requests, connections: try parsed.positive("connections")), requests)]
+    }
+    let results = Mutex<[String: LoadGenerator.Result]>([:])
+    DispatchQueue.concurrentPerform(iterations: pools.count) { i in
+        let r = pools[i].generator.run(pools[i].requests)
+        results.withLock { $0[pools[i].name] = r }
+    }
+    let byPool = results.withLock { $0 }
+    let all = byPool.values
+    let seconds = all.map(\.seconds).max() ?? 0, events = all.reduce(0) { $0 + $1.events }
+    let latencies = all.flatMap(\.latencies).sorted()
+    let p = { (q: Double, sorted: [Double]) in LoadGenerator.percentile(q, ofSorted: sorted) * 1e3 }
+    var line = String(format: "seconds=%.3f requests=%d events=%d events_per_s=%.0f p50_ms=%.1f p99_ms=%.1f",
+                      seconds, all.reduce(0) { $0 + $1.requests }, events, Double(events) / max(seconds, 1e-9), p(0.5, latencies), p(0.99, latencies))
+    if sendsConnections > 0 {
+        for name in ["telemetry", "sends"] {
+            guard let r = byPool[name] else { continue }
+            line += String(format: " %@_requests=%d %@_events=%d %@_p99_ms=%.1f", name, r.requests, name, r.events, name, p(0.99, r.latencies))
+        }
+    }
+    print(line)
+    let failures = all.reduce(into: [Int: Int]()) { $0.merge($1.failures, uniquingKeysWith: +) }
+    guard failures.isEmpty else {
+        throw LoadError("requests not answered 200 (status: count): \(failures.sorted { $0.key < $1.key })")
     }
     return 0
 }
@@ -113,6 +152,7 @@ case .success(.run(let parsed)):
         config.seed = UInt64(try parsed.int("seed", in: 0...Int.max))
         config.flushDays = try parsed.positive("flush-days")
         config.sendsPerBatch = try parsed.positive("sends-per-batch")
+        config.maxEventsPerRequest = try parsed.int("events-per-request", in: 1...500)
         out = URL(fileURLWithPath: try parsed.value(String.self, "out"))
     } catch {
         fail(error.reason, error.exitCode)
