@@ -43,7 +43,7 @@ log() { printf '==> %s\n' "$*" >&2; }
 parts=" ${BENCH_PARTS:-ingest naive rss pipeline reports} "
 part() { [[ $parts == *" $1 "* ]]; }
 freshness=${BENCH_FRESHNESS:-$([ "$mode" = smoke ] && echo 2s || echo 60s)}
-baseline_bin=${BENCH_BASELINE_BIN:-}
+baseline_bin=${BENCH_BASELINE_BIN:-} baseline_name=${BENCH_BASELINE_NAME:-baseline}
 # shellcheck source=scripts/measure.sh
 source scripts/measure.sh
 
@@ -68,7 +68,7 @@ cleanup() {
     if [ -n "$server" ]; then kill -TERM "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
     [ -n "${BENCH_KEEP:-}" ] && return  # keep the databases to look into them
     if [ -n "${follower:-}" ]; then kill -TERM "$follower" 2>/dev/null || true; wait "$follower" 2>/dev/null || true; fi
-    for db in warm ingest base copy naive naive_auto rss pipeline pipecopy reports; do
+    for db in warm ingest base abphone copy naive naive_auto rss pipeline pipecopy reports; do
         psql "$admin_url" -qc "drop database if exists bench_$db with (force)" >/dev/null 2>&1 || true
     done
 }
@@ -86,6 +86,10 @@ log "Generating the simulator's week ($installs installations) as gzip requests,
 eval "$("$benchbin" inputs --out "$work/inputs" --installs "$installs" | tr '\n' ' ')"
 "$benchbin" inputs --out "$work/warm" --installs $((installs / 2)) --seed 8 >/dev/null
 log "week $week: $requests requests, $events events ($sends sends)"
+if part pipeline || [ -n "$baseline_bin" ]; then
+    log "Generating another fleet of the week as phone-sized telemetry requests (1-3 events)"
+    eval "$("$benchbin" inputs --out "$work/phone" --installs "$installs" --seed 11 --events-per-request 3 | sed 's/^/phone_/; s/ / phone_/g')"
+fi
 
 # serve NAME [BIN]: starts pushledger serve (this build's, or BIN) on bench_NAME; sets server, port and keys.
 serve() {
@@ -145,11 +149,13 @@ measured="xmin::text::bigint > $mark"
 # measure_ingest DB [BIN]: the week over 32 connections to serve on bench_DB; prints
 # "events/s p50 p99 server-CPU-per-M Postgres-CPU-per-M peak-RSS transactions" and checks that
 # every event was stored.
+# With ab_phone set: the phone-sized fleet instead (telemetry over $phone_connections
+# connections, sends over 4 more).
 measure_ingest() {
     local cpu0 pg0 x0 rate p50 p99 cpu pgcpu rss xacts stored
     serve "$1" "${2:-}"
     x0=$(commits "$1") cpu0=$(cpu_seconds "$server") pg0=$(pg_cpu)
-    post 32
+    if [ -n "${ab_phone:-}" ]; then inputs_dir=$work/phone post "$phone_connections" --sends-connections 4; else post 32; fi
     cpu=$(per_million "$cpu0" "$(cpu_seconds "$server")" "$events") pgcpu=$(per_million "$pg0" "$(pg_cpu)" "$events")
     rss=$(peak_rss_mib "$server")
     stop_server
@@ -170,14 +176,35 @@ for round in $(seq 1 "${BENCH_AB_ROUNDS:-1}"); do
                                 DATABASE_URL=$(db_url bench_base) "$baseline_bin" migrate --log-level warning; }
         measure_ingest base "$baseline_bin" >"$work/measured"
         read -r r p50 p99 c pc rss x <"$work/measured"
-        ab_rows+="| $round | baseline ($(basename "$(dirname "$(dirname "$(dirname "$baseline_bin")")")")) | $r | RATIO:$r | $c + $pc | $p50 / $p99 | $x |"$'\n'
+        ab_rows+="| $round | the week, 32 connections | $baseline_name | $r | RATIO:$r | $c + $pc | $p50 / $p99 | $x |"$'\n'
     fi
     log "Ingest: pushledger serve, 32 connections"
     [ "$round" -gt 1 ] && psql "$admin_url" -qc "drop database bench_ingest with (force)" -c "create database bench_ingest template bench_warm" >&2
     measure_ingest ingest >"$work/measured"
     read -r ingest_rate ingest_p50 ingest_p99 ingest_cpu ingest_pg_cpu rss_32 ingest_xacts <"$work/measured"
-    [ -n "$baseline_bin" ] && ab_rows+="| $round | this build | $ingest_rate | RATIO:$ingest_rate | $ingest_cpu + $ingest_pg_cpu | $ingest_p50 / $ingest_p99 | $ingest_xacts |"$'\n'
+    [ -n "$baseline_bin" ] && ab_rows+="| $round | the week, 32 connections | this build | $ingest_rate | RATIO:$ingest_rate | $ingest_cpu + $ingest_pg_cpu | $ingest_p50 / $ingest_p99 | $ingest_xacts |"$'\n'
 done
+week_events=$events
+if [ -n "$baseline_bin" ]; then
+    # Phone-sized requests, where a transaction's fixed cost is shared by the fewest events.
+    ab_phone=1
+    for round in $(seq 1 "${BENCH_AB_ROUNDS:-1}"); do
+        for side in base this; do
+            psql "$admin_url" -qc "drop database if exists bench_abphone with (force)" -c "create database bench_abphone template bench_warm" >&2
+            log "Ingest A/B round $round, phone-sized requests: $side"
+            if [ $side = base ]; then
+                DATABASE_URL=$(db_url bench_abphone) "$baseline_bin" migrate --log-level warning
+                measure_ingest abphone "$baseline_bin" >"$work/measured"
+            else
+                measure_ingest abphone >"$work/measured"
+            fi
+            read -r r p50 p99 c pc rss x <"$work/measured"
+            ab_rows+="| $round | phone-sized, $phone_connections + 4 connections | $([ $side = base ] && echo "$baseline_name" || echo "this build") | $r | RATIO:$r | $c + $pc | $p50 / $p99 | $x |"$'\n'
+        done
+    done
+    ab_phone=""
+    events=$week_events
+fi
 
 log "Physical limit: psql \\copy of the same rows into the same tables"
 copy_in=""
@@ -243,12 +270,11 @@ pipeline_figures=""
 if part pipeline; then
     week_events=$events
     log "Whole pipeline: phone-sized telemetry over $phone_connections connections, sends in 500s over 4, rollup --follow ($freshness)"
-    eval "$("$benchbin" inputs --out "$work/phone" --installs "$installs" --seed 11 --events-per-request 3 | sed 's/^/phone_/; s/ / phone_/g')"
     DATABASE_URL=$(db_url bench_pipeline) "$bin" rollup --log-level warning >/dev/null
     serve pipeline
     DATABASE_URL=$(db_url bench_pipeline) "$bin" rollup --follow --freshness "$freshness" --log-level info 2>"$work/follow.log" &
     follower=$!
-    for _ in $(seq 1 600); do grep -q 'rollup pass' "$work/follow.log" && break; sleep 0.1; done
+    for _ in $(seq 1 600); do grep -qs 'rollup pass' "$work/follow.log" && break; sleep 0.1; done
     # The follower's backend: its Postgres CPU is the refresh's.
     follower_backend=$(q pipeline "select pid from pg_stat_activity where datname = current_database() and application_name = 'pushledger-rollup-follow' limit 1")
     [ -n "$follower_backend" ] || { cat "$work/follow.log" >&2; echo "bench: the follower has no backend" >&2; exit 1; }
@@ -460,10 +486,10 @@ if [ -n "$baseline_bin" ]; then
     ab_table=$(cat <<EOF
 
 
-**Ingest A/B** — the same week, each side on its own copy of the warm database, alternating, 32 connections; vs COPY against this run's \`psql \\copy\` ($copy_rate events/s). Transactions: commits in the side's database during its run.
+**Ingest A/B** — each side on its own copy of the warm database, one after the other: the week as above over 32 connections, then the phone-sized fleet of the whole-pipeline figure (no follower); vs COPY against this run's \`psql \\copy\` of the week ($copy_rate events/s). Transactions: commits in the side's database during its run (the writers' batches, plus a few of the server's own).
 
-| Round | Writer | Events/s | vs COPY | CPU-s per M events (server + Postgres) | p50 / p99 ms | Transactions |
-|---|---|---:|---:|---:|---:|---:|
+| Round | Requests | Writer | Events/s | vs COPY | CPU-s per M events (server + Postgres) | p50 / p99 ms | Transactions |
+|---|---|---|---:|---:|---:|---:|---:|
 $(printf '%s' "$ab_rows" | awk -v copy="$copy_rate" '{ while (match($0, /RATIO:[0-9.]+/)) { v = substr($0, RSTART + 6, RLENGTH - 6); $0 = substr($0, 1, RSTART - 1) sprintf("%.2f×", v / copy) substr($0, RSTART + RLENGTH) } print }')
 EOF
 )
