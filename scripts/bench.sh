@@ -165,15 +165,29 @@ measure_ingest() {
     echo "$events_per_s $p50_ms $p99_ms $cpu $pgcpu $rss $xacts"
 }
 ab_rows=""
-if [ -n "$baseline_bin" ]; then
-    # The baseline's own definitions (writer functions) on its copy of the warm database.
-    DATABASE_URL=$(db_url bench_base) "$baseline_bin" migrate --log-level warning
-fi
+# baseline_migrate DB: the baseline's own writer on its copy of the warm database. Every
+# overload of the functions its writer files define is dropped first and those files applied
+# again: a signature this build added (defaults included) would make the baseline's calls
+# ambiguous.
+baseline_migrate() {
+    local dir names
+    dir=$(cd "$(dirname "$baseline_bin")" && pwd -P)
+    while [ "$dir" != / ] && [ ! -f "$dir/sql/definitions.list" ]; do dir=$(dirname "$dir"); done
+    names=$(grep -hoiE 'create (or replace )?(function|procedure) [a-z_]+' "$dir"/sql/writer/*.sql | awk '{ printf "%s\x27%s\x27", sep, $NF; sep = "," }')
+    q "$1" "do \$\$ declare r record; begin
+        for r in select p.oid::regprocedure as f, p.prokind from pg_proc p where p.proname in ($names) loop
+            execute format('drop %s %s', case r.prokind when 'p' then 'procedure' else 'function' end, r.f);
+        end loop;
+        delete from schema_definitions where path like 'writer/%';
+    end \$\$" >/dev/null
+    DATABASE_URL=$(db_url "bench_$1") "$baseline_bin" migrate --log-level warning
+}
+[ -n "$baseline_bin" ] && baseline_migrate base
 for round in $(seq 1 "${BENCH_AB_ROUNDS:-1}"); do
     if [ -n "$baseline_bin" ]; then
         log "Ingest A/B round $round: the baseline's serve, 32 connections"
         [ "$round" -gt 1 ] && { psql "$admin_url" -qc "drop database bench_base with (force)" -c "create database bench_base template bench_warm" >&2
-                                DATABASE_URL=$(db_url bench_base) "$baseline_bin" migrate --log-level warning; }
+                                baseline_migrate base; }
         measure_ingest base "$baseline_bin" >"$work/measured"
         read -r r p50 p99 c pc rss x <"$work/measured"
         ab_rows+="| $round | the week, 32 connections | $baseline_name | $r | RATIO:$r | $c + $pc | $p50 / $p99 | $x |"$'\n'
@@ -193,7 +207,7 @@ if [ -n "$baseline_bin" ]; then
             psql "$admin_url" -qc "drop database if exists bench_abphone with (force)" -c "create database bench_abphone template bench_warm" >&2
             log "Ingest A/B round $round, phone-sized requests: $side"
             if [ $side = base ]; then
-                DATABASE_URL=$(db_url bench_abphone) "$baseline_bin" migrate --log-level warning
+                baseline_migrate abphone
                 measure_ingest abphone "$baseline_bin" >"$work/measured"
             else
                 measure_ingest abphone >"$work/measured"
@@ -206,17 +220,24 @@ if [ -n "$baseline_bin" ]; then
     events=$week_events
 fi
 
+# copy_limit FROM TO PREFIX: the rows the measured run stored in bench_FROM exported as CSV
+# (PREFIX-TABLE.csv), then timed with their Postgres CPU as \`psql \\copy\` into bench_TO;
+# sets copy_rows, copy_time, copy_cpu (per million $events).
+copy_limit() {
+    local t cols copy_in="" t0 pg0
+    for t in $(q "$1" "select array_to_string(bench.tables(), ' ')"); do
+        cols=$(q "$1" "select bench.columns('$t')")
+        psql "$(db_url "bench_$1")" -qc "\\copy (select $cols from $t where $measured) to '$work/csv/$3-$t.csv' with (format csv)"
+        copy_in+="\\copy $t ($cols) from '$work/csv/$3-$t.csv' with (format csv)"$'\n'
+    done
+    copy_rows=$(cat "$work"/csv/"$3"-*.csv | wc -l)
+    t0=$(now) pg0=$(pg_cpu)
+    psql "$(db_url "bench_$2")" -q -v ON_ERROR_STOP=1 <<<"$copy_in"
+    copy_time=$(since "$t0") copy_cpu=$(per_million "$pg0" "$(pg_cpu_settled)" "$events")
+}
 log "Physical limit: psql \\copy of the same rows into the same tables"
-copy_in=""
-for t in $(q ingest "select array_to_string(bench.tables(), ' ')"); do
-    cols=$(q ingest "select bench.columns('$t')")
-    psql "$(db_url bench_ingest)" -qc "\\copy (select $cols from $t where $measured) to '$work/csv/$t.csv' with (format csv)"
-    copy_in+="\\copy $t ($cols) from '$work/csv/$t.csv' with (format csv)"$'\n'
-done
-rows=$(cat "$work"/csv/*.csv | wc -l)
-t0=$(now) pg0=$(pg_cpu)
-psql "$(db_url bench_copy)" -q -v ON_ERROR_STOP=1 <<<"$copy_in"
-copy_seconds=$(since "$t0") copy_pg_cpu=$(per_million "$pg0" "$(pg_cpu_settled)" "$events")
+copy_limit ingest copy week
+rows=$copy_rows copy_seconds=$copy_time copy_pg_cpu=$copy_cpu
 copy_rate=$(calc "%.0f" "$events / $copy_seconds")
 [ "$(q copy "select count(*) from sends")" -eq "$(q ingest "select count(*) from sends")" ] || { echo "bench: copy lost rows" >&2; exit 1; }
 
@@ -306,16 +327,8 @@ if part pipeline; then
     stop_server
 
     log "Physical limit of the pipeline: psql \\copy of its stored rows"
-    pipe_copy_in=""
-    for t in $(q pipeline "select array_to_string(bench.tables(), ' ')"); do
-        cols=$(q pipeline "select bench.columns('$t')")
-        psql "$(db_url bench_pipeline)" -qc "\\copy (select $cols from $t where $measured) to '$work/csv/pipe-$t.csv' with (format csv)"
-        pipe_copy_in+="\\copy $t ($cols) from '$work/csv/pipe-$t.csv' with (format csv)"$'\n'
-    done
-    pipe_rows=$(cat "$work"/csv/pipe-*.csv | wc -l)
-    t0=$(now) pg0=$(pg_cpu)
-    psql "$(db_url bench_pipecopy)" -q -v ON_ERROR_STOP=1 <<<"$pipe_copy_in"
-    pipe_copy_seconds=$(since "$t0") pipe_copy_pg_cpu=$(per_million "$pg0" "$(pg_cpu_settled)" "$pipe_events")
+    events=$pipe_events copy_limit pipeline pipecopy pipe
+    pipe_rows=$copy_rows pipe_copy_seconds=$copy_time pipe_copy_pg_cpu=$copy_cpu
 
     # Paced: the same mix at fractions of that rate, each with fresh ids (another fleet), the
     # follower still running; p99 of the answers (from when each request was due) and the
@@ -349,7 +362,7 @@ part reports || scales=""
 [ -n "$scales" ] && log "Reports: the week copied k-fold"
 fresh_db reports
 for t in $(q ingest "select array_to_string(bench.tables(), ' ')"); do
-    psql "$(db_url bench_reports)" -qc "\\copy $t ($(q ingest "select bench.columns('$t')")) from '$work/csv/$t.csv' with (format csv)"
+    psql "$(db_url bench_reports)" -qc "\\copy $t ($(q ingest "select bench.columns('$t')")) from '$work/csv/week-$t.csv' with (format csv)"
 done
 q reports "select bench.save_base()" >/dev/null
 base_sends=$(q reports "select count(*) from sends")

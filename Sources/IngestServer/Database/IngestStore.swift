@@ -24,15 +24,13 @@ public protocol IngestStore: Sendable {
     /// Stores when keys (by `KeyRecord.id`) were last used: the verifier's coarse flush.
     func recordKeyUse(_ uses: [(id: String, at: Date)]) throws(StoreError)
     /// Seconds the rollups are behind what was committed (`pushledger_rollup_status()`'s
-    /// `lag_seconds`; 0: caught up); nil when the store keeps no rollups.
+    /// `lag_seconds`; 0: caught up); nil when the database cannot say.
     func rollupLag() throws(StoreError) -> Double?
 }
 
 extension IngestStore {
     /// A store that cannot commit on its own says so by ping alone.
     public func probeCommit() throws(StoreError) { try ping() }
-    /// A store without rollups has no lag to report.
-    public func rollupLag() throws(StoreError) -> Double? { nil }
 }
 
 /// A database failure, classified for the HTTP answer: unreachable → 503 (nothing stored, or
