@@ -1,7 +1,8 @@
+import CommandLineParsing
 import Foundation
 import Postgres
 import PushLedgerSupport
-import PushLedgerCLI
+import TableRendering
 
 /// A failure a command reports to its user: a safe one-line message, the exit status, and
 /// detail for the log.
@@ -28,23 +29,25 @@ extension CommandFailure {
         case .commitUnknown:
             message = "lost the database connection during COMMIT (\(error.message)); run the command again to finish"
         default:
-            message = "lost the database connection (\(error.description)); the interrupted transaction was not applied; run the command again"
+            message =
+                "lost the database connection (\(error.description)); the interrupted transaction was not applied; "
+                + "run the command again"
         }
         self.init(message: message, exitCode: Self.connectionExitCode, detail: error.debugDescription)
     }
 }
 
-/// What every command gets: its parsed arguments, the environment, a logger, and the database.
+/// What every command gets: the global options, the environment, a logger, and the database.
 struct CommandContext {
-    let command: ParsedCommand
+    let global: GlobalOptions
     let environment: [String: String]
     let logger: Logger
 
     /// `--database-url`, else `DATABASE_URL`, else "" (libpq reads the PG* variables).
-    var databaseURL: String { command.string("database-url") ?? "" }
+    var databaseURL: String { global.databaseURL ?? "" }
 
     /// `--read-database-url`, else `PUSHLEDGER_READ_DATABASE_URL`; nil: reads go to the primary.
-    var readDatabaseURL: String? { command.string("read-database-url") }
+    var readDatabaseURL: String? { global.readDatabaseURL }
 
     func connect() throws -> Connection { try connect(url: databaseURL) }
 
@@ -64,9 +67,11 @@ struct CommandContext {
     /// `/proc/self/exe` (a binary run from `PATH` has no folder in its `argv[0]`). Never the
     /// working directory: a `sql/` lying there must not become the schema that `migrate` applies.
     func sqlDirectory() throws -> URL {
-        if let explicit = command.string("sql-dir") { return URL(fileURLWithPath: explicit) }
-        let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        var folder = URL(fileURLWithPath: path).resolvingSymlinksInPath().deletingLastPathComponent().standardizedFileURL
+        if let explicit = global.sqlDir { return URL(fileURLWithPath: explicit) }
+        let path =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var folder = URL(fileURLWithPath: path).resolvingSymlinksInPath().deletingLastPathComponent()
+            .standardizedFileURL
         while folder.path != "/" {
             let candidate = folder.appendingPathComponent("sql")
             if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("definitions.list").path) {
@@ -74,29 +79,34 @@ struct CommandContext {
             }
             folder.deleteLastPathComponent()
         }
-        throw CommandFailure(message: "cannot find the sql/ folder next to the binary (\(path)); set PUSHLEDGER_SQL_DIR or pass --sql-dir")
+        throw CommandFailure(
+            message:
+                "cannot find the sql/ folder next to the binary (\(path)); set PUSHLEDGER_SQL_DIR or pass --sql-dir")
     }
 
     /// Writes `text` to stdout as is.
     func print(_ text: String) {
         FileHandle.standardOutput.write(Data((text.utf8.last == UInt8(ascii: "\n") ? text : text + "\n").utf8))
     }
-}
 
-/// The shape every command implementation has.
-protocol Command {
-    static var spec: CommandSpec { get }
-    static func run(_ context: CommandContext) throws -> Int32
-}
-
-extension CommandContext {
-    /// Prints rows through the one table renderer in `format` (table, text, csv, markdown or
-    /// json); the terminal forms show the `key` columns (nil: all) fitted to 120 columns, or
-    /// what `--columns`/`--wide` ask for when the command declares ``ColumnChoice/options``.
-    func printTable(format: String, headers: [String], rows: [[Cell]], key: [String]? = nil) throws {
+    /// Prints rows through the one table renderer in `format`; the terminal forms show the `key`
+    /// columns (nil: all) fitted to 120 columns, or what `columns` (``ColumnOptions``) asks for.
+    func printTable(
+        format: TableFormat, headers: [String], rows: [[Cell]], key: [String]? = nil, columns: ColumnChoice = .key
+    ) throws {
         let table = ReportTable(title: "", columns: headers, rows: rows, key: key)
-        let choice = try command.columnChoice().checked(against: [table.table])
-        guard let format = TableFormat(rawValue: format) else { throw OptionError("unknown output format '\(format)'") }
-        print(table.rendered(format, columns: choice))
+        do {
+            print(table.rendered(format, columns: try columns.checked(against: [table.table])))
+        } catch {
+            throw OptionError(error.reason)
+        }
     }
+}
+
+/// A command that runs: a ``ParsableCommand`` whose declared options are filled before `run`.
+/// Commands that only group subcommands (`report`, `keys`) are plain ``ParsableCommand``s.
+protocol Command: ParsableCommand {
+    /// Does the work; returns the exit status. Errors: ``CommandFailure`` (its message and
+    /// status), ``OptionError`` (bad usage, 64), a lost database (2), anything else (1).
+    func run(_ context: CommandContext) throws -> Int32
 }
