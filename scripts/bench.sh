@@ -198,7 +198,8 @@ for round in $(seq 1 "${BENCH_AB_ROUNDS:-1}"); do
     read -r ingest_rate ingest_p50 ingest_p99 ingest_cpu ingest_pg_cpu rss_32 ingest_xacts <"$work/measured"
     [ -n "$baseline_bin" ] && ab_rows+="| $round | the week, 32 connections | this build | $ingest_rate | RATIO:$ingest_rate | $ingest_cpu + $ingest_pg_cpu | $ingest_p50 / $ingest_p99 | $ingest_xacts |"$'\n'
 done
-week_events=$events
+# post sets events, requests and telemetry_requests: the week's are put back after other fleets.
+week_events=$events week_requests=$requests week_telemetry_requests=$telemetry_requests
 if [ -n "$baseline_bin" ]; then
     # Phone-sized requests, where a transaction's fixed cost is shared by the fewest events.
     ab_phone=1
@@ -217,7 +218,7 @@ if [ -n "$baseline_bin" ]; then
         done
     done
     ab_phone=""
-    events=$week_events
+    events=$week_events requests=$week_requests telemetry_requests=$week_telemetry_requests
 fi
 
 # copy_limit FROM TO PREFIX: the rows the measured run stored in bench_FROM exported as CSV
@@ -289,7 +290,6 @@ fi
 # from the rest of the cluster's (ingest); then `psql \copy` of exactly the rows stored.
 pipeline_figures=""
 if part pipeline; then
-    week_events=$events
     log "Whole pipeline: phone-sized telemetry over $phone_connections connections, sends in 500s over 4, rollup --follow ($freshness)"
     DATABASE_URL=$(db_url bench_pipeline) "$bin" rollup --log-level warning >/dev/null
     serve pipeline
@@ -354,7 +354,7 @@ if part pipeline; then
     done
     kill -TERM "$follower"; wait "$follower" || true; follower=""
 
-    events=$week_events
+    events=$week_events requests=$week_requests telemetry_requests=$week_telemetry_requests
 fi
 
 scales=${BENCH_SCALES-1 2 4}  # BENCH_SCALES= skips the reports
