@@ -1,4 +1,4 @@
-import CMicroHTTPD
+import HTTPServer
 import PushLedgerContract
 import Synchronization
 
@@ -107,7 +107,7 @@ final class ServerMetrics: Sendable {
                 guard health.isUp, let lag = rollupLag() else { return [] }
                 return [([], lag)]
             })
-        let labels = [version, String(cString: MHD_get_version())]
+        let labels = [version, HTTPDaemon.libraryVersion]
         _ = registry.register(
             GaugeMetric("pushledger_build_info", help: "Build information; the value is always 1.", labels: ["version", "libmicrohttpd"]) {
                 [(labels, 1)]
