@@ -7,7 +7,13 @@
 #      stored into the same tables, and against one INSERT per row (a sample; one request's
 #      rows a transaction, then autocommit; 32 sessions); then the same requests over 256
 #      connections (peak RSS). Autovacuum is off in these databases (bench/sql/bench.sql).
-#   2. reports: that week copied k-fold (new ids and tokens per copy) to 1x/2x/4x sends; the
+#   2. the whole pipeline: another fleet of the week as phone-sized telemetry requests (1-3
+#      events) over many connections and its sends in batches of 500 over 4 more, at once, with
+#      `pushledger rollup --follow` running: time to store everything and have it rolled up
+#      against `psql \copy` of exactly the rows stored, how long after the last answer the
+#      rollups caught up, Postgres CPU split into ingest and refresh; then paced runs at fractions
+#      of that rate: the highest with p99 < 1 s and the lag within the freshness.
+#   3. reports: that week copied k-fold (new ids and tokens per copy) to 1x/2x/4x sends; the
 #      rollup and the weekly report against SELECT count(*) over the week's sends, against
 #      one input of the outcome engine alone (the sends joined with their receipts), against
 #      reading every input of the engine once (count(*) of each), and the
@@ -16,6 +22,9 @@
 #      is written and refreshed incrementally, against the rebuild (smoke mode also checks
 #      that the incremental rollups equal a rebuild).
 # Smoke mode runs it all tiny on the caller's DATABASE_URL (make test) and checks it worked.
+# BENCH_PARTS picks parts (default "ingest naive rss pipeline reports"; ingest always runs);
+# BENCH_BASELINE_BIN=<another build's pushledger> adds its serve at 32 connections to the ingest
+# table, alternating with this build's BENCH_AB_ROUNDS times (default 1): an A/B in one run.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -25,12 +34,16 @@ app=com.example.shop
 case "$mode" in
 full)
     installs=${BENCH_INSTALLS:-3000}; sends_1x=${BENCH_SENDS_1X:-250000}; naive_every=${BENCH_NAIVE_EVERY:-20}
-    config=release ;;
+    phone_connections=${BENCH_PHONE_CONNECTIONS:-48}; rates=${BENCH_RATES-0.5 0.75 1.0}; config=release ;;
 smoke)
-    installs=12; sends_1x=300; naive_every=1; config=debug ;;
+    installs=12; sends_1x=300; naive_every=1; phone_connections=4; rates=0.5; config=debug ;;
 *) echo "usage: scripts/bench.sh [full|smoke]" >&2; exit 64 ;;
 esac
 log() { printf '==> %s\n' "$*" >&2; }
+parts=" ${BENCH_PARTS:-ingest naive rss pipeline reports} "
+part() { [[ $parts == *" $1 "* ]]; }
+freshness=${BENCH_FRESHNESS:-$([ "$mode" = smoke ] && echo 2s || echo 60s)}
+baseline_bin=${BENCH_BASELINE_BIN:-} baseline_name=${BENCH_BASELINE_NAME:-baseline}
 # shellcheck source=scripts/measure.sh
 source scripts/measure.sh
 
@@ -54,7 +67,8 @@ server=""
 cleanup() {
     if [ -n "$server" ]; then kill -TERM "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
     [ -n "${BENCH_KEEP:-}" ] && return  # keep the databases to look into them
-    for db in warm ingest copy naive naive_auto rss reports; do
+    if [ -n "${follower:-}" ]; then kill -TERM "$follower" 2>/dev/null || true; wait "$follower" 2>/dev/null || true; fi
+    for db in warm ingest base abphone copy naive naive_auto rss pipeline pipecopy reports; do
         psql "$admin_url" -qc "drop database if exists bench_$db with (force)" >/dev/null 2>&1 || true
     done
 }
@@ -72,9 +86,14 @@ log "Generating the simulator's week ($installs installations) as gzip requests,
 eval "$("$benchbin" inputs --out "$work/inputs" --installs "$installs" | tr '\n' ' ')"
 "$benchbin" inputs --out "$work/warm" --installs $((installs / 2)) --seed 8 >/dev/null
 log "week $week: $requests requests, $events events ($sends sends)"
+if part pipeline || [ -n "$baseline_bin" ]; then
+    log "Generating another fleet of the week as phone-sized telemetry requests (1-3 events)"
+    eval "$("$benchbin" inputs --out "$work/phone" --installs "$installs" --seed 11 --events-per-request 3 | sed 's/^/phone_/; s/ / phone_/g')"
+fi
 
-# serve NAME: starts pushledger serve on bench_NAME; sets server, port and keys.
+# serve NAME [BIN]: starts pushledger serve (this build's, or BIN) on bench_NAME; sets server, port and keys.
 serve() {
+    local serve_bin=${2:-$bin}
     # Keys first: a running server learns a new key by a background reload and refuses it (401)
     # until then.
     export BENCH_TELEMETRY_KEY BENCH_SENDS_KEY
@@ -87,7 +106,7 @@ serve() {
         # connection limit above the 256-connection run so no idle keep-alive is shed. One app
         # posts everything: its share of the queue is the whole queue, above the connections,
         # so no request is throttled (429) and every figure counts stored events only.
-        DATABASE_URL=$(db_url "bench_$1") "$bin" serve --listen "127.0.0.1:$port" --log-level warning \
+        DATABASE_URL=$(db_url "bench_$1") "$serve_bin" serve --listen "127.0.0.1:$port" --log-level warning \
             --per-address 512 --connections 512 --queue 512 --app-share 512 2>"$work/serve-$1.log" &
         server=$!
         for _ in $(seq 1 200); do
@@ -103,10 +122,12 @@ postmaster=$(postmaster_of "$admin_url")
 # post CONNECTIONS: the measured week over that many connections; sets the load generator's
 # figures, and fails unless every request was answered 200.
 post() {
-    local figures
-    figures=$("$benchbin" post --inputs "$work/inputs" --port "$port" --connections "$1") || { echo "bench: $figures" >&2; exit 1; }
+    local figures connections=$1
+    shift
+    figures=$("$benchbin" post --inputs "${inputs_dir:-$work/inputs}" --port "$port" --connections "$connections" "$@") || { echo "bench: $figures" >&2; exit 1; }
     eval "$figures"
 }
+commits() { q "$1" "select xact_commit from pg_stat_database where datname = current_database()"; }
 stop_server() { kill -TERM "$server"; wait "$server" || true; server=""; }
 
 # Every measured path starts from the same database holding another fleet of that week,
@@ -118,39 +139,110 @@ serve warm
 stop_server
 q warm "vacuum analyze"
 q warm "select bench.autovacuum(false)" >/dev/null  # for every copy below (see bench/sql/bench.sql)
-for db in ingest copy naive naive_auto rss; do
+for db in ingest base copy naive naive_auto rss pipeline pipecopy; do
     psql "$admin_url" -qc "drop database if exists bench_$db with (force)" -c "create database bench_$db template bench_warm" >&2
 done
 # Rows written after this transaction id are the measured run's (xmin; a fresh cluster is far from wraparound).
 mark=$(q ingest "select txid_current() % 4294967296")
 measured="xmin::text::bigint > $mark"
 
-log "Ingest: pushledger serve, 32 connections"
-serve ingest
-cpu0=$(cpu_seconds "$server") pg0=$(pg_cpu)
-post 32
-ingest_rate=$events_per_s ingest_p50=$p50_ms ingest_p99=$p99_ms ingest_seconds=$seconds
-ingest_cpu=$(per_million "$cpu0" "$(cpu_seconds "$server")" "$events")
-ingest_pg_cpu=$(per_million "$pg0" "$(pg_cpu)" "$events")
-rss_32=$(peak_rss_mib "$server")
-stop_server
-stored=$(q ingest "select count(*) from event_ids where $measured")
-[ "$stored" -eq "$events" ] || { echo "bench: $events events posted but $stored stored" >&2; exit 1; }
-
-log "Physical limit: psql \\copy of the same rows into the same tables"
-copy_in=""
-for t in $(q ingest "select array_to_string(bench.tables(), ' ')"); do
-    cols=$(q ingest "select bench.columns('$t')")
-    psql "$(db_url bench_ingest)" -qc "\\copy (select $cols from $t where $measured) to '$work/csv/$t.csv' with (format csv)"
-    copy_in+="\\copy $t ($cols) from '$work/csv/$t.csv' with (format csv)"$'\n'
+# measure_ingest DB [BIN]: the week over 32 connections to serve on bench_DB; prints
+# "events/s p50 p99 server-CPU-per-M Postgres-CPU-per-M peak-RSS transactions" and checks that
+# every event was stored.
+# With ab_phone set: the phone-sized fleet instead (telemetry over $phone_connections
+# connections, sends over 4 more).
+measure_ingest() {
+    local cpu0 pg0 x0 rate p50 p99 cpu pgcpu rss xacts stored
+    serve "$1" "${2:-}"
+    x0=$(commits "$1") cpu0=$(cpu_seconds "$server") pg0=$(pg_cpu)
+    if [ -n "${ab_phone:-}" ]; then inputs_dir=$work/phone post "$phone_connections" --sends-connections 4; else post 32; fi
+    cpu=$(per_million "$cpu0" "$(cpu_seconds "$server")" "$events") pgcpu=$(per_million "$pg0" "$(pg_cpu)" "$events")
+    rss=$(peak_rss_mib "$server")
+    stop_server
+    xacts=$(( $(commits "$1") - x0 ))
+    stored=$(q "$1" "select count(*) from event_ids where $measured")
+    [ "$stored" -eq "$events" ] || { echo "bench: $events events posted to bench_$1 but $stored stored" >&2; exit 1; }
+    echo "$events_per_s $p50_ms $p99_ms $cpu $pgcpu $rss $xacts"
+}
+ab_rows=""
+# baseline_migrate DB: the baseline's own writer on its copy of the warm database. Every
+# overload of the functions its writer files define is dropped first and those files applied
+# again: a signature this build added (defaults included) would make the baseline's calls
+# ambiguous.
+baseline_migrate() {
+    local dir names
+    dir=$(cd "$(dirname "$baseline_bin")" && pwd -P)
+    while [ "$dir" != / ] && [ ! -f "$dir/sql/definitions.list" ]; do dir=$(dirname "$dir"); done
+    names=$(grep -hoiE 'create (or replace )?(function|procedure) [a-z_]+' "$dir"/sql/writer/*.sql | awk '{ printf "%s\x27%s\x27", sep, $NF; sep = "," }')
+    q "$1" "do \$\$ declare r record; begin
+        for r in select p.oid::regprocedure as f, p.prokind from pg_proc p where p.proname in ($names) loop
+            execute format('drop %s %s', case r.prokind when 'p' then 'procedure' else 'function' end, r.f);
+        end loop;
+        delete from schema_definitions where path like 'writer/%';
+    end \$\$" >/dev/null
+    DATABASE_URL=$(db_url "bench_$1") "$baseline_bin" migrate --log-level warning
+}
+[ -n "$baseline_bin" ] && baseline_migrate base
+for round in $(seq 1 "${BENCH_AB_ROUNDS:-1}"); do
+    if [ -n "$baseline_bin" ]; then
+        log "Ingest A/B round $round: the baseline's serve, 32 connections"
+        [ "$round" -gt 1 ] && { psql "$admin_url" -qc "drop database bench_base with (force)" -c "create database bench_base template bench_warm" >&2
+                                baseline_migrate base; }
+        measure_ingest base "$baseline_bin" >"$work/measured"
+        read -r r p50 p99 c pc rss x <"$work/measured"
+        ab_rows+="| $round | the week, 32 connections | $baseline_name | $r | RATIO:$r | $c + $pc | $p50 / $p99 | $x |"$'\n'
+    fi
+    log "Ingest: pushledger serve, 32 connections"
+    [ "$round" -gt 1 ] && psql "$admin_url" -qc "drop database bench_ingest with (force)" -c "create database bench_ingest template bench_warm" >&2
+    measure_ingest ingest >"$work/measured"
+    read -r ingest_rate ingest_p50 ingest_p99 ingest_cpu ingest_pg_cpu rss_32 ingest_xacts <"$work/measured"
+    [ -n "$baseline_bin" ] && ab_rows+="| $round | the week, 32 connections | this build | $ingest_rate | RATIO:$ingest_rate | $ingest_cpu + $ingest_pg_cpu | $ingest_p50 / $ingest_p99 | $ingest_xacts |"$'\n'
 done
-rows=$(cat "$work"/csv/*.csv | wc -l)
-t0=$(now) pg0=$(pg_cpu)
-psql "$(db_url bench_copy)" -q -v ON_ERROR_STOP=1 <<<"$copy_in"
-copy_seconds=$(since "$t0") copy_pg_cpu=$(per_million "$pg0" "$(pg_cpu_settled)" "$events")
+# post sets events, requests and telemetry_requests: the week's are put back after other fleets.
+week_events=$events week_requests=$requests week_telemetry_requests=$telemetry_requests
+if [ -n "$baseline_bin" ]; then
+    # Phone-sized requests, where a transaction's fixed cost is shared by the fewest events.
+    ab_phone=1
+    for round in $(seq 1 "${BENCH_AB_ROUNDS:-1}"); do
+        for side in base this; do
+            psql "$admin_url" -qc "drop database if exists bench_abphone with (force)" -c "create database bench_abphone template bench_warm" >&2
+            log "Ingest A/B round $round, phone-sized requests: $side"
+            if [ $side = base ]; then
+                baseline_migrate abphone
+                measure_ingest abphone "$baseline_bin" >"$work/measured"
+            else
+                measure_ingest abphone >"$work/measured"
+            fi
+            read -r r p50 p99 c pc rss x <"$work/measured"
+            ab_rows+="| $round | phone-sized, $phone_connections + 4 connections | $([ $side = base ] && echo "$baseline_name" || echo "this build") | $r | RATIO:$r | $c + $pc | $p50 / $p99 | $x |"$'\n'
+        done
+    done
+    ab_phone=""
+    events=$week_events requests=$week_requests telemetry_requests=$week_telemetry_requests
+fi
+
+# copy_limit FROM TO PREFIX: the rows the measured run stored in bench_FROM exported as CSV
+# (PREFIX-TABLE.csv), then timed with their Postgres CPU as \`psql \\copy\` into bench_TO;
+# sets copy_rows, copy_time, copy_cpu (per million $events).
+copy_limit() {
+    local t cols copy_in="" t0 pg0
+    for t in $(q "$1" "select array_to_string(bench.tables(), ' ')"); do
+        cols=$(q "$1" "select bench.columns('$t')")
+        psql "$(db_url "bench_$1")" -qc "\\copy (select $cols from $t where $measured) to '$work/csv/$3-$t.csv' with (format csv)"
+        copy_in+="\\copy $t ($cols) from '$work/csv/$3-$t.csv' with (format csv)"$'\n'
+    done
+    copy_rows=$(cat "$work"/csv/"$3"-*.csv | wc -l)
+    t0=$(now) pg0=$(pg_cpu)
+    psql "$(db_url "bench_$2")" -q -v ON_ERROR_STOP=1 <<<"$copy_in"
+    copy_time=$(since "$t0") copy_cpu=$(per_million "$pg0" "$(pg_cpu_settled)" "$events")
+}
+log "Physical limit: psql \\copy of the same rows into the same tables"
+copy_limit ingest copy week
+rows=$copy_rows copy_seconds=$copy_time copy_pg_cpu=$copy_cpu
 copy_rate=$(calc "%.0f" "$events / $copy_seconds")
 [ "$(q copy "select count(*) from sends")" -eq "$(q ingest "select count(*) from sends")" ] || { echo "bench: copy lost rows" >&2; exit 1; }
 
+if part naive; then
 # A plain handler: one INSERT per row, as many sessions as the load generator has
 # connections, run on every Nth row and rated per event; once with one transaction per
 # request (the headline), once in autocommit (each INSERT its own transaction).
@@ -175,7 +267,9 @@ log "Naive peer: one INSERT per row (every ${naive_every}th row, $per_request a 
 read -r naive_seconds naive_pg_cpu naive_rate < <(naive_run naive "$per_request")
 log "Naive peer in autocommit"
 read -r auto_seconds auto_pg_cpu auto_rate < <(naive_run naive_auto 0)
+fi
 
+if part rss; then
 log "Ingest again over 256 connections (peak RSS)"
 serve rss
 cpu0=$(cpu_seconds "$server") pg0=$(pg_cpu)
@@ -185,11 +279,90 @@ rss_cpu=$(per_million "$cpu0" "$(cpu_seconds "$server")" "$events") rss_pg_cpu=$
 stop_server
 stored=$(q rss "select count(*) from event_ids where $measured")
 [ "$stored" -eq "$events" ] || { echo "bench: $events events posted over 256 connections but $stored stored" >&2; exit 1; }
+fi
 
-log "Reports: the week copied k-fold"
+# The whole pipeline: another fleet of the week, its telemetry in phone-sized requests (1-3
+# events, as an app start, a receipt or an open is posted) over $phone_connections connections and
+# its sends in batches of 500 over 4 more, all at once, on the warm database with
+# `pushledger rollup --follow` running (caught up on the warm data first). Measured: from the
+# first request until the rollups had caught up with the last answer (a pass that began after
+# it has committed and nothing waits); Postgres CPU of the follower's backend (refresh) apart
+# from the rest of the cluster's (ingest); then `psql \copy` of exactly the rows stored.
+pipeline_figures=""
+if part pipeline; then
+    log "Whole pipeline: phone-sized telemetry over $phone_connections connections, sends in 500s over 4, rollup --follow ($freshness)"
+    DATABASE_URL=$(db_url bench_pipeline) "$bin" rollup --log-level warning >/dev/null
+    serve pipeline
+    DATABASE_URL=$(db_url bench_pipeline) "$bin" rollup --follow --freshness "$freshness" --log-level info 2>"$work/follow.log" &
+    follower=$!
+    for _ in $(seq 1 600); do grep -qs 'rollup pass' "$work/follow.log" && break; sleep 0.1; done
+    # The follower's backend: its Postgres CPU is the refresh's.
+    follower_backend=$(q pipeline "select pid from pg_stat_activity where datname = current_database() and application_name = 'pushledger-rollup-follow' limit 1")
+    [ -n "$follower_backend" ] || { cat "$work/follow.log" >&2; echo "bench: the follower has no backend" >&2; exit 1; }
+    passes0=$(grep -c 'rollup pass' "$work/follow.log")
+    cpu0=$(cpu_seconds "$server") pg0=$(pg_cpu) refresh0=$(cpu_seconds "$follower_backend") follower_cpu0=$(cpu_seconds "$follower")
+    t0=$(now)
+    inputs_dir=$work/phone post "$phone_connections" --sends-connections 4
+    last_answer=$(now) last_answer_sql=$(q pipeline "select clock_timestamp()")
+    pipe_store_seconds=$seconds pipe_events=$events pipe_p99=$p99_ms pipe_tp99=$telemetry_p99_ms pipe_sp99=$sends_p99_ms
+    pipe_requests=$requests pipe_telemetry_requests=$telemetry_requests
+    caught=""
+    for _ in $(seq 1 3000); do
+        if [ "$(q pipeline "select (pass_started_at > '$last_answer_sql'::timestamptz and (select lag_seconds from pushledger_rollup_status()) = 0)::text from rollup_refresh_state")" = true ]; then
+            caught=$(since "$last_answer"); break
+        fi
+        sleep 0.2
+    done
+    [ -n "$caught" ] || { echo "bench: the rollups did not catch up within 10 minutes" >&2; exit 1; }
+    pipe_seconds=$(since "$t0")
+    pipe_server_cpu=$(per_million "$cpu0" "$(cpu_seconds "$server")" "$pipe_events")
+    pipe_refresh_cpu=$(per_million "$refresh0" "$(cpu_seconds "$follower_backend")" "$pipe_events")
+    pipe_pg_cpu=$(per_million "$pg0" "$(pg_cpu)" "$pipe_events")
+    pipe_ingest_cpu=$((pipe_pg_cpu - pipe_refresh_cpu))
+    pipe_follower_cpu=$(per_million "$follower_cpu0" "$(cpu_seconds "$follower")" "$pipe_events")
+    pipe_passes=$(( $(grep -c 'rollup pass' "$work/follow.log") - passes0 ))
+    pipe_longest=$(grep 'rollup pass' "$work/follow.log" | tail -n "$pipe_passes" | sed -nE 's/.* seconds=([0-9.]+).*/\1/p' | sort -n | tail -1)
+    stored=$(q pipeline "select count(*) from event_ids where $measured")
+    [ "$stored" -eq "$pipe_events" ] || { echo "bench: $pipe_events events posted in the pipeline run but $stored stored" >&2; exit 1; }
+    stop_server
+
+    log "Physical limit of the pipeline: psql \\copy of its stored rows"
+    events=$pipe_events copy_limit pipeline pipecopy pipe
+    pipe_rows=$copy_rows pipe_copy_seconds=$copy_time pipe_copy_pg_cpu=$copy_cpu
+
+    # Paced: the same mix at fractions of that rate, each with fresh ids (another fleet), the
+    # follower still running; p99 of the answers (from when each request was due) and the
+    # largest lag seen (sampled every second).
+    rate_rows=""
+    best_rate=0
+    seed=20
+    for fraction in $rates; do
+        seed=$((seed + 1))
+        target=$(calc "%.0f" "$fraction * $pipe_events / $pipe_store_seconds")
+        "$benchbin" inputs --out "$work/paced-$seed" --installs $((installs / 2)) --seed "$seed" --events-per-request 3 >/dev/null
+        serve pipeline
+        (while :; do q pipeline "select lag_seconds from pushledger_rollup_status()"; sleep 1; done) >"$work/lag-$seed" 2>/dev/null &
+        sampler=$!
+        inputs_dir=$work/paced-$seed post "$phone_connections" --sends-connections 4 --rate "$target"
+        kill "$sampler"; wait "$sampler" 2>/dev/null || true
+        stop_server
+        max_lag=$(sort -n "$work/lag-$seed" | tail -1)
+        ok=$(calc "%d" "($p99_ms < 1000 && ${max_lag:-0} < ${freshness%s} && $events_per_s >= 0.95 * $target) ? 1 : 0")
+        [ "$ok" = 1 ] && [ "$target" -gt "$best_rate" ] && best_rate=$target
+        rate_rows+="| $fraction× | $target | $events_per_s | $p50_ms | $p99_ms | $telemetry_p99_ms / $sends_p99_ms | ${max_lag:-0} | $([ "$ok" = 1 ] && echo yes || echo no) |"$'\n'
+        log "paced at $target events/s: $events_per_s events/s, p99 $p99_ms ms, largest lag ${max_lag:-0} s"
+    done
+    kill -TERM "$follower"; wait "$follower" || true; follower=""
+
+    events=$week_events requests=$week_requests telemetry_requests=$week_telemetry_requests
+fi
+
+scales=${BENCH_SCALES-1 2 4}  # BENCH_SCALES= skips the reports
+part reports || scales=""
+[ -n "$scales" ] && log "Reports: the week copied k-fold"
 fresh_db reports
 for t in $(q ingest "select array_to_string(bench.tables(), ' ')"); do
-    psql "$(db_url bench_reports)" -qc "\\copy $t ($(q ingest "select bench.columns('$t')")) from '$work/csv/$t.csv' with (format csv)"
+    psql "$(db_url bench_reports)" -qc "\\copy $t ($(q ingest "select bench.columns('$t')")) from '$work/csv/week-$t.csv' with (format csv)"
 done
 q reports "select bench.save_base()" >/dev/null
 base_sends=$(q reports "select count(*) from sends")
@@ -205,7 +378,7 @@ cause_rows=""
 previous=$(find bench/results -maxdepth 1 -name '20*T[0-9][0-9][0-9][0-9].md' | sort | tail -1)
 prev_full() { [ -n "$previous" ] && awk -F'|' -v s=" $1× " '$2 == s && NF == 16 { gsub(/ /, "", $8); print $8 }' "$previous"; }
 prev_incr() { [ -n "$previous" ] && awk -F'|' -v s=" $1× " '$2 == s && $3 ~ /%\)/ { gsub(/ /, "", $5); print $5 }' "$previous"; }
-for scale in ${BENCH_SCALES-1 2 4}; do  # BENCH_SCALES= skips the reports
+for scale in $scales; do
     want=$(( (sends_1x * scale + base_sends - 1) / base_sends ))
     t0=$(now)
     while [ "$copies" -lt "$want" ]; do q reports "select bench.clone($copies)" >/dev/null; copies=$((copies + 1)); done
@@ -267,7 +440,7 @@ for scale in ${BENCH_SCALES-1 2 4}; do  # BENCH_SCALES= skips the reports
     rolled=$(q reports "select coalesce(sum(sends), 0) from send_rollups_daily where app_id = '$app' and day >= '$monday_date' and day < '$monday_date'::date + 7")
     [ "$rolled" -eq "$week_sends" ] || { echo "bench: rollups count $rolled sends of $week_sends" >&2; exit 1; }
     report_rows+="| ${scale}× | $week_sends | $scan_seconds | $join_seconds | $inputs_seconds | $(calc "%.1f" "$inputs_seconds / $scan_seconds")× | $rollup_seconds | $(calc "%.1f" "$rollup_seconds / $scan_seconds")× | $(calc "%.1f" "$rollup_seconds / $inputs_seconds")× | $rollup_cpu | $aggregate_seconds | $(calc "%.1f" "$aggregate_seconds / $scan_seconds")× | $report_seconds | $load_seconds |"$'\n'
-    apart_rows+="| ${scale}× | $inputs_seconds | $write_seconds | $(calc "%.1f" "$write_seconds / $inputs_seconds")× | $(calc "%.1f" "$rollup_seconds / $inputs_seconds")× |"$'\n'
+    apart_rows+="| ${scale}× | $inputs_seconds | $write_seconds | $(calc "%.1f" "$write_seconds / $inputs_seconds")× | $(calc "%.1f" "$rollup_seconds / $inputs_seconds")× | $(calc "%.1f" "$rollup_seconds / $write_seconds")× |"$'\n'
     incr_rows+="| ${scale}× | $hour_events ($hour_share %) | $incr_sends | $incr_seconds | $(calc "%.1f" "100 * $incr_seconds / $rollup_seconds") % | $incr_cpu | $(calc "%.1f" "100 * $incr_cpu / ($rollup_cpu + 0.0001)") % |"$'\n'
     log "scale ${scale}x: $week_sends sends, scan ${scan_seconds}s, full rollup ${rollup_seconds}s, next hour ${incr_seconds}s, weekly report ${report_seconds}s"
 done
@@ -296,9 +469,9 @@ rollup_window_figure() {
     window_figure="**Silent loss, 30 days from the rollups** ($from to $to, $(q reports "select count(*) from send_rollups_daily where app_id = '$app' and day >= '$from' and day < '$to'") rollup rows; the week at the last scale copied onto the four weeks before it): \`report silent-loss --source rollups\` ${all} s by every dimension, ${by_channel} s by channel (the whole command: start, connect, read)."
 }
 window_figure=""
-[ -n "${BENCH_SCALES-1 2 4}" ] && rollup_window_figure
+[ -n "$scales" ] && rollup_window_figure
 
-table=$(cat <<EOF
+ingest_table=$(cat <<EOF
 Run $(date -u +%FT%TZ) on $(nproc) cores (shared), PostgreSQL $(q ingest "show server_version"), fsync on, $mode mode.
 
 **Ingest** — week $week of the simulator's fleet: $events events ($sends sends in batches of 500, $((events - sends)) telemetry events in $telemetry_requests per-installation requests), $requests gzip requests.
@@ -307,11 +480,73 @@ Run $(date -u +%FT%TZ) on $(nproc) cores (shared), PostgreSQL $(q ingest "show s
 |---|---:|---:|---:|---:|---|
 | \`psql \\copy\` of the stored rows (limit) | $copy_rate | 1.00× | $copy_pg_cpu | 1.00× | $rows rows into the same tables and indexes, ${copy_seconds} s |
 | \`pushledger serve\`, 32 connections | $ingest_rate | $(calc "%.2f" "$ingest_rate / $copy_rate")× | $ingest_cpu + $ingest_pg_cpu | $(calc "%.2f" "$copy_pg_cpu / ($ingest_cpu + $ingest_pg_cpu)")× | p50 ${ingest_p50} ms, p99 ${ingest_p99} ms a request; peak RSS ${rss_32} MiB |
+EOF
+)
+if part rss; then
+    rss_row=$(cat <<EOF
 | \`pushledger serve\`, 256 connections | $rss_rate | $(calc "%.2f" "$rss_rate / $copy_rate")× | $rss_cpu + $rss_pg_cpu | $(calc "%.2f" "$copy_pg_cpu / ($rss_cpu + $rss_pg_cpu)")× | peak RSS ${rss_256} MiB |
+EOF
+)
+    ingest_table+=$'\n'"$rss_row"
+fi
+if part naive; then
+    naive_table=$(cat <<EOF
 | naive: one INSERT per row | $naive_rate | $(calc "%.3f" "$naive_rate / $copy_rate")× | $naive_pg_cpu | $(calc "%.2f" "$copy_pg_cpu / $naive_pg_cpu")× | $naive_rows of the $rows rows (every ${naive_every}th), $per_request rows (one request) a transaction, 32 sessions, ${naive_seconds} s |
 | naive, autocommit | $auto_rate | $(calc "%.3f" "$auto_rate / $copy_rate")× | $auto_pg_cpu | $(calc "%.2f" "$copy_pg_cpu / $auto_pg_cpu")× | the same rows, each INSERT its own transaction, 32 sessions, ${auto_seconds} s |
 
-serve vs naive: $(calc "%.1f" "$ingest_rate / $naive_rate")× in events/s, $(calc "%.1f" "$naive_pg_cpu / ($ingest_cpu + $ingest_pg_cpu)")× in CPU per event (vs naive in autocommit: $(calc "%.1f" "$ingest_rate / $auto_rate")× in events/s). CPU pressure on the machine during the run (PSI \`some\` avg300): $(awk -F'avg300=' '/^some/ { split($2, a, " "); print a[1] }' /proc/pressure/cpu 2>/dev/null || echo n/a) %.
+serve vs naive: $(calc "%.1f" "$ingest_rate / $naive_rate")× in events/s, $(calc "%.1f" "$naive_pg_cpu / ($ingest_cpu + $ingest_pg_cpu)")× in CPU per event (vs naive in autocommit: $(calc "%.1f" "$ingest_rate / $auto_rate")× in events/s).
+EOF
+)
+    ingest_table+=$'\n'"$naive_table"
+fi
+pressure_line=$(cat <<EOF
+CPU pressure on the machine during the run (PSI \`some\` avg300): $(awk -F'avg300=' '/^some/ { split($2, a, " "); print a[1] }' /proc/pressure/cpu 2>/dev/null || echo n/a) %.
+EOF
+)
+ingest_table+=$'\n\n'"$pressure_line"
+ab_table=""
+if [ -n "$baseline_bin" ]; then
+    ab_table=$(cat <<EOF
+
+
+**Ingest A/B** — each side on its own copy of the warm database, one after the other: the week as above over 32 connections, then the phone-sized fleet of the whole-pipeline figure (no follower); vs COPY against this run's \`psql \\copy\` of the week ($copy_rate events/s). Transactions: commits in the side's database during its run (the writers' batches, plus a few of the server's own).
+
+| Round | Requests | Writer | Events/s | vs COPY | CPU-s per M events (server + Postgres) | p50 / p99 ms | Transactions |
+|---|---|---|---:|---:|---:|---:|---:|
+$(printf '%s' "$ab_rows" | awk -v copy="$copy_rate" '{ while (match($0, /RATIO:[0-9.]+/)) { v = substr($0, RSTART + 6, RLENGTH - 6); $0 = substr($0, 1, RSTART - 1) sprintf("%.2f×", v / copy) substr($0, RSTART + RLENGTH) } print }')
+EOF
+)
+fi
+pipeline_table=""
+if part pipeline; then
+    pipeline_table=$(cat <<EOF
+
+
+**Whole pipeline** — another fleet of the week ($pipe_events events: $pipe_telemetry_requests telemetry requests of 1–3 events over $phone_connections connections, its sends in batches of 500 over 4 more, at once) into the warm database with \`pushledger rollup --follow --freshness $freshness\` running: from the first request until the rollups had caught up with the last answer, against \`psql \\copy\` of exactly the $pipe_rows rows stored. CPU per million events: the server; Postgres split into the follower's backend (refresh) and the rest of the cluster (ingest).
+
+| Figure | Value | Target |
+|---|---:|---|
+| stored (last answer) | ${pipe_store_seconds} s ($(calc "%.0f" "$pipe_events / $pipe_store_seconds") events/s; p99 ${pipe_p99} ms: telemetry ${pipe_tp99}, sends ${pipe_sp99}) | |
+| stored and rolled up | ${pipe_seconds} s | |
+| \`psql \\copy\` of its rows | ${pipe_copy_seconds} s ($pipe_copy_pg_cpu Postgres CPU-s per M events) | |
+| COPY time / pipeline time | $(calc "%.2f" "$pipe_copy_seconds / $pipe_seconds")× | ≥ 0.5× |
+| rollups caught up after the last answer | ${caught} s ($pipe_passes passes, the longest ${pipe_longest:-0} s) | ≤ 60 s |
+| CPU-s per M events: server / Postgres ingest / Postgres refresh (follower process) | $pipe_server_cpu / $pipe_ingest_cpu / $pipe_refresh_cpu ($pipe_follower_cpu) | |
+| refresh / ingest Postgres CPU | $(calc "%.2f" "$pipe_refresh_cpu / ($pipe_ingest_cpu + 0.0001)")× | ≤ 0.5× |
+| highest paced rate with p99 < 1 s and lag < freshness | $best_rate events/s | |
+
+Paced runs (fresh fleets of half the size, the follower still running; latency counted from when each request was due):
+
+| Fraction of the rate above | Target events/s | Achieved events/s | p50 ms | p99 ms | p99 telemetry / sends ms | Largest lag s | Holds |
+|---|---:|---:|---:|---:|---:|---:|---|
+$rate_rows
+EOF
+)
+fi
+reports_table=""
+if [ -n "$scales" ]; then
+    reports_table=$(cat <<EOF
+
 
 **Reports** — rollup of the whole week and the weekly report, against the scan floor \`SELECT count(*)\` over the week's sends (copies of the fleet with new ids), and against one of the outcome engine's inputs alone: \`count(*)\` of the week's sends left-joined with their receipts. "Inputs read": every input the outcome engine reads for the week counted once each (the week's sends, snapshots and channel states, receipts and opens from 32 days before it, installations), the floor of any rollup that reads its inputs when it runs. "Aggregate only": the grouping of the rollup over the week's sends already classified (as if each send carried its outcome), the floor of a rollup that would only aggregate.
 
@@ -320,8 +555,8 @@ serve vs naive: $(calc "%.1f" "$ingest_rate / $naive_rate")× in events/s, $(cal
 $report_rows
 "Outcomes written": the rebuilt week's \`send_outcomes\` rows copied into an empty table with the same indexes, loaded as a rebuild loads it (indexes built after the load): the floor of any rollup that keeps one row per send, as an incremental refresh needs.
 
-| Scale | Inputs read s | Outcomes written s | Written / inputs read | Full / inputs read |
-|---|---:|---:|---:|---:|
+| Scale | Inputs read s | Outcomes written s | Written / inputs read | Full / inputs read | Full / written |
+|---|---:|---:|---:|---:|---:|
 $apart_rows
 $window_figure
 
@@ -330,6 +565,7 @@ $window_figure
 | Scale | Events of the hour (share of the week's) | Sends reclassified | Refresh s | vs full (wall) | Refresh Postgres CPU-s | vs full (CPU) |
 |---|---:|---:|---:|---:|---:|---:|
 $incr_rows
+
 **Causes and latency in** — the rebuild and the refresh above judge every unconfirmed send's cause (a look-up of the installation's first sign of life after it) and every received or opened send's latency bucket; beside them, the previous full run's figures (${previous:-none}).
 
 | Scale | Sends in week | Sends with a cause | Sends with a latency bucket | Full rollup s | previous run | Refresh s | previous run |
@@ -337,6 +573,8 @@ $incr_rows
 $cause_rows
 EOF
 )
+fi
+table="$ingest_table$ab_table$pipeline_table$reports_table"
 printf '%s\n' "$table"
 if [ "$mode" = full ]; then
     out="bench/results/$(date -u +%Y-%m-%dT%H%M).md"

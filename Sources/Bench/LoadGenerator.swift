@@ -36,12 +36,17 @@ public struct LoadGenerator: Sendable {
     public var port: UInt16
     public var connections: Int
     public var keys: [String: String]
+    /// Events a second to pace the requests at (request i starts once the events before it are
+    /// due); nil: as fast as the connections go. Paced latencies count from when a request was
+    /// due, so a server falling behind shows in them (no coordinated omission).
+    public var eventsPerSecond: Double?
 
     /// `keys` maps a path to its bearer key.
-    public init(port: UInt16, connections: Int, keys: [String: String]) {
+    public init(port: UInt16, connections: Int, keys: [String: String], eventsPerSecond: Double? = nil) {
         self.port = port
         self.connections = connections
         self.keys = keys
+        self.eventsPerSecond = eventsPerSecond
     }
 
     /// Reads `manifest.tsv` and the bodies it names from `directory`.
@@ -57,13 +62,21 @@ public struct LoadGenerator: Sendable {
 
     /// Posts every request once; returns when all are answered.
     public func run(_ requests: [Request]) -> Result {
+        var due: [UInt64] = []
+        if let rate = eventsPerSecond, rate > 0 {
+            var events = 0
+            due = requests.map { request in
+                defer { events += request.events }
+                return UInt64(Double(events) / rate * 1e9)
+            }
+        }
         let next = Atomic<Int>(0)
         let outcomes = Mutex<(latencies: [Double], failures: [Int: Int])>(([], [:]))
         let started = DispatchTime.now().uptimeNanoseconds
         let group = DispatchGroup()
         for _ in 0..<max(1, connections) {
             group.enter()
-            let thread = Thread { [port, keys] in
+            let thread = Thread { [port, keys, due] in
                 var latencies: [Double] = []
                 var failures: [Int: Int] = [:]
                 // One keep-alive connection per thread; a failed request reopens it.
@@ -72,7 +85,12 @@ public struct LoadGenerator: Sendable {
                     let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
                     guard i < requests.count else { break }
                     let request = requests[i]
-                    let t0 = DispatchTime.now().uptimeNanoseconds
+                    var t0 = DispatchTime.now().uptimeNanoseconds
+                    if i < due.count {
+                        let at = started + due[i]
+                        if at > t0 { usleep(UInt32((at - t0) / 1_000)) }
+                        t0 = at
+                    }
                     let status = (try? client?.post(path: request.path, body: request.body, contentType: request.contentType,
                                                     bodyIsGzip: true, bearer: keys[request.path]))??.status ?? 0
                     latencies.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9)

@@ -48,7 +48,15 @@ public final class IngestServer: Sendable {
         self.service = service
         listener = HTTPListener(handler: ListenerRoutes(service, routes: config.admin == nil ? .all : .ingest))
         admin = config.admin.map { _ in HTTPListener(handler: ListenerRoutes(service, routes: .operations)) }
-        metrics.registerGauges(queue: queue, health: health, commitProbe: commitProbe, listeners: listeners)
+        metrics.registerGauges(queue: queue, health: health, commitProbe: commitProbe, listeners: listeners) {
+            do throws(StoreError) {
+                return try store.rollupLag()
+            } catch {
+                metrics.recordDatabaseError(error)
+                logger.debug("rollup lag not read", ["error": error.description])
+                return nil
+            }
+        }
     }
 
     /// The public listener and the admin one, if any.

@@ -9,6 +9,10 @@ import Foundation
 public final class Connection {
     let handle: OpaquePointer
     private var inTransaction = false
+    /// What a user of this connection set up in its session and committed (temporary tables,
+    /// say), by a name of the user's choosing: gone with the connection, so a new session sets
+    /// it up again.
+    public var sessionMarks: Set<String> = []
 
     private init(handle: OpaquePointer) { self.handle = handle }
 

@@ -143,6 +143,9 @@ public struct SimulationConfig: Sendable {
     public var sendsPerBatch = 500
     /// How many days of events an SDK queues before it flushes (fewer, larger telemetry requests).
     public var flushDays = 1
+    /// Events per telemetry request at most; below 500, requests hold 1, 2, … up to this many in
+    /// turn (a phone posting an app start, a receipt, an open as they happen).
+    public var maxEventsPerRequest = 500
     /// Share of Android sends whose app code runs although nothing is shown (`displayed: false`).
     public var hiddenReceiptShare = 0.25
     /// v1.2 (why sends go unconfirmed): share of orders whose three updates carry one collapse id.

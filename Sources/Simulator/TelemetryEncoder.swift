@@ -18,8 +18,9 @@ struct TelemetryEncoder {
         var start = 0
         while start < events.count {
             let key = flushKey(events[start])
+            let cap = config.maxEventsPerRequest >= 500 ? 500 : 1 + result.count % max(1, config.maxEventsPerRequest)
             var end = start + 1
-            while end < events.count && end - start < 500 && flushKey(events[end]) == key { end += 1 }
+            while end < events.count && end - start < cap && flushKey(events[end]) == key { end += 1 }
             let batch = encode(events[start..<end], version: events[start].version)
             result.append(batch, retriedWith: config.duplicateBatchShare, &r)
             start = end

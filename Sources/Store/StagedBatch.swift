@@ -13,6 +13,8 @@ struct StagedBatch {
     private(set) var failures: [Row] = []
     /// Valid events per unit (accepted + duplicates).
     private(set) var validCounts: [Int] = []
+    /// The earliest and latest time a row is partitioned by (occurred_at, sent_at); nil: no event.
+    private(set) var timeRange: ClosedRange<Date>?
     private var seq = 0
 
     var eventCount: Int { seq }
@@ -73,6 +75,10 @@ struct StagedBatch {
         "raw_bytes", "raw_sha256", "installation_id", "token",
     ]
 
+    private mutating func include(_ time: Date) {
+        timeRange = timeRange.map { min($0.lowerBound, time)...max($0.upperBound, time) } ?? time...time
+    }
+
     private mutating func nextSeq() -> Int {
         seq += 1
         return seq
@@ -80,6 +86,7 @@ struct StagedBatch {
 
     private mutating func addTelemetry(_ event: TelemetryEvent, of envelope: TelemetryEnvelope, unit: Int, receivedAt: Date) {
         let seq = nextSeq()
+        include(event.occurredAt)
         let common: Row = [
             seq, unit, envelope.appID, event.eventID, envelope.installationID, envelope.platform.rawValue,
             envelope.appVersion, envelope.osVersion, envelope.sdkInt, event.payload.typeName, event.at,
@@ -136,6 +143,7 @@ struct StagedBatch {
     }
 
     private mutating func addSend(_ send: SendResult, unit: Int, receivedAt: Date) {
+        include(send.sentAt)
         sends.append([
             nextSeq(), unit, send.appID, send.eventID, send.notificationID, send.provider.rawValue, send.token,
             send.installationID, send.channel, send.campaign, send.sentAt, send.status, send.reason, send.apnsID,

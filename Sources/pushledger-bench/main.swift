@@ -3,6 +3,7 @@ import CommandLineParsing
 import Foundation
 import PushLedgerSupport
 import Simulator
+import Synchronization
 
 // `pushledger-bench`: tooling for scripts/bench.sh (generation only; the script runs the
 // server, the load generator and psql). Kept out of `pushledger`: not a product command.
@@ -34,6 +35,11 @@ struct InputsCommand: ParsableCommand {
 
     @Option(help: "Sends per /v1/sends request", default: 500)
     var sendsPerBatch: Int
+
+    @Option(
+        help: "Telemetry events per request at most; below 500 requests hold 1, 2, … up to this many in turn (3: phone-sized)",
+        default: 500)
+    var eventsPerRequest: Int
 }
 
 struct PostCommand: ParsableCommand {
@@ -53,6 +59,14 @@ struct PostCommand: ParsableCommand {
 
     @Option(help: "Post only the first N requests")
     var limit: Int?
+
+    @Option(
+        help: "Connections of their own for the /v1/sends requests, posted alongside the telemetry (0: one pool for both)",
+        default: 0)
+    var sendsConnections: Int
+
+    @Option(help: "Events a second to pace the posting at (0: as fast as the connections go)", default: 0)
+    var rate: Int
 
     @Option(help: "Bearer key for /v1/telemetry", environment: "BENCH_TELEMETRY_KEY")
     var telemetryKey: String
@@ -107,22 +121,55 @@ func fail(_ message: String, _ code: Int32) -> Never {
     exit(code)
 }
 
-/// Posts and prints the figures; fails when any request was not answered 200.
+/// Posts and prints the figures; fails when any request was not answered 200. With
+/// `--sends-connections`, the sends and the telemetry go over pools of their own at once, and
+/// each pool's p99 is printed too.
 func runPost(_ parsed: PostCommand) throws -> Int32 {
     var requests = try LoadGenerator.load(URL(fileURLWithPath: parsed.inputs))
     if let limit = parsed.limit { requests = Array(requests.prefix(limit)) }
     let port = UInt16(try parsed.$port.within(1...65_535))
-    let generator = LoadGenerator(
-        port: port, connections: try parsed.$connections.positive(),
-        keys: ["/v1/telemetry": parsed.telemetryKey, "/v1/sends": parsed.sendsKey])
-    let r = generator.run(requests)
-    print(
-        String(
-            format: "seconds=%.3f requests=%d events=%d events_per_s=%.0f p50_ms=%.1f p99_ms=%.1f",
-            r.seconds, r.requests, r.events, Double(r.events) / r.seconds, r.percentile(0.5) * 1e3,
-            r.percentile(0.99) * 1e3))
-    guard r.failures.isEmpty else {
-        throw LoadError("requests not answered 200 (status: count): \(r.failures.sorted { $0.key < $1.key })")
+    let keys = ["/v1/telemetry": parsed.telemetryKey, "/v1/sends": parsed.sendsKey]
+    let sendsConnections = try parsed.$sendsConnections.within(0...4_096)
+    let rate = Double(try parsed.$rate.within(0...100_000_000))
+    let total = Double(requests.reduce(0) { $0 + $1.events })
+    // Each pool paced at its share of the rate, so the mix stays that of the inputs.
+    func generator(_ part: [LoadGenerator.Request], connections: Int) -> LoadGenerator {
+        let share = total > 0 ? Double(part.reduce(0) { $0 + $1.events }) / total : 0
+        return LoadGenerator(port: port, connections: connections, keys: keys, eventsPerSecond: rate > 0 ? rate * share : nil)
+    }
+    let connections = try parsed.$connections.positive()
+    let pools: [(name: String, generator: LoadGenerator, requests: [LoadGenerator.Request])]
+    if sendsConnections > 0 {
+        let sends = requests.filter { $0.path == "/v1/sends" }, telemetry = requests.filter { $0.path != "/v1/sends" }
+        pools = [("telemetry", generator(telemetry, connections: connections), telemetry),
+                 ("sends", generator(sends, connections: sendsConnections), sends)]
+    } else {
+        pools = [("all", generator(requests, connections: connections), requests)]
+    }
+    let results = Mutex<[String: LoadGenerator.Result]>([:])
+    DispatchQueue.concurrentPerform(iterations: pools.count) { i in
+        let r = pools[i].generator.run(pools[i].requests)
+        results.withLock { $0[pools[i].name] = r }
+    }
+    let byPool = results.withLock { $0 }
+    let all = byPool.values
+    let seconds = all.map(\.seconds).max() ?? 0, events = all.reduce(0) { $0 + $1.events }
+    let latencies = all.flatMap(\.latencies).sorted()
+    let p = { (q: Double, sorted: [Double]) in LoadGenerator.percentile(q, ofSorted: sorted) * 1e3 }
+    var line = String(
+        format: "seconds=%.3f requests=%d events=%d events_per_s=%.0f p50_ms=%.1f p99_ms=%.1f",
+        seconds, all.reduce(0) { $0 + $1.requests }, events, Double(events) / max(seconds, 1e-9), p(0.5, latencies),
+        p(0.99, latencies))
+    if sendsConnections > 0 {
+        for name in ["telemetry", "sends"] {
+            guard let r = byPool[name] else { continue }
+            line += String(format: " %@_requests=%d %@_events=%d %@_p99_ms=%.1f", name, r.requests, name, r.events, name, p(0.99, r.latencies))
+        }
+    }
+    print(line)
+    let failures = all.reduce(into: [Int: Int]()) { $0.merge($1.failures, uniquingKeysWith: +) }
+    guard failures.isEmpty else {
+        throw LoadError("requests not answered 200 (status: count): \(failures.sorted { $0.key < $1.key })")
     }
     return 0
 }
@@ -185,6 +232,7 @@ case .success(.run(let chain)):
         config.seed = UInt64(try parsed.$seed.within(0...Int.max))
         config.flushDays = try parsed.$flushDays.positive()
         config.sendsPerBatch = try parsed.$sendsPerBatch.positive()
+        config.maxEventsPerRequest = try parsed.$eventsPerRequest.within(1...500)
         out = URL(fileURLWithPath: parsed.out)
     } catch {
         fail(error.reason, error.exitCode)

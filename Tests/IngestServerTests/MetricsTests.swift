@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 import TestSupport
 import Testing
 
@@ -76,6 +77,41 @@ struct MetricsTests {
         #expect(text.contains("pushledger_events_total{kind=\"send\",result=\"accepted\"} 0\n"))
         #expect(text.hasSuffix("\n"))
         try lint(text)
+    }
+
+    /// serve's own /metrics carries the rollups' lag (read from `pushledger_rollup_status()` at
+    /// scrape time): growing while a committed send waits, 0 once a refresh took it, and absent
+    /// while the database is down rather than a stale value.
+    @Test func serverExposesTheRollupLag() throws {
+        let proxy = try OutageTests.proxy()
+        let harness = try Harness(proxy: proxy) { config in config.reconnectInterval = 0.05 }
+        func lag() throws -> Double? {
+            let text = try harness.get("/metrics").text
+            let line = text.split(separator: "\n").first { $0.hasPrefix("pushledger_rollup_lag_seconds ") }
+            return line.flatMap { Double($0.split(separator: " ")[1]) }
+        }
+        #expect(try harness.sends(Fixtures.sends([Fixtures.send()])).status == 200)
+        usleep(1_200_000)
+        let behind = try #require(try lag())
+        let read: Double = try Connection.connect(url: harness.databaseURL).query("select lag_seconds from pushledger_rollup_status()")[0]
+            .decode("lag_seconds")
+        #expect(behind >= 1.2 && behind <= read, "\(behind) / \(read)")
+
+        let connection = try Connection.connect(url: harness.databaseURL)
+        try connection.transaction { connection in
+            try connection.execute("select pushledger_refresh_prompt_rollups(now())")
+            _ = try connection.query("select * from pushledger_refresh_report_rollups(now(), interval '3 days')")
+            try connection.execute("select pushledger_record_rollup_pass()")
+        }
+        #expect(try lag() == 0)
+
+        proxy.cut()
+        #expect(try harness.telemetry(Fixtures.telemetry(count: 1)).status == 503)
+        let down = try harness.get("/metrics").text
+        #expect(down.contains("# TYPE pushledger_rollup_lag_seconds gauge") && !down.contains("\npushledger_rollup_lag_seconds "), "\(down)")
+        proxy.restore()
+        waitUntil { (try? harness.get("/readyz").status) == 200 }
+        #expect(try lag() == 0)
     }
 
     /// `promtool check metrics` when the Prometheus package is installed (CI installs it).

@@ -92,7 +92,6 @@ import Testing
         let db = try StoreDatabase()
         let blocker = try Connection.connect(url: db.url)
         let writer = try Connection.connect(url: db.url)
-        let writerPID: Int = try writer.query("select pg_backend_pid() as pid")[0].decode("pid")
         // The writer detects the deadlock first, so it is the one Postgres aborts.
         try writer.execute("set deadlock_timeout = '50ms'")
         try blocker.execute("set deadlock_timeout = '60s'")
@@ -100,25 +99,86 @@ import Testing
         try blocker.execute("insert into event_ids values (\(F.app), \(F.event(2)), now())")
 
         let unit = F.telemetry(F.envelope(installation: F.installation(1)), [F.event(1, at: 1, F.received(1)), F.event(2, at: 1, F.received(2))])
-        let result = Mutex<Result<[WriteOutcome], any Error>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) let writerConnection = writer
-        DispatchQueue.global().async {
-            let outcome = Result { try EventWriter().write([unit], on: writerConnection) }
-            result.withLock { $0 = outcome }
-            done.signal()
-        }
+        let write = BlockedWrite([unit], on: writer)
         // Wait until the writer holds event 1 and waits for event 2 ...
-        while try blocker.query("select count(*)::int as n from pg_locks where pid = \(writerPID) and not granted")[0]
-            .decode("n", as: Int.self) == 0 {
-            usleep(10_000)
-        }
+        try write.waitUntilWaiting(seenFrom: blocker)
         // ... then close the cycle: this insert waits for the writer, which is aborted and retries.
         try blocker.execute("insert into event_ids values (\(F.app), \(F.event(1)), now())")
         try blocker.executeScript("rollback")
-        done.wait()
-        let outcomes = try result.withLock { try $0!.get() }
+        let outcomes = try write.outcomes()
         #expect(outcomes == [WriteOutcome(accepted: 2, duplicates: 0)])
         #expect(try db.count("notification_receipts") == 2)
+    }
+}
+
+/// A batch that needs new partitions beside a rollup refresh: the refresh reads the telemetry
+/// tables before sends, and a writer creating the partitions in its batch's transaction held
+/// sends' exclusive lock while it waited for settings_snapshots' (behind the refresh), so the
+/// refresh's next read of sends closed a cycle (40P01). The writer now creates them before its
+/// transaction, one table a transaction, and holds no lock while it waits.
+@Suite struct PartitionDeadlockTests {
+    typealias F = Fixture
+
+    @Test func aBatchCreatingPartitionsNeverDeadlocksARefresh() throws {
+        let db = try StoreDatabase()
+        // A month no partition covers yet: the batch creates one for every partitioned table.
+        let hours = -24.0 * 400
+        let month: String = try db.value("select to_char(\(F.time(hours)) at time zone 'UTC', 'YYYY_MM')")
+        #expect(try db.count("pg_class", "relname = 'sends_p\(month)'") == 0)
+        let refresh = try Connection.connect(url: db.url)
+        let writer = try Connection.connect(url: db.url)
+        // Were there a cycle, the refresh's side would detect it and be the one aborted.
+        try refresh.execute("set deadlock_timeout = '20ms'")
+        try writer.execute("set deadlock_timeout = '60s'")
+        // The refresh's pass so far: it has read settings_snapshots.
+        try refresh.executeScript("begin")
+        _ = try refresh.query("select count(*) from settings_snapshots")
+
+        let unit = F.telemetry(F.envelope(installation: F.installation(1)), [F.event(1, at: hours, F.androidSettings(enabled: true))])
+        let sends = F.sends([F.send(2, notification: 2, at: hours, installation: F.installation(1))])
+        let write = BlockedWrite([unit, sends], on: writer)
+        // The writer waits for settings_snapshots behind the refresh ...
+        try write.waitUntilWaiting(seenFrom: refresh)
+        // ... and the refresh goes on to read sends: no cycle, so nothing is aborted.
+        _ = try refresh.query("select count(*) from sends")
+        usleep(100_000)
+        _ = try refresh.query("select count(*) from notification_receipts")
+        try refresh.executeScript("commit")
+        let outcomes = try write.outcomes()
+        #expect(outcomes == [WriteOutcome(accepted: 1, duplicates: 0), WriteOutcome(accepted: 1, duplicates: 0)])
+        #expect(try db.count("pg_class", "relname in ('sends_p\(month)', 'settings_snapshots_p\(month)')") == 2)
+        #expect(try db.count("sends") == 1 && db.count("settings_snapshots") == 1)
+    }
+}
+
+/// A batch written on another thread, to be blocked by a test's own transaction.
+private final class BlockedWrite: @unchecked Sendable {
+    private let result = Mutex<Result<[WriteOutcome], any Error>?>(nil)
+    private let done = DispatchSemaphore(value: 0)
+    private let pid: Int
+
+    /// Starts writing `units` on `connection` (which the test no longer uses).
+    init(_ units: [IngestUnit], on connection: Connection) {
+        pid = connection.backendPID
+        nonisolated(unsafe) let connection = connection
+        DispatchQueue.global().async { [self] in
+            let outcome = Result { try EventWriter().write(units, on: connection) }
+            result.withLock { $0 = outcome }
+            done.signal()
+        }
+    }
+
+    /// Returns once the writer waits for a lock, as `observer` sees in pg_locks.
+    func waitUntilWaiting(seenFrom observer: Connection) throws {
+        while try observer.query("select count(*)::int as n from pg_locks where pid = \(pid) and not granted")[0]
+            .decode("n", as: Int.self) == 0 {
+            usleep(10_000)
+        }
+    }
+
+    /// The write's outcomes, once it has finished.
+    func outcomes() throws -> [WriteOutcome] {
+        done.wait()
+        return try result.withLock { try $0!.get() }
     }
 }

@@ -210,6 +210,22 @@ import Testing
         #expect(try EventWriter().write([], on: db.connection).isEmpty)
     }
 
+    /// The staging tables are created once a session (the writer remembers it on the
+    /// connection); a session that lost them gets them again and stores the batch, and a dry
+    /// run, whose transaction rolls back, leaves no mark behind.
+    @Test func stagingTablesOnceASessionAndAgainWhenLost() throws {
+        let env = F.envelope(installation: F.installation(1))
+        let connection = try Connection.connect(url: db.url)
+        _ = try EventWriter().write([F.telemetry(env, [F.event(9, at: 1, F.received(9))])], on: connection, dryRun: true)
+        #expect(connection.sessionMarks.isEmpty)
+        #expect(try connection.query("select to_regclass('pg_temp.stage_telemetry') is null as gone")[0].decode("gone", as: Bool.self))
+        #expect(try EventWriter().write([F.telemetry(env, [F.event(1, at: 1, F.received(1))])], on: connection) == [WriteOutcome(accepted: 1, duplicates: 0)])
+        #expect(connection.sessionMarks.contains(EventWriter.stagingMark))
+        try connection.execute("drop table pg_temp.stage_telemetry, pg_temp.stage_channels, pg_temp.stage_sends")
+        #expect(try EventWriter().write([F.telemetry(env, [F.event(2, at: 1, F.received(2))])], on: connection) == [WriteOutcome(accepted: 1, duplicates: 0)])
+        #expect(try db.count("notification_receipts") == 2)
+    }
+
     @Test func installationsKeepFirstAndLastSeenAndTheLatestVersions() throws {
         let new = F.envelope(installation: F.installation(1), appVersion: "2.0")
         let old = F.envelope(installation: F.installation(1), appVersion: "1.0")

@@ -61,7 +61,8 @@ $$;
 -- already covered by partitions of the other granularity is left alone; one partly covered
 -- (a month after switching back from daily) gets a partition for each uncovered day.
 -- (In UTC throughout: a day or month added in another zone could cross a DST change.)
-create or replace function pushledger_ensure_partitions(p_from timestamptz, p_to timestamptz)
+-- p_table: that table's alone (null: every partitioned table).
+create or replace function pushledger_ensure_table_partitions(p_from timestamptz, p_to timestamptz, p_table text)
 returns setof text
 language plpgsql set timezone = 'UTC' as $$
 declare
@@ -82,7 +83,7 @@ begin
         select generate_series(date_trunc(v_unit, p_from at time zone 'UTC'), date_trunc(v_unit, p_to at time zone 'UTC'), v_step)
                at time zone 'UTC'
     loop
-        for v_t in select * from pushledger_partitioned_tables() loop
+        for v_t in select * from pushledger_partitioned_tables() t where p_table is null or t.table_name = p_table loop
             continue when to_regclass(format('%s_p%s', v_t.table_name, to_char(v_start at time zone 'UTC', v_format))) is not null;
             -- Covered by partitions of the other granularity? (No lock needed to find out.)
             select coalesce(sum(least(r.upper_bound, v_start + v_step) - greatest(r.lower_bound, v_start)), interval '0')
@@ -112,6 +113,31 @@ begin
                     v_day, v_day + interval '1 day');
             end loop;
         end loop;
+    end loop;
+end
+$$;
+
+create or replace function pushledger_ensure_partitions(p_from timestamptz, p_to timestamptz)
+returns setof text
+language sql as $$
+    select * from pushledger_ensure_table_partitions(p_from, p_to, null)
+$$;
+
+-- The same, one table a transaction: CALL it outside a transaction block. Creating a partition
+-- locks its parent table exclusively until commit; a transaction holding that lock while it
+-- waits for the next table's (behind a rollup refresh reading that table) deadlocks with the
+-- refresh when the refresh reads the first table next (it reads the telemetry tables before
+-- sends, the list above starts with sends). One table a transaction never holds one lock
+-- while waiting for another. The event writer calls it before a batch that reaches a day it
+-- has not seen covered.
+create or replace procedure pushledger_create_partitions_apart(p_from timestamptz, p_to timestamptz)
+language plpgsql as $$
+declare
+    v_table text;
+begin
+    for v_table in select table_name from pushledger_partitioned_tables() loop
+        perform pushledger_ensure_table_partitions(p_from, p_to, v_table);
+        commit;
     end loop;
 end
 $$;

@@ -204,8 +204,12 @@ $$;
 -- Stores the staged batch: de-duplicates, inserts, folds tokens and
 -- installations, resolves sends. Returns the newly stored event count per unit. The staging
 -- tables' statistics are brought up to date first, here rather than in a statement of the
--- writer's own: one round trip less a batch.
-create or replace function pushledger_apply_staged()
+-- writer's own: one round trip less a batch. p_telemetry, p_sends: the rows the writer staged
+-- (null: counted). p_partitions: whether to create missing partitions of the batch's times
+-- (false: the writer has just seen them all covered, sql/partitions/partitions.sql).
+drop function if exists pushledger_apply_staged();
+create or replace function pushledger_apply_staged(
+    p_telemetry bigint default null, p_sends bigint default null, p_partitions boolean default true)
 returns table (unit integer, accepted bigint)
 language plpgsql as $$
 #variable_conflict use_column
@@ -213,13 +217,15 @@ declare
     v_types text[];
     v_sends boolean;
 begin
-    perform pushledger_analyze_staging();
+    perform pushledger_analyze_staging(p_telemetry, p_sends);
     select array_agg(distinct type) into v_types from stage_telemetry;
-    v_sends := exists (select 1 from stage_sends);
+    v_sends := coalesce(p_sends > 0, exists (select 1 from stage_sends));
 
-    perform pushledger_ensure_partitions(min(t), max(t))
-       from (select occurred_at as t from stage_telemetry
-             union all select sent_at from stage_sends) times;
+    if p_partitions then
+        perform pushledger_ensure_partitions(min(t), max(t))
+           from (select occurred_at as t from stage_telemetry
+                 union all select sent_at from stage_sends) times;
+    end if;
 
     -- De-duplication: the first copy by seq within the batch, and only if no earlier batch
     -- stored the key. Keys go in sorted order so concurrent writers cannot deadlock here.

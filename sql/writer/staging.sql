@@ -37,17 +37,19 @@ begin
 end
 $$;
 
--- Analyzes each staging table whose rows outnumber twice its last statistics,
--- with static statements: their plans are cached, where EXECUTE planned them in every batch.
-create or replace function pushledger_analyze_staging()
+-- Analyzes each staging table whose rows outnumber twice its last statistics, with static
+-- statements: their plans are cached, where EXECUTE planned them in every batch. The writer
+-- passes the row counts it copied (null: counted here).
+drop function if exists pushledger_analyze_staging();
+create or replace function pushledger_analyze_staging(p_telemetry bigint default null, p_sends bigint default null)
 returns void
 language plpgsql as $$
 begin
-    if (select count(*) from stage_telemetry)
+    if coalesce(p_telemetry, (select count(*) from stage_telemetry))
        > 2 * greatest(0, (select reltuples from pg_class where oid = 'pg_temp.stage_telemetry'::regclass)) then
         analyze pg_temp.stage_telemetry;
     end if;
-    if (select count(*) from stage_sends)
+    if coalesce(p_sends, (select count(*) from stage_sends))
        > 2 * greatest(0, (select reltuples from pg_class where oid = 'pg_temp.stage_sends'::regclass)) then
         analyze pg_temp.stage_sends;
     end if;

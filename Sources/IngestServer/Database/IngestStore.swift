@@ -23,6 +23,9 @@ public protocol IngestStore: Sendable {
     func invalidTokens(appID: String, query: InvalidTokenFeed.Query) throws(StoreError) -> InvalidTokenFeed.Page
     /// Stores when keys (by `KeyRecord.id`) were last used: the verifier's coarse flush.
     func recordKeyUse(_ uses: [(id: String, at: Date)]) throws(StoreError)
+    /// Seconds the rollups are behind what was committed (`pushledger_rollup_status()`'s
+    /// `lag_seconds`; 0: caught up); nil when the database cannot say.
+    func rollupLag() throws(StoreError) -> Double?
 }
 
 extension IngestStore {

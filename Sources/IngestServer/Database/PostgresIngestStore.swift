@@ -47,6 +47,11 @@ public final class PostgresIngestStore: IngestStore {
         }
     }
 
+    /// On the reads' pool, so a scrape never waits for a writer.
+    public func rollupLag() throws(StoreError) -> Double? {
+        try withConnection(reads) { try $0.query("select lag_seconds from pushledger_rollup_status()").first?.decode("lag_seconds", as: Double.self) }
+    }
+
     public func loadKeys() throws(StoreError) -> [KeyRecord] {
         try withConnection(reads) { connection in
             try KeyStore().loadActiveKeys(on: connection).map { key in

@@ -77,7 +77,12 @@ final class ServerMetrics: Sendable {
     }
 
     /// The gauges, read at scrape time from the parts they describe.
-    func registerGauges(queue: IngestQueue, health: DatabaseHealth, commitProbe: CommitProbe, listeners: [HTTPListener]) {
+    /// `rollupLag` is read at scrape time (one small query on the reads' pool): the gauge is left
+    /// out while the database is down or cannot say, so an alert on it never sees a stale value.
+    func registerGauges(
+        queue: IngestQueue, health: DatabaseHealth, commitProbe: CommitProbe, listeners: [HTTPListener],
+        rollupLag: @escaping @Sendable () -> Double? = { nil }
+    ) {
         let capacity = Double(queue.capacity)
         _ = registry.register(GaugeMetric("pushledger_queue_depth", help: "Requests validated and waiting for a writer.") { Double(queue.depth) })
         _ = registry.register(GaugeMetric("pushledger_queue_capacity", help: "Requests the queue holds before answering 429.") { capacity })
@@ -95,6 +100,12 @@ final class ServerMetrics: Sendable {
                         labels: ["reason"]) {
                 let counts = listeners.map(\.slowConnections)
                 return [(["deadline"], Double(counts.reduce(0) { $0 + $1.deadline })), (["shed"], Double(counts.reduce(0) { $0 + $1.shed }))]
+            })
+        _ = registry.register(
+            GaugeMetric("pushledger_rollup_lag_seconds",
+                        help: "Age of the oldest committed input not yet rolled up (0: caught up), from pushledger_rollup_status().") {
+                guard health.isUp, let lag = rollupLag() else { return [] }
+                return [([], lag)]
             })
         let labels = [version, HTTPDaemon.libraryVersion]
         _ = registry.register(

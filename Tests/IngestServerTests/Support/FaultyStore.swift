@@ -97,6 +97,11 @@ final class FaultyStore: IngestStore {
         return try inner.invalidTokens(appID: appID, query: query)
     }
 
+    func rollupLag() throws(StoreError) -> Double? {
+        if state.withLock({ $0.down }) { throw Self.unreachable }
+        return try inner.rollupLag()
+    }
+
     func recordKeyUse(_ uses: [(id: String, at: Date)]) throws(StoreError) {
         if state.withLock({ $0.down }) { throw Self.unreachable }
         try inner.recordKeyUse(uses)
