@@ -48,10 +48,19 @@ struct CommandContext {
 
     func connect() throws -> Connection { try connect(url: databaseURL) }
 
+    /// `--directory-url`, else `PUSHLEDGER_DIRECTORY_URL`; nil: one database, no shards.
+    var directoryURL: String? { command.string("directory-url") }
+
+    /// The directory database; a usage error without `--directory-url`.
+    func connectDirectory() throws -> Connection {
+        guard let url = directoryURL else { throw OptionError("this command needs --directory-url (or PUSHLEDGER_DIRECTORY_URL)") }
+        return try connect(url: url)
+    }
+
     /// A connection for a command that only reads: the standby when one is configured.
     func connectForReading() throws -> Connection { try connect(url: readDatabaseURL ?? databaseURL) }
 
-    private func connect(url: String) throws -> Connection {
+    func connect(url: String) throws -> Connection {
         do {
             return try Connection.connect(url: url)
         } catch {

@@ -9,7 +9,7 @@ import Store
 
 enum AppsCommand: Command {
     static let spec = CommandSpec(
-        "apps", summary: "The identities an app's association files must name",
+        "apps", summary: "The identities an app's association files must name; where an app lives (place, move)",
         discussion: "iOS app IDs (TEAMID.bundle.id) for apple-app-site-association; Android packages with their signing-certificate SHA-256 fingerprints for assetlinks.json. Several of each (debug and release).",
         subcommands: [
             CommandSpec(
@@ -26,9 +26,10 @@ enum AppsCommand: Command {
                     .value("app", help: "The app id", environment: "PUSHLEDGER_APP", required: true),
                     .value("format", type: .choice(["table", "json"]), help: "Output format", default: "table"),
                 ]),
-        ])
+        ] + ShardsCommand.appSubcommands)
 
     static func run(_ context: CommandContext) throws -> Int32 {
+        if let status = try ShardsCommand.runApps(context) { return status }
         let command = context.command
         let app = command.string("app")!
         let store = LinkStore()

@@ -10,7 +10,8 @@ enum MigrateCommand: Command {
             Each file of sql/migrations runs once, in order, in its own transaction; then every definition \
             file of sql/definitions.list whose text changed is applied again, in list order, in one transaction. \
             A database migrated by a release before the baseline is moved onto it without running it. \
-            Safe to run concurrently.
+            Safe to run concurrently. With --directory-url: the directory database (sql/directory), then every \
+            shard of its map.
             """,
         options: [.flag("status", help: "List migrations and definitions (applied, pending, changed) instead of applying")]
             + ColumnChoice.options)
@@ -24,6 +25,17 @@ enum MigrateCommand: Command {
     }
 
     private static func migrate(_ context: CommandContext) throws -> Int32 {
+        if context.directoryURL != nil, !context.command.flag("status") {
+            let fleet = try FleetMigration(sqlDirectory: context.sqlDirectory())
+            let outcomes = try ShardsCommand.refusals {
+                _ = try fleet.migrate(directory: context.connectDirectory()) { database, file in
+                    context.logger.info("applying", ["database": database, "file": file])
+                }
+                return 0
+            }
+            context.logger.info("directory and shards up to date")
+            return outcomes
+        }
         let migrator = try Migrator(directory: context.sqlDirectory())
         let connection = try context.connect()
         if context.command.flag("status") {

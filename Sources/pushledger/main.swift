@@ -4,7 +4,7 @@ import PushLedgerSupport
 import PushLedgerCLI
 
 /// Every command of the tool; the executable only parses and dispatches.
-let commands: [any Command.Type] = [MigrateCommand.self, KeysCommand.self, AppsCommand.self, LinksCommand.self, RetentionCommand.self, PartitionsCommand.self, ImportCommand.self, SimulateCLI.self, AlertCommand.self, TokensCommand.self, ReportCommand.self, QueryCommand.self, RollupCommand.self, EraseCommand.self, ServeCommand.self, TailCommand.self]
+let commands: [any Command.Type] = [MigrateCommand.self, KeysCommand.self, AppsCommand.self, LinksCommand.self, RetentionCommand.self, PartitionsCommand.self, ImportCommand.self, SimulateCLI.self, AlertCommand.self, TokensCommand.self, ReportCommand.self, QueryCommand.self, RollupCommand.self, EraseCommand.self, ServeCommand.self, TailCommand.self, ShardsCommand.self]
 
 let root = CommandSpec(
     "pushledger", summary: "Push notification permission and delivery analytics",
@@ -12,6 +12,7 @@ let root = CommandSpec(
     options: [
         .value("database-url", help: "PostgreSQL URL (default: libpq PG* variables)", environment: "DATABASE_URL", placeholder: "url"),
         .value("read-database-url", help: "Hot standby for reports, queries, alert reads", environment: "PUSHLEDGER_READ_DATABASE_URL", placeholder: "url"),
+        .value("directory-url", help: "Directory database of a sharded deployment: commands find each app's shard there", environment: "PUSHLEDGER_DIRECTORY_URL", placeholder: "url"),
         .value("sql-dir", help: "The sql/ folder: migrations/ and definitions.list (default: found next to the binary)", environment: "PUSHLEDGER_SQL_DIR", placeholder: "dir"),
         .value("log-level", type: .choice(["debug", "info", "warning", "error"]), help: "Least severe log level on stderr", default: "info", environment: "PUSHLEDGER_LOG_LEVEL"),
     ],
