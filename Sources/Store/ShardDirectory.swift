@@ -41,6 +41,10 @@ public struct ShardDirectory: Sendable {
         }
     }
 
+    /// The advisory lock class of "an app's writes" on a shard (its second key is
+    /// `hashtext(app_id)`): ingestors take it shared around a write, a move exclusive to pause it.
+    public static let writeLockClass: Int32 = 72_450
+
     /// The folder of the directory's own SQL below `sql/`.
     public static let sqlFolder = "directory"
 

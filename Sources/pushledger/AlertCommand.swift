@@ -17,16 +17,22 @@ enum AlertCommand: Command {
                     .value("at", type: .timestamp, help: "Evaluate as of this time (default: now)"),
                     .value("format", type: .choice(AlertOutputFormat.allCases.map(\.rawValue)), help: "Output format", default: "text"),
                     .value("webhook", help: "POST each transition as JSON (Slack-compatible text) to this http:// URL", environment: "PUSHLEDGER_ALERT_WEBHOOK", placeholder: "url"),
+                    ShardsCommand.appOption,
                 ]),
             CommandSpec(
                 "list", summary: "Show firing/resolved transitions",
                 options: [
                     .value("since", type: .timestamp, help: "Only transitions at or after this time"),
                     .value("format", type: .choice(AlertOutputFormat.allCases.map(\.rawValue)), help: "Output format", default: "text"),
+                    ShardsCommand.appOption,
                 ]),
         ])
 
     static func run(_ context: CommandContext) throws -> Int32 {
+        try context.eachShard(runOne)
+    }
+
+    private static func runOne(_ context: CommandContext) throws -> Int32 {
         let command = context.command
         let format = try command.choice(AlertOutputFormat.self, "format")
         if command.path.last == "list" {

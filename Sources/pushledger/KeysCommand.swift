@@ -129,12 +129,17 @@ enum RetentionCommand: Command {
         options: [
             .value("keep", type: .duration, help: "How much history to keep, e.g. 400d", required: true),
             .flag("ensure-ahead", help: "Also create partitions for the next \(Retention.partitionsAhead) (as the writer does on demand)"),
+            ShardsCommand.appOption,
         ])
 
     static func run(_ context: CommandContext) throws -> Int32 {
         let keep = try context.command.value(TimeSpan.self, "keep")
         let days = keep.seconds / 86_400
         guard days >= 1 else { throw CommandFailure(message: "--keep must be at least one day", exitCode: 64) }
+        return try context.eachShard { context in try apply(days: days, context) }
+    }
+
+    private static func apply(days: Int, _ context: CommandContext) throws -> Int32 {
         let connection = try context.connect()
         if context.command.flag("ensure-ahead") {
             let created = try Retention.ensurePartitions(from: Date(), to: Date() + Retention.partitionsAhead, on: connection)

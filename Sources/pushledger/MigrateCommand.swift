@@ -28,13 +28,12 @@ enum MigrateCommand: Command {
         if context.directoryURL != nil, !context.command.flag("status") {
             let fleet = try FleetMigration(sqlDirectory: context.sqlDirectory())
             let outcomes = try ShardsCommand.refusals {
-                _ = try fleet.migrate(directory: context.connectDirectory()) { database, file in
+                try fleet.migrate(directory: context.connectDirectory()) { database, file in
                     context.logger.info("applying", ["database": database, "file": file])
                 }
-                return 0
             }
-            context.logger.info("directory and shards up to date")
-            return outcomes
+            context.logger.info("directory and shards up to date", ["databases": outcomes.count])
+            return 0
         }
         let migrator = try Migrator(directory: context.sqlDirectory())
         let connection = try context.connect()

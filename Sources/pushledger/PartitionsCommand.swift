@@ -9,9 +9,14 @@ enum PartitionsCommand: Command {
         discussion: "Sends, snapshots, channel states, receipts and opens are partitioned by time. Daily partitions suit deployments whose month would hold billions of rows. A change applies to partitions created from then on; existing ones stay, and retention drops either kind.",
         options: [
             .value("granularity", type: .choice(PartitionGranularity.allCases.map(\.rawValue)), help: "Store this granularity"),
+            ShardsCommand.appOption,
         ])
 
     static func run(_ context: CommandContext) throws -> Int32 {
+        try context.eachShard(runOne)
+    }
+
+    private static func runOne(_ context: CommandContext) throws -> Int32 {
         let connection = try context.connect()
         if let text = context.command.string("granularity"), let granularity = PartitionGranularity(rawValue: text) {
             try granularity.store(on: connection)

@@ -226,16 +226,19 @@ enum RollupCommand: Command {
                   .flag("full", help: "Recompute everything from scratch instead of what arrived since the last refresh"),
                   .flag("follow", help: "Keep running: refresh continuously within --freshness, until SIGTERM/SIGINT"),
                   .value("freshness", type: .duration, help: "With --follow: how far behind what was committed the rollups may fall", default: "60s"),
-                  .value("metrics-listen", help: "With --follow: serve Prometheus /metrics here (plain HTTP)", environment: "PUSHLEDGER_ROLLUP_METRICS_LISTEN", placeholder: "host:port")])
+                  .value("metrics-listen", help: "With --follow: serve Prometheus /metrics here (plain HTTP)", environment: "PUSHLEDGER_ROLLUP_METRICS_LISTEN", placeholder: "host:port"),
+                  ShardsCommand.appOption])
 
     static func run(_ context: CommandContext) throws -> Int32 {
         if context.command.flag("follow") { return try follow(context) }
         guard context.command.string("metrics-listen") == nil else { throw OptionError("--metrics-listen needs --follow") }
         let json = try context.command.value(String.self, "format") == "json"
-        let connection = try context.connect()
-        return try ReportCommand.report(context) {
-            let summary = try ReportRollups.refresh(connection: connection, full: context.command.flag("full"))
-            return json ? summary.json.jsonText(pretty: true) : summary.text
+        return try context.eachShard { context in
+            let connection = try context.connect()
+            return try ReportCommand.report(context) {
+                let summary = try ReportRollups.refresh(connection: connection, full: context.command.flag("full"))
+                return json ? summary.json.jsonText(pretty: true) : summary.text
+            }
         }
     }
 
@@ -245,6 +248,9 @@ enum RollupCommand: Command {
         guard !command.flag("full") else { throw OptionError("--full rebuilds once: it cannot be combined with --follow") }
         let freshness = try command.value(TimeSpan.self, "freshness").timeInterval
         guard freshness >= 1 else { throw OptionError("--freshness must be at least 1s") }
+        guard context.directoryURL == nil else {
+            throw OptionError("--follow runs on one database: start one follower per shard with --database-url")
+        }
         let url = context.databaseURL
         let logger = context.logger.named("rollup")
         let follower = RollupFollower(freshness: freshness, logger: logger) { try Connection.connect(url: url) }

@@ -9,7 +9,7 @@ enum ServeCommand: Command {
 
     static let spec = CommandSpec(
         "serve", summary: "Run the v1 HTTP ingest service (POST /v1/telemetry, /v1/sends; /healthz, /readyz, /metrics)",
-        discussion: "A 200 is written only after the request's events are committed. A writer commits the requests waiting for it in one transaction (up to --batch); while one of an app's transactions is in progress, the next starts once as many of that app's requests wait, or they fill a batch, so a busy app commits in fewer, larger transactions. SIGTERM or SIGINT stops accepting, finishes in-flight requests and exits 0; a second signal exits at once. Slow clients: a connection that has not sent its request headers within --header-deadline is closed, however busily it trickles; a body not complete within --upload-deadline of its headers is cut off by a timer; at the connection limit (--connections, minus a sixteenth kept free) the connections waiting longest for headers, then the uploads in progress longest, are closed to let new ones in; --per-address caps one address's connections and --per-address-uploads its bodies arriving at once (429 past it). Behind a proxy every connection comes from the proxy: raise --per-address above its pool and let the proxy enforce client timeouts. HTTPS: --tls-cert and --tls-key (PEM, both or neither) serve TLS 1.2 and 1.3 only; SIGHUP reads both files again and new connections get the new certificate while open ones finish on the old (a file that cannot be used keeps the old one and logs an error); SIGHUP also reloads the key table. --admin-listen moves /metrics, /healthz and /readyz to a private plain-HTTP address; the public listener then answers 404 for them. Fairness between apps: each app waits in its own lane of at most --app-share requests (past it that app gets 429 with Retry-After), writers take the apps in turn, and one app holds at most --app-writers writers at once while another app posted within 10 s, so another app's request never waits for a flood's transaction; a per-key rate (keys create/update --rate) limits one key whatever the load. See docs/operations/README.md.",
+        discussion: "A 200 is written only after the request's events are committed. A writer commits the requests waiting for it in one transaction (up to --batch); while one of an app's transactions is in progress, the next starts once as many of that app's requests wait, or they fill a batch, so a busy app commits in fewer, larger transactions. SIGTERM or SIGINT stops accepting, finishes in-flight requests and exits 0; a second signal exits at once. Slow clients: a connection that has not sent its request headers within --header-deadline is closed, however busily it trickles; a body not complete within --upload-deadline of its headers is cut off by a timer; at the connection limit (--connections, minus a sixteenth kept free) the connections waiting longest for headers, then the uploads in progress longest, are closed to let new ones in; --per-address caps one address's connections and --per-address-uploads its bodies arriving at once (429 past it). Behind a proxy every connection comes from the proxy: raise --per-address above its pool and let the proxy enforce client timeouts. HTTPS: --tls-cert and --tls-key (PEM, both or neither) serve TLS 1.2 and 1.3 only; SIGHUP reads both files again and new connections get the new certificate while open ones finish on the old (a file that cannot be used keeps the old one and logs an error); SIGHUP also reloads the key table. --admin-listen moves /metrics, /healthz and /readyz to a private plain-HTTP address; the public listener then answers 404 for them. Fairness between apps: each app waits in its own lane of at most --app-share requests (past it that app gets 429 with Retry-After), writers take the apps in turn, and one app holds at most --app-writers writers at once while another app posted within 10 s, so another app's request never waits for a flood's transaction; a per-key rate (keys create/update --rate) limits one key whatever the load. Shards by app: with --directory-url (PUSHLEDGER_DIRECTORY_URL) keys and the shard map come from the directory database and each app's events go to its shard alone; a shard that does not answer fails its own apps' requests (503) alone. See docs/operations/README.md and docs/operations/scaling.md.",
         options: [
             .value("listen", help: "IPv4 address and port to listen on", default: "\(defaults.host):\(defaults.port)", environment: "PUSHLEDGER_LISTEN", placeholder: "host:port"),
             .value("tls-cert", help: "PEM certificate chain for HTTPS, server first (needs --tls-key)", environment: "PUSHLEDGER_TLS_CERT", placeholder: "file"),
@@ -41,12 +41,16 @@ enum ServeCommand: Command {
 
     static func run(_ context: CommandContext) throws -> Int32 {
         let config = try configuration(context.command)
+        let started: (IngestServer) -> Void = { server in context.logger.info("listening", ["address": "\(config.host):\(server.port)"]) }
         do {
-            try IngestServer.run(
-                config: config, databaseURL: context.databaseURL, logger: context.logger.named("serve"),
-                version: root.version ?? "dev"
-            ) { server in
-                context.logger.info("listening", ["address": "\(config.host):\(server.port)"])
+            if let directory = context.directoryURL {
+                try IngestServer.run(
+                    config: config, directoryURL: directory, logger: context.logger.named("serve"), version: root.version ?? "dev",
+                    started: started)
+            } else {
+                try IngestServer.run(
+                    config: config, databaseURL: context.databaseURL, logger: context.logger.named("serve"), version: root.version ?? "dev",
+                    started: started)
             }
         } catch {
             throw CommandFailure(message: error.description)

@@ -38,6 +38,10 @@ enum ShardsCommand: Command {
         }
     }
 
+    /// `--app` of the commands that run on every shard: only the shard holding this app.
+    static let appOption = OptionSpec.value(
+        "app", help: "With --directory-url: only the shard holding this app (default: every shard, side by side)", placeholder: "id")
+
     /// `apps place` and `apps move`, the subcommands `apps` takes from here.
     static let appSubcommands = [
         CommandSpec(
@@ -60,7 +64,7 @@ enum ShardsCommand: Command {
     }
 
     /// A directory refusal as the command's one-line error.
-    static func refusals(_ body: () throws -> Int32) throws -> Int32 {
+    static func refusals<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch let failure as ShardDirectory.Failure {

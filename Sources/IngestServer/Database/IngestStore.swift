@@ -23,9 +23,15 @@ public protocol IngestStore: Sendable {
     func invalidTokens(appID: String, query: InvalidTokenFeed.Query) throws(StoreError) -> InvalidTokenFeed.Page
     /// Stores when keys (by `KeyRecord.id`) were last used: the verifier's coarse flush.
     func recordKeyUse(_ uses: [(id: String, at: Date)]) throws(StoreError)
+    /// The database (shard) that holds `app`'s rows, when there are several: a batch is
+    /// written per shard, and a connection problem of one shard fails its apps alone. Nil: one
+    /// database holds every app.
+    func route(app: String) -> String?
 }
 
 extension IngestStore {
+    public func route(app: String) -> String? { nil }
+
     /// A store that cannot commit on its own says so by ping alone.
     public func probeCommit() throws(StoreError) { try ping() }
 }
