@@ -1,0 +1,97 @@
+import Foundation
+import Postgres
+import PushLedgerSupport
+import Simulator
+import TestSupport
+import Testing
+
+/// Shards by app on stock PostgreSQL: a directory and two shards on the test cluster, one
+/// `pushledger serve --directory-url` in front of them.
+@Suite("Shards by app", .serialized)
+struct ShardsTests {
+    static let placement = ["com.example.shard0": "a", "com.example.shard1": "a", "com.example.shard2": "b", "com.example.shard3": "b"]
+
+    static func fleets() -> [ScaleFleet] {
+        placement.keys.sorted().enumerated().map { index, app in ScaleFleet(installs: 120, days: 3, seed: 40 + UInt64(index), app: app) }
+    }
+
+    /// Rows of `app` in every table of the database that has an `app_id` column.
+    static func rows(of app: String, _ connection: Connection) throws -> Int {
+        let tables: [String] = try connection.query(
+            """
+            select c.relname from pg_class c join pg_namespace n on n.oid = c.relnamespace
+             where n.nspname = 'public' and c.relkind in ('r', 'p') and not c.relispartition
+               and exists (select 1 from pg_attribute a where a.attrelid = c.oid and a.attname = 'app_id' and not a.attisdropped)
+            """).map { try $0.decode(0) }
+        var total = 0
+        for table in tables {
+            total += try connection.query("select count(*) from \(identifier: table) where app_id = \(app)")[0].decode(0, as: Int.self)
+        }
+        return total
+    }
+
+    @Test func fourAppsOnTwoShardsAreStoredOnTheirShardsAloneAndReportAsOneDatabaseWould() throws {
+        let deployment = try ShardedDeployment(shards: ["a", "b"])
+        let single = try TestDatabase.fresh(prefix: "single")
+        let fleets = Self.fleets()
+        let directory = try deployment.directory()
+        for fleet in fleets {
+            try deployment.run(["apps", "place", fleet.config.appID, "--shard", Self.placement[fleet.config.appID]!])
+            try fleet.addKeys(directory)
+            try fleet.addKeys(Connection.connect(url: single))
+        }
+        // Placing an app again elsewhere is refused: a move copies its rows.
+        let again = try CommandRunner.run(
+            ["--directory-url", deployment.directoryURL, "apps", "place", fleets[0].config.appID, "--shard", "b"])
+        #expect(again.status == 1 && again.stderr.contains("already lives on shard 'a'"))
+        let listed = try deployment.run(["shards", "list", "--format", "csv"]).stdout
+        #expect(listed.contains("a,") && listed.contains("com.example.shard0 com.example.shard1"))
+
+        let sharded = try ServeProcess(databaseURL: "", arguments: ["--directory-url", deployment.directoryURL, "--writers", "2"])
+        let alone = try ServeProcess(databaseURL: single, arguments: ["--writers", "2"])
+        let posts = fleets.flatMap { fleet in
+            [Background { try fleet.post(to: sharded.baseURL, threads: 3) }, Background { try fleet.post(to: alone.baseURL, threads: 3) }]
+        }
+        let results = try posts.map { try $0.value() }
+
+        let connections = ["a": try deployment.shard("a"), "b": try deployment.shard("b")]
+        for (index, fleet) in fleets.enumerated() {
+            let app = fleet.config.appID, home = Self.placement[app]!, other = home == "a" ? "b" : "a"
+            let truth = results[2 * index].truth
+            #expect(results[2 * index].summary.accepted == truth.telemetryEvents + truth.sends)
+            #expect(try fleet.storedEvents(connections[home]!) == truth.telemetryEvents + truth.sends)
+            #expect(try Self.rows(of: app, connections[other]!) == 0, "\(app) has rows on shard \(other)")
+            #expect(try ScaleFleet.outcomes(connections[home]!, truth) == ScaleFleet.outcomes(truth))
+        }
+
+        // Reports through the directory (each app's shard) equal the single database's.
+        try deployment.run(["rollup"])
+        let refreshed = try CommandRunner.run(["--database-url", single, "rollup"])
+        #expect(refreshed.status == 0)
+        for fleet in fleets {
+            for report in Self.reports(fleet) {
+                let fromShard = try deployment.run(report).stdout
+                let fromSingle = try CommandRunner.run(["--database-url", single] + report)
+                #expect(fromSingle.status == 0)
+                #expect(Self.comparable(fromShard) == Self.comparable(fromSingle.stdout), "\(report)")
+                #expect(fromShard.contains("\"sends\""), "\(fromShard.prefix(300))")
+            }
+        }
+    }
+
+    /// The reports compared between the deployments, for one app, over its simulated days.
+    static func reports(_ fleet: ScaleFleet) -> [[String]] {
+        let app = fleet.config.appID
+        let from = Timestamp.rfc3339(Date(timeIntervalSince1970: Double(fleet.config.startMs) / 1000))
+        let to = Timestamp.rfc3339(Date(timeIntervalSince1970: Double(fleet.config.startMs) / 1000 + 3 * 86_400))
+        return [
+            ["report", "silent-loss", "--app", app, "--from", from, "--to", to, "--as-of", to, "--source", "engine", "--format", "json"],
+            ["report", "silent-loss", "--app", app, "--from", from, "--to", to, "--by", "channel,platform", "--source", "rollups", "--format", "json"],
+        ]
+    }
+
+    /// A report's JSON without the lines that say when it was made.
+    static func comparable(_ json: String) -> [Substring] {
+        json.split(separator: "\n").filter { line in !["generated", "refreshed", "fresh", "as_of", "lag"].contains { line.contains($0) } }
+    }
+}
