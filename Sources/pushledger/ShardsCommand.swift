@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import PushLedgerCLI
+import PushLedgerSupport
 import Store
 
 /// `pushledger shards`: the shard map of the directory database.
@@ -48,10 +49,21 @@ enum ShardsCommand: Command {
             "place", summary: "Place a new app on a shard (needs --directory-url)",
             options: [.value("shard", help: "The shard's name", required: true, placeholder: "name")],
             positionals: [PositionalSpec("app", help: "The app id")]),
+        CommandSpec(
+            "move", summary: "Move an app to another shard while it keeps posting (needs --directory-url)",
+            discussion: "Copies the app's rows by logical replication filtered to the app, pauses its writes briefly (its requests get 503 with Retry-After, which the SDKs and senders honour), waits for the copy to catch up, compares every table's row count, flips the shard map and removes the app's rows from the old shard. A move cut short is recorded in the directory: run the same command again to resume it, or --rollback to undo it before the flip. Needs wal_level=logical on the old shard and a superuser on the new one (it creates a subscription).",
+            options: [
+                .value("to", help: "The shard to move the app to", placeholder: "name"),
+                .flag("rollback", help: "Undo a move that has not flipped yet: drop the copy, the app stays where it is"),
+                .value("catch-up-limit", type: .duration, help: "How long the paused app may wait for the copy to catch up before the move gives up and unpauses it", default: "30s"),
+                .value("format", type: .choice(["text", "json"]), help: "Output format", default: "text"),
+            ],
+            positionals: [PositionalSpec("app", help: "The app id")]),
     ]
 
     /// Runs `apps place|move`; nil for the other `apps` subcommands.
     static func runApps(_ context: CommandContext) throws -> Int32? {
+        if context.command.path.last == "move" { return try move(context) }
         guard context.command.path.last == "place" else { return nil }
         let directory = try context.connectDirectory()
         return try refusals {
@@ -60,6 +72,41 @@ enum ShardsCommand: Command {
             try ShardDirectory().place(app: app, shard: shard, on: directory)
             context.logger.info("app placed", ["app": app, "shard": shard])
             return 0
+        }
+    }
+
+    /// `apps move APP --to NAME` (or `--rollback`).
+    static func move(_ context: CommandContext) throws -> Int32 {
+        let command = context.command
+        guard let directory = context.directoryURL else { throw OptionError("apps move needs --directory-url (or PUSHLEDGER_DIRECTORY_URL)") }
+        let app = try command.argument("app")
+        var move = AppMove(app: app, directoryURL: directory)
+        move.catchUpLimit = try command.value(TimeSpan.self, "catch-up-limit").timeInterval
+        let logger = context.logger
+        move.progress = { line in logger.info(line, ["app": app]) }
+        do {
+            if command.flag("rollback") {
+                guard command.string("to") == nil else { throw OptionError("--rollback takes no --to") }
+                try refusals { try move.rollback() }
+                return 0
+            }
+            guard let target = command.string("to") else { throw OptionError("name the shard: --to NAME (or --rollback)") }
+            let report = try refusals { try move.run(to: target) }
+            if command.string("format") == "json" {
+                let json: JSONValue = [
+                    "app": .string(report.app), "from": .string(report.from), "to": .string(report.to), "rows": .int(report.rows),
+                    "deleted_from_source": .int(report.deletedFromSource), "copy_seconds": .double(report.copySeconds),
+                    "pause_seconds": .double(report.pauseSeconds), "total_seconds": .double(report.totalSeconds),
+                ]
+                context.print(json.jsonText(pretty: true))
+            } else {
+                context.print(String(
+                    format: "moved %@ from %@ to %@: %d rows; copy %.2f s, writes paused %.3f s, %.2f s in all",
+                    report.app, report.from, report.to, report.rows, report.copySeconds, report.pauseSeconds, report.totalSeconds))
+            }
+            return 0
+        } catch let failure as AppMove.Failure {
+            throw CommandFailure(message: failure.description)
         }
     }
 

@@ -15,12 +15,13 @@ struct ShardsTests {
         placement.keys.sorted().enumerated().map { index, app in ScaleFleet(installs: 120, days: 3, seed: 40 + UInt64(index), app: app) }
     }
 
-    /// Rows of `app` in every table of the database that has an `app_id` column.
+    /// Rows of `app` in every table of the database that has an `app_id` column, but the
+    /// shard's record of the apps that moved away.
     static func rows(of app: String, _ connection: Connection) throws -> Int {
         let tables: [String] = try connection.query(
             """
             select c.relname from pg_class c join pg_namespace n on n.oid = c.relnamespace
-             where n.nspname = 'public' and c.relkind in ('r', 'p') and not c.relispartition
+             where n.nspname = 'public' and c.relkind in ('r', 'p') and not c.relispartition and c.relname <> 'shard_departures'
                and exists (select 1 from pg_attribute a where a.attrelid = c.oid and a.attname = 'app_id' and not a.attisdropped)
             """).map { try $0.decode(0) }
         var total = 0
@@ -77,6 +78,64 @@ struct ShardsTests {
                 #expect(fromShard.contains("\"sends\""), "\(fromShard.prefix(300))")
             }
         }
+    }
+
+    @Test func anAppMovedWhileItPostsLosesNothingAndStoresNothingTwice() throws {
+        let deployment = try ShardedDeployment(shards: ["a", "b"])
+        let moving = ScaleFleet(installs: 400, days: 3, seed: 50, app: "com.example.moving")
+        let staying = ScaleFleet(installs: 60, days: 3, seed: 51, app: "com.example.staying")
+        let directory = try deployment.directory()
+        for fleet in [moving, staying] {
+            try deployment.run(["apps", "place", fleet.config.appID, "--shard", "a"])
+            try fleet.addKeys(directory)
+        }
+        let a = try deployment.shard("a"), b = try deployment.shard("b")
+        let serve = try ServeProcess(databaseURL: "", arguments: ["--directory-url", deployment.directoryURL, "--writers", "2"])
+        let stayed = try staying.post(to: serve.baseURL, threads: 2).truth
+        let stayingRows = try Self.rows(of: staying.config.appID, a)
+
+        let expected = Simulation.generate(moving.config).truth
+        let run = Background { try moving.post(to: serve.baseURL, threads: 3) }
+        while !run.isFinished, try moving.storedEvents(a) < expected.telemetryEvents / 4 { usleep(20_000) }
+
+        // A move that gives up (no time to catch up) leaves the app posting on its shard, the
+        // move recorded; --rollback undoes the copy.
+        let move = ["--directory-url", deployment.directoryURL, "apps", "move", moving.config.appID]
+        let givenUp = try CommandRunner.run(move + ["--to", "b", "--catch-up-limit", "0s"])
+        #expect(givenUp.status == 1 && givenUp.stderr.contains("did not catch up"), "\(givenUp.stderr)")
+        #expect(try directory.query("select state from app_moves")[0].decode(0, as: String.self) == "copying")
+        let other = try CommandRunner.run(move + ["--to", "a"])
+        #expect(other.status == 1 && other.stderr.contains("in progress"))
+        try deployment.run(Array(move.dropFirst(2)) + ["--rollback"])
+        #expect(try Self.rows(of: moving.config.appID, b) == 0)
+        #expect(try b.query("select count(*) from pg_subscription")[0].decode(0, as: Int.self) == 0)
+        #expect(try a.query("select count(*) from pg_publication")[0].decode(0, as: Int.self) == 0)
+        #expect(try a.query("select count(*) from pg_replication_slots")[0].decode(0, as: Int.self) == 0)
+        #expect(!run.isFinished, "the post ended before the move; make the fleet larger")
+
+        let moved = try deployment.run(Array(move.dropFirst(2)) + ["--to", "b", "--format", "json"]).stdout
+        #expect(moved.contains("\"to\": \"b\""), "\(moved)")
+        let (summary, truth) = try run.value()
+        #expect(truth == expected)
+        #expect(summary.accepted + summary.duplicates == summary.eventsPosted)
+
+        // Every event once, on the new shard alone; the app that stayed is untouched.
+        #expect(try moving.storedEvents(b) == truth.telemetryEvents + truth.sends)
+        #expect(try Self.rows(of: moving.config.appID, a) == 0)
+        #expect(try StoredEvents.storedTwice(b) == 0)
+        #expect(try ScaleFleet.outcomes(b, truth) == ScaleFleet.outcomes(truth))
+        #expect(try Self.rows(of: staying.config.appID, a) == stayingRows)
+        #expect(try Self.rows(of: staying.config.appID, b) == 0)
+        #expect(try ScaleFleet.outcomes(a, stayed) == ScaleFleet.outcomes(stayed))
+        #expect(try directory.query("select shard from app_placements where app_id = \(moving.config.appID)")[0].decode(0, as: String.self) == "b")
+        #expect(try directory.query("select count(*) from app_moves")[0].decode(0, as: Int.self) == 0)
+        #expect(try a.query("select moved_to from shard_departures")[0].decode(0, as: String.self) == "b")
+
+        // Posted again after the move, every event is a duplicate: the de-duplication ids moved too.
+        let again = try moving.post(to: serve.baseURL, threads: 3).summary
+        #expect(again.accepted == 0 && again.duplicates == again.eventsPosted)
+        #expect(try moving.storedEvents(b) == truth.telemetryEvents + truth.sends)
+        Logger(component: "shard-tests").info("move figures", ["move": moved.replacingOccurrences(of: "\n", with: " "), "retries": summary.retries])
     }
 
     /// The reports compared between the deployments, for one app, over its simulated days.
