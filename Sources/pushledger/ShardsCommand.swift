@@ -17,6 +17,18 @@ enum ShardsCommand: Command {
             CommandSpec(
                 "list", summary: "List the shards with their apps",
                 options: [.value("format", type: .choice(["table", "json", "csv"]), help: "Output format", default: "table")]),
+            CommandSpec(
+                "sync", summary: "Regenerate the directory's fleet-wide tables (postgres_fdw) from the shard map",
+                discussion: "Done by shards add, apps place and apps move too. Needs a superuser on the directory (postgres_fdw)."),
+            CommandSpec(
+                "totals", summary: "Send outcome counts per app across every shard, read through the directory",
+                discussion: "Sums the daily rollups of whole UTC days in [--from, --to) per app; each shard aggregates its own apps (the grouping is pushed down), only one row per app travels. Run pushledger rollup first: the rollups are as fresh as their last refresh.",
+                options: [
+                    .value("from", type: .timestamp, help: "First day (UTC)", required: true),
+                    .value("to", type: .timestamp, help: "Day after the last (UTC)", required: true),
+                    .flag("plan", help: "Print the query plan instead (EXPLAIN VERBOSE)"),
+                    .value("format", type: .choice(["table", "json", "csv", "markdown"]), help: "Output format", default: "table"),
+                ] + ColumnChoice.options),
         ])
 
     static func run(_ context: CommandContext) throws -> Int32 {
@@ -27,6 +39,23 @@ enum ShardsCommand: Command {
                 let name = try context.command.argument("name"), url = try context.command.argument("url")
                 try ShardDirectory().addShard(name: name, url: url, on: directory)
                 context.logger.info("shard added", ["shard": name])
+                sync(context, directory)
+            case "sync":
+                try FleetReads().sync(directory: directory)
+            case "totals":
+                let from = try context.command.value(Date.self, "from"), to = try context.command.value(Date.self, "to")
+                if context.command.flag("plan") {
+                    context.print(try FleetReads().plan(from: from, to: to, on: directory))
+                    return 0
+                }
+                let totals = try FleetReads().totals(from: from, to: to, on: directory)
+                let all = totals.reduce(into: [String: Int]()) { sum, app in sum.merge(app.counts, uniquingKeysWith: +) }
+                let rows = (totals.map { ($0.appID, $0.counts) } + [("all apps", all)]).map { app, counts -> [Cell] in
+                    [.text(app)] + FleetReads.counted.map { .integer(counts[$0] ?? 0) }
+                }
+                try context.printTable(
+                    format: context.command.string("format")!, headers: ["app"] + FleetReads.counted, rows: rows,
+                    key: ["app", "sends", "accepted", "received", "opened", "blocked_app", "blocked_channel", "unconfirmed", "rejected"])
             default:
                 let placements = try ShardDirectory().placements(on: directory)
                 let rows: [[Cell]] = try ShardDirectory().shards(on: directory).map { shard in
@@ -71,6 +100,7 @@ enum ShardsCommand: Command {
             let shard = context.command.string("shard")!
             try ShardDirectory().place(app: app, shard: shard, on: directory)
             context.logger.info("app placed", ["app": app, "shard": shard])
+            sync(context, directory)
             return 0
         }
     }
@@ -92,6 +122,7 @@ enum ShardsCommand: Command {
             }
             guard let target = command.string("to") else { throw OptionError("name the shard: --to NAME (or --rollback)") }
             let report = try refusals { try move.run(to: target) }
+            sync(context, try context.connectDirectory())
             if command.string("format") == "json" {
                 let json: JSONValue = [
                     "app": .string(report.app), "from": .string(report.from), "to": .string(report.to), "rows": .int(report.rows),
@@ -107,6 +138,16 @@ enum ShardsCommand: Command {
             return 0
         } catch let failure as AppMove.Failure {
             throw CommandFailure(message: failure.description)
+        }
+    }
+
+    /// Regenerates the fleet-wide tables after a change of the map; a directory without
+    /// postgres_fdw (or a superuser) keeps working for everything else, with a warning.
+    static func sync(_ context: CommandContext, _ directory: Connection) {
+        do {
+            try FleetReads().sync(directory: directory)
+        } catch {
+            context.logger.warning("fleet-wide tables not regenerated (pushledger shards sync)", ["error": "\(error)"])
         }
     }
 

@@ -69,6 +69,7 @@ struct ShardsTests {
         try deployment.run(["rollup"])
         let refreshed = try CommandRunner.run(["--database-url", single, "rollup"])
         #expect(refreshed.status == 0)
+        try Self.expectFleetTotalsEqualTheShards(deployment, fleets[0])
         for fleet in fleets {
             for report in Self.reports(fleet) {
                 let fromShard = try deployment.run(report).stdout
@@ -139,6 +140,46 @@ struct ShardsTests {
         #expect(again.accepted == 0 && again.duplicates == again.eventsPosted)
         #expect(try moving.storedEvents(b) == truth.telemetryEvents + truth.sends)
         Logger(component: "shard-tests").info("move figures", ["move": moved.replacingOccurrences(of: "\n", with: " "), "retries": summary.retries])
+    }
+
+    /// `shards totals` through the directory's postgres_fdw tables equals each shard's own sums,
+    /// and its plan aggregates on the shards (one row per app travels).
+    static func expectFleetTotalsEqualTheShards(_ deployment: ShardedDeployment, _ fleet: ScaleFleet) throws {
+        let start = Date(timeIntervalSince1970: Double(fleet.config.startMs) / 1000)
+        let window = ["--from", Timestamp.rfc3339(start), "--to", Timestamp.rfc3339(start + 3 * 86_400)]
+        let csv = try deployment.run(["shards", "totals", "--format", "csv"] + window).stdout.split(whereSeparator: \.isNewline).map { $0.split(separator: ",") }
+        let header = csv[0].map(String.init)
+        var fleetTotals: [String: [String: Int]] = [:]
+        for line in csv.dropFirst() {
+            fleetTotals[String(line[0])] = Dictionary(uniqueKeysWithValues: zip(header.dropFirst(), line.dropFirst().map { Int($0)! }))
+        }
+        var shardTotals: [String: [String: Int]] = [:], all: [String: Int] = [:]
+        for name in deployment.shards.keys {
+            let rows = try deployment.shard(name).query(
+                """
+                select app_id, sum(sends)::int8 as sends, sum(accepted)::int8 as accepted, sum(unconfirmed)::int8 as unconfirmed,
+                       sum(blocked_channel)::int8 as blocked_channel
+                  from send_rollups_daily where day >= \(start)::date and day < \(start + 3 * 86_400)::date group by app_id
+                """)
+            for row in rows {
+                var counts: [String: Int] = [:]
+                for column in ["sends", "accepted", "unconfirmed", "blocked_channel"] {
+                    counts[column] = try row.decode(column)
+                    all[column, default: 0] += counts[column]!
+                }
+                shardTotals[try row.decode("app_id")] = counts
+            }
+        }
+        #expect(shardTotals.count == 4)
+        #expect(shardTotals.values.allSatisfy { $0["sends"]! > 0 })
+        for (app, counts) in shardTotals {
+            #expect(counts.allSatisfy { fleetTotals[app]?[$0.key] == $0.value }, "\(app): \(counts) vs \(fleetTotals[app] ?? [:])")
+        }
+        #expect(all.allSatisfy { fleetTotals["all apps"]?[$0.key] == $0.value })
+        let plan = try deployment.run(["shards", "totals", "--plan"] + window).stdout
+        // Each shard's partition is a foreign scan that carries the aggregate: "Relations: Aggregate on (…)".
+        #expect(plan.components(separatedBy: "Aggregate on (fleet_shard_").count - 1 == 2, "\(plan)")
+        #expect(plan.contains("GROUP BY app_id") || plan.contains("GROUP BY 1"), "\(plan)")
     }
 
     /// The reports compared between the deployments, for one app, over its simulated days.
