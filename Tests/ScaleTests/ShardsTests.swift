@@ -79,6 +79,7 @@ struct ShardsTests {
                 #expect(fromShard.contains("\"sends\""), "\(fromShard.prefix(300))")
             }
         }
+        try Self.expectAShardDownFailsItsAppsAlone(deployment, sharded, fleets)
     }
 
     @Test func anAppMovedWhileItPostsLosesNothingAndStoresNothingTwice() throws {
@@ -180,6 +181,34 @@ struct ShardsTests {
         // Each shard's partition is a foreign scan that carries the aggregate: "Relations: Aggregate on (…)".
         #expect(plan.components(separatedBy: "Aggregate on (fleet_shard_").count - 1 == 2, "\(plan)")
         #expect(plan.contains("GROUP BY app_id") || plan.contains("GROUP BY 1"), "\(plan)")
+    }
+
+    /// Shard b refusing connections: its apps get 503 with Retry-After, shard a's are stored;
+    /// once b is back its apps are stored again.
+    static func expectAShardDownFailsItsAppsAlone(_ deployment: ShardedDeployment, _ serve: ServeProcess, _ fleets: [ScaleFleet]) throws {
+        let admin = try Connection.connect(url: TestDatabase.adminURL)
+        let database = String(URLComponents(string: deployment.shards["b"]!)!.path.dropFirst())
+        func post(_ fleet: ScaleFleet) throws -> RawReply {
+            let connection = try RawHTTPConnection(port: serve.port)
+            connection.write(RawRequest.make(
+                "POST", "/v1/telemetry", headers: [("Authorization", "Bearer \(fleet.telemetryKey)"), ("Content-Type", "application/json")],
+                body: Fixtures.telemetry(app: fleet.config.appID, events: [Fixtures.exposure()])))
+            return try connection.readReply()
+        }
+        let onA = fleets.first { placement[$0.config.appID] == "a" }!, onB = fleets.first { placement[$0.config.appID] == "b" }!
+        try admin.execute("alter database \(identifier: database) allow_connections false")
+        _ = try admin.query("select pg_terminate_backend(pid) from pg_stat_activity where datname = \(database)")
+        let refused = try post(onB)
+        #expect(refused.status == 503)
+        #expect(refused.header("Retry-After") != nil)
+        #expect(try post(onA).status == 200)
+        try admin.execute("alter database \(identifier: database) allow_connections true")
+        var status = 0
+        for _ in 0..<50 where status != 200 {
+            usleep(100_000)
+            status = try post(onB).status
+        }
+        #expect(status == 200)
     }
 
     /// The reports compared between the deployments, for one app, over its simulated days.
