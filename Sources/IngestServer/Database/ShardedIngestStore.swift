@@ -29,6 +29,7 @@ public final class ShardedIngestStore: IngestStore {
         var shards: [String: ShardPools] = [:]
         var placements: [String: String] = [:]
         var lastMapLoad: ContinuousClock.Instant?
+        var keys: [KeyRecord]?
     }
 
     /// The pools of one shard and until when it counts as down.
@@ -136,15 +137,18 @@ public final class ShardedIngestStore: IngestStore {
         if !committed, let lastError { throw lastError }
     }
 
-    /// Keys from the directory; the shard map is read again with them.
+    /// Keys from the directory; the shard map is read again with them. While the directory
+    /// does not answer, the keys and map last read stay in use (writes need only the shards).
     public func loadKeys() throws(StoreError) -> [KeyRecord] {
-        try loadMap()
-        return try onDirectory { connection in
-            try KeyStore().loadActiveKeys(on: connection).map { key in
-                KeyRecord(
-                    id: key.id.uuidString.lowercased(), hash: key.hash, appID: key.appID, scope: key.scope.rawValue,
-                    revoked: false, expiresAt: key.expiresAt, rateLimit: key.rateLimit)
-            }
+        do throws(StoreError) {
+            try loadMap()
+            let keys = try onDirectory { try KeyRecord.active(on: $0) }
+            state.withLock { $0.keys = keys }
+            return keys
+        } catch {
+            guard error.isConnectionProblem, let keys = state.withLock({ $0.keys }) else { throw error }
+            logger.warning("directory unreachable, keeping the keys and shard map last read", ["error": error.description])
+            return keys
         }
     }
 
@@ -154,8 +158,7 @@ public final class ShardedIngestStore: IngestStore {
     }
 
     public func recordKeyUse(_ uses: [(id: String, at: Date)]) throws(StoreError) {
-        let parsed = uses.compactMap { use in UUID(uuidString: use.id).map { (id: $0, at: use.at) } }
-        try onDirectory { try KeyStore().recordUse(parsed, on: $0) }
+        try onDirectory { try KeyRecord.recordUse(uses, on: $0) }
     }
 
     /// Reads the shard map; a shard whose URL changed gets new pools.
@@ -250,6 +253,22 @@ extension StoreError {
         self.init(
             isConnectionProblem: error.isConnectionProblem, isOutcomeUnknown: error.isOutcomeUnknown, sqlState: error.sqlState,
             description: error.description, detail: error.debugDescription)
+    }
+}
+
+extension KeyRecord {
+    /// The keys not revoked, as the verifier holds them.
+    static func active(on connection: Connection) throws -> [KeyRecord] {
+        try KeyStore().loadActiveKeys(on: connection).map { key in
+            KeyRecord(
+                id: key.id.uuidString.lowercased(), hash: key.hash, appID: key.appID, scope: key.scope.rawValue,
+                revoked: false, expiresAt: key.expiresAt, rateLimit: key.rateLimit)
+        }
+    }
+
+    /// Stores the keys' last uses (ids as `KeyRecord.id`).
+    static func recordUse(_ uses: [(id: String, at: Date)], on connection: Connection) throws {
+        try KeyStore().recordUse(uses.compactMap { use in UUID(uuidString: use.id).map { (id: $0, at: use.at) } }, on: connection)
     }
 }
 
