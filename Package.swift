@@ -25,8 +25,10 @@ let package = Package(
         .target(name: "PushLedgerContract", dependencies: ["PushLedgerSupport"]),
         // The rulebook's Swift side: outcome rules, rejection classes, display state, statistics.
         .target(name: "PushLedgerRules", dependencies: ["PushLedgerContract"]),
-        // Command-line parsing, help text, tables and their JSON/CSV export.
-        .target(name: "PushLedgerCLI", dependencies: ["PushLedgerSupport", "PushLedgerRules"]),
+        // Command-line parsing: commands as types with typed, declared options; help generated from them.
+        .target(name: "CommandLineParsing", dependencies: ["PushLedgerSupport"]),
+        // Terminal tables (fitted to 120 columns) and their CSV/Markdown/JSON export.
+        .target(name: "TableRendering", dependencies: ["PushLedgerSupport", "PushLedgerRules"]),
         // Universal link / App Link association: file parsers, the path matchers, verdicts (pure).
         .target(name: "LinkCheck", dependencies: ["PushLedgerSupport"]),
         // HTTPS fetches of association files as the OS verifiers make them, on libcurl.
@@ -42,19 +44,26 @@ let package = Package(
         // A small HTTP/1.1 client for posting batches (simulator, tests, benchmarks, alert webhooks); HTTPS on libcurl.
         .target(name: "IngestClient", dependencies: ["Gzip", "PushLedgerSupport", "CCurl"]),
         // Fleet simulator: generated installations and sender, with the expected truth.
-        .target(name: "Simulator", dependencies: ["PushLedgerSupport", "PushLedgerContract", "PushLedgerRules", "PushLedgerCLI", "IngestClient"]),
+        .target(name: "Simulator", dependencies: ["PushLedgerSupport", "PushLedgerContract", "PushLedgerRules", "CommandLineParsing", "IngestClient"]),
         // Reports and alerts over the outcome engine in sql/.
-        .target(name: "Reports", dependencies: ["PushLedgerRules", "PushLedgerCLI", "Postgres", "IngestClient"]),
+        .target(name: "Reports", dependencies: ["PushLedgerRules", "TableRendering", "Postgres", "IngestClient"]),
         // The client SDK: events, durable journal, upload (Foundation only), and the thin Apple adapter.
         .target(name: "PushLedgerKit", dependencies: ["PushLedgerContract", "PushLedgerSupport", "Gzip"]),
         // Records events into a journal directory from its own process, for the SDK's multi-process tests.
         .executableTarget(name: "pushledger-kit-probe", dependencies: ["PushLedgerKit"]),
         // Benchmark tooling for scripts/bench.sh (not part of the product).
         .target(name: "Bench", dependencies: ["Simulator", "Gzip", "IngestClient"]),
-        .executableTarget(name: "pushledger-bench", dependencies: ["Bench", "PushLedgerCLI", "Simulator"]),
+        .executableTarget(name: "pushledger-bench", dependencies: ["Bench", "CommandLineParsing", "Simulator"]),
+        // The `links check` workflow: an app's identities and tapped hosts, each domain fetched and judged, results stored.
+        .target(
+            name: "LinkAudit",
+            dependencies: ["LinkCheck", "LinkFetch", "Postgres", "PushLedgerRules", "PushLedgerSupport", "Store", "TableRendering"]),
+        // The executable: one type per command (Sources/pushledger/Commands), parsing and wiring only.
         .executableTarget(
             name: "pushledger",
-            dependencies: ["PushLedgerCLI", "Postgres", "Store", "IngestServer", "Simulator", "Reports", "LinkCheck", "LinkFetch"]
+            dependencies: [
+                "CommandLineParsing", "TableRendering", "Postgres", "Store", "IngestServer", "Simulator", "Reports", "LinkAudit",
+            ]
         ),
 
         // Test helpers: throwaway databases on the project-local cluster.
@@ -62,7 +71,10 @@ let package = Package(
         .testTarget(name: "PushLedgerSupportTests", dependencies: ["PushLedgerSupport"]),
         .testTarget(name: "PushLedgerContractTests", dependencies: ["PushLedgerContract", "PushLedgerSupport"]),
         .testTarget(name: "PushLedgerRulesTests", dependencies: ["PushLedgerContract", "PushLedgerRules"]),
-        .testTarget(name: "PushLedgerCLITests", dependencies: ["PushLedgerCLI", "PushLedgerRules", "PushLedgerSupport"]),
+        .testTarget(name: "CommandLineParsingTests", dependencies: ["CommandLineParsing", "PushLedgerSupport"]),
+        // Every `pushledger` command's help, and every example in README.md and docs/, parsed in-process.
+        .testTarget(name: "CommandTreeTests", dependencies: ["pushledger", "CommandLineParsing"]),
+        .testTarget(name: "TableRenderingTests", dependencies: ["TableRendering", "PushLedgerRules", "PushLedgerSupport"]),
         .testTarget(name: "LinkCheckTests", dependencies: ["LinkCheck"]),
         .testTarget(name: "LinkFetchTests", dependencies: ["LinkFetch", "LinkCheck", "TestSupport"], exclude: ["Sites"]),
         .testTarget(name: "GzipTests", dependencies: ["Gzip"]),

@@ -1,7 +1,7 @@
 import Foundation
 import PushLedgerSupport
 import PushLedgerRules
-import PushLedgerCLI
+import TableRendering
 
 extension PromptTimingReport {
     /// The JSON shape, plus `note` naming the mode (and the fallback, when it happened).

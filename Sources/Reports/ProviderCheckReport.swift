@@ -1,6 +1,6 @@
 import Foundation
 import Postgres
-import PushLedgerCLI
+import TableRendering
 import PushLedgerRules
 import PushLedgerSupport
 

@@ -2,7 +2,7 @@ import Foundation
 import Postgres
 import PushLedgerSupport
 import PushLedgerRules
-import PushLedgerCLI
+import TableRendering
 
 /// `report rejections`: provider rejections by reason and reason class, invalid tokens, and
 /// sends to tokens already known invalid at send time (docs/metrics.md "Rates").

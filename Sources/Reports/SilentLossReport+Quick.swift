@@ -1,7 +1,7 @@
 import Foundation
 import Postgres
 import PushLedgerRules
-import PushLedgerCLI
+import TableRendering
 
 extension SilentLossReport {
     /// `query silent-loss --since 24h`: the on-call answer, one line per slice with the silent

@@ -2,7 +2,7 @@ import Foundation
 import Postgres
 import PushLedgerSupport
 import PushLedgerRules
-import PushLedgerCLI
+import TableRendering
 
 /// `report silent-loss`: outcome counts and rates per slice of the chosen dimensions
 /// (docs/metrics.md "Outcome of one send attempt" and "Rates"), classified over the exact window.

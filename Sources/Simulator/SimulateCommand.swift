@@ -1,47 +1,95 @@
+import CommandLineParsing
 import Foundation
 import PushLedgerSupport
-import PushLedgerCLI
 
-/// `pushledger simulate`: its option spec, reading parsed options into a config, and running.
-/// The executable declares `spec` among its commands and calls `init(parsed:nowMs:)` + `run()`.
-public struct SimulateCommand: Sendable {
+/// `pushledger simulate`'s command line: every option, typed, with its default. The
+/// executable declares it among its commands; ``SimulateCommand`` turns it into a run.
+public struct SimulateArguments: ParsableCommand {
     /// The defaults the help shows are the configuration's own.
-    private static let defaults = SimulationConfig(startMs: 0)
-    private static let runner = SimulationRunner.Options(baseURL: "http://127.0.0.1:8080", telemetryKey: "", sendsKey: "")
+    static let defaults = SimulationConfig(startMs: 0)
+    static let runner = SimulationRunner.Options(baseURL: "http://127.0.0.1:8080", telemetryKey: "", sendsKey: "")
 
-    public static let spec = CommandSpec(
-        "simulate", summary: "Simulate a fleet and post its telemetry and sends (or only generate them)",
-        discussion: """
-            Generates installations over --days days ending at today's UTC midnight (so everything is \
-            within the 30-day age limit), posts telemetry first and then the sender's results to the \
-            ingest server, and can write the expected report figures (--truth). The same --seed gives \
-            byte-identical data. Scenarios for --inject: channel-block-spike, receipts-outage, \
-            apns-throttle-burst, each optionally @DAY (0-based; default the middle day). Without \
-            --warmup-days the SDK ships on the first day and the fleet grows and settles through the \
-            days (a launch); with it, a mature app's fleet is simulated (and posted) for that many days \
-            first, so the reported days are alike and `alert check` compares like with like.
-            """,
-        options: [
-            .value("url", help: "Ingest server base URL (http:// or https://)", default: runner.baseURL, environment: "PUSHLEDGER_INGEST_URL", placeholder: "url"),
-            .value("ca-file", help: "PEM CA bundle trusted for an https:// --url instead of the system store", environment: "PUSHLEDGER_CA_FILE", placeholder: "file"),
-            .value("telemetry-key", help: "Bearer key with the telemetry scope", environment: "PUSHLEDGER_TELEMETRY_KEY", placeholder: "key"),
-            .value("sends-key", help: "Bearer key with the sends scope", environment: "PUSHLEDGER_SENDS_KEY", placeholder: "key"),
-            .value("installs", type: .integer, help: "Installations over all simulated days", default: "\(defaults.installs)"),
-            .value("days", type: .integer, help: "Reported days (1-29; with the warm-up 29 at most)", default: "\(defaults.days)"),
-            .value("warmup-days", type: .integer, help: "Days of a mature, steady fleet before the reported days (0, or 11-28)", default: "\(defaults.warmupDays)"),
-            .value("seed", type: .integer, help: "Random seed", default: "\(defaults.seed)"),
-            .value("start", help: "First reported day, YYYY-MM-DD (default: --days before today)", placeholder: "date"),
-            .repeatable("inject", help: "Scenario NAME[@DAY]; may be repeated", placeholder: "scenario"),
-            .value("truth", help: "Write the expected figures as JSON to this file", placeholder: "file"),
-            .value("fcm-delivery-data", help: "Write what FCM's Data API would report for the FCM sends (JSON) to this file", placeholder: "file"),
-            .value("fcm-app-id", help: "The Firebase app id in that file", default: FCMDeliveryView.simulatedAppID),
-            .value("threads", type: .integer, help: "Posting threads", default: "\(runner.threads)"),
-            .value("flush-days", type: .integer, help: "Days an app queues telemetry before flushing", default: "\(defaults.flushDays)"),
-            .flag("no-gzip", help: "Post uncompressed bodies"),
-            .flag("no-progress", help: "No progress lines on stderr"),
-            .flag("dry-run", help: "Only generate (reports events per second); post nothing"),
-        ])
+    public static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            "simulate", summary: "Simulate a fleet and post its telemetry and sends (or only generate them)",
+            discussion: """
+                Generates installations over --days days ending at today's UTC midnight (so everything is \
+                within the 30-day age limit), posts telemetry first and then the sender's results to the \
+                ingest server, and can write the expected report figures (--truth). The same --seed gives \
+                byte-identical data. Scenarios for --inject: channel-block-spike, receipts-outage, \
+                apns-throttle-burst, each optionally @DAY (0-based; default the middle day). Without \
+                --warmup-days the SDK ships on the first day and the fleet grows and settles through the \
+                days (a launch); with it, a mature app's fleet is simulated (and posted) for that many days \
+                first, so the reported days are alike and `alert check` compares like with like.
+                """)
+    }
 
+    public init() {}
+
+    @Option(
+        help: "Ingest server base URL (http:// or https://)", default: SimulateArguments.runner.baseURL,
+        environment: "PUSHLEDGER_INGEST_URL", placeholder: "url")
+    var url: String
+
+    @Option(
+        help: "PEM CA bundle trusted for an https:// --url instead of the system store",
+        environment: "PUSHLEDGER_CA_FILE",
+        placeholder: "file")
+    var caFile: String?
+
+    @Option(help: "Bearer key with the telemetry scope", environment: "PUSHLEDGER_TELEMETRY_KEY", placeholder: "key")
+    var telemetryKey: String?
+
+    @Option(help: "Bearer key with the sends scope", environment: "PUSHLEDGER_SENDS_KEY", placeholder: "key")
+    var sendsKey: String?
+
+    @Option(help: "Installations over all simulated days", default: SimulateArguments.defaults.installs)
+    var installs: Int
+
+    @Option(help: "Reported days (1-29; with the warm-up 29 at most)", default: SimulateArguments.defaults.days)
+    var days: Int
+
+    @Option(
+        help: "Days of a mature, steady fleet before the reported days (0, or 11-28)",
+        default: SimulateArguments.defaults.warmupDays)
+    var warmupDays: Int
+
+    @Option(help: "Random seed", default: Int(SimulateArguments.defaults.seed))
+    var seed: Int
+
+    @Option(help: "First reported day, YYYY-MM-DD (default: --days before today)", placeholder: "date")
+    var start: String?
+
+    @Option(help: "Scenario NAME[@DAY]; may be repeated", placeholder: "scenario")
+    var inject: [String]
+
+    @Option(help: "Write the expected figures as JSON to this file", placeholder: "file")
+    var truth: String?
+
+    @Option(help: "Write what FCM's Data API would report for the FCM sends (JSON) to this file", placeholder: "file")
+    var fcmDeliveryData: String?
+
+    @Option(help: "The Firebase app id in that file", default: FCMDeliveryView.simulatedAppID)
+    var fcmAppID: String
+
+    @Option(help: "Posting threads", default: SimulateArguments.runner.threads)
+    var threads: Int
+
+    @Option(help: "Days an app queues telemetry before flushing", default: SimulateArguments.defaults.flushDays)
+    var flushDays: Int
+
+    @Flag(help: "Post uncompressed bodies")
+    var noGzip: Bool
+
+    @Flag(help: "No progress lines on stderr")
+    var noProgress: Bool
+
+    @Flag(help: "Only generate (reports events per second); post nothing")
+    var dryRun: Bool
+}
+
+/// A simulation ready to run: the configuration and runner options the arguments ask for.
+public struct SimulateCommand: Sendable {
     public var config: SimulationConfig
     public var options: SimulationRunner.Options
     public var dryRun: Bool
@@ -49,53 +97,60 @@ public struct SimulateCommand: Sendable {
     public var fcmDeliveryPath: String?
     public var fcmAppID = FCMDeliveryView.simulatedAppID
 
-    /// Reads parsed options; `nowMs` anchors the default days and bounds `--start`.
-    public init(parsed: ParsedCommand, nowMs: Int64) throws(SimulationError) {
-        func integer(_ name: String, _ range: ClosedRange<Int>) throws(SimulationError) -> Int {
-            guard let n = parsed.integer(name), range.contains(n) else {
-                throw SimulationError.invalidOption("--\(name)", "expected \(range.lowerBound)...\(range.upperBound)")
+    /// Reads the arguments; `nowMs` anchors the default days and bounds `--start`.
+    public init(_ arguments: SimulateArguments, nowMs: Int64) throws(SimulationError) {
+        func check(_ value: Int, _ option: Option<Int>, _ range: ClosedRange<Int>) throws(SimulationError) -> Int {
+            guard range.contains(value) else {
+                throw SimulationError.invalidOption(
+                    option.display, "expected \(range.lowerBound)...\(range.upperBound)")
             }
-            return n
+            return value
         }
-        let days = try integer("days", 1...29)
+        let days = try check(arguments.days, arguments.$days, 1...29)
         config = SimulationConfig.endingBefore(nowMs: nowMs, days: days)
-        let warmup = try integer("warmup-days", 0...28)
+        let warmup = try check(arguments.warmupDays, arguments.$warmupDays, 0...28)
         if warmup > 0 {
             guard warmup >= 11, warmup + days <= 29 else {
-                throw SimulationError.invalidOption("--warmup-days", "expected 11...\(29 - days) with --days \(days) (0: none)")
+                throw SimulationError.invalidOption(
+                    "--warmup-days", "expected 11...\(29 - days) with --days \(days) (0: none)")
             }
             config.makeSteady(warmupDays: warmup)
         }
-        if let start = parsed.string("start") {
+        if let start = arguments.start {
             config.startMs = try Self.parseDay(start)
             guard config.endMs <= nowMs, nowMs - config.simulatedStartMs <= 29 * SimTime.msPerDay else {
-                throw SimulationError.invalidOption("--start", "the simulated days must end by now and start within the last 29 days")
+                throw SimulationError.invalidOption(
+                    "--start", "the simulated days must end by now and start within the last 29 days")
             }
         }
-        config.installs = try integer("installs", 1...10_000_000)
-        config.seed = UInt64(try integer("seed", 0...Int.max))
-        config.flushDays = try integer("flush-days", 1...29)
-        for text in parsed.strings("inject") { config.injections.append(try Injection.parse(text, days: days)) }
+        config.installs = try check(arguments.installs, arguments.$installs, 1...10_000_000)
+        config.seed = UInt64(try check(arguments.seed, arguments.$seed, 0...Int.max))
+        config.flushDays = try check(arguments.flushDays, arguments.$flushDays, 1...29)
+        for text in arguments.inject { config.injections.append(try Injection.parse(text, days: days)) }
         options = SimulationRunner.Options(
-            baseURL: parsed.string("url") ?? Self.runner.baseURL, telemetryKey: parsed.string("telemetry-key") ?? "",
-            sendsKey: parsed.string("sends-key") ?? "")
-        options.caFile = parsed.string("ca-file")
-        options.threads = try integer("threads", 1...64)
-        options.gzip = !parsed.flag("no-gzip")
-        options.progress = !parsed.flag("no-progress")
-        dryRun = parsed.flag("dry-run")
-        truthPath = parsed.string("truth")
-        fcmDeliveryPath = parsed.string("fcm-delivery-data")
-        fcmAppID = parsed.string("fcm-app-id") ?? FCMDeliveryView.simulatedAppID
+            baseURL: arguments.url, telemetryKey: arguments.telemetryKey ?? "", sendsKey: arguments.sendsKey ?? "")
+        options.caFile = arguments.caFile
+        options.threads = try check(arguments.threads, arguments.$threads, 1...64)
+        options.gzip = !arguments.noGzip
+        options.progress = !arguments.noProgress
+        dryRun = arguments.dryRun
+        truthPath = arguments.truth
+        fcmDeliveryPath = arguments.fcmDeliveryData
+        fcmAppID = arguments.fcmAppID
         if !dryRun && (options.telemetryKey.isEmpty || options.sendsKey.isEmpty) {
-            throw SimulationError.invalidOption("--telemetry-key/--sends-key", "both keys are needed to post (or use --dry-run)")
+            throw SimulationError.invalidOption(
+                "--telemetry-key/--sends-key", "both keys are needed to post (or use --dry-run)")
         }
     }
 
     /// Parses arguments after `simulate` with the project's command-line parser (tests, tools).
     public init(arguments: [String], nowMs: Int64, environment: [String: String] = [:]) throws(SimulationError) {
-        switch CommandParser.parse(arguments, root: Self.spec, environment: environment) {
-        case .success(.run(let parsed)): try self.init(parsed: parsed, nowMs: nowMs)
+        switch CommandLineParser.parse(arguments, root: SimulateArguments.self, environment: environment) {
+        case .success(.run(let chain)):
+            guard let parsed = chain.last as? SimulateArguments else {
+                preconditionFailure("simulate parses as itself")
+            }
+            try self.init(parsed, nowMs: nowMs)
         case .success: throw SimulationError.invalidOption("simulate", "help and version are not runs")
         case .failure(let usage): throw SimulationError.invalidOption("simulate", usage.reason)
         }
@@ -118,15 +173,18 @@ public struct SimulateCommand: Sendable {
             let truth: Truth
             if dryRun {
                 let started = Date()
-                var events = 0, batches = 0
+                var events = 0
+                var batches = 0
                 let result = Simulation.stream(config) { b, sends in
                     batches += b.count
                     events += b.reduce(sends) { $0 + ($1.isRetry ? 0 : $1.eventCount) }
                 }
                 let seconds = Date().timeIntervalSince(started)
                 truth = result.truth
-                summary = "generated \(events) events (\(truth.telemetryEvents) telemetry, \(truth.sends) sends) in "
-                    + "\(batches) telemetry and \(result.sends.count) send batches in \(String(format: "%.2f", seconds)) s: "
+                summary =
+                    "generated \(events) events (\(truth.telemetryEvents) telemetry, \(truth.sends) sends) in "
+                    + "\(batches) telemetry and \(result.sends.count) send batches in "
+                    + "\(String(format: "%.2f", seconds)) s: "
                     + "\(Int(Double(events) / max(seconds, 1e-9))) events/s"
             } else {
                 let result = try SimulationRunner.run(config, options: options)
@@ -139,7 +197,10 @@ public struct SimulateCommand: Sendable {
                 }
             }
             if let fcmDeliveryPath {
-                guard FileManager.default.createFile(atPath: fcmDeliveryPath, contents: Data(truth.fcmDelivery.dataAPIPage(fcmAppID: fcmAppID))) else {
+                guard
+                    FileManager.default.createFile(
+                        atPath: fcmDeliveryPath, contents: Data(truth.fcmDelivery.dataAPIPage(fcmAppID: fcmAppID)))
+                else {
                     throw SimulationError.invalidOption("--fcm-delivery-data", "cannot write \(fcmDeliveryPath)")
                 }
             }

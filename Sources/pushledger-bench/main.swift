@@ -1,48 +1,106 @@
 import Bench
+import CommandLineParsing
 import Foundation
 import PushLedgerSupport
-import PushLedgerCLI
 import Simulator
 
 // `pushledger-bench`: tooling for scripts/bench.sh (generation only; the script runs the
 // server, the load generator and psql). Kept out of `pushledger`: not a product command.
-let inputs = CommandSpec(
-    "inputs", summary: "Write the simulator's fleet for the week before last (ISO) as gzip request bodies",
-    options: [
-        .value("out", help: "Folder for the bodies and manifest.tsv", required: true),
-        .value("installs", type: .integer, help: "Simulated installations", default: "4000"),
-        .value("seed", type: .integer, help: "Simulator seed", default: "7"),
-        .value("flush-days", type: .integer, help: "Days of events an SDK queues per telemetry request", default: "7"),
-        .value("sends-per-batch", type: .integer, help: "Sends per /v1/sends request", default: "500"),
-    ])
-let post = CommandSpec(
-    "post", summary: "Post every request of an inputs folder once over N connections; prints key=value figures",
-    options: [
-        .value("inputs", help: "Folder written by `inputs`", required: true),
-        .value("port", type: .integer, help: "Port of pushledger serve on 127.0.0.1", required: true),
-        .value("connections", type: .integer, help: "Concurrent keep-alive connections", default: "32"),
-        .value("limit", type: .integer, help: "Post only the first N requests"),
-        .value("telemetry-key", help: "Bearer key for /v1/telemetry", environment: "BENCH_TELEMETRY_KEY", required: true),
-        .value("sends-key", help: "Bearer key for /v1/sends", environment: "BENCH_SENDS_KEY", required: true),
-    ])
-let flood = CommandSpec(
-    "flood", summary: "One app floods /v1/sends while another posts on a schedule; prints key=value figures of both",
-    options: [
-        .value("port", type: .integer, help: "Port of pushledger serve on 127.0.0.1", required: true),
-        .value("flood-key", help: "Sends key of the flooding app", environment: "BENCH_FLOOD_KEY", required: true),
-        .value("flood-app", help: "The flooding key's app id", default: "com.example.flood"),
-        .value("flood-connections", type: .integer, help: "Connections of the flooding app (0: the steady app alone)", default: "64"),
-        .value("flood-batch", type: .integer, help: "Sends per request of the flooding app", default: "500"),
-        .value("steady-key", help: "Sends key of the steady app", environment: "BENCH_STEADY_KEY", required: true),
-        .value("steady-app", help: "The steady key's app id", default: "com.example.steady"),
-        .value("steady-rate", type: .integer, help: "Requests a second of the steady app", default: "20"),
-        .value("steady-connections", type: .integer, help: "Connections of the steady app", default: "4"),
-        .value("steady-batch", type: .integer, help: "Sends per request of the steady app", default: "20"),
-        .value("seconds", type: .integer, help: "Length of the run", default: "20"),
-    ])
-let root = CommandSpec(
-    "pushledger-bench", summary: "Benchmark inputs and load for scripts/bench.sh and scripts/fairness.sh", subcommands: [inputs, post, flood],
-    version: "pushledger-bench 0.1.0")
+struct BenchCommand: ParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            "pushledger-bench", summary: "Benchmark inputs and load for scripts/bench.sh and scripts/fairness.sh",
+            subcommands: [InputsCommand.self, PostCommand.self, FloodCommand.self], version: "pushledger-bench 0.1.0")
+    }
+}
+
+struct InputsCommand: ParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            "inputs", summary: "Write the simulator's fleet for the week before last (ISO) as gzip request bodies")
+    }
+
+    @Option(help: "Folder for the bodies and manifest.tsv")
+    var out: String
+
+    @Option(help: "Simulated installations", default: 4000)
+    var installs: Int
+
+    @Option(help: "Simulator seed", default: 7)
+    var seed: Int
+
+    @Option(help: "Days of events an SDK queues per telemetry request", default: 7)
+    var flushDays: Int
+
+    @Option(help: "Sends per /v1/sends request", default: 500)
+    var sendsPerBatch: Int
+}
+
+struct PostCommand: ParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            "post", summary: "Post every request of an inputs folder once over N connections; prints key=value figures")
+    }
+
+    @Option(help: "Folder written by `inputs`")
+    var inputs: String
+
+    @Option(help: "Port of pushledger serve on 127.0.0.1")
+    var port: Int
+
+    @Option(help: "Concurrent keep-alive connections", default: 32)
+    var connections: Int
+
+    @Option(help: "Post only the first N requests")
+    var limit: Int?
+
+    @Option(help: "Bearer key for /v1/telemetry", environment: "BENCH_TELEMETRY_KEY")
+    var telemetryKey: String
+
+    @Option(help: "Bearer key for /v1/sends", environment: "BENCH_SENDS_KEY")
+    var sendsKey: String
+}
+
+struct FloodCommand: ParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            "flood",
+            summary: "One app floods /v1/sends while another posts on a schedule; prints key=value figures of both")
+    }
+
+    @Option(help: "Port of pushledger serve on 127.0.0.1")
+    var port: Int
+
+    @Option(help: "Sends key of the flooding app", environment: "BENCH_FLOOD_KEY")
+    var floodKey: String
+
+    @Option(help: "The flooding key's app id", default: "com.example.flood")
+    var floodApp: String
+
+    @Option(help: "Connections of the flooding app (0: the steady app alone)", default: 64)
+    var floodConnections: Int
+
+    @Option(help: "Sends per request of the flooding app", default: 500)
+    var floodBatch: Int
+
+    @Option(help: "Sends key of the steady app", environment: "BENCH_STEADY_KEY")
+    var steadyKey: String
+
+    @Option(help: "The steady key's app id", default: "com.example.steady")
+    var steadyApp: String
+
+    @Option(help: "Requests a second of the steady app", default: 20)
+    var steadyRate: Int
+
+    @Option(help: "Connections of the steady app", default: 4)
+    var steadyConnections: Int
+
+    @Option(help: "Sends per request of the steady app", default: 20)
+    var steadyBatch: Int
+
+    @Option(help: "Length of the run", default: 20)
+    var seconds: Int
+}
 
 func fail(_ message: String, _ code: Int32) -> Never {
     FileHandle.standardError.write(Data("pushledger-bench: \(message)\n".utf8))
@@ -50,16 +108,19 @@ func fail(_ message: String, _ code: Int32) -> Never {
 }
 
 /// Posts and prints the figures; fails when any request was not answered 200.
-func runPost(_ parsed: ParsedCommand) throws -> Int32 {
-    var requests = try LoadGenerator.load(URL(fileURLWithPath: parsed.value(String.self, "inputs")))
-    if let limit = try parsed.optional(Int.self, "limit") { requests = Array(requests.prefix(limit)) }
-    let port = UInt16(try parsed.int("port", in: 1...65_535))
+func runPost(_ parsed: PostCommand) throws -> Int32 {
+    var requests = try LoadGenerator.load(URL(fileURLWithPath: parsed.inputs))
+    if let limit = parsed.limit { requests = Array(requests.prefix(limit)) }
+    let port = UInt16(try parsed.$port.within(1...65_535))
     let generator = LoadGenerator(
-        port: port, connections: try parsed.positive("connections"),
-        keys: ["/v1/telemetry": try parsed.value(String.self, "telemetry-key"), "/v1/sends": try parsed.value(String.self, "sends-key")])
+        port: port, connections: try parsed.$connections.positive(),
+        keys: ["/v1/telemetry": parsed.telemetryKey, "/v1/sends": parsed.sendsKey])
     let r = generator.run(requests)
-    print(String(format: "seconds=%.3f requests=%d events=%d events_per_s=%.0f p50_ms=%.1f p99_ms=%.1f",
-                 r.seconds, r.requests, r.events, Double(r.events) / r.seconds, r.percentile(0.5) * 1e3, r.percentile(0.99) * 1e3))
+    print(
+        String(
+            format: "seconds=%.3f requests=%d events=%d events_per_s=%.0f p50_ms=%.1f p99_ms=%.1f",
+            r.seconds, r.requests, r.events, Double(r.events) / r.seconds, r.percentile(0.5) * 1e3,
+            r.percentile(0.99) * 1e3))
     guard r.failures.isEmpty else {
         throw LoadError("requests not answered 200 (status: count): \(r.failures.sorted { $0.key < $1.key })")
     }
@@ -67,14 +128,16 @@ func runPost(_ parsed: ParsedCommand) throws -> Int32 {
 }
 
 /// Runs the flood and prints what each app saw.
-func runFlood(_ parsed: ParsedCommand) throws -> Int32 {
+func runFlood(_ parsed: FloodCommand) throws -> Int32 {
     let run = FairnessFlood(
-        port: UInt16(try parsed.int("port", in: 1...65_535)),
-        flood: .init(id: try parsed.value(String.self, "flood-app"), key: try parsed.value(String.self, "flood-key"),
-                     connections: try parsed.int("flood-connections", in: 0...4_096), batch: try parsed.positive("flood-batch")),
-        steady: .init(id: try parsed.value(String.self, "steady-app"), key: try parsed.value(String.self, "steady-key"),
-                      connections: try parsed.positive("steady-connections"), batch: try parsed.positive("steady-batch")),
-        steadyRate: Double(try parsed.positive("steady-rate")), seconds: Double(try parsed.positive("seconds")))
+        port: UInt16(try parsed.$port.within(1...65_535)),
+        flood: .init(
+            id: parsed.floodApp, key: parsed.floodKey,
+            connections: try parsed.$floodConnections.within(0...4_096), batch: try parsed.$floodBatch.positive()),
+        steady: .init(
+            id: parsed.steadyApp, key: parsed.steadyKey,
+            connections: try parsed.$steadyConnections.positive(), batch: try parsed.$steadyBatch.positive()),
+        steadyRate: Double(try parsed.$steadyRate.positive()), seconds: Double(try parsed.$seconds.positive()))
     let (floodTraffic, steadyTraffic) = run.run()
     for (name, traffic) in [("flood", floodTraffic), ("steady", steadyTraffic)] {
         let others = traffic.statuses.filter { $0.key != 200 && $0.key != 429 }.values.reduce(0, +)
@@ -82,7 +145,8 @@ func runFlood(_ parsed: ParsedCommand) throws -> Int32 {
         let figures: [(String, String)] = [
             ("requests", "\(traffic.responses)"), ("200", "\(traffic.ok)"), ("429", "\(traffic.throttled)"),
             ("429_without_retry_after", "\(traffic.throttledWithoutRetryAfter)"), ("other", "\(others)"),
-            ("acknowledged", "\(traffic.acknowledgedIDs().count)"), ("attempted", "\(traffic.attemptedIDs().count)"), ("p50_ms", ms(traffic.percentile(0.5))),
+            ("acknowledged", "\(traffic.acknowledgedIDs().count)"), ("attempted", "\(traffic.attemptedIDs().count)"),
+            ("p50_ms", ms(traffic.percentile(0.5))),
             ("p99_ms", ms(traffic.percentile(0.99))), ("max_ms", ms(traffic.latencies.last ?? 0)),
         ]
         print(figures.map { "\(name)_\($0.0)=\($0.1)" }.joined(separator: " "))
@@ -90,16 +154,24 @@ func runFlood(_ parsed: ParsedCommand) throws -> Int32 {
     return 0
 }
 
-switch CommandParser.parse(Array(CommandLine.arguments.dropFirst()), root: root, environment: ProcessInfo.processInfo.environment) {
+switch CommandLineParser.parse(
+    Array(CommandLine.arguments.dropFirst()), root: BenchCommand.self, environment: ProcessInfo.processInfo.environment)
+{
 case .failure(let usage):
     fail(usage.description, usage.exitCode)
 case .success(.help(let text)), .success(.version(let text)):
     print(text)
-case .success(.run(let parsed)):
-    for (path, command) in [("post", runPost), ("flood", runFlood)] where parsed.path == [path] {
-        do { exit(try command(parsed)) } catch let error as OptionError { fail(error.reason, error.exitCode) } catch { fail("\(error)", 1) }
+case .success(.run(let chain)):
+    let run: (() throws -> Int32)? =
+        if let post = chain.last as? PostCommand {
+            { try runPost(post) }
+        } else if let flood = chain.last as? FloodCommand { { try runFlood(flood) } } else { nil }
+    if let run {
+        do { exit(try run()) } catch let error as OptionError { fail(error.reason, error.exitCode) } catch {
+            fail("\(error)", 1)
+        }
     }
-    guard parsed.path == ["inputs"] else { fail("name a command; see pushledger-bench --help", 64) }
+    guard let parsed = chain.last as? InputsCommand else { fail("name a command; see pushledger-bench --help", 64) }
     let now = Date()
     // The week before last: no send of it is pending any more, so a rollup refresh (and the
     // weekly report's own refresh) has only dirty days to do, whatever the time of day.
@@ -109,11 +181,11 @@ case .success(.run(let parsed)):
     config.duplicateBatchShare = 0
     let out: URL
     do throws(OptionError) {
-        config.installs = try parsed.positive("installs")
-        config.seed = UInt64(try parsed.int("seed", in: 0...Int.max))
-        config.flushDays = try parsed.positive("flush-days")
-        config.sendsPerBatch = try parsed.positive("sends-per-batch")
-        out = URL(fileURLWithPath: try parsed.value(String.self, "out"))
+        config.installs = try parsed.$installs.positive()
+        config.seed = UInt64(try parsed.$seed.within(0...Int.max))
+        config.flushDays = try parsed.$flushDays.positive()
+        config.sendsPerBatch = try parsed.$sendsPerBatch.positive()
+        out = URL(fileURLWithPath: parsed.out)
     } catch {
         fail(error.reason, error.exitCode)
     }

@@ -1,9 +1,10 @@
+import CommandLineParsing
 import Foundation
 import Postgres
 import PushLedgerSupport
-import PushLedgerCLI
 import Store
 import Synchronization
+import TableRendering
 
 /// A failure a command reports to its user: a safe one-line message, the exit status, and
 /// detail for the log.
@@ -30,18 +31,23 @@ extension CommandFailure {
         case .commitUnknown:
             message = "lost the database connection during COMMIT (\(error.message)); run the command again to finish"
         default:
-            message = "lost the database connection (\(error.description)); the interrupted transaction was not applied; run the command again"
+            message =
+                "lost the database connection (\(error.description)); the interrupted transaction was not applied; "
+                + "run the command again"
         }
         self.init(message: message, exitCode: Self.connectionExitCode, detail: error.debugDescription)
     }
 }
 
-/// What every command gets: its parsed arguments, the environment, a logger, and the database.
+/// What every command gets: the global options, the environment, a logger, and the database.
 struct CommandContext {
-    let command: ParsedCommand
+    let global: GlobalOptions
     let environment: [String: String]
     let logger: Logger
-
+    /// With `--directory-url`: the app whose shard the command works on (``AppRouted``).
+    var app: String? = nil
+    /// With `--directory-url`: the command works on the directory itself (`keys`).
+    var onDirectory = false
     /// The shard this context works on, for a command run on every shard (`eachShard`).
     var shard: Shard? = nil
     /// Where `print` writes while the shards run side by side; nil: stdout.
@@ -49,27 +55,34 @@ struct CommandContext {
 
     /// `--database-url`, else `DATABASE_URL`, else "" (libpq reads the PG* variables); the
     /// shard's URL inside `eachShard`.
-    var databaseURL: String { shard?.url ?? command.string("database-url") ?? "" }
+    var databaseURL: String { shard?.url ?? global.databaseURL ?? "" }
 
     /// `--read-database-url`, else `PUSHLEDGER_READ_DATABASE_URL`; nil: reads go to the primary.
-    var readDatabaseURL: String? { shard == nil && directoryURL == nil ? command.string("read-database-url") : nil }
+    var readDatabaseURL: String? { shard == nil && directoryURL == nil ? global.readDatabaseURL : nil }
+
+    /// `--directory-url`, else `PUSHLEDGER_DIRECTORY_URL`; nil: one database, no shards. Nil
+    /// inside `eachShard`.
+    var directoryURL: String? { shard == nil ? global.directoryURL : nil }
 
     /// The database: with `--directory-url`, the shard of `--app` (the directory itself for `keys`).
     func connect() throws -> Connection { try connect(url: routedURL()) }
 
-    /// `--directory-url`, else `PUSHLEDGER_DIRECTORY_URL`; nil: one database, no shards. Nil
-    /// inside `eachShard`.
-    var directoryURL: String? { shard == nil ? command.string("directory-url") : nil }
+    /// A connection for a command that only reads: the standby when one is configured.
+    func connectForReading() throws -> Connection { try connect(url: readDatabaseURL ?? routedURL()) }
+
+    /// The directory database; a usage error without `--directory-url`.
+    func connectDirectory() throws -> Connection {
+        guard let url = directoryURL else { throw OptionError("this command needs --directory-url (or PUSHLEDGER_DIRECTORY_URL)") }
+        return try connect(url: url)
+    }
 
     /// Where this command's rows live: `--database-url` without a directory; with one, the
     /// directory for `keys` (looked up before the app is known) and the shard of `--app` for
     /// the rest.
     func routedURL() throws -> String {
         guard let directory = directoryURL else { return databaseURL }
-        if command.path.first == KeysCommand.spec.name { return directory }
-        guard let app = command.string("app") else {
-            throw OptionError("with --directory-url this command works on one app's shard: name --app")
-        }
+        if onDirectory { return directory }
+        guard let app else { throw OptionError("with --directory-url this command works on one app's shard: name --app") }
         return try ShardsCommand.refusals { try ShardDirectory().shard(of: app, on: connect(url: directory)).url }
     }
 
@@ -79,7 +92,7 @@ struct CommandContext {
     /// worst; a shard's failure is reported with its name and the others still run.
     func eachShard(_ body: @escaping @Sendable (CommandContext) throws -> Int32) throws -> Int32 {
         guard let directory = directoryURL else { return try body(self) }
-        let shards = try ShardsCommand.refusals { try ShardDirectory().targets(app: command.string("app"), on: connect(url: directory)) }
+        let shards = try ShardsCommand.refusals { try ShardDirectory().targets(app: app, on: connect(url: directory)) }
         let results = Mutex<[String: (status: Int32, output: ShardOutput)]>([:])
         DispatchQueue.concurrentPerform(iterations: shards.count) { index in
             var context = self
@@ -120,15 +133,6 @@ struct CommandContext {
         }
     }
 
-    /// The directory database; a usage error without `--directory-url`.
-    func connectDirectory() throws -> Connection {
-        guard let url = directoryURL else { throw OptionError("this command needs --directory-url (or PUSHLEDGER_DIRECTORY_URL)") }
-        return try connect(url: url)
-    }
-
-    /// A connection for a command that only reads: the standby when one is configured.
-    func connectForReading() throws -> Connection { try connect(url: readDatabaseURL ?? routedURL()) }
-
     func connect(url: String) throws -> Connection {
         do {
             return try Connection.connect(url: url)
@@ -142,9 +146,11 @@ struct CommandContext {
     /// `/proc/self/exe` (a binary run from `PATH` has no folder in its `argv[0]`). Never the
     /// working directory: a `sql/` lying there must not become the schema that `migrate` applies.
     func sqlDirectory() throws -> URL {
-        if let explicit = command.string("sql-dir") { return URL(fileURLWithPath: explicit) }
-        let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        var folder = URL(fileURLWithPath: path).resolvingSymlinksInPath().deletingLastPathComponent().standardizedFileURL
+        if let explicit = global.sqlDir { return URL(fileURLWithPath: explicit) }
+        let path =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var folder = URL(fileURLWithPath: path).resolvingSymlinksInPath().deletingLastPathComponent()
+            .standardizedFileURL
         while folder.path != "/" {
             let candidate = folder.appendingPathComponent("sql")
             if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("definitions.list").path) {
@@ -152,7 +158,9 @@ struct CommandContext {
             }
             folder.deleteLastPathComponent()
         }
-        throw CommandFailure(message: "cannot find the sql/ folder next to the binary (\(path)); set PUSHLEDGER_SQL_DIR or pass --sql-dir")
+        throw CommandFailure(
+            message:
+                "cannot find the sql/ folder next to the binary (\(path)); set PUSHLEDGER_SQL_DIR or pass --sql-dir")
     }
 
     /// Writes `text` to stdout as is (to the shard's output inside `eachShard`).
@@ -163,6 +171,19 @@ struct CommandContext {
         }
         FileHandle.standardOutput.write(Data((text.utf8.last == UInt8(ascii: "\n") ? text : text + "\n").utf8))
     }
+
+    /// Prints rows through the one table renderer in `format`; the terminal forms show the `key`
+    /// columns (nil: all) fitted to 120 columns, or what `columns` (``ColumnOptions``) asks for.
+    func printTable(
+        format: TableFormat, headers: [String], rows: [[Cell]], key: [String]? = nil, columns: ColumnChoice = .key
+    ) throws {
+        let table = ReportTable(title: "", columns: headers, rows: rows, key: key)
+        do {
+            print(table.rendered(format, columns: try columns.checked(against: [table.table])))
+        } catch {
+            throw OptionError(error.reason)
+        }
+    }
 }
 
 /// What one shard's run of a command printed and the errors it met.
@@ -171,20 +192,16 @@ final class ShardOutput: Sendable {
     let errors = Mutex<[String]>([])
 }
 
-/// The shape every command implementation has.
-protocol Command {
-    static var spec: CommandSpec { get }
-    static func run(_ context: CommandContext) throws -> Int32
+/// A command that works on one app's rows: with `--directory-url` it runs on that app's shard.
+protocol AppRouted {
+    /// The app named by `--app`; nil: every shard (commands that take it optionally).
+    var routingApp: String? { get }
 }
 
-extension CommandContext {
-    /// Prints rows through the one table renderer in `format` (table, text, csv, markdown or
-    /// json); the terminal forms show the `key` columns (nil: all) fitted to 120 columns, or
-    /// what `--columns`/`--wide` ask for when the command declares ``ColumnChoice/options``.
-    func printTable(format: String, headers: [String], rows: [[Cell]], key: [String]? = nil) throws {
-        let table = ReportTable(title: "", columns: headers, rows: rows, key: key)
-        let choice = try command.columnChoice().checked(against: [table.table])
-        guard let format = TableFormat(rawValue: format) else { throw OptionError("unknown output format '\(format)'") }
-        print(table.rendered(format, columns: choice))
-    }
+/// A command that runs: a ``ParsableCommand`` whose declared options are filled before `run`.
+/// Commands that only group subcommands (`report`, `keys`) are plain ``ParsableCommand``s.
+protocol Command: ParsableCommand {
+    /// Does the work; returns the exit status. Errors: ``CommandFailure`` (its message and
+    /// status), ``OptionError`` (bad usage, 64), a lost database (2), anything else (1).
+    func run(_ context: CommandContext) throws -> Int32
 }

@@ -1,40 +1,28 @@
+import CommandLineParsing
 import Foundation
 import Postgres
 import PushLedgerSupport
-import PushLedgerCLI
 
-/// Every command of the tool; the executable only parses and dispatches.
-let commands: [any Command.Type] = [MigrateCommand.self, KeysCommand.self, AppsCommand.self, LinksCommand.self, RetentionCommand.self, PartitionsCommand.self, ImportCommand.self, SimulateCLI.self, AlertCommand.self, TokensCommand.self, ReportCommand.self, QueryCommand.self, RollupCommand.self, EraseCommand.self, ServeCommand.self, TailCommand.self, ShardsCommand.self]
-
-let root = CommandSpec(
-    "pushledger", summary: "Push notification permission and delivery analytics",
-    discussion: "Measures what APNs/FCM \"sent\" hides: pushes silently lost to permissions, channels and stale tokens.",
-    options: [
-        .value("database-url", help: "PostgreSQL URL (default: libpq PG* variables)", environment: "DATABASE_URL", placeholder: "url"),
-        .value("read-database-url", help: "Hot standby for reports, queries, alert reads", environment: "PUSHLEDGER_READ_DATABASE_URL", placeholder: "url"),
-        .value("directory-url", help: "Directory database of a sharded deployment: commands find each app's shard there", environment: "PUSHLEDGER_DIRECTORY_URL", placeholder: "url"),
-        .value("sql-dir", help: "The sql/ folder: migrations/ and definitions.list (default: found next to the binary)", environment: "PUSHLEDGER_SQL_DIR", placeholder: "dir"),
-        .value("log-level", type: .choice(["debug", "info", "warning", "error"]), help: "Least severe log level on stderr", default: "info", environment: "PUSHLEDGER_LOG_LEVEL"),
-    ],
-    subcommands: commands.map { $0.spec },
-    version: "pushledger 0.1.0")
-
+// The executable only parses and dispatches: every command is a type under Commands/.
 let environment = ProcessInfo.processInfo.environment
-switch CommandParser.parse(Array(CommandLine.arguments.dropFirst()), root: root, environment: environment) {
+switch CommandLineParser.parse(
+    Array(CommandLine.arguments.dropFirst()), root: PushLedgerCommand.self, environment: environment)
+{
 case .failure(let usage):
     FileHandle.standardError.write(Data((usage.description + "\n").utf8))
     exit(usage.exitCode)
 case .success(.help(let text)), .success(.version(let text)):
     FileHandle.standardOutput.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
     exit(0)
-case .success(.run(let parsed)):
-    let level = Logger.Level.allCases.first { "\($0)" == parsed.string("log-level") } ?? .info
-    let logger = Logger(component: "pushledger", minimumLevel: level)
-    guard let command = commands.first(where: { $0.spec.name == parsed.path.first }) else {
+case .success(.run(let chain)):
+    guard let root = chain.first as? PushLedgerCommand, let command = chain.last as? any Command else {
         FileHandle.standardError.write(Data("pushledger: name a command; see pushledger --help\n".utf8))
         exit(64)
     }
-    let context = CommandContext(command: parsed, environment: environment, logger: logger)
+    let logger = Logger(component: "pushledger", minimumLevel: root.global.logLevel.level)
+    var context = CommandContext(global: root.global, environment: environment, logger: logger)
+    context.app = (command as? any AppRouted)?.routingApp
+    context.onDirectory = chain.contains { $0 is KeysCommand }
     do {
         exit(try command.run(context))
     } catch let usage as OptionError {

@@ -66,7 +66,8 @@ import Testing
         let section = root.stdout.components(separatedBy: "SUBCOMMANDS:").last ?? ""
         let names = section.split(separator: "\n").compactMap { line -> String? in
             let trimmed = line.drop { $0 == " " }
-            guard line.hasPrefix("  "), let word = trimmed.split(separator: " ").first else { return nil }
+            // A name is indented two spaces; a summary wrapped to 120 columns continues further in.
+            guard line.hasPrefix("  "), !line.hasPrefix("   "), let word = trimmed.split(separator: " ").first else { return nil }
             return String(word)
         }
         #expect(!names.isEmpty)

@@ -1,6 +1,6 @@
 import Foundation
 import PushLedgerSupport
-import PushLedgerCLI
+import TableRendering
 
 /// Output formats of `pushledger alert check` and `alert list`.
 public enum AlertOutputFormat: String, Sendable, CaseIterable {

@@ -1,7 +1,7 @@
 import Foundation
 import PushLedgerSupport
 import PushLedgerRules
-import PushLedgerCLI
+import TableRendering
 
 /// Display formatting shared by the reports, on top of the core ``Format``.
 enum Display {

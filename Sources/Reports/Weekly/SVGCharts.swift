@@ -1,5 +1,5 @@
 import Foundation
-import PushLedgerCLI
+import TableRendering
 
 /// Inline SVG charts for the HTML weekly report: no scripts, no fonts or images fetched; each
 /// scales to its container through its viewBox and carries a <title> for screen readers.

@@ -1,5 +1,5 @@
 import Foundation
-import PushLedgerCLI
+import TableRendering
 import PushLedgerRules
 
 extension WeeklyReport {

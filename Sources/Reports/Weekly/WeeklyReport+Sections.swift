@@ -1,6 +1,6 @@
 import Foundation
 import PushLedgerRules
-import PushLedgerCLI
+import TableRendering
 
 extension WeeklyReport {
     /// The headline rates, named as the report shows them.

@@ -1,0 +1,148 @@
+import CommandLineParsing
+import Foundation
+import IngestServer
+import Postgres
+import PushLedgerSupport
+import Reports
+import TableRendering
+
+/// `pushledger rollup`: brings the daily rollups up to date, once or continuously (`--follow`).
+struct RollupCommand: Command {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            "rollup",
+            summary: "Bring the daily rollups up to date with what arrived since the last refresh (once, or --follow)",
+            discussion: """
+                By default only the sends the new data affects are judged again and the rollups move by the \
+                difference; --full recomputes every send and every rollup from scratch (after a repair or a change of \
+                definitions). The summary says how many sends were reclassified. The only command that refreshes the \
+                rollups the reports read; run it on the primary.
+                --follow keeps running and refreshes every half --freshness (back to back when a pass takes longer), \
+                so the rollups stay within --freshness of what was committed: one follower leads at a time across \
+                processes (a Postgres advisory lock; a second one waits as a hot spare), a pass is one transaction (a \
+                pass cut short by a kill or a lost connection leaves nothing), a lost database is retried with \
+                backoff, and SIGTERM or SIGINT finishes the pass in progress and exits 0 (a second signal abandons \
+                it). Each pass and each change of state is a log line on stderr; --metrics-listen serves \
+                pushledger_rollup_lag_seconds and friends for Prometheus. Run it as the systemd unit \
+                deploy/systemd/pushledger-rollup-follow.service (docs/operations/README.md); SELECT * FROM \
+                pushledger_rollup_status() shows the lag too.
+                """)
+    }
+
+    @Option(help: "Output format (without --follow)", default: .text, choices: [.text, .json])
+    var format: TableFormat
+
+    @Flag(help: "Recompute everything from scratch instead of what arrived since the last refresh")
+    var full: Bool
+
+    @Flag(help: "Keep running: refresh continuously within --freshness, until SIGTERM/SIGINT")
+    var follow: Bool
+
+    @Option(
+        help: "With --follow: how far behind what was committed the rollups may fall", default: TimeSpan(seconds: 60))
+    var freshness: TimeSpan
+
+    @Option(
+        help: "With --follow: serve Prometheus /metrics here (plain HTTP)",
+        environment: "PUSHLEDGER_ROLLUP_METRICS_LISTEN",
+        placeholder: "host:port")
+    var metricsListen: String?
+
+    @OptionGroup var shards: ShardChoice
+
+    func run(_ context: CommandContext) throws -> Int32 {
+        if follow { return try runFollower(context) }
+        guard metricsListen == nil else { throw OptionError("--metrics-listen needs --follow") }
+        let (full, json) = (full, format == .json)
+        return try context.eachShard { context in
+            let connection = try context.connect()
+            return try ReportCommand.report(context) {
+                let summary = try ReportRollups.refresh(connection: connection, full: full)
+                return json ? summary.json.jsonText(pretty: true) : summary.text
+            }
+        }
+    }
+
+    /// `--follow`: runs the follower until a signal, with its metrics endpoint when asked.
+    func runFollower(_ context: CommandContext) throws -> Int32 {
+        guard !full else { throw OptionError("--full rebuilds once: it cannot be combined with --follow") }
+        let freshness = self.freshness.timeInterval
+        guard freshness >= 1 else { throw OptionError("--freshness must be at least 1s") }
+        guard context.directoryURL == nil else {
+            throw OptionError("--follow runs on one database: start one follower per shard with --database-url")
+        }
+        let url = context.databaseURL
+        let logger = context.logger.named("rollup")
+        let follower = RollupFollower(freshness: freshness, logger: logger) { try Connection.connect(url: url) }
+        var endpoint: MetricsEndpoint?
+        if let metricsListen {
+            let address = try ServeCommand.address(metricsListen, option: $metricsListen)
+            do {
+                endpoint = try MetricsEndpoint(host: address.host, port: address.port) {
+                    Self.followerMetrics(follower)
+                }
+            } catch {
+                throw CommandFailure(message: error.description)
+            }
+            logger.info("metrics listening", ["address": "\(address.host):\(endpoint!.port)"])
+        }
+        let watcher = SignalWatcher(signals: [SIGTERM, SIGINT]) { signal, count in
+            if count == 1 {
+                logger.info("signal received, stopping after the pass in progress", ["signal": "\(signal)"])
+                follower.stop()
+            } else {
+                // Closing the connection rolls the pass back: nothing of it is applied.
+                logger.info("second signal, abandoning the pass in progress", ["signal": "\(signal)"])
+                exit(0)
+            }
+        }
+        follower.run()
+        watcher.cancel()
+        endpoint?.stop()
+        return 0
+    }
+
+    /// The follower's Prometheus metrics: the lag, what waits, the last pass, who leads.
+    static func followerMetrics(_ follower: RollupFollower) -> String {
+        let snapshot = follower.snapshot
+        var families: [MetricFamily] = [
+            .gauge(
+                "pushledger_rollup_freshness_seconds",
+                help: "The freshness target the follower refreshes within (--freshness).",
+                [([], follower.freshness)]),
+            .gauge(
+                "pushledger_rollup_follower_leading",
+                help: "1 when this follower holds the lock and refreshes; 0 standing by or unreachable.",
+                [([], snapshot.state == .leading ? 1 : 0)]),
+            .counter(
+                "pushledger_rollup_passes_total", help: "Refresh passes this follower completed.",
+                [([], Double(snapshot.passes))]),
+            .counter(
+                "pushledger_rollup_failures_total",
+                help: "Connections lost or passes failed (each retried with backoff).",
+                [([], Double(snapshot.failures))]),
+        ]
+        if let lag = snapshot.lagSeconds(), let status = snapshot.status {
+            families.append(
+                .gauge(
+                    "pushledger_rollup_lag_seconds",
+                    help:
+                        """
+                        Age of the oldest committed input not yet rolled up (0: caught up), from \
+                        pushledger_rollup_status().
+                        """,
+                    [([], lag)]))
+            families.append(
+                .gauge(
+                    "pushledger_rollup_pending_inputs", help: "Queued input changes the next pass takes.",
+                    [([], Double(status.pendingInputs))]))
+            if let seconds = status.lastPassSeconds {
+                families.append(
+                    .gauge(
+                        "pushledger_rollup_last_pass_seconds", help: "How long the last refresh's transaction ran.",
+                        [([], seconds)]))
+            }
+        }
+        return Prometheus.render(families)
+    }
+}
