@@ -2,11 +2,14 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help deps build release sdk-android demo test bench bench-smoke fuzz db-start db-stop clean
+.PHONY: help deps build release sdk-android demo test test-unit lint release-notes cut-release bench bench-smoke fuzz db-start db-stop clean
 
 help:
 	@echo "make demo      local Postgres, ingest, a simulated mature fleet, the weekly report (Markdown and HTML)"
-	@echo "make test      the whole test suite on a throwaway local Postgres"
+	@echo "make test      the whole test suite on a throwaway local Postgres (FILTER=Suite: one suite with its services)"
+	@echo "make test-unit the unit suites alone: no database, no service, seconds"
+	@echo "make lint      swift format lint against .swift-format (make test runs it with PUSHLEDGER_LINT=1)"
+	@echo "make release-notes  what the next release holds; make cut-release VERSION=x.y.z cuts it (docs/operations/upgrading.md)"
 	@echo "make bench     benchmarks: ingest vs COPY and naive INSERTs, rollups vs a scan (bench/results/)"
 	@echo "make bench-smoke  the benchmarks tiny, as make test runs them"
 	@echo "make fuzz      schemathesis (PyPI) against docs/openapi.yaml and a real server (not in make test)"
@@ -37,9 +40,25 @@ demo:
 # Tests also render the HTML report in headless Chromium, lint Prometheus rules with promtool and
 # fail over a Patroni cluster (patroni, etcd-server; scripts/patroni.sh), and build and test the
 # Android SDK's core with Debian's JDK and JUnit 5.
+# FILTER=Suite runs the suites whose names match (a swift test --filter pattern) on the same cluster,
+# without the Android core's suite and the benchmark smoke run.
 test:
 	@scripts/deps.sh chromium prometheus nginx openssl patroni etcd-server jdk junit5 libandroid-json-java libjetbrains-annotations-java
-	@scripts/test.sh
+	@scripts/test.sh $(if $(FILTER),--filter '$(FILTER)')
+
+# The suites of the test targets Package.swift lists under "Unit suites": no Postgres, Chromium,
+# nginx or Prometheus.
+test-unit: deps
+	@scripts/test.sh --unit
+
+lint:
+	@scripts/lint.sh
+
+release-notes:
+	@scripts/release-notes.sh
+
+cut-release: deps
+	@scripts/release.sh $(VERSION)
 
 # Minutes on 2 cores; not part of make test (which runs bench-smoke).
 bench:

@@ -37,60 +37,123 @@ let package = Package(
         .target(name: "Postgres", dependencies: ["CLibPQ", "PushLedgerSupport"]),
         // gzip encode/decode on zlib.
         .target(name: "Gzip", dependencies: ["CZlib"]),
-        // Product-specific database work: migrations, keys, event writer, sends import, retention, link check results.
+        // Product-specific database work: migrations, keys, event writer, sends import, retention, link checks.
         .target(name: "Store", dependencies: ["PushLedgerContract", "Postgres", "LinkCheck"]),
-        // The v1 HTTP ingest service on libmicrohttpd, with its Prometheus exposition.
-        .target(name: "IngestServer", dependencies: ["PushLedgerContract", "Postgres", "Store", "Gzip", "CMicroHTTPD"]),
-        // A small HTTP/1.1 client for posting batches (simulator, tests, benchmarks, alert webhooks); HTTPS on libcurl.
-        .target(name: "IngestClient", dependencies: ["Gzip", "PushLedgerSupport", "CCurl"]),
+        // An HTTP/1.1 server on libmicrohttpd: daemon, listeners, connection guard, TLS, trusted proxies.
+        .target(name: "HTTPServer", dependencies: ["PushLedgerSupport", "CMicroHTTPD"]),
+        // The v1 ingest service on HTTPServer: routes, keys, queue and writers, Prometheus exposition.
+        .target(name: "IngestServer", dependencies: ["PushLedgerContract", "Postgres", "Store", "Gzip", "HTTPServer"]),
+        // A small HTTP/1.1 client (simulator, tests, benchmarks, alert webhooks); HTTPS on libcurl.
+        .target(name: "HTTPClient", dependencies: ["Gzip", "PushLedgerSupport", "CCurl"]),
         // Fleet simulator: generated installations and sender, with the expected truth.
-        .target(name: "Simulator", dependencies: ["PushLedgerSupport", "PushLedgerContract", "PushLedgerRules", "CommandLineParsing", "IngestClient"]),
+        .target(
+            name: "Simulator",
+            dependencies: [
+                "PushLedgerSupport", "PushLedgerContract", "PushLedgerRules", "CommandLineParsing", "HTTPClient",
+            ]
+        ),
         // Reports and alerts over the outcome engine in sql/.
-        .target(name: "Reports", dependencies: ["PushLedgerRules", "TableRendering", "Postgres", "IngestClient"]),
+        .target(name: "Reports", dependencies: ["PushLedgerRules", "TableRendering", "Postgres", "HTTPClient"]),
         // The client SDK: events, durable journal, upload (Foundation only), and the thin Apple adapter.
         .target(name: "PushLedgerKit", dependencies: ["PushLedgerContract", "PushLedgerSupport", "Gzip"]),
         // Records events into a journal directory from its own process, for the SDK's multi-process tests.
         .executableTarget(name: "pushledger-kit-probe", dependencies: ["PushLedgerKit"]),
         // Benchmark tooling for scripts/bench.sh (not part of the product).
-        .target(name: "Bench", dependencies: ["Simulator", "Gzip", "IngestClient"]),
+        .target(name: "Bench", dependencies: ["Simulator", "Gzip", "HTTPClient"]),
         .executableTarget(name: "pushledger-bench", dependencies: ["Bench", "CommandLineParsing", "Simulator"]),
-        // The `links check` workflow: an app's identities and tapped hosts, each domain fetched and judged, results stored.
+        // The `links check` workflow: an app's identities and tapped hosts, each domain fetched and judged, stored.
         .target(
             name: "LinkAudit",
-            dependencies: ["LinkCheck", "LinkFetch", "Postgres", "PushLedgerRules", "PushLedgerSupport", "Store", "TableRendering"]),
+            dependencies: [
+                "LinkCheck", "LinkFetch", "Postgres", "PushLedgerRules", "PushLedgerSupport", "Store", "TableRendering",
+            ]
+        ),
         // The executable: one type per command (Sources/pushledger/Commands), parsing and wiring only.
         .executableTarget(
             name: "pushledger",
             dependencies: [
-                "CommandLineParsing", "TableRendering", "Postgres", "Store", "IngestServer", "Simulator", "Reports", "LinkAudit",
-            ]
+                "CommandLineParsing", "TableRendering", "Postgres", "Store", "IngestServer", "Simulator", "Reports",
+                "LinkAudit",
+            ],
+            plugins: ["BuildInfo"]
         ),
+        // Stamps `pushledger --version` with VERSION and the git commit at every build (scripts/build-info.sh).
+        .plugin(name: "BuildInfo", capability: .buildTool()),
 
-        // Test helpers: throwaway databases on the project-local cluster.
+        // Test helpers: throwaway databases on the project-local cluster, child processes, raw HTTP.
         .target(name: "TestSupport", dependencies: ["Postgres", "Simulator", "Store"], path: "Tests/TestSupport"),
+
+        // Unit suites: no database, no service; `make test-unit` runs these targets.
+        .testTarget(name: "ArchitectureTests"),
         .testTarget(name: "PushLedgerSupportTests", dependencies: ["PushLedgerSupport"]),
         .testTarget(name: "PushLedgerContractTests", dependencies: ["PushLedgerContract", "PushLedgerSupport"]),
         .testTarget(name: "PushLedgerRulesTests", dependencies: ["PushLedgerContract", "PushLedgerRules"]),
         .testTarget(name: "CommandLineParsingTests", dependencies: ["CommandLineParsing", "PushLedgerSupport"]),
         // Every `pushledger` command's help, and every example in README.md and docs/, parsed in-process.
         .testTarget(name: "CommandTreeTests", dependencies: ["pushledger", "CommandLineParsing"]),
-        .testTarget(name: "TableRenderingTests", dependencies: ["TableRendering", "PushLedgerRules", "PushLedgerSupport"]),
+        .testTarget(
+            name: "TableRenderingTests",
+            dependencies: ["TableRendering", "PushLedgerRules", "PushLedgerSupport"]
+        ),
         .testTarget(name: "LinkCheckTests", dependencies: ["LinkCheck"]),
-        .testTarget(name: "LinkFetchTests", dependencies: ["LinkFetch", "LinkCheck", "TestSupport"], exclude: ["Sites"]),
         .testTarget(name: "GzipTests", dependencies: ["Gzip"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
+        .testTarget(name: "HTTPClientTests", dependencies: ["Gzip", "HTTPClient", "TestSupport"]),
+
+        // Integration suites: a real PostgreSQL (and, some, nginx, Chromium, Prometheus, Patroni).
+        .testTarget(
+            name: "LinkFetchTests",
+            dependencies: ["LinkFetch", "LinkCheck", "TestSupport"], exclude: ["Sites"]
+        ),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
-        .testTarget(name: "StoreTests", dependencies: ["Postgres", "PushLedgerContract", "PushLedgerRules", "PushLedgerSupport", "Reports", "Store", "TestSupport"]),
-        .testTarget(name: "IngestServerTests", dependencies: ["Gzip", "IngestServer", "Postgres", "PushLedgerContract", "PushLedgerSupport", "Store", "TestSupport"]),
-        .testTarget(name: "SimulatorTests", dependencies: ["Gzip", "IngestClient", "PushLedgerContract", "PushLedgerRules", "PushLedgerSupport", "Simulator", "Store", "TestSupport"]),
+        .testTarget(
+            name: "StoreTests",
+            dependencies: [
+                "Postgres", "PushLedgerContract", "PushLedgerRules", "PushLedgerSupport", "Reports", "Store",
+                "TestSupport",
+            ]
+        ),
+        .testTarget(
+            name: "IngestServerTests",
+            dependencies: [
+                "Gzip", "HTTPServer", "IngestServer", "Postgres", "PushLedgerContract", "PushLedgerSupport", "Store",
+                "TestSupport",
+            ]
+        ),
+        .testTarget(
+            name: "SimulatorTests",
+            dependencies: [
+                "Gzip", "HTTPClient", "PushLedgerContract", "PushLedgerRules", "PushLedgerSupport", "Simulator",
+                "Store", "TestSupport",
+            ]
+        ),
         .testTarget(name: "CLITests", dependencies: ["Postgres", "TestSupport"]),
-        .testTarget(name: "PushLedgerKitTests", dependencies: ["Gzip", "Postgres", "PushLedgerKit", "PushLedgerSupport", "TestSupport"]),
-        .testTarget(name: "ReportsTests", dependencies: ["IngestServer", "Postgres", "PushLedgerRules", "PushLedgerSupport", "Reports", "Simulator", "Store", "TestSupport"]),
+        .testTarget(
+            name: "PushLedgerKitTests",
+            dependencies: ["Gzip", "Postgres", "PushLedgerKit", "PushLedgerSupport", "TestSupport"]
+        ),
+        .testTarget(
+            name: "ReportsTests",
+            dependencies: [
+                "HTTPServer", "IngestServer", "Postgres", "PushLedgerRules", "PushLedgerSupport", "Reports",
+                "Simulator", "Store", "TestSupport",
+            ]
+        ),
         // Fault and abuse suite: the real `pushledger serve` as a child process, killed, starved of
         // its database, stopped under load and fed hostile input.
-        .testTarget(name: "FaultTests", dependencies: ["Bench", "Gzip", "IngestClient", "IngestServer", "Postgres", "PushLedgerContract", "PushLedgerSupport", "Simulator", "TestSupport"]),
+        .testTarget(
+            name: "FaultTests",
+            dependencies: [
+                "Bench", "Gzip", "HTTPClient", "IngestServer", "Postgres", "PushLedgerContract", "PushLedgerSupport",
+                "Simulator", "TestSupport",
+            ]
+        ),
         // Past one machine: ingestors behind nginx (Debian package), reads on a streaming replica,
         // failover of a Patroni cluster (Debian's patroni and etcd-server) under load.
-        .testTarget(name: "ScaleTests", dependencies: ["IngestClient", "Postgres", "PushLedgerSupport", "Simulator", "Store", "TestSupport"]),
+        .testTarget(
+            name: "ScaleTests",
+            dependencies: ["HTTPClient", "Postgres", "PushLedgerSupport", "Simulator", "Store", "TestSupport"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -28,17 +28,8 @@ pg_folder "$name"
 data="$dir/data"
 sock="$dir/run"
 
-# Ports below the kernel's ephemeral range (32768-60999 here): an outgoing connection of a test
-# client can hold a port in that range, and Postgres then cannot bind it although nothing
-# listens there. Scanned from a random point so clusters started together rarely pick the same.
-free_port() {
-    local p i start=$((RANDOM % 680))
-    for i in $(seq 0 679); do
-        p=$((24320 + (start + i) % 680))
-        if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
-    done
-    echo "db: no free port in 24320-24999" >&2; exit 1
-}
+# A free port below the kernel's ephemeral range (scripts/free-port.sh says why).
+free_port() { "$root/scripts/free-port.sh"; }
 
 url() { echo "postgres://pushledger@127.0.0.1:$(cat "$dir/port")/pushledger?sslmode=disable"; }
 

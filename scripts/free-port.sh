@@ -1,8 +1,18 @@
 #!/usr/bin/env bash
-# Prints a TCP port on 127.0.0.1 that nothing listens on.
+# Prints a TCP port on 127.0.0.1 that nothing listens on, below the kernel's ephemeral range:
+# an outgoing connection of a test client can hold a port in that range, and a server then
+# cannot bind it although nothing listens there. Scanned from a random point so processes
+# started together rarely pick the same. TestSupport's `ServeProcess.freePort` keeps the same rule.
 set -euo pipefail
-for p in $(shuf -i 20000-40000 -n 200); do
+low=20000
+ephemeral=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+[ "$ephemeral" -gt "$low" ] 2>/dev/null || ephemeral=32768
+high=$((ephemeral - 1))
+span=$((high - low + 1))
+start=$((RANDOM * 32768 + RANDOM))
+for i in $(seq 0 $((span - 1))); do
+    p=$((low + (start + i) % span))
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; exit 0; fi
 done
-echo "free-port: none found" >&2
+echo "free-port: no free port in $low-$high" >&2
 exit 1

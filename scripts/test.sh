@@ -1,9 +1,40 @@
 #!/usr/bin/env bash
 # `make test`: a throwaway cluster, the whole Swift suite, the Android core's suite, and the cluster gone afterwards
 # even when tests fail. A caller-provided DATABASE_URL is used as is.
+#   scripts/test.sh                  everything (make test)
+#   scripts/test.sh --unit           the unit suites alone: no database, no service (make test-unit)
+#   scripts/test.sh ARGS…            swift test ARGS on the cluster, e.g. --filter Suite (make test FILTER=Suite)
+# PUSHLEDGER_LINT=1 runs scripts/lint.sh first.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+
+if [ "${PUSHLEDGER_LINT:-0}" = 1 ]; then scripts/lint.sh; fi
+
+# Exit tests (the programming-error traps) run in a process of their own: Swift Testing's
+# exit-test monitor waits for any child, so beside tests that run commands through
+# Foundation's Process it can take their children's exits and leave both waiting forever.
+# $1: a filter of what to run ("" for everything).
+swift_tests() {
+    if [ -z "$1" ]; then
+        swift test --skip-build --skip ProgrammingError
+        swift test --skip-build --filter ProgrammingError
+    else
+        swift test --skip-build --filter "$1" --skip ProgrammingError
+        swift test --skip-build --filter "$1.*ProgrammingError"
+    fi
+}
+
+if [ "${1:-}" = --unit ]; then
+    # The unit targets are the ones Package.swift lists under "Unit suites". Without a database
+    # URL any database access fails, so a unit suite that needs one cannot pass unnoticed.
+    targets=$(sed -n '/Unit suites/,/Integration suites/p' Package.swift | grep -o 'name: "[A-Za-z]*"' | cut -d'"' -f2 | paste -sd'|')
+    [ -n "$targets" ] || { echo "test: no unit targets found in Package.swift" >&2; exit 1; }
+    swift build --build-tests
+    unset DATABASE_URL PUSHLEDGER_TEST_DATABASE_URL
+    swift_tests "^($targets)\\."
+    exit 0
+fi
 
 if [ -z "${DATABASE_URL:-}" ]; then
     # DATABASE_URL is exported below; db.sh would leave a caller's database alone, so clear it.
@@ -15,11 +46,9 @@ fi
 export PUSHLEDGER_TEST_DATABASE_URL="$DATABASE_URL"
 swift build --build-tests
 if [ $# -eq 0 ]; then
-    # Exit tests (the programming-error traps) run in a process of their own: Swift Testing's
-    # exit-test monitor waits for any child, so beside tests that run commands through
-    # Foundation's Process it can take their children's exits and leave both waiting forever.
-    swift test --skip-build --skip ProgrammingError
-    swift test --skip-build --filter ProgrammingError
+    swift_tests ""
+elif [ $# -eq 2 ] && [ "$1" = --filter ]; then
+    swift_tests "$2"
 else
     swift test --skip-build "$@"
 fi

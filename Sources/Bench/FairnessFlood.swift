@@ -1,5 +1,5 @@
 import Foundation
-import IngestClient
+import HTTPClient
 import Synchronization
 
 /// Two apps against one server: the flooding app posts large sends batches as fast as its
@@ -82,7 +82,7 @@ public struct FairnessFlood: Sendable {
         let start = Self.now()
         for _ in 0..<flood.connections {
             spawn(group) { [self] in
-                let client = try? IngestClient(baseURL: "http://127.0.0.1:\(port)", timeout: 60, connectTimeout: 5)
+                let client = try? HTTPClient(baseURL: "http://127.0.0.1:\(port)", timeout: 60, connectTimeout: 5)
                 while Self.now() < deadline {
                     let index = nextBatch.add(1, ordering: .relaxed).oldValue
                     postUntilAnswered(client, app: flood, tag: 1, batch: index, deadline: deadline, into: floodTraffic)
@@ -92,7 +92,7 @@ public struct FairnessFlood: Sendable {
         let interval = Double(steady.connections) / steadyRate
         for lane in 0..<steady.connections {
             spawn(group) { [self] in
-                let client = try? IngestClient(baseURL: "http://127.0.0.1:\(port)", timeout: 60, connectTimeout: 5)
+                let client = try? HTTPClient(baseURL: "http://127.0.0.1:\(port)", timeout: 60, connectTimeout: 5)
                 var slot = start + Double(lane) / steadyRate
                 var index = lane
                 while slot < deadline {
@@ -110,7 +110,7 @@ public struct FairnessFlood: Sendable {
 
     /// Posts one batch again after every 429 or 503 (after its `Retry-After`) or failed
     /// connection, until answered otherwise or the run is over.
-    private func postUntilAnswered(_ client: IngestClient?, app: App, tag: Int, batch: Int, deadline: Double, into traffic: Recorder) {
+    private func postUntilAnswered(_ client: HTTPClient?, app: App, tag: Int, batch: Int, deadline: Double, into traffic: Recorder) {
         while true {
             let response = post(client, app: app, tag: tag, batch: batch, into: traffic)
             let status = response?.status ?? 0
@@ -124,7 +124,7 @@ public struct FairnessFlood: Sendable {
     }
 
     @discardableResult
-    private func post(_ client: IngestClient?, app: App, tag: Int, batch: Int, into traffic: Recorder) -> HTTPResponse? {
+    private func post(_ client: HTTPClient?, app: App, tag: Int, batch: Int, into traffic: Recorder) -> HTTPResponse? {
         let body = Self.body(app: app, tag: tag, batch: batch)
         traffic.state.withLock { _ = $0.attemptedBatches.insert(batch) }
         let began = Self.now()

@@ -1,5 +1,5 @@
 import Foundation
-import IngestClient
+import HTTPClient
 import Synchronization
 
 /// Posts pre-encoded requests over N keep-alive connections (one thread each), every request
@@ -67,7 +67,7 @@ public struct LoadGenerator: Sendable {
                 var latencies: [Double] = []
                 var failures: [Int: Int] = [:]
                 // One keep-alive connection per thread; a failed request reopens it.
-                let client = try? IngestClient(baseURL: "http://127.0.0.1:\(port)")
+                let client = try? HTTPClient(baseURL: "http://127.0.0.1:\(port)")
                 while true {
                     let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
                     guard i < requests.count else { break }

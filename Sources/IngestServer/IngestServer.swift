@@ -1,3 +1,4 @@
+import HTTPServer
 import Foundation
 import PushLedgerSupport
 import Synchronization
@@ -82,14 +83,14 @@ public final class IngestServer: Sendable {
         // Probes once and reads the key table: ready at once when the database is.
         maintain()
         do {
-            try listener.start(host: config.host, port: config.port, config: config, tls: tls)
+            try listener.start(host: config.host, port: config.port, limits: config.http, tls: tls)
         } catch {
             probing.withLock { $0 }?.stop()
             throw error
         }
         if let admin, let address = config.admin {
             do {
-                try admin.start(host: address.host, port: address.port, config: config, tls: nil)
+                try admin.start(host: address.host, port: address.port, limits: config.http, tls: nil)
             } catch {
                 listener.stop()
                 probing.withLock { $0 }?.stop()
@@ -100,7 +101,7 @@ public final class IngestServer: Sendable {
         let task = PeriodicTask(name: "pushledger-maintenance", interval: config.reconnectInterval) { [self] in maintain() }
         maintenance.withLock { $0 = task }
         logger.info("listening", [
-            "address": "\(config.host):\(port)", "tls": tls == nil ? "off" : "on", "http_threads": "\(config.httpThreads)",
+            "address": "\(config.host):\(port)", "tls": tls == nil ? "off" : "on", "http_threads": "\(config.http.threads)",
             "writers": "\(config.writerCount)",
         ])
     }

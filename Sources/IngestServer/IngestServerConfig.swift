@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 import PushLedgerContract
 
 /// Settings of `pushledger serve`. Every limit that bounds memory is here; the worst case is
@@ -14,30 +15,11 @@ public struct IngestServerConfig: Sendable {
     /// Where `/metrics`, `/healthz` and `/readyz` are served (plain HTTP, a private address);
     /// the public listener then answers 404 for them. Nil serves them on the public listener.
     public var admin: ListenAddress? = nil
-    /// libmicrohttpd polling threads (thread pool size).
-    public var httpThreads = 4
-    /// Open connections at most; more are refused by libmicrohttpd.
-    public var connectionLimit = 256
-    /// libmicrohttpd memory pool per connection (headers and read buffer; bodies are copied out).
-    public var connectionMemoryLimit = 128 << 10
-    /// Idle seconds before a connection is closed (not counting time suspended for a commit).
-    public var requestTimeoutSeconds = 30
-    /// Seconds a request body may take to arrive in all. A client that trickles a byte now and
-    /// then never goes idle, so without this it would hold its connection for as long as it likes.
-    public var uploadDeadlineSeconds = 60
+    /// Threads, connections and deadlines of the HTTP listeners.
+    public var http = HTTPServerLimits()
     /// Peers whose `X-Forwarded-For` names the client (a load balancer in front); logs of
     /// refused keys and the access log carry that client address.
     public var trustedProxies = TrustedProxies()
-    /// Seconds a new connection may take to send its first request's headers in all, however
-    /// busily it trickles them (libmicrohttpd's timeout is idle-only). Later requests on a
-    /// kept-alive connection get `requestTimeoutSeconds` from the previous answer.
-    public var headerDeadlineSeconds = 5
-    /// Open connections from one client address at most (carrier NAT puts many phones behind one).
-    public var perAddressConnectionLimit = 64
-    /// Request bodies arriving at once from one client address at most; past it 429 before the
-    /// body is read. Behind a proxy every upload comes from the proxy: raise it with
-    /// `perAddressConnectionLimit`.
-    public var perAddressUploadLimit = 32
     /// Body, event and time limits of the contract.
     public var limits = IngestLimits()
     /// Validated requests waiting for a writer; a full queue answers 429.
@@ -104,7 +86,7 @@ extension IngestServerConfig {
     /// validated out of it; the queue's byte bound (jobs waiting and being written) plus the
     /// one job it always takes. docs/reliability.md writes the formula out.
     public var memoryBound: Int {
-        let connections = connectionLimit * (connectionMemoryLimit + limits.maxBodyBytes)
+        let connections = http.connectionLimit * (http.connectionMemoryLimit + limits.maxBodyBytes)
         let decoding = validatorCount * (2 * limits.maxDecompressedBytes + limits.maxJSONValues * Self.bytesPerJSONValue)
         return connections + decoding + queueBytes + 2 * limits.maxDecompressedBytes
     }

@@ -26,16 +26,7 @@ public enum RFC3339 {
     public static func format(_ date: Date) -> String { format(microseconds: microseconds(of: date)) }
 
     public static func format(microseconds: Int64) -> String {
-        let (days, micros) = microseconds.floorDiv(86_400_000_000)
-        let date = CivilDate(daysSinceEpoch: Int(days))
-        let (y, m, d) = (Int64(date.year), Int64(date.month), Int64(date.day))
-        let seconds = micros / 1_000_000
-        func pad(_ v: Int64, _ width: Int) -> String {
-            let s = String(v)
-            return String(repeating: "0", count: max(0, width - s.count)) + s
-        }
-        return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(seconds / 3600, 2)):\(pad(seconds / 60 % 60, 2)):"
-            + "\(pad(seconds % 60, 2)).\(pad(micros % 1_000_000, 6))Z"
+        Timestamp.rfc3339(microseconds: microseconds, fractionDigits: 6)
     }
 
     static func parse(_ s: UnsafeBufferPointer<UInt8>) -> Int64? {

@@ -16,15 +16,8 @@ struct JSONBytes {
     /// Text known to be valid JSON as it is (a number's description).
     mutating func raw(contentsOf text: String) { bytes.append(contentsOf: text.utf8) }
 
-    /// A quoted string; escapes quote and backslash (control characters never occur here).
-    mutating func string(_ value: String) {
-        bytes.append(0x22)
-        for byte in value.utf8 {
-            if byte == 0x22 || byte == 0x5C { bytes.append(0x5C) }
-            bytes.append(byte)
-        }
-        bytes.append(0x22)
-    }
+    /// A quoted string, escaped as `JSONWriter` escapes.
+    mutating func string(_ value: String) { JSONWriter.appendQuoted(value, to: &bytes) }
 
     /// `"key":` — keys are static.
     mutating func key(_ name: StaticString) {
@@ -71,19 +64,9 @@ struct JSONBytes {
         if let value { string(value) } else { raw("null") }
     }
 
-    mutating func int(_ value: Int64) {
-        if value < 0 {
-            bytes.append(0x2D)
-            uint(UInt64(-value))
-        } else {
-            uint(UInt64(value))
-        }
-    }
+    mutating func int(_ value: Int64) { bytes.append(contentsOf: String(value).utf8) }
 
-    mutating func uint(_ value: UInt64) {
-        if value >= 10 { uint(value / 10) }
-        bytes.append(0x30 + UInt8(value % 10))
-    }
+    mutating func uint(_ value: UInt64) { bytes.append(contentsOf: String(value).utf8) }
 
     mutating func bool(_ value: Bool) { value ? raw("true") : raw("false") }
 
@@ -127,31 +110,10 @@ enum SimTime {
     }
 
     static func appendRFC3339(_ ms: Int64, to bytes: inout [UInt8]) {
-        let days = floorDiv(ms, msPerDay)
-        let inDay = ms - days * msPerDay
-        let date = CivilDate(daysSinceEpoch: Int(days))
-        let (y, m, d) = (Int64(date.year), Int64(date.month), Int64(date.day))
-        digits(y, 4, &bytes)
-        bytes.append(0x2D)
-        digits(m, 2, &bytes)
-        bytes.append(0x2D)
-        digits(d, 2, &bytes)
-        bytes.append(0x54)
-        digits(inDay / msPerHour, 2, &bytes)
-        bytes.append(0x3A)
-        digits(inDay % msPerHour / msPerMinute, 2, &bytes)
-        bytes.append(0x3A)
-        digits(inDay % msPerMinute / 1_000, 2, &bytes)
-        bytes.append(0x2E)
-        digits(inDay % 1_000, 3, &bytes)
-        bytes.append(0x5A)
+        Timestamp.appendRFC3339(microseconds: ms * 1_000, fractionDigits: 3, to: &bytes)
     }
 
-    static func rfc3339(_ ms: Int64) -> String {
-        var bytes: [UInt8] = []
-        appendRFC3339(ms, to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
-    }
+    static func rfc3339(_ ms: Int64) -> String { Timestamp.rfc3339(microseconds: ms * 1_000, fractionDigits: 3) }
 
     /// UTC day index (days since 1970-01-01) of a time.
     static func day(_ ms: Int64) -> Int64 { floorDiv(ms, msPerDay) }
@@ -159,16 +121,5 @@ enum SimTime {
     static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
         let q = a / b
         return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
-    }
-
-    private static func digits(_ value: Int64, _ width: Int, _ bytes: inout [UInt8]) {
-        var divisor: Int64 = 1
-        for _ in 1..<width { divisor *= 10 }
-        var v = value
-        while divisor > 0 {
-            bytes.append(0x30 + UInt8(v / divisor % 10))
-            v %= divisor
-            divisor /= 10
-        }
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import IngestClient
+import HTTPClient
 
 /// Posts a simulated fleet to a running ingest server: telemetry first (so every token
 /// registration is stored before a send names it), then the sender's batches; several
@@ -33,8 +33,8 @@ public enum SimulationRunner {
         var workers: [Thread] = []
         let finished = DispatchGroup()
         for _ in 0..<max(1, options.threads) {
-            let client: IngestClient
-            do { client = try IngestClient(baseURL: options.baseURL, caFile: options.caFile) } catch {
+            let client: HTTPClient
+            do { client = try HTTPClient(baseURL: options.baseURL, caFile: options.caFile) } catch {
                 throw SimulationError.invalidOption("--url", error.description)
             }
             finished.enter()
@@ -67,7 +67,7 @@ public enum SimulationRunner {
         return (summary, truth)
     }
 
-    private static func work(queue: RunnerQueue, client: IngestClient, options: Options) {
+    private static func work(queue: RunnerQueue, client: HTTPClient, options: Options) {
         defer { client.close() }
         while let job = queue.pop() {
             let path: String, contentType: String, key: String

@@ -1,8 +1,7 @@
 import Foundation
 
 /// The SQL of the `sql/` folder as the migrator reads it: the numbered migrations of
-/// `migrations/`, the definition files named by `definitions.list` in their apply order, and the
-/// released migrations the baseline folds (`legacy-migrations.txt`).
+/// `migrations/` and the definition files named by `definitions.list` in their apply order.
 public struct MigrationSource: Sendable, Equatable {
     /// One numbered migration, `migrations/NNNN_name.sql`: tables, indexes, types, grants.
     public struct Migration: Sendable, Equatable {
@@ -18,27 +17,16 @@ public struct MigrationSource: Sendable, Equatable {
         public let sql: String
     }
 
-    /// A migration released before the baseline folded it: recognised by its checksum.
-    public struct FoldedMigration: Sendable, Equatable {
-        public let version: Int
-        public let name: String
-        public let checksum: String
-    }
-
     public static let definitionsList = "definitions.list"
-    public static let foldedList = "legacy-migrations.txt"
 
     public let migrations: [Migration]
     public let definitions: [Definition]
-    /// Empty when the folder has no `legacy-migrations.txt`.
-    public let folded: [FoldedMigration]
 
     /// Reads `directory` (the `sql/` folder). Every `.sql` file outside `migrations/` must be
     /// listed in `definitions.list`, so no definition is silently left out.
     public init(directory: URL) throws(Migrator.Failure) {
         migrations = try Self.readMigrations(directory.appendingPathComponent("migrations"))
         definitions = try Self.readDefinitions(directory)
-        folded = try Self.readFolded(directory.appendingPathComponent(Self.foldedList))
     }
 
     private static func read(_ url: URL, as name: String) throws(Migrator.Failure) -> String {
@@ -107,18 +95,5 @@ public struct MigrationSource: Sendable, Equatable {
             if path.hasSuffix(".sql"), !path.hasPrefix("migrations/") { paths.append(path) }
         }
         return paths.sorted()
-    }
-
-    private static func readFolded(_ url: URL) throws(Migrator.Failure) -> [FoldedMigration] {
-        guard FileManager.default.fileExists(atPath: url.path) else { return [] }
-        var found: [FoldedMigration] = []
-        for (number, line) in lines(try read(url, as: foldedList)) {
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard fields.count == 3, let version = Int(fields[0]), fields[2].count == 64,
-                fields[2].allSatisfy(\.isHexDigit)
-            else { throw .badFoldedList(line: number) }
-            found.append(FoldedMigration(version: version, name: String(fields[1]), checksum: String(fields[2])))
-        }
-        return found
     }
 }

@@ -5,9 +5,8 @@ import PushLedgerSupport
 /// Brings a database onto the SQL of `sql/`: applies the pending numbered migrations in order,
 /// each in its own transaction (recorded in `schema_migrations`), then re-applies every
 /// definition file whose text changed, in `definitions.list` order and in one transaction
-/// (recorded in `schema_definitions`). A database migrated by the releases the baseline folds
-/// is recognised and moved onto the baseline first, without running anything (`LegacySchema`).
-/// Two runs at once are serialised by an advisory lock; an applied migration whose text changed
+/// (recorded in `schema_definitions`). A database migrated by any earlier release is upgraded
+/// this way (docs/operations/upgrading.md). Two runs at once are serialised by an advisory lock; an applied migration whose text changed
 /// is an error naming it.
 public struct Migrator: Sendable {
     public typealias Migration = MigrationSource.Migration
@@ -16,9 +15,7 @@ public struct Migrator: Sendable {
     /// One line of `migrate --status`.
     public struct Status: Sendable, Equatable {
         public enum Kind: String, Sendable { case migration, definition }
-        /// `legacy`: the baseline of a database migrated by the releases it folds; the next
-        /// migrate marks it applied without running it.
-        public enum State: String, Sendable { case applied, pending, changed, legacy }
+        public enum State: String, Sendable { case applied, pending, changed }
         public let kind: Kind
         /// A migration's file name, or a definition's path below `sql/`.
         public let name: String
@@ -28,8 +25,6 @@ public struct Migrator: Sendable {
 
     /// What a run did.
     public struct Outcome: Sendable, Equatable {
-        /// True when the database held the folded releases and was moved onto the baseline.
-        public var foldedLegacy = false
         public var migrations: [String] = []
         public var definitions: [String] = []
         public init() {}
@@ -43,9 +38,6 @@ public struct Migrator: Sendable {
         case unreadable(String)
         case badDefinitionList(line: Int, String)
         case unlistedDefinition(String)
-        case badFoldedList(line: Int)
-        /// A database with some of the folded migrations, or with other checksums or versions.
-        case unrecognisedLegacy(missing: [String], changed: [String], unknown: [Int])
         /// A migration or definition file failed; `message` is the database error's safe text.
         case failed(file: String, message: String, detail: String)
 
@@ -58,12 +50,6 @@ public struct Migrator: Sendable {
             case .badDefinitionList(let line, let path):
                 "\(MigrationSource.definitionsList) line \(line): \(path) is not a new relative path to a .sql file outside migrations/"
             case .unlistedDefinition(let path): "\(path) is not listed in \(MigrationSource.definitionsList)"
-            case .badFoldedList(let line): "\(MigrationSource.foldedList) line \(line) is not 'version name sha256'"
-            case .unrecognisedLegacy(let missing, let changed, let unknown):
-                "the database holds migrations of an older release that do not match it (missing: "
-                    + [missing.joined(separator: ", "), "changed: " + changed.joined(separator: ", "),
-                       "unknown versions: " + unknown.map(String.init).joined(separator: ", ")].joined(separator: "; ")
-                    + "); migrate it with that release's own files first"
             case .failed(let file, let message, _): "\(file) failed: \(message)"
             }
         }
@@ -90,7 +76,6 @@ public struct Migrator: Sendable {
     public func migrate(_ connection: Connection, progress: (String) -> Void = { _ in }) throws -> Outcome {
         try withLock(connection) {
             var outcome = Outcome()
-            outcome.foldedLegacy = try LegacySchema(source: source).fold(connection)
             let applied = try recorded(connection, "select version::text as key, checksum from schema_migrations")
             for migration in migrations {
                 let checksum = Self.checksum(migration.sql)
@@ -140,18 +125,13 @@ public struct Migrator: Sendable {
     /// Migrations, then definitions, in apply order.
     public func status(_ connection: Connection) throws -> [Status] {
         try withLock(connection) {
-            let legacy = try LegacySchema(source: source).isLegacy(connection)
             let migrationRows = try connection.query("select version, checksum, applied_at from schema_migrations")
             var applied: [String: (String, Date)] = [:]
             for row in migrationRows {
                 applied[String(try row.decode("version", as: Int.self))] = (try row.decode("checksum"), try row.decode("applied_at"))
             }
             var out: [Status] = migrations.map { m in
-                if legacy, m.version == migrations.first?.version {
-                    return Status(kind: .migration, name: m.fileName, state: .legacy, appliedAt: nil)
-                }
-                if legacy { return Status(kind: .migration, name: m.fileName, state: .pending, appliedAt: nil) }
-                return Self.status(.migration, m.fileName, text: m.sql, recorded: applied[String(m.version)])
+                Self.status(.migration, m.fileName, text: m.sql, recorded: applied[String(m.version)])
             }
             var definitionRows: [String: (String, Date)] = [:]
             for row in try connection.query("select path, checksum, applied_at from schema_definitions") {

@@ -131,8 +131,9 @@ struct CommandTreeTests {
             let arguments = example.arguments
             // A command named in prose (`pushledger report`) is fine when it exists.
             if groups.contains(arguments) { continue }
-            // So is an option named in prose (`pushledger serve --listen`) when that command declares it.
-            if let option = arguments.last, option.hasPrefix("--"), option != "--help",
+            // So is an option named in prose (`pushledger serve --listen`) when that command declares it;
+            // --help and --version are the parser's own and go through it below.
+            if let option = arguments.last, option.hasPrefix("--"), option != "--help", option != "--version",
                 groups.contains(Array(arguments.dropLast()))
             {
                 let declared = CommandLineParser.declaredNames(

@@ -1,5 +1,5 @@
 import Foundation
-import IngestClient
+import HTTPClient
 import TestSupport
 import Testing
 

@@ -1,5 +1,5 @@
 import Foundation
-import IngestClient
+import HTTPClient
 import TestSupport
 import Testing
 
@@ -64,7 +64,7 @@ struct DatabaseOutageTests {
 
     /// One small valid batch, without retries.
     static func probe(_ server: ServeProcess, _ database: FaultDatabase) throws -> HTTPResponse {
-        let client = try IngestClient(baseURL: server.baseURL, timeout: 60)
+        let client = try HTTPClient(baseURL: server.baseURL, timeout: 60)
         return try client.post(
             path: "/v1/telemetry", body: Fixtures.telemetry(count: 1), contentType: "application/json",
             bearer: database.telemetryKey)

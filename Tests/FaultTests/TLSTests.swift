@@ -1,5 +1,5 @@
 import Foundation
-import IngestClient
+import HTTPClient
 import TestSupport
 import Testing
 
@@ -41,13 +41,13 @@ struct TLSTests {
 
         // The project's client, with the CA bundle; without it the certificate is not trusted.
         let byClient = Self.telemetry(2)
-        let client = try IngestClient(baseURL: url, timeout: 30, caFile: ca.caFile)
+        let client = try HTTPClient(baseURL: url, timeout: 30, caFile: ca.caFile)
         let reply = try client.post(path: "/v1/telemetry", body: byClient.body, contentType: "application/json", gzip: true, bearer: database.telemetryKey)
         #expect(reply.status == 200 && reply.bodyText.contains("\"accepted\":2"), "\(reply.bodyText)")
         let again = try client.post(path: "/v1/telemetry", body: Self.telemetry(1).body, contentType: "application/json", bearer: database.telemetryKey)
         #expect(again.status == 200)
-        let untrusting = try IngestClient(baseURL: url, timeout: 30)
-        let refused = #expect(throws: IngestClientError.self) {
+        let untrusting = try HTTPClient(baseURL: url, timeout: 30)
+        let refused = #expect(throws: HTTPClientError.self) {
             try untrusting.post(path: "/v1/telemetry", body: byClient.body, contentType: "application/json", bearer: database.telemetryKey)
         }
         #expect(refused?.kind == .untrusted && refused?.isRetryable == false)
@@ -146,7 +146,7 @@ struct TLSTests {
         #expect(server.logText.contains("do not match"))
         #expect(try TLSTools.presentedSerial(port: server.port) == second.serial)
         let afterRefusals = Self.telemetry(1)
-        let client = try IngestClient(baseURL: url, timeout: 30, caFile: second.caFile)
+        let client = try HTTPClient(baseURL: url, timeout: 30, caFile: second.caFile)
         #expect(try client.post(path: "/v1/telemetry", body: afterRefusals.body, contentType: "application/json", bearer: database.telemetryKey).status == 200)
 
         server.send(SIGTERM)
@@ -244,7 +244,7 @@ struct TLSTests {
             arguments: ["--tls-cert", ca.certificate, "--tls-key", ca.key, "--admin-listen", "127.0.0.1:\(adminPort)"])
         let url = "https://127.0.0.1:\(server.port)"
         let batch = Self.telemetry(2)
-        let client = try IngestClient(baseURL: url, timeout: 30, caFile: ca.caFile)
+        let client = try HTTPClient(baseURL: url, timeout: 30, caFile: ca.caFile)
         #expect(try client.post(path: "/v1/telemetry", body: batch.body, contentType: "application/json", bearer: database.telemetryKey).status == 200)
 
         func admin(_ method: String, _ path: String, body: [UInt8] = []) throws -> RawReply {

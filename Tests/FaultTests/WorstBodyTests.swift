@@ -37,8 +37,8 @@ extension MachineLoad {
             let server = try ServeProcess(
                 databaseURL: database.url, arguments: ["--connections", "\(Self.connections)", "--per-address", "\(Self.connections)", "--timeout", "20"])
             var config = IngestServerConfig()
-            config.connectionLimit = Self.connections
-            config.perAddressConnectionLimit = Self.connections
+            config.http.connectionLimit = Self.connections
+            config.http.perAddressConnectionLimit = Self.connections
             let bound = config.memoryBound
             usleep(500_000)
             let baseline = try #require(server.memory()).rss

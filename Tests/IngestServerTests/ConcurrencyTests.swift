@@ -10,7 +10,7 @@ struct ConcurrencyTests {
     /// response). Every valid event is stored exactly once, and the answers add up to it.
     @Test func exactTotalsUnderConcurrentLoad() throws {
         let harness = try Harness { config in
-            config.httpThreads = 4
+            config.http.threads = 4
             config.writerCount = 2
         }
         let clients = 8

@@ -70,7 +70,7 @@ struct AlertSimulationTests {
         let sends = try KeyStore().create(app: config.appID, scope: .sends, on: connection)
         var serverConfig = IngestServerConfig()
         serverConfig.port = 0
-        serverConfig.httpThreads = 4
+        serverConfig.http.threads = 4
         serverConfig.writerCount = 3
         let server = IngestServer(config: serverConfig, store: PostgresIngestStore(url: url, connections: 4),
                                   logger: Logger(component: "serve", minimumLevel: .error) { _ in }, version: "test")

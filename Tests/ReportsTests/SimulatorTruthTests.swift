@@ -36,7 +36,7 @@ struct SimulatorTruthTests {
         }
         var config = IngestServerConfig()
         config.port = 0
-        config.httpThreads = 2
+        config.http.threads = 2
         config.writerCount = 2
         let server = IngestServer(config: config, store: PostgresIngestStore(url: url, connections: 3),
                                   logger: Logger(component: "serve", minimumLevel: .error) { _ in }, version: "test")

@@ -1,6 +1,6 @@
 import Foundation
 import Gzip
-import IngestClient
+import HTTPClient
 import TestSupport
 import Testing
 @testable import Simulator

@@ -45,7 +45,6 @@ import Testing
         #expect(first.migrations == ["0001_first.sql", "0002_second.sql"])
         #expect(first.definitions == ["fns/a.sql", "views/b.sql"])
         #expect(order == first.migrations + first.definitions)
-        #expect(!first.foldedLegacy)
         #expect(try Migrator(directory: directory).migrate(connection) == Migrator.Outcome())
         #expect(try connection.query("select a_count() as c")[0].decode("c", as: Int.self) == 1)
         let sums = try connection.query("select checksum from schema_definitions order by path").map { try $0.decode(0, as: String.self) }
@@ -149,8 +148,6 @@ import Testing
         try FileManager.default.removeItem(at: directory.appendingPathComponent("definitions.list"))
         #expect(throws: Migrator.Failure.unreadable("definitions.list")) { try Migrator(directory: directory) }
         try write("definitions.list", "fns/a.sql\nviews/b.sql\n")
-        try write("legacy-migrations.txt", "# folded\n1 first \(String(repeating: "a", count: 64))\n2 second nothex\n")
-        #expect(throws: Migrator.Failure.badFoldedList(line: 3)) { try Migrator(directory: directory) }
         try write("migrations/12_short.sql", "select 1")
         #expect(throws: Migrator.Failure.badFileName("12_short.sql")) { try Migrator(directory: directory) }
         try FileManager.default.removeItem(at: directory.appendingPathComponent("migrations/12_short.sql"))

@@ -76,19 +76,28 @@ public final class ServeProcess: PushLedgerProcess, @unchecked Sendable {
         return (rss << 10, peak << 10)
     }
 
-    /// A port the kernel says is free now (bind to 0, read it back, release it).
+    /// A port free now on 127.0.0.1, below the kernel's ephemeral range (the rule of
+    /// scripts/free-port.sh: a client's outgoing connection can hold a port in that range, and a
+    /// server then cannot bind it), scanned from a random point and checked by binding it.
     public static func freePort() -> UInt16? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var address = loopback(port: 0)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+        let range = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
+        let low = 20_000
+        let ephemeral = (range?.split(whereSeparator: \.isWhitespace).first).flatMap { Int($0) } ?? 0
+        let high = ephemeral > low ? ephemeral - 1 : 32_767
+        let start = Int.random(in: low...high)
+        for offset in 0...(high - low) {
+            let port = UInt16(low + (start - low + offset) % (high - low + 1))
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard fd >= 0 else { return nil }
+            defer { close(fd) }
+            var address = loopback(port: port)
+            let length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 }
             }
+            if bound { return port }
         }
-        return bound ? UInt16(bigEndian: address.sin_port) : nil
+        return nil
     }
 
     /// Polls until something accepts connections on `port`, while `alive` holds (at most ~60 s).

@@ -1,3 +1,4 @@
+import HTTPServer
 import Foundation
 
 /// A plain-HTTP listener that answers `GET /metrics` with what `render` returns (Prometheus
@@ -8,12 +9,12 @@ public final class MetricsEndpoint: Sendable {
 
     /// Binds `host:port` (port 0: any free port) and starts answering.
     public init(host: String, port: UInt16, render: @escaping @Sendable () -> String) throws(HTTPServerError) {
-        var config = IngestServerConfig()
-        config.httpThreads = 1
-        config.connectionLimit = 32
-        config.perAddressConnectionLimit = 16
+        var limits = HTTPServerLimits()
+        limits.threads = 1
+        limits.connectionLimit = 32
+        limits.perAddressConnectionLimit = 16
         daemon = HTTPDaemon(handler: MetricsHandler(render: render))
-        try daemon.start(host: host, port: port, config: config)
+        try daemon.start(host: host, port: port, limits: limits)
     }
 
     /// The bound port.

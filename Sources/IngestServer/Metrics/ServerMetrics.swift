@@ -1,4 +1,4 @@
-import CMicroHTTPD
+import HTTPServer
 import PushLedgerContract
 import Synchronization
 
@@ -96,7 +96,7 @@ final class ServerMetrics: Sendable {
                 let counts = listeners.map(\.slowConnections)
                 return [(["deadline"], Double(counts.reduce(0) { $0 + $1.deadline })), (["shed"], Double(counts.reduce(0) { $0 + $1.shed }))]
             })
-        let labels = [version, String(cString: MHD_get_version())]
+        let labels = [version, HTTPDaemon.libraryVersion]
         _ = registry.register(
             GaugeMetric("pushledger_build_info", help: "Build information; the value is always 1.", labels: ["version", "libmicrohttpd"]) {
                 [(labels, 1)]

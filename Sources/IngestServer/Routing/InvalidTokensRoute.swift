@@ -1,3 +1,4 @@
+import HTTPServer
 import Dispatch
 import Foundation
 import Store

@@ -1,3 +1,4 @@
+import HTTPServer
 import Foundation
 
 /// The routes one listener answers; the others are 404 there. With `serve --admin-listen` the

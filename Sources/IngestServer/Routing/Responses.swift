@@ -1,3 +1,4 @@
+import HTTPServer
 import PushLedgerContract
 
 /// Contract-shaped answers: every error body is `{"error": code, "message": text}`.
@@ -66,4 +67,12 @@ extension Array: ResponseBody where Element == UInt8 {
 
 extension String: ResponseBody {
     var bytes: [UInt8] { Array(utf8) }
+}
+
+extension HTTPHandler {
+    /// 429 with the contract's error body.
+    public func tooManyUploads(_ head: RequestHead) -> HTTPResponse {
+        HTTPResponse.error(429, "too_many_uploads", "too many request bodies arriving at once from this address; retry later")
+            .adding("Retry-After", "1")
+    }
 }

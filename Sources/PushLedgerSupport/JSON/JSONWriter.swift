@@ -129,7 +129,11 @@ public struct JSONWriter: Sendable {
 
     /// Quotes and escapes: `"` and `\`, and control characters (short forms where JSON has
     /// them, `\u00XX` otherwise). Everything else is copied as UTF-8, including `/` and DEL.
-    private mutating func appendQuoted(_ text: String) {
+    private mutating func appendQuoted(_ text: String) { Self.appendQuoted(text, to: &bytes) }
+
+    /// A JSON string literal of `text` appended to `bytes`, escaped as above: for writers that
+    /// lay out their own structure (the simulator's event encoders).
+    public static func appendQuoted(_ text: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         var text = text
         text.withUTF8 { utf8 in

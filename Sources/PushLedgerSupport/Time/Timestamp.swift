@@ -17,12 +17,55 @@ public enum Timestamp {
 
     /// RFC 3339 in UTC with milliseconds, e.g. `2026-11-23T10:15:30.123Z` (rounded to the millisecond).
     public static func rfc3339(_ date: Date) -> String {
-        let totalMilliseconds = Int((date.timeIntervalSince1970 * 1000).rounded())
-        let (days, millisecondOfDay) = floorDivide(totalMilliseconds, 86_400_000)
-        let civil = CivilDate(daysSinceEpoch: days)
-        let secondOfDay = millisecondOfDay / 1000
-        return "\(pad(civil.year, 4))-\(pad(civil.month, 2))-\(pad(civil.day, 2))T"
-            + "\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(millisecondOfDay % 1000, 3))Z"
+        rfc3339(microseconds: Int64((date.timeIntervalSince1970 * 1000).rounded()) * 1000, fractionDigits: 3)
+    }
+
+    /// RFC 3339 in UTC with `fractionDigits` (0 to 6) digits of the second, truncated:
+    /// `2026-11-30T10:00:05.120Z` with 3, `…05.120000Z` with 6. The one formatter of instants.
+    public static func rfc3339(microseconds: Int64, fractionDigits: Int) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(27)
+        appendRFC3339(microseconds: microseconds, fractionDigits: fractionDigits, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `rfc3339(microseconds:fractionDigits:)` appended to bytes, for writers of many events.
+    public static func appendRFC3339(microseconds: Int64, fractionDigits: Int, to bytes: inout [UInt8]) {
+        let (days, inDay) = floorDivide(microseconds, 86_400_000_000)
+        let civil = CivilDate(daysSinceEpoch: Int(days))
+        let second = inDay / 1_000_000
+        func digits(_ value: Int64, _ width: Int) {
+            var divisor: Int64 = 1
+            for _ in 1..<max(width, 1) { divisor *= 10 }
+            var v = value
+            if v < 0 {
+                bytes.append(UInt8(ascii: "-"))
+                v = -v
+            }
+            while divisor > 0 {
+                bytes.append(UInt8(ascii: "0") + UInt8(v / divisor % 10))
+                divisor /= 10
+            }
+        }
+        digits(Int64(civil.year), 4)
+        bytes.append(UInt8(ascii: "-"))
+        digits(Int64(civil.month), 2)
+        bytes.append(UInt8(ascii: "-"))
+        digits(Int64(civil.day), 2)
+        bytes.append(UInt8(ascii: "T"))
+        digits(second / 3600, 2)
+        bytes.append(UInt8(ascii: ":"))
+        digits(second / 60 % 60, 2)
+        bytes.append(UInt8(ascii: ":"))
+        digits(second % 60, 2)
+        let places = min(max(fractionDigits, 0), 6)
+        if places > 0 {
+            bytes.append(UInt8(ascii: "."))
+            var scale: Int64 = 1
+            for _ in places..<6 { scale *= 10 }
+            digits(inDay % 1_000_000 / scale, places)
+        }
+        bytes.append(UInt8(ascii: "Z"))
     }
 
     /// Zero-padded decimal of a non-negative number (negative years keep their sign).
@@ -32,7 +75,7 @@ public enum Timestamp {
         return value < 0 ? "-" + padded : padded
     }
 
-    private static func floorDivide(_ a: Int, _ b: Int) -> (quotient: Int, remainder: Int) {
+    private static func floorDivide<T: BinaryInteger>(_ a: T, _ b: T) -> (quotient: T, remainder: T) {
         let remainder = (a % b + b) % b
         return ((a - remainder) / b, remainder)
     }

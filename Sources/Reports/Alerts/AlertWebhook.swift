@@ -1,12 +1,12 @@
 import Foundation
-import IngestClient
+import HTTPClient
 
 /// Posts one JSON body per transition to a webhook: a Slack-compatible `text` plus the
 /// structured fields of `alert_transitions`. Network errors, 5xx and 429 are retried with
 /// exponential backoff; other statuses fail at once. Every failure is returned, never dropped.
 public struct AlertWebhook: Sendable {
     public let url: String
-    let client: IngestClient
+    let client: HTTPClient
     /// Bound on each attempt (connect, send, and waiting for the status line).
     public var timeout: Duration
     /// Attempts per transition, the first included.
@@ -17,7 +17,7 @@ public struct AlertWebhook: Sendable {
     /// Throws `invalidArgument` unless `url` is `http://host[:port][/path]`.
     public init(url: String, timeout: Duration = .seconds(10), attempts: Int = 3, backoff: Duration = .seconds(1)) throws(AlertError) {
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-        guard url.hasPrefix("http://"), let client = try? IngestClient(baseURL: url, timeout: seconds) else {
+        guard url.hasPrefix("http://"), let client = try? HTTPClient(baseURL: url, timeout: seconds) else {
             throw AlertError(.invalidArgument, "webhook URL must be http://host[:port][/path] (put a TLS relay in front of https endpoints)")
         }
         self.url = url

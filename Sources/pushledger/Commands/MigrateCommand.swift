@@ -11,7 +11,7 @@ struct MigrateCommand: Command {
             discussion: """
                 Each file of sql/migrations runs once, in order, in its own transaction; then every definition \
                 file of sql/definitions.list whose text changed is applied again, in list order, in one transaction. \
-                A database migrated by a release before the baseline is moved onto it without running it. \
+                A database migrated by the previous release is upgraded in place (docs/operations/upgrading.md). \
                 Safe to run concurrently.
                 """)
     }
@@ -56,7 +56,6 @@ struct MigrateCommand: Command {
         let outcome = try migrator.migrate(connection) { file in
             context.logger.info("applying", ["file": file])
         }
-        if outcome.foldedLegacy { context.logger.info("moved a database of the folded migrations onto the baseline") }
         context.logger.info(
             "schema up to date",
             [

@@ -3,7 +3,8 @@ import PushLedgerSupport
 
 /// `pushledger`: the root of the command tree, and the options every command takes.
 struct PushLedgerCommand: ParsableCommand {
-    static let version = "pushledger 0.1.0"
+    /// The release (VERSION) and the commit built, stamped by the BuildInfo plugin.
+    static let version = "pushledger \(BuildInfo.version) (commit \(BuildInfo.commit))"
 
     static var configuration: CommandConfiguration {
         CommandConfiguration(

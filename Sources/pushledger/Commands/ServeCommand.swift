@@ -1,5 +1,6 @@
 import CommandLineParsing
 import Foundation
+import HTTPServer
 import IngestServer
 
 /// `pushledger serve`: the v1 ingest API until SIGTERM/SIGINT (which drain in-flight requests).
@@ -57,7 +58,7 @@ struct ServeCommand: Command {
         environment: "PUSHLEDGER_ADMIN_LISTEN", placeholder: "host:port")
     var adminListen: String?
 
-    @Option(help: "HTTP threads", default: ServeCommand.defaults.httpThreads)
+    @Option(help: "HTTP threads", default: ServeCommand.defaults.http.threads)
     var threads: Int
 
     @Option(
@@ -104,33 +105,33 @@ struct ServeCommand: Command {
         help: "Requests committed together in one transaction at most", default: ServeCommand.defaults.maxUnitsPerBatch)
     var batch: Int
 
-    @Option(help: "Open connections at most", default: ServeCommand.defaults.connectionLimit)
+    @Option(help: "Open connections at most", default: ServeCommand.defaults.http.connectionLimit)
     var connections: Int
 
-    @Option(help: "Bytes of libmicrohttpd memory per connection", default: ServeCommand.defaults.connectionMemoryLimit)
+    @Option(help: "Bytes of libmicrohttpd memory per connection", default: ServeCommand.defaults.http.connectionMemoryLimit)
     var connectionMemory: Int
 
-    @Option(help: "Seconds an idle connection stays open", default: ServeCommand.defaults.requestTimeoutSeconds)
+    @Option(help: "Seconds an idle connection stays open", default: ServeCommand.defaults.http.requestTimeoutSeconds)
     var timeout: Int
 
     @Option(
         help: "Seconds a request body may take to arrive in all (slow clients are cut off)",
-        default: ServeCommand.defaults.uploadDeadlineSeconds)
+        default: ServeCommand.defaults.http.uploadDeadlineSeconds)
     var uploadDeadline: Int
 
     @Option(
         help: "Seconds a new connection has to send its request headers in all",
-        default: ServeCommand.defaults.headerDeadlineSeconds)
+        default: ServeCommand.defaults.http.headerDeadlineSeconds)
     var headerDeadline: Int
 
     @Option(
         help: "Open connections from one client address at most",
-        default: ServeCommand.defaults.perAddressConnectionLimit)
+        default: ServeCommand.defaults.http.perAddressConnectionLimit)
     var perAddress: Int
 
     @Option(
         help: "Request bodies arriving at once from one client address at most (429 past it)",
-        default: ServeCommand.defaults.perAddressUploadLimit)
+        default: ServeCommand.defaults.http.perAddressUploadLimit)
     var perAddressUploads: Int
 
     @Option(help: "Bytes of a request body as sent", default: ServeCommand.defaults.limits.maxBodyBytes)
@@ -158,14 +159,15 @@ struct ServeCommand: Command {
             context.logger.info("listening", ["address": "\(config.host):\(server.port)"])
         }
         do {
+            let version = "\(BuildInfo.version) (\(BuildInfo.commit))"
             if let directory = context.directoryURL {
                 try IngestServer.run(
-                    config: config, directoryURL: directory, logger: context.logger.named("serve"),
-                    version: PushLedgerCommand.version, started: started)
+                    config: config, directoryURL: directory, logger: context.logger.named("serve"), version: version,
+                    started: started)
             } else {
                 try IngestServer.run(
-                    config: config, databaseURL: context.databaseURL, logger: context.logger.named("serve"),
-                    version: PushLedgerCommand.version, started: started)
+                    config: config, databaseURL: context.databaseURL, logger: context.logger.named("serve"), version: version,
+                    started: started)
             }
         } catch {
             throw CommandFailure(message: error.description)
@@ -199,7 +201,7 @@ struct ServeCommand: Command {
         case (nil, _?): throw OptionError("--tls-key needs --tls-cert")
         case (_?, nil): throw OptionError("--tls-cert needs --tls-key")
         }
-        config.httpThreads = try $threads.positive()
+        config.http.threads = try $threads.positive()
         config.writerCount = try $writers.positive()
         config.validatorCount = try $validators.within(1...256)
         config.feedConcurrency = try $feedReads.within(1...64)
@@ -209,13 +211,13 @@ struct ServeCommand: Command {
         config.appQueueShare = try $appShare.positive()
         if let limit = try $appWriters.within(1...config.writerCount) { config.appWriterLimit = limit }
         config.maxEventsPerBatch = try $batchEvents.positive()
-        config.connectionLimit = try $connections.positive()
-        config.connectionMemoryLimit = try $connectionMemory.positive()
-        config.requestTimeoutSeconds = try $timeout.positive()
-        config.uploadDeadlineSeconds = try $uploadDeadline.positive()
-        config.headerDeadlineSeconds = try $headerDeadline.positive()
-        config.perAddressConnectionLimit = try $perAddress.positive()
-        config.perAddressUploadLimit = try $perAddressUploads.positive()
+        config.http.connectionLimit = try $connections.positive()
+        config.http.connectionMemoryLimit = try $connectionMemory.positive()
+        config.http.requestTimeoutSeconds = try $timeout.positive()
+        config.http.uploadDeadlineSeconds = try $uploadDeadline.positive()
+        config.http.headerDeadlineSeconds = try $headerDeadline.positive()
+        config.http.perAddressConnectionLimit = try $perAddress.positive()
+        config.http.perAddressUploadLimit = try $perAddressUploads.positive()
         config.limits.maxBodyBytes = try $maxBody.positive()
         config.limits.maxDecompressedBytes = try $maxDecompressed.positive()
         config.limits.maxEventsPerRequest = try $maxEvents.positive()

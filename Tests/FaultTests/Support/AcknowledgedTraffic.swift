@@ -1,5 +1,5 @@
 import Foundation
-import IngestClient
+import HTTPClient
 import Simulator
 import Synchronization
 import TestSupport
@@ -67,7 +67,7 @@ final class AcknowledgedTraffic: Sendable {
     var requests: Int { summary.withLock { $0.requests } }
 
     private func postLoop(baseURL: String, policy: RetryPolicy, caFile: String?) throws {
-        let client = try IngestClient(baseURL: baseURL, timeout: 60, connectTimeout: 5, caFile: caFile)
+        let client = try HTTPClient(baseURL: baseURL, timeout: 60, connectTimeout: 5, caFile: caFile)
         client.sleep = { seconds in usleep(UInt32(seconds * 1_000_000)) }
         while !stopped.load(ordering: .relaxed) {
             let index = next.add(1, ordering: .relaxed).oldValue

@@ -62,7 +62,7 @@ final class Harness: Sendable {
         if keys { try TestKeys.insert(into: Connection.connect(url: url)) }
         var config = IngestServerConfig()
         config.port = 0
-        config.httpThreads = 2
+        config.http.threads = 2
         config.writerCount = 2
         config.reconnectInterval = 3_600  // tests trigger probes themselves
         configure(&config)

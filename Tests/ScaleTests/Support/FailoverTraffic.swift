@@ -1,5 +1,5 @@
 import Foundation
-import IngestClient
+import HTTPClient
 import Simulator
 import Synchronization
 import TestSupport
@@ -84,7 +84,7 @@ final class FailoverTraffic: Sendable {
     }
 
     private func postLoop(_ baseURL: String, phase: Range<Int>, deadline: Double) throws {
-        let client = try IngestClient(baseURL: baseURL, timeout: 60, connectTimeout: 2)
+        let client = try HTTPClient(baseURL: baseURL, timeout: 60, connectTimeout: 2)
         defer { client.close() }
         while true {
             let index = next.add(1, ordering: .relaxed).oldValue

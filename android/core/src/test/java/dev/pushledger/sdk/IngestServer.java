@@ -58,11 +58,40 @@ final class IngestServer implements AutoCloseable {
 
     IngestServer() throws IOException {
         db = database();
-        try (ServerSocket socket = new ServerSocket(0)) {
-            port = socket.getLocalPort();
-        }
+        port = freePort();
         log = File.createTempFile("serve-" + port + "-", ".log");
         start();
+    }
+
+    /**
+     * A port free now on 127.0.0.1 below the kernel's ephemeral range, scanned from a random point:
+     * the rule of scripts/free-port.sh (a client's outgoing connection can hold an ephemeral port,
+     * and the server then cannot bind it although nothing listens there).
+     */
+    static int freePort() throws IOException {
+        int low = 20000;
+        int high = 32767;
+        // Read line by line: readAllBytes trusts the size procfs reports and stops short.
+        try (java.io.BufferedReader reader = java.nio.file.Files.newBufferedReader(
+                java.nio.file.Paths.get("/proc/sys/net/ipv4/ip_local_port_range"), StandardCharsets.UTF_8)) {
+            String line = reader.readLine();
+            int ephemeral = line == null ? 0 : Integer.parseInt(line.trim().split("\\s+")[0]);
+            if (ephemeral > low) high = ephemeral - 1;
+        } catch (IOException | NumberFormatException e) {
+            // Not Linux, or unreadable: the usual range's start.
+        }
+        int span = high - low + 1;
+        int start = new java.util.Random().nextInt(span);
+        for (int i = 0; i < span; i++) {
+            int candidate = low + (start + i) % span;
+            try (ServerSocket socket = new ServerSocket()) {
+                socket.bind(new InetSocketAddress("127.0.0.1", candidate));
+                return candidate;
+            } catch (IOException taken) {
+                // the next one
+            }
+        }
+        throw new IOException("no free port in " + low + "-" + high);
     }
 
     String url() { return "http://127.0.0.1:" + port; }
