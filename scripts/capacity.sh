@@ -6,6 +6,9 @@
 # CPU-seconds, Postgres CPU-seconds and WAL bytes per event; then table + index bytes per row
 # of every event table. CPU seconds, not wall time (the machine may be shared).
 #   scripts/capacity.sh [INSTALLS]   (default 2000; CAPACITY_CONFIG=debug to skip the release build)
+# CAPACITY_SHARDED=1 measures one shard of a sharded deployment instead: a directory database
+# beside the shard, `serve --directory-url`; run both side by side for an A/B pair (each has a
+# cluster of its own).
 # Prints Markdown and saves it under bench/results/capacity-<time>.md.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,14 +27,16 @@ if [ ! -x "$bindir/pushledger" ] || [ ! -x "$bindir/pushledger-bench" ]; then
 fi
 bin=$bindir/pushledger bench=$bindir/pushledger-bench
 
-admin_url=$(DATABASE_URL= scripts/db.sh start capacity)
+sharded=${CAPACITY_SHARDED:-}
+cluster=capacity${sharded:+-sharded}
+admin_url=$(DATABASE_URL= scripts/db.sh start "$cluster")
 url=$(sed -E "s#/[^/?]*(\?|\$)#/capacity\1#" <<<"$admin_url")
 postmaster=$(postmaster_of "$admin_url")
-work=$root/.pgdata/capacity-work
+work=$root/.pgdata/$cluster-work
 server=""
 cleanup() {
     if [ -n "$server" ]; then kill -TERM "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
-    [ -n "${CAPACITY_KEEP:-}" ] || DATABASE_URL= scripts/db.sh destroy capacity
+    [ -n "${CAPACITY_KEEP:-}" ] || DATABASE_URL= scripts/db.sh destroy "$cluster"
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -39,6 +44,16 @@ q() { psql "$url" -qAtc "$1"; }
 
 psql "$admin_url" -qc "drop database if exists capacity with (force)" -c "create database capacity" >&2
 DATABASE_URL=$url "$bin" migrate --log-level warning
+# Sharded: the database measured is the one shard; keys and the map live in the directory.
+serve_db=(--database-url "$url")
+if [ -n "$sharded" ]; then
+    directory_url=$(sed -E "s#/[^/?]*(\?|\$)#/capacity_directory\1#" <<<"$admin_url")
+    psql "$admin_url" -qc "drop database if exists capacity_directory with (force)" -c "create database capacity_directory" >&2
+    "$bin" --directory-url "$directory_url" migrate --log-level warning
+    "$bin" --directory-url "$directory_url" shards add s1 "$url" --log-level warning
+    "$bin" --directory-url "$directory_url" apps place $app --shard s1 --log-level warning
+    serve_db=(--directory-url "$directory_url")
+fi
 q "select count(*) from pushledger_ensure_partitions(now() - interval '40 days', now() + interval '1 day')" >/dev/null
 
 log "Generating the simulator's week ($installs installations)"
@@ -54,10 +69,10 @@ done
 
 # Keys before the server: a running server refuses a key it has not reloaded yet (401).
 export BENCH_TELEMETRY_KEY BENCH_SENDS_KEY
-BENCH_TELEMETRY_KEY=$(DATABASE_URL=$url "$bin" keys create --app $app --scope telemetry --log-level warning)
-BENCH_SENDS_KEY=$(DATABASE_URL=$url "$bin" keys create --app $app --scope sends --log-level warning)
+BENCH_TELEMETRY_KEY=$("$bin" "${serve_db[@]}" keys create --app $app --scope telemetry --log-level warning)
+BENCH_SENDS_KEY=$("$bin" "${serve_db[@]}" keys create --app $app --scope sends --log-level warning)
 port=$(scripts/free-port.sh)
-DATABASE_URL=$url "$bin" serve --listen "127.0.0.1:$port" --log-level warning 2>"$work/serve.log" &
+"$bin" "${serve_db[@]}" serve --listen "127.0.0.1:$port" --log-level warning 2>"$work/serve.log" &
 server=$!
 wait_for_port "$port" "$server" "$work/serve.log"
 
@@ -101,7 +116,7 @@ total_bytes=$(q "select sum(pg_total_relation_size(c.oid)) from pg_class c join 
 psi=$(awk '/^some/ { sub("avg300=", "", $4); print $4 }' /proc/pressure/cpu 2>/dev/null || echo "?")
 stamp=$(date -u +%Y-%m-%dT%H%M)
 report=$(cat <<EOF
-# Capacity inputs, $stamp ($config build, $installs installations: $total_events events, $sends sends)
+# Capacity inputs, $stamp ($config build, $installs installations: $total_events events, $sends sends)${sharded:+, one shard of a sharded deployment (directory beside it)}
 
 Machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo); load average $(cut -d' ' -f1-3 /proc/loadavg),
 CPU pressure (PSI some avg300) $psi % during the run. Shared with other work: CPU-seconds per event
@@ -121,4 +136,4 @@ EOF
 )
 printf '%s\n' "$report"
 mkdir -p bench/results
-printf '%s\n' "$report" >"bench/results/capacity-$stamp.md"
+printf '%s\n' "$report" >"bench/results/capacity-$stamp${sharded:+-sharded}.md"

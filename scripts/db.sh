@@ -35,14 +35,15 @@ url() { echo "postgres://pushledger@127.0.0.1:$(cat "$dir/port")/pushledger?sslm
 
 running() { [ -f "$data/PG_VERSION" ] && "${as_pg[@]}" "$bindir/pg_ctl" -D "$data" status >/dev/null 2>&1; }
 
-# Starts the cluster in $data on a free port (the primary side streams to standbys: wal_level
-# replica and WAL senders, which are PostgreSQL 15's defaults, stated here on purpose).
+# Starts the cluster in $data on a free port. The primary side streams to standbys, and a move of
+# an app between shards (`pushledger apps move`) decodes its WAL by logical replication:
+# wal_level logical, with WAL senders, slots and workers for both.
 start_server() {
     "${as_pg[@]}" mkdir -p "$sock"
     for attempt in 1 2 3 4 5; do
         free_port >"$dir/port"
         "${as_pg[@]}" "$bindir/pg_ctl" -D "$data" -l "$dir/server.log" -w -t 60 \
-            -o "-p $(cat "$dir/port") -k $sock -c listen_addresses=127.0.0.1 -c max_connections=1000 -c shared_buffers=256MB -c wal_level=replica -c max_wal_senders=4 $1" \
+            -o "-p $(cat "$dir/port") -k $sock -c listen_addresses=127.0.0.1 -c max_connections=1000 -c shared_buffers=256MB -c wal_level=logical -c max_wal_senders=16 -c max_replication_slots=16 -c max_logical_replication_workers=8 $1" \
             start >&2 && return 0
         # Taken between the check and the bind (another cluster starting): the next free port.
         if [ "$attempt" -lt 5 ] && tail -n 8 "$dir/server.log" | grep -q "Address already in use"; then

@@ -78,11 +78,20 @@ public struct MigrationSource: Sendable, Equatable {
         return found
     }
 
-    /// Paths below `directory` of every `.sql` file outside `migrations/`, sorted.
+    /// Paths below `directory` of every `.sql` file outside `migrations/`, sorted. A folder
+    /// with a `definitions.list` of its own is another database's SQL (`sql/directory/`) and
+    /// is left out.
     private static func sqlFiles(below directory: URL) -> [String] {
         guard let walker = FileManager.default.enumerator(atPath: directory.path) else { return [] }
         var paths: [String] = []
         while let path = walker.nextObject() as? String {
+            let url = directory.appendingPathComponent(path)
+            if path.contains("/") == false, (try? url.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) == true,
+                FileManager.default.fileExists(atPath: url.appendingPathComponent(definitionsList).path)
+            {
+                walker.skipDescendants()
+                continue
+            }
             if path.hasSuffix(".sql"), !path.hasPrefix("migrations/") { paths.append(path) }
         }
         return paths.sorted()

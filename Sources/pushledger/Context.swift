@@ -2,6 +2,8 @@ import CommandLineParsing
 import Foundation
 import Postgres
 import PushLedgerSupport
+import Store
+import Synchronization
 import TableRendering
 
 /// A failure a command reports to its user: a safe one-line message, the exit status, and
@@ -42,19 +44,96 @@ struct CommandContext {
     let global: GlobalOptions
     let environment: [String: String]
     let logger: Logger
+    /// With `--directory-url`: the app whose shard the command works on (``AppRouted``).
+    var app: String? = nil
+    /// With `--directory-url`: the command works on the directory itself (`keys`).
+    var onDirectory = false
+    /// The shard this context works on, for a command run on every shard (`eachShard`).
+    var shard: Shard? = nil
+    /// Where `print` writes while the shards run side by side; nil: stdout.
+    var output: ShardOutput? = nil
 
-    /// `--database-url`, else `DATABASE_URL`, else "" (libpq reads the PG* variables).
-    var databaseURL: String { global.databaseURL ?? "" }
+    /// `--database-url`, else `DATABASE_URL`, else "" (libpq reads the PG* variables); the
+    /// shard's URL inside `eachShard`.
+    var databaseURL: String { shard?.url ?? global.databaseURL ?? "" }
 
     /// `--read-database-url`, else `PUSHLEDGER_READ_DATABASE_URL`; nil: reads go to the primary.
-    var readDatabaseURL: String? { global.readDatabaseURL }
+    var readDatabaseURL: String? { shard == nil && directoryURL == nil ? global.readDatabaseURL : nil }
 
-    func connect() throws -> Connection { try connect(url: databaseURL) }
+    /// `--directory-url`, else `PUSHLEDGER_DIRECTORY_URL`; nil: one database, no shards. Nil
+    /// inside `eachShard`.
+    var directoryURL: String? { shard == nil ? global.directoryURL : nil }
+
+    /// The database: with `--directory-url`, the shard of `--app` (the directory itself for `keys`).
+    func connect() throws -> Connection { try connect(url: routedURL()) }
 
     /// A connection for a command that only reads: the standby when one is configured.
-    func connectForReading() throws -> Connection { try connect(url: readDatabaseURL ?? databaseURL) }
+    func connectForReading() throws -> Connection { try connect(url: readDatabaseURL ?? routedURL()) }
 
-    private func connect(url: String) throws -> Connection {
+    /// The directory database; a usage error without `--directory-url`.
+    func connectDirectory() throws -> Connection {
+        guard let url = directoryURL else { throw OptionError("this command needs --directory-url (or PUSHLEDGER_DIRECTORY_URL)") }
+        return try connect(url: url)
+    }
+
+    /// Where this command's rows live: `--database-url` without a directory; with one, the
+    /// directory for `keys` (looked up before the app is known) and the shard of `--app` for
+    /// the rest.
+    func routedURL() throws -> String {
+        guard let directory = directoryURL else { return databaseURL }
+        if onDirectory { return directory }
+        guard let app else { throw OptionError("with --directory-url this command works on one app's shard: name --app") }
+        return try ShardsCommand.refusals { try ShardDirectory().shard(of: app, on: connect(url: directory)).url }
+    }
+
+    /// Runs `body` for every shard (only `--app`'s with that option), side by side, each with
+    /// a context of its own whose output is printed after all finished, under the shard's
+    /// name; without a directory `body` runs once on the one database. The exit status is the
+    /// worst; a shard's failure is reported with its name and the others still run.
+    func eachShard(_ body: @escaping @Sendable (CommandContext) throws -> Int32) throws -> Int32 {
+        guard let directory = directoryURL else { return try body(self) }
+        let shards = try ShardsCommand.refusals { try ShardDirectory().targets(app: app, on: connect(url: directory)) }
+        let results = Mutex<[String: (status: Int32, output: ShardOutput)]>([:])
+        DispatchQueue.concurrentPerform(iterations: shards.count) { index in
+            var context = self
+            context.shard = shards[index]
+            context.output = ShardOutput()
+            let status: Int32
+            do {
+                status = try body(context)
+            } catch {
+                let (message, code) = Self.failure(error)
+                context.output?.errors.withLock { $0.append(message) }
+                status = code
+            }
+            results.withLock { $0[shards[index].name] = (status, context.output!) }
+        }
+        let done = results.withLock { $0 }
+        var worst: Int32 = 0
+        for shard in shards {
+            guard let (status, output) = done[shard.name] else { continue }
+            let text = output.text.withLock { $0 }
+            if !text.isEmpty { print(shards.count > 1 ? "== shard \(shard.name)\n" + text : text) }
+            for message in output.errors.withLock({ $0 }) {
+                FileHandle.standardError.write(Data("pushledger: shard \(shard.name): \(message)\n".utf8))
+            }
+            worst = max(worst, status)
+        }
+        return worst
+    }
+
+    /// A shard's error as its message and exit status, as the executable reports them.
+    private static func failure(_ error: any Error) -> (String, Int32) {
+        switch error {
+        case let usage as OptionError: (usage.reason, usage.exitCode)
+        case let failure as CommandFailure: (failure.message, failure.exitCode)
+        case let error as PostgresError where error.isConnectionProblem:
+            (CommandFailure(connection: error).message, CommandFailure.connectionExitCode)
+        default: ("\(error)", 1)
+        }
+    }
+
+    func connect(url: String) throws -> Connection {
         do {
             return try Connection.connect(url: url)
         } catch {
@@ -84,8 +163,12 @@ struct CommandContext {
                 "cannot find the sql/ folder next to the binary (\(path)); set PUSHLEDGER_SQL_DIR or pass --sql-dir")
     }
 
-    /// Writes `text` to stdout as is.
+    /// Writes `text` to stdout as is (to the shard's output inside `eachShard`).
     func print(_ text: String) {
+        if let output {
+            output.text.withLock { $0 += text.hasSuffix("\n") ? text : text + "\n" }
+            return
+        }
         FileHandle.standardOutput.write(Data((text.utf8.last == UInt8(ascii: "\n") ? text : text + "\n").utf8))
     }
 
@@ -101,6 +184,18 @@ struct CommandContext {
             throw OptionError(error.reason)
         }
     }
+}
+
+/// What one shard's run of a command printed and the errors it met.
+final class ShardOutput: Sendable {
+    let text = Mutex("")
+    let errors = Mutex<[String]>([])
+}
+
+/// A command that works on one app's rows: with `--directory-url` it runs on that app's shard.
+protocol AppRouted {
+    /// The app named by `--app`; nil: every shard (commands that take it optionally).
+    var routingApp: String? { get }
 }
 
 /// A command that runs: a ``ParsableCommand`` whose declared options are filled before `run`.

@@ -20,7 +20,9 @@ case .success(.run(let chain)):
         exit(64)
     }
     let logger = Logger(component: "pushledger", minimumLevel: root.global.logLevel.level)
-    let context = CommandContext(global: root.global, environment: environment, logger: logger)
+    var context = CommandContext(global: root.global, environment: environment, logger: logger)
+    context.app = (command as? any AppRouted)?.routingApp
+    context.onDirectory = chain.contains { $0 is KeysCommand }
     do {
         exit(try command.run(context))
     } catch let usage as OptionError {

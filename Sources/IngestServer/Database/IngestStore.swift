@@ -26,9 +26,15 @@ public protocol IngestStore: Sendable {
     /// Seconds the rollups are behind what was committed (`pushledger_rollup_status()`'s
     /// `lag_seconds`; 0: caught up); nil when the database cannot say.
     func rollupLag() throws(StoreError) -> Double?
+    /// The database (shard) that holds `app`'s rows, when there are several: a batch is
+    /// written per shard, and a connection problem of one shard fails its apps alone. Nil: one
+    /// database holds every app.
+    func route(app: String) -> String?
 }
 
 extension IngestStore {
+    public func route(app: String) -> String? { nil }
+
     /// A store that cannot commit on its own says so by ping alone.
     public func probeCommit() throws(StoreError) { try ping() }
 }

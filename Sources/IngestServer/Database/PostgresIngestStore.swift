@@ -54,11 +54,7 @@ public final class PostgresIngestStore: IngestStore {
 
     public func loadKeys() throws(StoreError) -> [KeyRecord] {
         try withConnection(reads) { connection in
-            try KeyStore().loadActiveKeys(on: connection).map { key in
-                KeyRecord(
-                    id: key.id.uuidString.lowercased(), hash: key.hash, appID: key.appID, scope: key.scope.rawValue,
-                    revoked: false, expiresAt: key.expiresAt, rateLimit: key.rateLimit)
-            }
+            try KeyRecord.active(on: connection)
         }
     }
 
@@ -67,8 +63,7 @@ public final class PostgresIngestStore: IngestStore {
     }
 
     public func recordKeyUse(_ uses: [(id: String, at: Date)]) throws(StoreError) {
-        let parsed = uses.compactMap { use in UUID(uuidString: use.id).map { (id: $0, at: use.at) } }
-        try withConnection(reads) { try KeyStore().recordUse(parsed, on: $0) }
+        try withConnection(reads) { try KeyRecord.recordUse(uses, on: $0) }
     }
 
     /// Runs `body` on a pooled connection; a connection problem also drops the idle ones, which
@@ -81,9 +76,7 @@ public final class PostgresIngestStore: IngestStore {
             if error.isConnectionProblem {
                 for pool in [self.pool, reads, probePool] { pool.drain() }
             }
-            throw StoreError(
-                isConnectionProblem: error.isConnectionProblem, isOutcomeUnknown: error.isOutcomeUnknown, sqlState: error.sqlState,
-                description: error.description, detail: error.debugDescription)
+            throw StoreError(error)
         } catch {
             throw StoreError(isConnectionProblem: false, description: "database work failed", detail: String(describing: error))
         }

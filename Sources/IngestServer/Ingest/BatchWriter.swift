@@ -30,8 +30,20 @@ struct BatchWriter: Sendable {
     /// real requests of the batch see each other's events.
     func write(_ jobs: [IngestJob]) {
         let stored = jobs.filter { !$0.dryRun }
-        if !stored.isEmpty { write(stored, dryRun: false) }
+        for group in byShard(stored) { write(group, dryRun: false) }
         for job in jobs where job.dryRun { write([job], dryRun: true) }
+    }
+
+    /// The jobs in groups of one shard each, in order of first appearance (one group when a
+    /// single database holds every app): a transaction never spans two databases.
+    private func byShard(_ jobs: [IngestJob]) -> [[IngestJob]] {
+        var groups: [String: [IngestJob]] = [:], order: [String] = []
+        for job in jobs {
+            let shard = store.route(app: job.app) ?? ""
+            if groups[shard] == nil { order.append(shard) }
+            groups[shard, default: []].append(job)
+        }
+        return order.map { groups[$0]! }
     }
 
     private func write(_ jobs: [IngestJob], dryRun: Bool) {
@@ -56,7 +68,10 @@ struct BatchWriter: Sendable {
             }
         } catch {
             metrics.recordDatabaseError(error)
-            if error.isConnectionProblem {
+            // A shard's problem is its apps' alone: the store retries that shard by itself.
+            if error.isConnectionProblem, store.route(app: jobs[0].app) != nil {
+                for job in jobs { job.completion(.failure(error.isOutcomeUnknown ? .outcomeUnknown : .unavailable)) }
+            } else if error.isConnectionProblem {
                 if health.set(up: false) {
                     logger.error("database unreachable", ["error": error.description, "detail": error.debugDescription])
                 }
@@ -92,7 +107,7 @@ struct BatchWriter: Sendable {
         } catch {
             metrics.recordDatabaseError(error)
             if error.isConnectionProblem {
-                health.set(up: false)
+                if store.route(app: job.app) == nil { health.set(up: false) }
                 return job.completion(.failure(.unavailable))
             }
             logger.error("quarantine failed", ["sqlstate": error.sqlState ?? "none", "error": error.debugDescription])

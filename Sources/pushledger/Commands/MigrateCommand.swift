@@ -30,6 +30,16 @@ struct MigrateCommand: Command {
     }
 
     private func migrate(_ context: CommandContext) throws -> Int32 {
+        if context.directoryURL != nil, !status {
+            let fleet = try FleetMigration(sqlDirectory: context.sqlDirectory())
+            let outcomes = try ShardsCommand.refusals {
+                try fleet.migrate(directory: context.connectDirectory()) { database, file in
+                    context.logger.info("applying", ["database": database, "file": file])
+                }
+            }
+            context.logger.info("directory and shards up to date", ["databases": outcomes.count])
+            return 0
+        }
         let migrator = try Migrator(directory: context.sqlDirectory())
         let connection = try context.connect()
         if status {

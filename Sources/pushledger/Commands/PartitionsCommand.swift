@@ -19,7 +19,14 @@ struct PartitionsCommand: Command {
     @Option(help: "Store this granularity")
     var granularity: PartitionGranularity?
 
+    @OptionGroup var shards: ShardChoice
+
     func run(_ context: CommandContext) throws -> Int32 {
+        let granularity = granularity
+        return try context.eachShard { context in try Self.apply(granularity, context) }
+    }
+
+    private static func apply(_ granularity: PartitionGranularity?, _ context: CommandContext) throws -> Int32 {
         let connection = try context.connect()
         if let granularity {
             try granularity.store(on: connection)

@@ -17,7 +17,7 @@ struct PushLedgerCommand: ParsableCommand {
                 MigrateCommand.self, KeysCommand.self, AppsCommand.self, LinksCommand.self, RetentionCommand.self,
                 PartitionsCommand.self, ImportCommand.self, SimulateCLI.self, AlertCommand.self, TokensCommand.self,
                 ReportCommand.self, QueryCommand.self, RollupCommand.self, EraseCommand.self, ServeCommand.self,
-                TailCommand.self,
+                TailCommand.self, ShardsCommand.self,
             ],
             version: version)
     }
@@ -36,6 +36,11 @@ struct GlobalOptions: ParsableArguments {
         name: "read-database-url", help: "Hot standby for reports, queries, alert reads",
         environment: "PUSHLEDGER_READ_DATABASE_URL", placeholder: "url")
     var readDatabaseURL: String?
+
+    @Option(
+        name: "directory-url", help: "Directory database of a sharded deployment: commands find each app's shard there",
+        environment: "PUSHLEDGER_DIRECTORY_URL", placeholder: "url")
+    var directoryURL: String?
 
     @Option(
         help: "The sql/ folder: migrations/ and definitions.list (default: found next to the binary)",

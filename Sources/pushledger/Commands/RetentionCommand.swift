@@ -20,9 +20,16 @@ struct RetentionCommand: Command {
     @Flag(help: "Also create partitions for the next \(Retention.partitionsAhead) (as the writer does on demand)")
     var ensureAhead: Bool
 
+    @OptionGroup var shards: ShardChoice
+
     func run(_ context: CommandContext) throws -> Int32 {
         let days = keep.seconds / 86_400
         guard days >= 1 else { throw CommandFailure(message: "--keep must be at least one day", exitCode: 64) }
+        let ensureAhead = ensureAhead
+        return try context.eachShard { context in try Self.apply(days: days, ensureAhead: ensureAhead, context) }
+    }
+
+    private static func apply(days: Int, ensureAhead: Bool, _ context: CommandContext) throws -> Int32 {
         let connection = try context.connect()
         if ensureAhead {
             let created = try Retention.ensurePartitions(

@@ -32,7 +32,10 @@ struct ServeCommand: Command {
                 it that app gets 429 with Retry-After), writers take the apps in turn, and one app holds at most \
                 --app-writers writers at once while another app posted within 10 s, so another app's request never \
                 waits for a flood's transaction; a per-key rate (keys create/update --rate) limits one key whatever \
-                the load. See docs/operations/README.md.
+                the load. Shards by app: with --directory-url (PUSHLEDGER_DIRECTORY_URL) the keys and the shard map \
+                come from the directory database and each app's events go to its shard alone; a shard that does not \
+                answer fails its own apps' requests (503) alone. See docs/operations/README.md and \
+                docs/operations/scaling.md.
                 """)
     }
 
@@ -152,12 +155,19 @@ struct ServeCommand: Command {
 
     func run(_ context: CommandContext) throws -> Int32 {
         let config = try configuration()
+        let started: (IngestServer) -> Void = { server in
+            context.logger.info("listening", ["address": "\(config.host):\(server.port)"])
+        }
         do {
-            try IngestServer.run(
-                config: config, databaseURL: context.databaseURL, logger: context.logger.named("serve"),
-                version: "\(BuildInfo.version) (\(BuildInfo.commit))"
-            ) { server in
-                context.logger.info("listening", ["address": "\(config.host):\(server.port)"])
+            let version = "\(BuildInfo.version) (\(BuildInfo.commit))"
+            if let directory = context.directoryURL {
+                try IngestServer.run(
+                    config: config, directoryURL: directory, logger: context.logger.named("serve"), version: version,
+                    started: started)
+            } else {
+                try IngestServer.run(
+                    config: config, databaseURL: context.databaseURL, logger: context.logger.named("serve"), version: version,
+                    started: started)
             }
         } catch {
             throw CommandFailure(message: error.description)

@@ -12,9 +12,17 @@ struct ScaleFleet {
     static let sendsKey = "pl_s_scale-fleet-sends-key-0123456789abcdefg"
 
     var config: SimulationConfig
+    var telemetryKey = Self.telemetryKey
+    var sendsKey = Self.sendsKey
 
-    init(installs: Int, days: Int = 3, seed: UInt64) {
+    /// `app` (default: the simulator's) gets keys of its own when given.
+    init(installs: Int, days: Int = 3, seed: UInt64, app: String? = nil) {
         config = SimulationConfig.endingBefore(nowMs: Int64(Date().timeIntervalSince1970 * 1000) - 3_600_000, days: days)
+        if let app {
+            config.appID = app
+            telemetryKey = "pl_t_\(app)-telemetry-key-0123456789abcdef"
+            sendsKey = "pl_s_\(app)-sends-key-0123456789abcdefghij"
+        }
         config.installs = installs
         config.flushDays = days
         config.seed = seed
@@ -22,7 +30,7 @@ struct ScaleFleet {
 
     /// Inserts the fleet's two keys (telemetry and sends scope) into the database at `url`.
     func addKeys(_ connection: Connection) throws {
-        for (secret, scope) in [(Self.telemetryKey, "telemetry"), (Self.sendsKey, "sends")] {
+        for (secret, scope) in [(telemetryKey, "telemetry"), (sendsKey, "sends")] {
             try connection.execute(
                 """
                 insert into api_keys (id, app_id, scope, key_hash, key_prefix)
@@ -33,7 +41,7 @@ struct ScaleFleet {
 
     /// Posts the fleet to `baseURL` with a retry policy that outlasts an ingestor's restart.
     func post(to baseURL: String, threads: Int) throws -> (summary: RunSummary, truth: Truth) {
-        var options = SimulationRunner.Options(baseURL: baseURL, telemetryKey: Self.telemetryKey, sendsKey: Self.sendsKey)
+        var options = SimulationRunner.Options(baseURL: baseURL, telemetryKey: telemetryKey, sendsKey: sendsKey)
         options.progress = false
         options.threads = threads
         options.retry = RetryPolicy(maxAttempts: 40, baseDelay: 0.05, maxDelay: 0.5, maxRetryAfter: 0.5)

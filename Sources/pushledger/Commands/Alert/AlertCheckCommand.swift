@@ -29,7 +29,13 @@ struct AlertCheckCommand: Command {
         environment: "PUSHLEDGER_ALERT_WEBHOOK", placeholder: "url")
     var webhook: String?
 
+    @OptionGroup var shards: ShardChoice
+
     func run(_ context: CommandContext) throws -> Int32 {
+        try context.eachShard(runOne)
+    }
+
+    private func runOne(_ context: CommandContext) throws -> Int32 {
         let at = self.at ?? Date()
         do throws(AlertError) {
             let rules =

@@ -14,7 +14,13 @@ struct AlertListCommand: Command {
     @Option(help: "Output format", default: .text)
     var format: AlertOutputFormat
 
+    @OptionGroup var shards: ShardChoice
+
     func run(_ context: CommandContext) throws -> Int32 {
+        try context.eachShard(runOne)
+    }
+
+    private func runOne(_ context: CommandContext) throws -> Int32 {
         do {
             let history = try AlertStateStore.history(since: since, connection: context.connectForReading())
             context.print(AlertOutput.render(history: history, format: format))

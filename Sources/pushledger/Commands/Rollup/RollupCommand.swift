@@ -48,13 +48,18 @@ struct RollupCommand: Command {
         placeholder: "host:port")
     var metricsListen: String?
 
+    @OptionGroup var shards: ShardChoice
+
     func run(_ context: CommandContext) throws -> Int32 {
         if follow { return try runFollower(context) }
         guard metricsListen == nil else { throw OptionError("--metrics-listen needs --follow") }
-        let connection = try context.connect()
-        return try ReportCommand.report(context) {
-            let summary = try ReportRollups.refresh(connection: connection, full: full)
-            return format == .json ? summary.json.jsonText(pretty: true) : summary.text
+        let (full, json) = (full, format == .json)
+        return try context.eachShard { context in
+            let connection = try context.connect()
+            return try ReportCommand.report(context) {
+                let summary = try ReportRollups.refresh(connection: connection, full: full)
+                return json ? summary.json.jsonText(pretty: true) : summary.text
+            }
         }
     }
 
@@ -63,6 +68,9 @@ struct RollupCommand: Command {
         guard !full else { throw OptionError("--full rebuilds once: it cannot be combined with --follow") }
         let freshness = self.freshness.timeInterval
         guard freshness >= 1 else { throw OptionError("--freshness must be at least 1s") }
+        guard context.directoryURL == nil else {
+            throw OptionError("--follow runs on one database: start one follower per shard with --database-url")
+        }
         let url = context.databaseURL
         let logger = context.logger.named("rollup")
         let follower = RollupFollower(freshness: freshness, logger: logger) { try Connection.connect(url: url) }

@@ -1,0 +1,229 @@
+import Foundation
+import Postgres
+import PushLedgerSupport
+import Simulator
+import TestSupport
+import Testing
+
+/// Shards by app on stock PostgreSQL: a directory and two shards on the test cluster, one
+/// `pushledger serve --directory-url` in front of them.
+@Suite("Shards by app", .serialized)
+struct ShardsTests {
+    static let placement = ["com.example.shard0": "a", "com.example.shard1": "a", "com.example.shard2": "b", "com.example.shard3": "b"]
+
+    static func fleets() -> [ScaleFleet] {
+        placement.keys.sorted().enumerated().map { index, app in ScaleFleet(installs: 120, days: 3, seed: 40 + UInt64(index), app: app) }
+    }
+
+    /// Rows of `app` in every table of the database that has an `app_id` column, but the
+    /// shard's record of the apps that moved away.
+    static func rows(of app: String, _ connection: Connection) throws -> Int {
+        let tables: [String] = try connection.query(
+            """
+            select c.relname from pg_class c join pg_namespace n on n.oid = c.relnamespace
+             where n.nspname = 'public' and c.relkind in ('r', 'p') and not c.relispartition and c.relname <> 'shard_departures'
+               and exists (select 1 from pg_attribute a where a.attrelid = c.oid and a.attname = 'app_id' and not a.attisdropped)
+            """).map { try $0.decode(0) }
+        var total = 0
+        for table in tables {
+            total += try connection.query("select count(*) from \(identifier: table) where app_id = \(app)")[0].decode(0, as: Int.self)
+        }
+        return total
+    }
+
+    @Test func fourAppsOnTwoShardsAreStoredOnTheirShardsAloneAndReportAsOneDatabaseWould() throws {
+        let deployment = try ShardedDeployment(shards: ["a", "b"])
+        let single = try TestDatabase.fresh(prefix: "single")
+        let fleets = Self.fleets()
+        let directory = try deployment.directory()
+        for fleet in fleets {
+            try deployment.run(["apps", "place", fleet.config.appID, "--shard", Self.placement[fleet.config.appID]!])
+            try fleet.addKeys(directory)
+            try fleet.addKeys(Connection.connect(url: single))
+        }
+        // Placing an app again elsewhere is refused: a move copies its rows.
+        let again = try CommandRunner.run(
+            ["--directory-url", deployment.directoryURL, "apps", "place", fleets[0].config.appID, "--shard", "b"])
+        #expect(again.status == 1 && again.stderr.contains("already lives on shard 'a'"))
+        let listed = try deployment.run(["shards", "list", "--format", "csv"]).stdout
+        #expect(listed.contains("a,") && listed.contains("com.example.shard0 com.example.shard1"))
+
+        let sharded = try ServeProcess(databaseURL: "", arguments: ["--directory-url", deployment.directoryURL, "--writers", "2"])
+        let alone = try ServeProcess(databaseURL: single, arguments: ["--writers", "2"])
+        let posts = fleets.flatMap { fleet in
+            [Background { try fleet.post(to: sharded.baseURL, threads: 3) }, Background { try fleet.post(to: alone.baseURL, threads: 3) }]
+        }
+        let results = try posts.map { try $0.value() }
+
+        let connections = ["a": try deployment.shard("a"), "b": try deployment.shard("b")]
+        for (index, fleet) in fleets.enumerated() {
+            let app = fleet.config.appID, home = Self.placement[app]!, other = home == "a" ? "b" : "a"
+            let truth = results[2 * index].truth
+            #expect(results[2 * index].summary.accepted == truth.telemetryEvents + truth.sends)
+            #expect(try fleet.storedEvents(connections[home]!) == truth.telemetryEvents + truth.sends)
+            #expect(try Self.rows(of: app, connections[other]!) == 0, "\(app) has rows on shard \(other)")
+            #expect(try ScaleFleet.outcomes(connections[home]!, truth) == ScaleFleet.outcomes(truth))
+        }
+
+        // Reports through the directory (each app's shard) equal the single database's.
+        try deployment.run(["rollup"])
+        let refreshed = try CommandRunner.run(["--database-url", single, "rollup"])
+        #expect(refreshed.status == 0)
+        try Self.expectFleetTotalsEqualTheShards(deployment, fleets[0])
+        for fleet in fleets {
+            for report in Self.reports(fleet) {
+                let fromShard = try deployment.run(report).stdout
+                let fromSingle = try CommandRunner.run(["--database-url", single] + report)
+                #expect(fromSingle.status == 0)
+                #expect(Self.comparable(fromShard) == Self.comparable(fromSingle.stdout), "\(report)")
+                #expect(fromShard.contains("\"sends\""), "\(fromShard.prefix(300))")
+            }
+        }
+        try Self.expectAShardDownFailsItsAppsAlone(deployment, sharded, fleets)
+    }
+
+    @Test func anAppMovedWhileItPostsLosesNothingAndStoresNothingTwice() throws {
+        let deployment = try ShardedDeployment(shards: ["a", "b"])
+        let moving = ScaleFleet(installs: 900, days: 3, seed: 50, app: "com.example.moving")
+        let staying = ScaleFleet(installs: 60, days: 3, seed: 51, app: "com.example.staying")
+        let directory = try deployment.directory()
+        for fleet in [moving, staying] {
+            try deployment.run(["apps", "place", fleet.config.appID, "--shard", "a"])
+            try fleet.addKeys(directory)
+        }
+        let a = try deployment.shard("a"), b = try deployment.shard("b")
+        let serve = try ServeProcess(databaseURL: "", arguments: ["--directory-url", deployment.directoryURL, "--writers", "2"])
+        let stayed = try staying.post(to: serve.baseURL, threads: 2).truth
+        let stayingRows = try Self.rows(of: staying.config.appID, a)
+
+        let expected = Simulation.generate(moving.config).truth
+        let run = Background { try moving.post(to: serve.baseURL, threads: 2) }
+        while !run.isFinished, try moving.storedEvents(a) < expected.telemetryEvents / 20 { usleep(20_000) }
+
+        // A move that gives up (no time to catch up) leaves the app posting on its shard, the
+        // move recorded; --rollback undoes the copy.
+        let move = ["--directory-url", deployment.directoryURL, "apps", "move", moving.config.appID]
+        let givenUp = try CommandRunner.run(move + ["--to", "b", "--catch-up-limit", "0s"])
+        #expect(givenUp.status == 1 && givenUp.stderr.contains("did not catch up"), "\(givenUp.stderr)")
+        #expect(try directory.query("select state from app_moves")[0].decode(0, as: String.self) == "copying")
+        let other = try CommandRunner.run(move + ["--to", "a"])
+        #expect(other.status == 1 && other.stderr.contains("in progress"))
+        try deployment.run(Array(move.dropFirst(2)) + ["--rollback"])
+        #expect(try Self.rows(of: moving.config.appID, b) == 0)
+        #expect(try b.query("select count(*) from pg_subscription")[0].decode(0, as: Int.self) == 0)
+        #expect(try a.query("select count(*) from pg_publication")[0].decode(0, as: Int.self) == 0)
+        #expect(try a.query("select count(*) from pg_replication_slots")[0].decode(0, as: Int.self) == 0)
+        #expect(!run.isFinished, "the post ended before the move; make the fleet larger")
+
+        let moved = try deployment.run(Array(move.dropFirst(2)) + ["--to", "b", "--format", "json"]).stdout
+        #expect(moved.contains("\"to\": \"b\""), "\(moved)")
+        // Posting went on through the flip: requests met the pause or the old shard's refusal and were retried.
+        #expect(!run.isFinished, "the post ended before the move; make the fleet larger")
+        let (summary, truth) = try run.value()
+        #expect(truth == expected)
+        #expect(summary.accepted + summary.duplicates == summary.eventsPosted)
+        #expect(summary.retries > 0)
+
+        // Every event once, on the new shard alone; the app that stayed is untouched.
+        #expect(try moving.storedEvents(b) == truth.telemetryEvents + truth.sends)
+        #expect(try Self.rows(of: moving.config.appID, a) == 0)
+        #expect(try StoredEvents.storedTwice(b) == 0)
+        #expect(try ScaleFleet.outcomes(b, truth) == ScaleFleet.outcomes(truth))
+        #expect(try Self.rows(of: staying.config.appID, a) == stayingRows)
+        #expect(try Self.rows(of: staying.config.appID, b) == 0)
+        #expect(try ScaleFleet.outcomes(a, stayed) == ScaleFleet.outcomes(stayed))
+        #expect(try directory.query("select shard from app_placements where app_id = \(moving.config.appID)")[0].decode(0, as: String.self) == "b")
+        #expect(try directory.query("select count(*) from app_moves")[0].decode(0, as: Int.self) == 0)
+        #expect(try a.query("select moved_to from shard_departures")[0].decode(0, as: String.self) == "b")
+
+        // Posted again after the move, every event is a duplicate: the de-duplication ids moved too.
+        let again = try moving.post(to: serve.baseURL, threads: 3).summary
+        #expect(again.accepted == 0 && again.duplicates == again.eventsPosted)
+        #expect(try moving.storedEvents(b) == truth.telemetryEvents + truth.sends)
+        Logger(component: "shard-tests").info("move figures", ["move": moved.replacingOccurrences(of: "\n", with: " "), "retries": summary.retries])
+    }
+
+    /// `shards totals` through the directory's postgres_fdw tables equals each shard's own sums,
+    /// and its plan aggregates on the shards (one row per app travels).
+    static func expectFleetTotalsEqualTheShards(_ deployment: ShardedDeployment, _ fleet: ScaleFleet) throws {
+        let start = Date(timeIntervalSince1970: Double(fleet.config.startMs) / 1000)
+        let window = ["--from", Timestamp.rfc3339(start), "--to", Timestamp.rfc3339(start + 3 * 86_400)]
+        let csv = try deployment.run(["shards", "totals", "--format", "csv"] + window).stdout.split(whereSeparator: \.isNewline).map { $0.split(separator: ",") }
+        let header = csv[0].map(String.init)
+        var fleetTotals: [String: [String: Int]] = [:]
+        for line in csv.dropFirst() {
+            fleetTotals[String(line[0])] = Dictionary(uniqueKeysWithValues: zip(header.dropFirst(), line.dropFirst().map { Int($0)! }))
+        }
+        var shardTotals: [String: [String: Int]] = [:], all: [String: Int] = [:]
+        for name in deployment.shards.keys {
+            let rows = try deployment.shard(name).query(
+                """
+                select app_id, sum(sends)::int8 as sends, sum(accepted)::int8 as accepted, sum(unconfirmed)::int8 as unconfirmed,
+                       sum(blocked_channel)::int8 as blocked_channel
+                  from send_rollups_daily where day >= \(start)::date and day < \(start + 3 * 86_400)::date group by app_id
+                """)
+            for row in rows {
+                var counts: [String: Int] = [:]
+                for column in ["sends", "accepted", "unconfirmed", "blocked_channel"] {
+                    counts[column] = try row.decode(column)
+                    all[column, default: 0] += counts[column]!
+                }
+                shardTotals[try row.decode("app_id")] = counts
+            }
+        }
+        #expect(shardTotals.count == 4)
+        #expect(shardTotals.values.allSatisfy { $0["sends"]! > 0 })
+        for (app, counts) in shardTotals {
+            #expect(counts.allSatisfy { fleetTotals[app]?[$0.key] == $0.value }, "\(app): \(counts) vs \(fleetTotals[app] ?? [:])")
+        }
+        #expect(all.allSatisfy { fleetTotals["all apps"]?[$0.key] == $0.value })
+        let plan = try deployment.run(["shards", "totals", "--plan"] + window).stdout
+        // Each shard's partition is a foreign scan that carries the aggregate: "Relations: Aggregate on (…)".
+        #expect(plan.components(separatedBy: "Aggregate on (fleet_shard_").count - 1 == 2, "\(plan)")
+        #expect(plan.contains("GROUP BY app_id") || plan.contains("GROUP BY 1"), "\(plan)")
+    }
+
+    /// Shard b refusing connections: its apps get 503 with Retry-After, shard a's are stored;
+    /// once b is back its apps are stored again.
+    static func expectAShardDownFailsItsAppsAlone(_ deployment: ShardedDeployment, _ serve: ServeProcess, _ fleets: [ScaleFleet]) throws {
+        let admin = try Connection.connect(url: TestDatabase.adminURL)
+        let database = String(URLComponents(string: deployment.shards["b"]!)!.path.dropFirst())
+        func post(_ fleet: ScaleFleet) throws -> RawReply {
+            let connection = try RawHTTPConnection(port: serve.port)
+            connection.write(RawRequest.make(
+                "POST", "/v1/telemetry", headers: [("Authorization", "Bearer \(fleet.telemetryKey)"), ("Content-Type", "application/json")],
+                body: Fixtures.telemetry(app: fleet.config.appID, events: [Fixtures.exposure()])))
+            return try connection.readReply()
+        }
+        let onA = fleets.first { placement[$0.config.appID] == "a" }!, onB = fleets.first { placement[$0.config.appID] == "b" }!
+        try admin.execute("alter database \(identifier: database) allow_connections false")
+        _ = try admin.query("select pg_terminate_backend(pid) from pg_stat_activity where datname = \(database)")
+        let refused = try post(onB)
+        #expect(refused.status == 503)
+        #expect(refused.header("Retry-After") != nil)
+        #expect(try post(onA).status == 200)
+        try admin.execute("alter database \(identifier: database) allow_connections true")
+        var status = 0
+        for _ in 0..<50 where status != 200 {
+            usleep(100_000)
+            status = try post(onB).status
+        }
+        #expect(status == 200)
+    }
+
+    /// The reports compared between the deployments, for one app, over its simulated days.
+    static func reports(_ fleet: ScaleFleet) -> [[String]] {
+        let app = fleet.config.appID
+        let from = Timestamp.rfc3339(Date(timeIntervalSince1970: Double(fleet.config.startMs) / 1000))
+        let to = Timestamp.rfc3339(Date(timeIntervalSince1970: Double(fleet.config.startMs) / 1000 + 3 * 86_400))
+        return [
+            ["report", "silent-loss", "--app", app, "--from", from, "--to", to, "--as-of", to, "--source", "engine", "--format", "json"],
+            ["report", "silent-loss", "--app", app, "--from", from, "--to", to, "--by", "channel,platform", "--source", "rollups", "--format", "json"],
+        ]
+    }
+
+    /// A report's JSON without the lines that say when it was made.
+    static func comparable(_ json: String) -> [Substring] {
+        json.split(separator: "\n").filter { line in !["generated", "refreshed", "fresh", "as_of", "lag"].contains { line.contains($0) } }
+    }
+}
