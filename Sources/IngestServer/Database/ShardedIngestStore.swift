@@ -130,7 +130,7 @@ public final class ShardedIngestStore: IngestStore {
                 try connection.query("select lag_seconds from pushledger_rollup_status()").first?
                     .decode("lag_seconds", as: Double.self)
             }
-            if let lag, let lag { lags.append(lag) }
+            if let lag { lags.append(lag) }
         }
         return lags.max()
     }
