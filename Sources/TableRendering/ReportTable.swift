@@ -41,8 +41,8 @@ public struct ReportTable: Sendable, Hashable {
         }
     }
 
-    /// Title, table, notes and what `columns` left out, every line within ``Table/terminalWidth``
-    /// by default.
+    /// Title, table, notes and what `columns` left out; the table within ``Table/terminalWidth``
+    /// with the default columns, the notes always.
     public func terminal(style: Table.Style, columns choice: ColumnChoice = .key) -> String {
         var out = title.isEmpty ? "" : title + "\n"
         out += table.terminal(style: style, choice: choice)
@@ -54,8 +54,8 @@ public struct ReportTable: Sendable, Hashable {
         if !hidden.isEmpty {
             notes.append("more columns (--wide, or --columns by name): " + hidden.joined(separator: ", "))
         }
-        let width = choice == .key ? Table.terminalWidth : Int.max
-        return out + notes.flatMap { TerminalText.wrap($0, width: width) }.map { $0 + "\n" }.joined()
+        // Notes are prose: wrapped at the terminal's width whichever columns the table shows.
+        return out + notes.flatMap { TerminalText.wrap($0, width: Table.terminalWidth) }.map { $0 + "\n" }.joined()
     }
 
     public func markdown() -> String {
