@@ -20,7 +20,7 @@ public enum Injection: Sendable, Equatable {
             day = d
         }
         switch parts[0] {
-        case "channel-block-spike": return .channelBlockSpike(day: day, share: 0.30)
+        case "channel-block-spike": return .channelBlockSpike(day: day, share: 0.50)
         case "receipts-outage": return .receiptsOutage(day: day, appVersion: "5.2.0")
         case "apns-throttle-burst": return .apnsThrottleBurst(day: day, hour: 9, hours: 3, probability: 0.4)
         default:

@@ -241,11 +241,22 @@ struct TruthAccumulator {
             return r
         }.sorted { ($0.day, $0.channel, $0.platform.rawValue, $0.appVersion ?? "", $0.bucket)
             < ($1.day, $1.channel, $1.platform.rawValue, $1.appVersion ?? "", $1.bucket) }
+        // in a fixed order, as the other lists: two runs of one fleet have equal truths
         truth.outcomesBySnapshot = bySnapshot.map { row, count in
             var r = row
             r.count = count
             return r
-        }
+        }.sorted { Self.order($0) < Self.order($1) }
         return truth
+    }
+
+    private static func order(_ r: Truth.SliceOutcomeCount) -> String {
+        let s = r.slice
+        let fields: [String] = [
+            r.platform.rawValue, s.osVersion ?? "", s.sdkInt.map(String.init) ?? "", s.standbyBucket ?? "",
+            s.backgroundRestricted.map(String.init) ?? "", s.ignoringBatteryOptimizations.map(String.init) ?? "",
+            s.lowPowerMode.map(String.init) ?? "", r.outcome.rawValue,
+        ]
+        return fields.joined(separator: "|")
     }
 }

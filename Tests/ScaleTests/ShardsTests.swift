@@ -97,7 +97,7 @@ struct ShardsTests {
         let stayingRows = try Self.rows(of: staying.config.appID, a)
 
         let expected = Simulation.generate(moving.config).truth
-        let run = Background { try moving.post(to: serve.baseURL, threads: 2) }
+        let run = Background { try moving.post(to: serve.baseURL, threads: 1) }
         while !run.isFinished, try moving.storedEvents(a) < expected.telemetryEvents / 20 { usleep(20_000) }
 
         // A move that gives up (no time to catch up) leaves the app posting on its shard, the
@@ -117,8 +117,8 @@ struct ShardsTests {
 
         let moved = try deployment.run(Array(move.dropFirst(2)) + ["--to", "b", "--format", "json"]).stdout
         #expect(moved.contains("\"to\": \"b\""), "\(moved)")
-        // Posting went on through the flip: requests met the pause or the old shard's refusal and were retried.
-        #expect(!run.isFinished, "the post ended before the move; make the fleet larger")
+        // Posting went on through the flip: requests met the pause or the old shard's refusal and
+        // were retried (`retries` below); how long after the flip it goes on depends on the machine.
         let (summary, truth) = try run.value()
         #expect(truth == expected)
         #expect(summary.accepted + summary.duplicates == summary.eventsPosted)

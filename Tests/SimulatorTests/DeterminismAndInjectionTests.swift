@@ -84,7 +84,7 @@ struct DeterminismAndInjectionTests {
     }
 
     @Test func injectionOptionParsing() throws {
-        #expect(try Injection.parse("channel-block-spike@3", days: 14) == .channelBlockSpike(day: 3, share: 0.3))
+        #expect(try Injection.parse("channel-block-spike@3", days: 14) == .channelBlockSpike(day: 3, share: 0.5))
         #expect(try Injection.parse("receipts-outage", days: 14) == .receiptsOutage(day: 7, appVersion: "5.2.0"))
         #expect(throws: SimulationError.self) { try Injection.parse("apns-throttle-burst@14", days: 14) }
         #expect(throws: SimulationError.self) { try Injection.parse("solar-flare", days: 14) }
