@@ -50,8 +50,7 @@ struct IngestJob: Sendable {
 /// request in progress, small ones still get a writer of their own. Each transaction costs
 /// Postgres a fixed set of statements, triggers and a WAL flush whatever its size, so under
 /// load the writers share the requests in flight in a few full transactions instead of many
-/// small ones (at 32 connections about 370 transactions for the benchmark's week instead of
-/// 570–650), and still work side by side. A request of an app with no transaction in progress
+/// small ones (docs/performance.md has the counts), and still work side by side. A request of an app with no transaction in progress
 /// is taken at once, and other apps' jobs are never held back.
 final class IngestQueue: Sendable {
     private let condition = NSCondition()
