@@ -79,8 +79,7 @@ public struct AppMove: Sendable {
             progress("pausing the app's writes on \(from)")
             try sourceConnection.execute("select pg_advisory_lock(\(ShardDirectory.writeLockClass), hashtext(\(app)))")
             do {
-                try catchUp(source: sourceConnection, target: targetConnection)
-                report.rows = try verify(source: sourceConnection, target: targetConnection)
+                report.rows = try verifyCaughtUp(source: sourceConnection, target: targetConnection)
                 // The fence first, then the map: a write routed by the old map after the lock goes is refused.
                 try sourceConnection.execute(
                     "insert into shard_departures (app_id, moved_to) values (\(app), \(target)) on conflict (app_id) do update set moved_to = excluded.moved_to, moved_at = now()")
@@ -194,6 +193,22 @@ public struct AppMove: Sendable {
             usleep(10_000)
         }
         throw Failure.catchUpTimeout(seconds: Int(catchUpLimit))
+    }
+
+    /// Catches up, then compares the counts; a difference is looked at again (after catching up
+    /// once more) until the limit: a table's changes can still be in the subscriber's apply when
+    /// its position is confirmed. A difference that stays is the move's failure.
+    private func verifyCaughtUp(source: Connection, target: Connection) throws -> Int {
+        let deadline = Date() + catchUpLimit
+        while true {
+            try catchUp(source: source, target: target)
+            do {
+                return try verify(source: source, target: target)
+            } catch Failure.countsDiffer(let table, let here, let there) {
+                guard Date() < deadline else { throw Failure.countsDiffer(table: table, source: here, target: there) }
+                usleep(200_000)
+            }
+        }
     }
 
     /// Every table's row count of the app, equal on both sides; returns the total.
