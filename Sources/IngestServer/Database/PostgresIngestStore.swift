@@ -49,7 +49,12 @@ public final class PostgresIngestStore: IngestStore {
 
     /// On the reads' pool, so a scrape never waits for a writer.
     public func rollupLag() throws(StoreError) -> Double? {
-        try withConnection(reads) { try $0.query("select lag_seconds from pushledger_rollup_status()").first?.decode("lag_seconds", as: Double.self) }
+        try withConnection(reads) { try Self.rollupLag(on: $0) }
+    }
+
+    /// `pushledger_rollup_status()`'s lag on one database (a shard's too).
+    static func rollupLag(on connection: Connection) throws -> Double? {
+        try connection.query("select lag_seconds from pushledger_rollup_status()").first?.decode("lag_seconds", as: Double.self)
     }
 
     public func loadKeys() throws(StoreError) -> [KeyRecord] {

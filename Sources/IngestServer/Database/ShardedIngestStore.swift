@@ -126,10 +126,7 @@ public final class ShardedIngestStore: IngestStore {
         let shards = state.withLock { Array($0.shards.values) }
         var lags: [Double] = []
         for shard in shards where !isDown(shard) {
-            let lag = try? onShard(shard, shard.reads) { connection -> Double? in
-                try connection.query("select lag_seconds from pushledger_rollup_status()").first?
-                    .decode("lag_seconds", as: Double.self)
-            }
+            let lag = try? onShard(shard, shard.reads) { try PostgresIngestStore.rollupLag(on: $0) }
             if let lag { lags.append(lag) }
         }
         return lags.max()
