@@ -46,14 +46,20 @@ public struct FairnessFlood: Sendable {
 
         /// Event ids the server acknowledged: in a 200 whose `rejected` list does not name them.
         public func acknowledgedIDs() -> Set<String> {
-            Set(acknowledgedBatches.flatMap { batchIndex, rejected in
-                (0..<batch).filter { !rejected.contains($0) }.map { FairnessFlood.eventID(tag: tag, batch: batchIndex, position: $0) }
-            })
+            Set(
+                acknowledgedBatches.flatMap { batchIndex, rejected in
+                    (0..<batch).filter { !rejected.contains($0) }.map {
+                        FairnessFlood.eventID(tag: tag, batch: batchIndex, position: $0)
+                    }
+                })
         }
 
         /// Event ids sent at least once (what may be stored: acknowledged, or sent and unanswered).
         public func attemptedIDs() -> Set<String> {
-            Set(attemptedBatches.flatMap { batchIndex in (0..<batch).map { FairnessFlood.eventID(tag: tag, batch: batchIndex, position: $0) } })
+            Set(
+                attemptedBatches.flatMap { batchIndex in
+                    (0..<batch).map { FairnessFlood.eventID(tag: tag, batch: batchIndex, position: $0) }
+                })
         }
     }
 
@@ -110,7 +116,9 @@ public struct FairnessFlood: Sendable {
 
     /// Posts one batch again after every 429 or 503 (after its `Retry-After`) or failed
     /// connection, until answered otherwise or the run is over.
-    private func postUntilAnswered(_ client: HTTPClient?, app: App, tag: Int, batch: Int, deadline: Double, into traffic: Recorder) {
+    private func postUntilAnswered(
+        _ client: HTTPClient?, app: App, tag: Int, batch: Int, deadline: Double, into traffic: Recorder
+    ) {
         while true {
             let response = post(client, app: app, tag: tag, batch: batch, into: traffic)
             let status = response?.status ?? 0
@@ -128,7 +136,8 @@ public struct FairnessFlood: Sendable {
         let body = Self.body(app: app, tag: tag, batch: batch)
         traffic.state.withLock { _ = $0.attemptedBatches.insert(batch) }
         let began = Self.now()
-        let response = try? client?.post(path: "/v1/sends", body: body, contentType: "application/json", bearer: app.key)
+        let response = try? client?.post(
+            path: "/v1/sends", body: body, contentType: "application/json", bearer: app.key)
         let elapsed = Self.now() - began
         if response == nil { client?.close() }
         let rejected = response.map { $0.status == 200 ? Self.rejectedPositions($0.body) : [] } ?? []
@@ -184,8 +193,10 @@ public struct FairnessFlood: Sendable {
         for position in 0..<app.batch {
             let id = eventID(tag: tag, batch: batch, position: position)
             if position > 0 { text += "," }
-            text += "{\"event_id\":\"\(id)\",\"notification_id\":\"\(id)\",\"app_id\":\"\(app.id)\",\"provider\":\"fcm\","
-            text += "\"token\":\"fcm-token-\(tag)-\(batch)-\(position)\",\"channel\":\"orders\",\"sent_at\":\"\(sentAt)\",\"status\":200}"
+            text +=
+                "{\"event_id\":\"\(id)\",\"notification_id\":\"\(id)\",\"app_id\":\"\(app.id)\",\"provider\":\"fcm\","
+            text +=
+                "\"token\":\"fcm-token-\(tag)-\(batch)-\(position)\",\"channel\":\"orders\",\"sent_at\":\"\(sentAt)\",\"status\":200}"
         }
         return Array((text + "]}").utf8)
     }

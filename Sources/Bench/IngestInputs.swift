@@ -40,14 +40,16 @@ public enum IngestInputs {
             lines.append((rank, "\(name)\t\(path)\t\(contentType)\t\(events)"))
         }
         for (i, batch) in telemetry.enumerated() where !batch.isRetry {
-            try add(batch.stamped(nowMs: nowMs), path: "/v1/telemetry", contentType: "application/json",
-                    events: batch.eventCount, rank: Double(i) / Double(telemetry.count))
+            try add(
+                batch.stamped(nowMs: nowMs), path: "/v1/telemetry", contentType: "application/json",
+                events: batch.eventCount, rank: Double(i) / Double(telemetry.count))
             summary.telemetryRequests += 1
             summary.telemetryEvents += batch.eventCount
         }
         for (i, batch) in sends.enumerated() where !batch.isRetry {
-            try add(batch.body, path: "/v1/sends", contentType: batch.contentType, events: batch.eventCount,
-                    rank: Double(i) / Double(sends.count))
+            try add(
+                batch.body, path: "/v1/sends", contentType: batch.contentType, events: batch.eventCount,
+                rank: Double(i) / Double(sends.count))
             summary.sendsRequests += 1
             summary.sends += batch.eventCount
         }

@@ -91,8 +91,10 @@ public struct LoadGenerator: Sendable {
                         if at > t0 { usleep(UInt32((at - t0) / 1_000)) }
                         t0 = at
                     }
-                    let status = (try? client?.post(path: request.path, body: request.body, contentType: request.contentType,
-                                                    bodyIsGzip: true, bearer: keys[request.path]))??.status ?? 0
+                    let status =
+                        (try? client?.post(
+                            path: request.path, body: request.body, contentType: request.contentType,
+                            bodyIsGzip: true, bearer: keys[request.path]))??.status ?? 0
                     latencies.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9)
                     if status != 200 {
                         failures[status, default: 0] += 1
@@ -112,8 +114,9 @@ public struct LoadGenerator: Sendable {
         group.wait()
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         return outcomes.withLock {
-            Result(seconds: seconds, requests: requests.count, events: requests.reduce(0) { $0 + $1.events },
-                   failures: $0.failures, latencies: $0.latencies.sorted())
+            Result(
+                seconds: seconds, requests: requests.count, events: requests.reduce(0) { $0 + $1.events },
+                failures: $0.failures, latencies: $0.latencies.sorted())
         }
     }
 }

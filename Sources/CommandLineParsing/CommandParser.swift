@@ -180,7 +180,9 @@ enum CommandParser {
             return remaining.first.map { "unexpected argument '\($0)'" }
         }
 
-        mutating func resolve(_ option: OptionSpec, given: [String]?, flagGiven: Bool, environment: [String: String])
+        mutating func resolve(
+            _ option: OptionSpec, given: [String]?, flagGiven: Bool, environment: [String: String]
+        )
             -> String?
         {
             let display = "--\(option.name)"
@@ -201,7 +203,9 @@ enum CommandParser {
             return option.isRequired ? "missing option '\(display)'" : nil
         }
 
-        private mutating func fromEnvironment(_ option: OptionSpec, text: String, variable: String, display: String)
+        private mutating func fromEnvironment(
+            _ option: OptionSpec, text: String, variable: String, display: String
+        )
             -> String?
         {
             if option.kind == .flag {

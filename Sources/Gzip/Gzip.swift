@@ -23,7 +23,8 @@ public enum Gzip {
         var stream = z_stream()
         // windowBits 15 + 16 selects the gzip wrapper.
         let initStatus = deflateInit2_(
-            &stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
+            &stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)
+        )
         precondition(initStatus == Z_OK, "deflateInit2 failed: \(initStatus)")
         defer { deflateEnd(&stream) }
         var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(bytes.count))) + 32)

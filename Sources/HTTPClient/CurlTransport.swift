@@ -11,7 +11,9 @@ final class CurlTransport {
     private static let initialized: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
 
     init(caFile: String?, connectTimeout: Double, timeout: Double) throws(HTTPClientError) {
-        guard Self.initialized, let handle = curl_easy_init() else { throw HTTPClientError(.io, "libcurl did not initialise") }
+        guard Self.initialized, let handle = curl_easy_init() else {
+            throw HTTPClientError(.io, "libcurl did not initialise")
+        }
         self.handle = handle
         var setup = [
             pl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "https"),
@@ -25,14 +27,20 @@ final class CurlTransport {
             pl_setopt_long(handle, CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2)),
             pl_setopt_long(handle, CURLOPT_POST, 1),
             pl_setopt_string(handle, CURLOPT_USERAGENT, "pushledger-client/1"),
-            pl_setopt_write(handle, { data, size, count, context in
-                Unmanaged<Exchange>.fromOpaque(context!).takeUnretainedValue().body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: size * count))
-                return size * count
-            }),
-            pl_setopt_header(handle, { data, size, count, context in
-                Unmanaged<Exchange>.fromOpaque(context!).takeUnretainedValue().header(UnsafeRawBufferPointer(start: data, count: size * count))
-                return size * count
-            }),
+            pl_setopt_write(
+                handle,
+                { data, size, count, context in
+                    Unmanaged<Exchange>.fromOpaque(context!).takeUnretainedValue().body.append(
+                        contentsOf: UnsafeRawBufferPointer(start: data, count: size * count))
+                    return size * count
+                }),
+            pl_setopt_header(
+                handle,
+                { data, size, count, context in
+                    Unmanaged<Exchange>.fromOpaque(context!).takeUnretainedValue().header(
+                        UnsafeRawBufferPointer(start: data, count: size * count))
+                    return size * count
+                }),
         ]
         if let caFile { setup.append(pl_setopt_string(handle, CURLOPT_CAINFO, caFile)) }
         if let bad = setup.first(where: { $0 != CURLE_OK }) {
@@ -44,7 +52,9 @@ final class CurlTransport {
     deinit { curl_easy_cleanup(handle) }
 
     /// POSTs `body` to `url` with `fields` as headers and returns the response, whatever its status.
-    func post(url: String, fields: [(name: String, value: String)], body: [UInt8]) throws(HTTPClientError) -> HTTPResponse {
+    func post(
+        url: String, fields: [(name: String, value: String)], body: [UInt8]
+    ) throws(HTTPClientError) -> HTTPResponse {
         var list: UnsafeMutablePointer<curl_slist>?
         // No "Expect: 100-continue" round trip before the body.
         for line in fields.map({ "\($0.name): \($0.value)" }) + ["Expect:"] { list = curl_slist_append(list, line) }
@@ -55,7 +65,9 @@ final class CurlTransport {
             body.withUnsafeBytes { bytes in
                 _ = pl_setopt_string(handle, CURLOPT_URL, url)
                 _ = pl_setopt_slist(handle, CURLOPT_HTTPHEADER, list)
-                _ = pl_setopt_pointer(handle, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!))
+                _ = pl_setopt_pointer(
+                    handle, CURLOPT_POSTFIELDS,
+                    UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!))
                 _ = pl_setopt_long(handle, CURLOPT_POSTFIELDSIZE, bytes.count)
                 _ = pl_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
                 _ = pl_setopt_pointer(handle, CURLOPT_HEADERDATA, context)

@@ -1,6 +1,6 @@
 import Foundation
-import PushLedgerSupport
 import Gzip
+import PushLedgerSupport
 
 /// A small blocking HTTP/1.1 client for posting batches to the ingest service: one
 /// keep-alive connection, reused across requests and reopened when the server closed it.
@@ -29,7 +29,9 @@ public final class HTTPClient: @unchecked Sendable {
     /// `baseURL` like `http://127.0.0.1:8080` or `https://ingest.example.com`; `connectTimeout`
     /// defaults to `timeout`. Over HTTPS the certificate is checked against the system store,
     /// or against the PEM bundle `caFile` alone when given.
-    public init(baseURL: String, timeout: Double = 30, connectTimeout: Double? = nil, caFile: String? = nil) throws(HTTPClientError) {
+    public init(
+        baseURL: String, timeout: Double = 30, connectTimeout: Double? = nil, caFile: String? = nil
+    ) throws(HTTPClientError) {
         let secure = baseURL.hasPrefix("https://")
         guard secure || baseURL.hasPrefix("http://") else {
             throw HTTPClientError(.invalidURL, "only http:// and https:// URLs are supported: \(baseURL)")
@@ -49,7 +51,9 @@ public final class HTTPClient: @unchecked Sendable {
             }
         } else if let colon = authority.lastIndex(of: ":") {
             hostPart = authority[..<colon]
-            guard let p = Int(authority[authority.index(after: colon)...]) else { throw HTTPClientError(.invalidURL, baseURL) }
+            guard let p = Int(authority[authority.index(after: colon)...]) else {
+                throw HTTPClientError(.invalidURL, baseURL)
+            }
             port = p
         }
         guard !hostPart.isEmpty, (1...65_535).contains(port) else { throw HTTPClientError(.invalidURL, baseURL) }
@@ -59,7 +63,9 @@ public final class HTTPClient: @unchecked Sendable {
         self.timeout = timeout
         self.connectTimeout = connectTimeout ?? timeout
         origin = "https://\(authority)"
-        tls = secure ? try CurlTransport(caFile: caFile, connectTimeout: connectTimeout ?? timeout, timeout: timeout) : nil
+        tls =
+            secure
+            ? try CurlTransport(caFile: caFile, connectTimeout: connectTimeout ?? timeout, timeout: timeout) : nil
     }
 
     /// Closes the kept-alive connection (a later request opens a new one; over HTTPS libcurl
@@ -85,7 +91,11 @@ public final class HTTPClient: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let tls { return try tls.post(url: origin + basePath + path, fields: fields, body: payload) }
-        var head = "POST \(basePath)\(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nContent-Length: \(payload.count)\r\nConnection: keep-alive\r\n"
+        var head =
+            """
+            POST \(basePath)\(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nContent-Length: \
+            \(payload.count)\r\nConnection: keep-alive\r\n
+            """
         for field in fields { head += "\(field.name): \(field.value)\r\n" }
         return try exchange(Array((head + "\r\n").utf8) + payload)
     }
@@ -103,14 +113,17 @@ public final class HTTPClient: @unchecked Sendable {
         while true {
             let outcome: Result<HTTPResponse, HTTPClientError>
             do {
-                outcome = .success(try post(path: path, body: makeBody(), contentType: contentType, gzip: gzip, bearer: bearer))
+                outcome = .success(
+                    try post(path: path, body: makeBody(), contentType: contentType, gzip: gzip, bearer: bearer))
             } catch {
                 outcome = .failure(error)
             }
             let retryAfter: String?
             switch outcome {
             case .success(let response):
-                guard response.status == 429 || response.status == 503, attempt < policy.maxAttempts else { return response }
+                guard response.status == 429 || response.status == 503, attempt < policy.maxAttempts else {
+                    return response
+                }
                 retryAfter = response.header("Retry-After")
                 onRetry(attempt, "HTTP \(response.status)")
             case .failure(let error):
@@ -147,7 +160,8 @@ public final class HTTPClient: @unchecked Sendable {
         if let existing = connection {
             conn = existing
         } else {
-            conn = try SocketConnection.connect(host: host, port: port, connectTimeout: connectTimeout, timeout: timeout)
+            conn = try SocketConnection.connect(
+                host: host, port: port, connectTimeout: connectTimeout, timeout: timeout)
             connection = conn
         }
         try conn.write(request)
@@ -157,7 +171,8 @@ public final class HTTPClient: @unchecked Sendable {
             return nil
         }
         let (status, headers) = try ResponseHead.parse(head)
-        let response = HTTPResponse(status: status, headers: headers, body: try readBody(conn, status: status, headers: headers))
+        let response = HTTPResponse(
+            status: status, headers: headers, body: try readBody(conn, status: status, headers: headers))
         let wantsClose = response.header("Connection")?.lowercased() == "close"
         if wantsClose {
             conn.close()
@@ -166,14 +181,18 @@ public final class HTTPClient: @unchecked Sendable {
         return response
     }
 
-    private func readBody(_ conn: SocketConnection, status: Int, headers: [HTTPHeader]) throws(HTTPClientError) -> [UInt8] {
+    private func readBody(
+        _ conn: SocketConnection, status: Int, headers: [HTTPHeader]
+    ) throws(HTTPClientError) -> [UInt8] {
         let probe = HTTPResponse(status: status, headers: headers, body: [])
         if status == 204 || status == 304 || (100...199).contains(status) { return [] }
         if probe.header("Transfer-Encoding")?.lowercased().contains("chunked") == true {
             var body: [UInt8] = []
             while true {
                 let line = String(decoding: try conn.readLine(), as: UTF8.self)
-                guard let size = Int(line.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces), radix: 16), size >= 0 else {
+                guard let size = Int(line.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces), radix: 16),
+                    size >= 0
+                else {
                     throw HTTPClientError(.malformedResponse, "bad chunk size \(line)")
                 }
                 if size == 0 {
@@ -210,10 +229,13 @@ enum ResponseHead {
         }
         var headers: [HTTPHeader] = []
         for line in lines {
-            guard let colon = line.firstIndex(of: ":") else { throw HTTPClientError(.malformedResponse, "bad header line") }
-            headers.append(HTTPHeader(
-                name: String(line[..<colon]),
-                value: String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)))
+            guard let colon = line.firstIndex(of: ":") else {
+                throw HTTPClientError(.malformedResponse, "bad header line")
+            }
+            headers.append(
+                HTTPHeader(
+                    name: String(line[..<colon]),
+                    value: String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)))
         }
         return (status, headers)
     }

@@ -17,7 +17,9 @@ final class SocketConnection {
 
     /// Connects to the first address of `host:port` that answers within `connectTimeout`
     /// seconds; each later send or receive may take `timeout` seconds.
-    static func connect(host: String, port: Int, connectTimeout: Double, timeout: Double) throws(HTTPClientError) -> SocketConnection {
+    static func connect(
+        host: String, port: Int, connectTimeout: Double, timeout: Double
+    ) throws(HTTPClientError) -> SocketConnection {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -33,7 +35,9 @@ final class SocketConnection {
             cursor = info.pointee.ai_next
             let fd = socket(info.pointee.ai_family, info.pointee.ai_socktype, info.pointee.ai_protocol)
             if fd < 0 { continue }
-            if let error = connect(fd: fd, address: info.pointee.ai_addr, length: info.pointee.ai_addrlen, timeout: connectTimeout) {
+            if let error = connect(
+                fd: fd, address: info.pointee.ai_addr, length: info.pointee.ai_addrlen, timeout: connectTimeout)
+            {
                 lastError = error
                 _ = Glibc.close(fd)
                 continue
@@ -49,7 +53,9 @@ final class SocketConnection {
     }
 
     /// Non-blocking connect bounded by `timeout`; nil on success, else the reason.
-    private static func connect(fd: Int32, address: UnsafeMutablePointer<sockaddr>?, length: socklen_t, timeout: Double) -> String? {
+    private static func connect(
+        fd: Int32, address: UnsafeMutablePointer<sockaddr>?, length: socklen_t, timeout: Double
+    ) -> String? {
         let flags = fcntl(fd, F_GETFL, 0)
         _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
         defer { _ = fcntl(fd, F_SETFL, flags) }

@@ -44,7 +44,8 @@ final class ConnectionGuard: Sendable {
 
     /// `shedThreshold`: open connections at which the slowest are shed (below the daemon's limit).
     init(
-        headerDeadline: Duration, keepAliveDeadline: Duration, shedThreshold: Int, uploadDeadline: Duration = .seconds(60),
+        headerDeadline: Duration, keepAliveDeadline: Duration, shedThreshold: Int,
+        uploadDeadline: Duration = .seconds(60),
         uploadsPerAddress: Int = .max
     ) {
         self.headerDeadline = headerDeadline
@@ -138,12 +139,14 @@ final class ConnectionGuard: Sendable {
         switch Int32(storage.ss_family) {
         case AF_INET:
             return withUnsafeBytes(of: &storage) { bytes in
-                let address = bytes.load(fromByteOffset: MemoryLayout<sockaddr_in>.offset(of: \sockaddr_in.sin_addr)!, as: in_addr.self)
+                let address = bytes.load(
+                    fromByteOffset: MemoryLayout<sockaddr_in>.offset(of: \sockaddr_in.sin_addr)!, as: in_addr.self)
                 return withUnsafeBytes(of: address) { Array($0) }
             }
         case AF_INET6:
             return withUnsafeBytes(of: &storage) { bytes in
-                let address = bytes.load(fromByteOffset: MemoryLayout<sockaddr_in6>.offset(of: \sockaddr_in6.sin6_addr)!, as: in6_addr.self)
+                let address = bytes.load(
+                    fromByteOffset: MemoryLayout<sockaddr_in6>.offset(of: \sockaddr_in6.sin6_addr)!, as: in6_addr.self)
                 return withUnsafeBytes(of: address) { Array($0) }
             }
         default:

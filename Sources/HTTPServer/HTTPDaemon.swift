@@ -52,7 +52,9 @@ public final class HTTPDaemon: @unchecked Sendable {
     public var openConnections: Int { connections.load(ordering: .acquiring) }
 
     /// Binds, listens and starts the polling threads; HTTPS when `tls` is given.
-    public func start(host: String, port: UInt16, limits: HTTPServerLimits, tls: TLSCredentials? = nil) throws(HTTPServerError) {
+    public func start(
+        host: String, port: UInt16, limits: HTTPServerLimits, tls: TLSCredentials? = nil
+    ) throws(HTTPServerError) {
         let (socket, boundPort) = try Self.listen(host: host, port: port)
         // Shed below the daemon's limit, so a new connection is accepted rather than refused.
         let limit = max(1, limits.connectionLimit)
@@ -99,19 +101,27 @@ public final class HTTPDaemon: @unchecked Sendable {
         self.guardian = guardian
         reaper = PeriodicTask(name: "pushledger-header-deadline", interval: 0.25) { guardian.reap() }
         tlsStrings = tls?.cStrings() ?? []
-        var options: [MHD_OptionItem] = [
-            MHD_OptionItem(option: .LISTEN_SOCKET, value: Int(socket), ptr_value: nil),
-            MHD_OptionItem(option: .THREAD_POOL_SIZE, value: max(1, limits.threads), ptr_value: nil),
-            MHD_OptionItem(option: .CONNECTION_LIMIT, value: max(1, limits.connectionLimit), ptr_value: nil),
-            MHD_OptionItem(option: .PER_IP_CONNECTION_LIMIT, value: max(1, limits.perAddressConnectionLimit), ptr_value: nil),
-            MHD_OptionItem(
-                option: .NOTIFY_CONNECTION, value: unsafeBitCast(connectionNotified, to: Int.self), ptr_value: selfPointer),
-            MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: limits.connectionMemoryLimit, ptr_value: nil),
-            MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: max(0, limits.requestTimeoutSeconds), ptr_value: nil),
-            MHD_OptionItem(
-                option: .NOTIFY_COMPLETED, value: unsafeBitCast(requestCompleted, to: Int.self), ptr_value: selfPointer),
-            MHD_OptionItem(option: .UNESCAPE_CALLBACK, value: unsafeBitCast(unescape, to: Int.self), ptr_value: nil),
-        ] + (tls == nil ? [] : TLSCredentials.options(tlsStrings)) + [MHD_OptionItem(option: .END, value: 0, ptr_value: nil)]
+        var options: [MHD_OptionItem] =
+            [
+                MHD_OptionItem(option: .LISTEN_SOCKET, value: Int(socket), ptr_value: nil),
+                MHD_OptionItem(option: .THREAD_POOL_SIZE, value: max(1, limits.threads), ptr_value: nil),
+                MHD_OptionItem(option: .CONNECTION_LIMIT, value: max(1, limits.connectionLimit), ptr_value: nil),
+                MHD_OptionItem(
+                    option: .PER_IP_CONNECTION_LIMIT, value: max(1, limits.perAddressConnectionLimit), ptr_value: nil),
+                MHD_OptionItem(
+                    option: .NOTIFY_CONNECTION, value: unsafeBitCast(connectionNotified, to: Int.self),
+                    ptr_value: selfPointer),
+                MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: limits.connectionMemoryLimit, ptr_value: nil),
+                MHD_OptionItem(
+                    option: .CONNECTION_TIMEOUT, value: max(0, limits.requestTimeoutSeconds), ptr_value: nil),
+                MHD_OptionItem(
+                    option: .NOTIFY_COMPLETED, value: unsafeBitCast(requestCompleted, to: Int.self),
+                    ptr_value: selfPointer),
+                MHD_OptionItem(
+                    option: .UNESCAPE_CALLBACK, value: unsafeBitCast(unescape, to: Int.self), ptr_value: nil),
+            ] + (tls == nil ? [] : TLSCredentials.options(tlsStrings)) + [
+                MHD_OptionItem(option: .END, value: 0, ptr_value: nil)
+            ]
         // poll(), not AUTO (epoll on Linux): with epoll, MHD_quiesce_daemon races a worker thread
         // that removes the listen socket from its epoll set at the same moment, and libmicrohttpd
         // 0.9.75 aborts the process ("Failed to remove listen FD from epoll set", daemon.c:5531):
@@ -208,7 +218,8 @@ public final class HTTPDaemon: @unchecked Sendable {
                     conCls.pointee = Unmanaged.passRetained(context).toOpaque()
                     return queue(handler.tooManyUploads(head), for: context, on: connection)
                 }
-                let context = RequestContext(head: head, connection: connection, limit: limit, context: value, uploadTime: uploadTime)
+                let context = RequestContext(
+                    head: head, connection: connection, limit: limit, context: value, uploadTime: uploadTime)
                 conCls.pointee = Unmanaged.passRetained(context).toOpaque()
                 return .YES
             }
@@ -241,7 +252,9 @@ public final class HTTPDaemon: @unchecked Sendable {
         inFlight.subtract(1, ordering: .releasing)
     }
 
-    private func queue(_ response: HTTPResponse, for context: RequestContext, on connection: OpaquePointer) -> MHD_Result {
+    private func queue(
+        _ response: HTTPResponse, for context: RequestContext, on connection: OpaquePointer
+    ) -> MHD_Result {
         let result = response.body.withUnsafeBytes { bytes -> MHD_Result in
             guard
                 let mhdResponse = MHD_create_response_from_buffer(
@@ -276,7 +289,8 @@ public final class HTTPDaemon: @unchecked Sendable {
     private static func queryArguments(_ connection: OpaquePointer) -> [String: String] {
         let collected = QueryArguments()
         withExtendedLifetime(collected) {
-            _ = MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, collectArgument, Unmanaged.passUnretained(collected).toOpaque())
+            _ = MHD_get_connection_values(
+                connection, .GET_ARGUMENT_KIND, collectArgument, Unmanaged.passUnretained(collected).toOpaque())
         }
         return collected.arguments
     }
@@ -333,7 +347,8 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
 /// `MHD_UnescapeCallback`: percent-decoding as libmicrohttpd does it, except that a text holding
 /// `%00` stays as sent. Decoded, the NUL would cut the C string short, and
 /// `/v1/telemetry%00anything` would reach `/v1/telemetry`; kept, it is an unknown path (404).
-private let unescape: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<CChar>?) -> Int = { _, _, text in
+private let unescape: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutablePointer<CChar>?) -> Int = {
+    _, _, text in
     guard let text else { return 0 }
     if strstr(text, "%00") != nil { return strlen(text) }
     return MHD_http_unescape(text)
@@ -365,7 +380,7 @@ private let connectionNotified: MHD_NotifyConnectionCallback = { cls, connection
     guard let cls, let connection else { return }
     let daemon = Unmanaged<HTTPDaemon>.fromOpaque(cls).takeUnretainedValue()
     let id = Int(bitPattern: UnsafeRawPointer(connection))
-    if code == MHD_ConnectionNotificationCode(rawValue: 0) { // MHD_CONNECTION_NOTIFY_STARTED
+    if code == MHD_ConnectionNotificationCode(rawValue: 0) {  // MHD_CONNECTION_NOTIFY_STARTED
         daemon.connections.add(1, ordering: .relaxed)
         daemon.guardian?.started(id, socket: pushledger_connection_socket(connection))
     } else {

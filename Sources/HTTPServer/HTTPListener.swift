@@ -24,7 +24,9 @@ public final class HTTPListener: Sendable {
 
     /// Requests received and not yet answered, on every daemon of this address.
     public var requestsInFlight: Int {
-        state.withLock { state in state.retiring.reduce(state.current?.requestsInFlight ?? 0) { $0 + $1.requestsInFlight } }
+        state.withLock { state in
+            state.retiring.reduce(state.current?.requestsInFlight ?? 0) { $0 + $1.requestsInFlight }
+        }
     }
 
     /// Connections closed for the header deadline and shed (the daemons share one guard).
@@ -32,7 +34,9 @@ public final class HTTPListener: Sendable {
         state.withLock { $0.current?.guardian?.counts } ?? (deadline: 0, shed: 0)
     }
 
-    public func start(host: String, port: UInt16, limits: HTTPServerLimits, tls: TLSCredentials?) throws(HTTPServerError) {
+    public func start(
+        host: String, port: UInt16, limits: HTTPServerLimits, tls: TLSCredentials?
+    ) throws(HTTPServerError) {
         let daemon = HTTPDaemon(handler: handler)
         try daemon.start(host: host, port: port, limits: limits, tls: tls)
         state.withLock { $0.current = daemon }
@@ -56,7 +60,9 @@ public final class HTTPListener: Sendable {
         let deadline = ContinuousClock.now + grace.withLock { $0 }
         Thread { [self] in
             // Past the grace, idle kept-alive connections are closed; a request is never cut.
-            while old.requestsInFlight > 0 || (old.openConnections > 0 && ContinuousClock.now < deadline) { usleep(20_000) }
+            while old.requestsInFlight > 0 || (old.openConnections > 0 && ContinuousClock.now < deadline) {
+                usleep(20_000)
+            }
             let mine = state.withLock { state in
                 guard let index = state.retiring.firstIndex(where: { $0 === old }) else { return false }
                 state.retiring.remove(at: index)

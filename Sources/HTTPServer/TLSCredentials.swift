@@ -36,7 +36,8 @@ public struct TLSCredentials: Sendable {
     /// server's order, AES-256 first. TLS 1.3's suites are all AEAD with ephemeral keys.
     /// libmicrohttpd 0.9.75 (Debian 12) has no MHD_OPTION_HTTPS_PRIORITIES_APPEND (0.9.76), so
     /// the whole string is given.
-    static let priorities = "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:-KX-ALL:+ECDHE-ECDSA:+ECDHE-RSA"
+    static let priorities =
+        "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:-KX-ALL:+ECDHE-ECDSA:+ECDHE-RSA"
         + ":-CIPHER-ALL:+AES-256-GCM:+CHACHA20-POLY1305:+AES-128-GCM:-MAC-ALL:+AEAD:%SERVER_PRECEDENCE"
 
     let certificate: String
@@ -49,10 +50,12 @@ public struct TLSCredentials: Sendable {
         let certificate = try read(files.certificate, what: "certificate")
         let key = try read(files.key, what: "key")
         guard certificate.contains("-----BEGIN CERTIFICATE-----") else {
-            throw TLSError(description: "the TLS certificate file \(files.certificate) holds no PEM certificate", detail: "")
+            throw TLSError(
+                description: "the TLS certificate file \(files.certificate) holds no PEM certificate", detail: "")
         }
         guard key.contains("PRIVATE KEY-----"), !key.contains("ENCRYPTED PRIVATE KEY") else {
-            throw TLSError(description: "the TLS key file \(files.key) holds no unencrypted PEM private key", detail: "")
+            throw TLSError(
+                description: "the TLS key file \(files.key) holds no unencrypted PEM private key", detail: "")
         }
         let credentials = TLSCredentials(certificate: certificate, key: key)
         let log = CollectedLog()
@@ -62,7 +65,8 @@ public struct TLSCredentials: Sendable {
         let flags = MHD_USE_TLS.rawValue | MHD_USE_NO_LISTEN_SOCKET.rawValue | MHD_USE_ERROR_LOG.rawValue
         let trial = withExtendedLifetime(log) {
             withUnsafeMutablePointer(to: &sink) { sink in
-                var options = [MHD_OptionItem(option: .EXTERNAL_LOGGER, value: pushledger_log_formatter(), ptr_value: sink)]
+                var options =
+                    [MHD_OptionItem(option: .EXTERNAL_LOGGER, value: pushledger_log_formatter(), ptr_value: sink)]
                     + options(pointers) + [MHD_OptionItem(option: .END, value: 0, ptr_value: nil)]
                 return options.withUnsafeMutableBufferPointer { items in
                     withVaList([MHD_OPTION.ARRAY.rawValue, items.baseAddress!, MHD_OPTION.END.rawValue]) { arguments in
@@ -73,7 +77,11 @@ public struct TLSCredentials: Sendable {
         }
         guard let trial else {
             throw TLSError(
-                description: "the TLS certificate \(files.certificate) and key \(files.key) were refused (not PEM, or the key does not belong to the certificate)",
+                description:
+                    """
+                    the TLS certificate \(files.certificate) and key \(files.key) were refused (not PEM, or the \
+                    key does not belong to the certificate)
+                    """,
                 detail: log.lines.joined(separator: " "))
         }
         MHD_stop_daemon(trial)
@@ -97,7 +105,9 @@ public struct TLSCredentials: Sendable {
 
     private static func read(_ path: String, what: String) throws(TLSError) -> String {
         guard let handle = fopen(path, "r") else {
-            throw TLSError(description: "cannot read the TLS \(what) file \(path): \(String(cString: strerror(errno)))", detail: "")
+            throw TLSError(
+                description: "cannot read the TLS \(what) file \(path): \(String(cString: strerror(errno)))", detail: ""
+            )
         }
         defer { fclose(handle) }
         var bytes: [UInt8] = []
@@ -107,10 +117,14 @@ public struct TLSCredentials: Sendable {
             bytes += chunk[..<count]
             if count < chunk.count { break }
             // A chain is a few kilobytes; anything this large is the wrong file.
-            guard bytes.count <= 1 << 20 else { throw TLSError(description: "the TLS \(what) file \(path) is over 1 MiB", detail: "") }
+            guard bytes.count <= 1 << 20 else {
+                throw TLSError(description: "the TLS \(what) file \(path) is over 1 MiB", detail: "")
+            }
         }
         guard ferror(handle) == 0 else {
-            throw TLSError(description: "cannot read the TLS \(what) file \(path): \(String(cString: strerror(errno)))", detail: "")
+            throw TLSError(
+                description: "cannot read the TLS \(what) file \(path): \(String(cString: strerror(errno)))", detail: ""
+            )
         }
         return String(decoding: bytes, as: UTF8.self)
     }

@@ -12,7 +12,9 @@ public struct IPv4Range: Sendable, Equatable, CustomStringConvertible {
         guard parts.count <= 2, let address = Self.address(String(parts[0])) else { return nil }
         var length = 32
         if parts.count == 2 {
-            guard parts[1].allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int(parts[1]), (0...32).contains(n) else { return nil }
+            guard parts[1].allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int(parts[1]), (0...32).contains(n) else {
+                return nil
+            }
             length = n
         }
         prefixLength = length
@@ -25,7 +27,8 @@ public struct IPv4Range: Sendable, Equatable, CustomStringConvertible {
         guard octets.count == 4 else { return nil }
         var value: UInt32 = 0
         for octet in octets {
-            guard (1...3).contains(octet.count), octet.allSatisfy({ $0.isASCII && $0.isNumber }), let byte = UInt8(octet)
+            guard (1...3).contains(octet.count), octet.allSatisfy({ $0.isASCII && $0.isNumber }),
+                let byte = UInt8(octet)
             else { return nil }
             value = value << 8 | UInt32(byte)
         }

@@ -1,5 +1,5 @@
-import HTTPServer
 import Foundation
+import HTTPServer
 import PushLedgerSupport
 import Synchronization
 
@@ -38,12 +38,14 @@ public final class IngestServer: Sendable {
         self.metrics = metrics
         let writer = BatchWriter(store: store, health: health, metrics: metrics, logger: logger)
         queue = IngestQueue(
-            capacity: config.queueCapacity, share: config.appQueueShare, maxBytes: config.queueBytes, maxBatch: config.maxUnitsPerBatch,
+            capacity: config.queueCapacity, share: config.appQueueShare, maxBytes: config.queueBytes,
+            maxBatch: config.maxUnitsPerBatch,
             maxEvents: config.maxEventsPerBatch, writers: config.writerCount,
             appWriters: config.appWriterLimit, write: writer.write)
         commitProbe = CommitProbe(store: store, health: health, bound: .seconds(config.commitBound), logger: logger)
         let service = IngestService(
-            config: config, keys: keys, queue: queue, health: health, commitProbe: commitProbe, metrics: metrics, logger: logger,
+            config: config, keys: keys, queue: queue, health: health, commitProbe: commitProbe, metrics: metrics,
+            logger: logger,
             feed: { (app, query) throws(StoreError) in try store.invalidTokens(appID: app, query: query) })
         self.service = service
         listener = HTTPListener(handler: ListenerRoutes(service, routes: config.admin == nil ? .all : .ingest))
@@ -87,7 +89,9 @@ public final class IngestServer: Sendable {
         service.validators.start()
         service.feedWorkers.start()
         let probe = commitProbe
-        probing.withLock { $0 = PeriodicTask(name: "pushledger-commit-probe", interval: config.commitProbeInterval) { probe.probe() } }
+        probing.withLock {
+            $0 = PeriodicTask(name: "pushledger-commit-probe", interval: config.commitProbeInterval) { probe.probe() }
+        }
         // Probes once and reads the key table: ready at once when the database is.
         maintain()
         do {
@@ -106,12 +110,17 @@ public final class IngestServer: Sendable {
             }
             logger.info("admin listening", ["address": "\(address.host):\(admin.port)"])
         }
-        let task = PeriodicTask(name: "pushledger-maintenance", interval: config.reconnectInterval) { [self] in maintain() }
+        let task = PeriodicTask(name: "pushledger-maintenance", interval: config.reconnectInterval) { [self] in
+            maintain()
+        }
         maintenance.withLock { $0 = task }
-        logger.info("listening", [
-            "address": "\(config.host):\(port)", "tls": tls == nil ? "off" : "on", "http_threads": "\(config.http.threads)",
-            "writers": "\(config.writerCount)",
-        ])
+        logger.info(
+            "listening",
+            [
+                "address": "\(config.host):\(port)", "tls": tls == nil ? "off" : "on",
+                "http_threads": "\(config.http.threads)",
+                "writers": "\(config.writerCount)",
+            ])
     }
 
     /// Reads `config.tls` again and serves new connections with it; connections open now finish
@@ -130,7 +139,9 @@ public final class IngestServer: Sendable {
             logger.info("tls certificate reloaded", ["certificate": files.certificate])
             return true
         } catch {
-            logger.error("tls certificate not reloaded, the previous one stays", ["error": error.description, "detail": error.detail])
+            logger.error(
+                "tls certificate not reloaded, the previous one stays",
+                ["error": error.description, "detail": error.detail])
             return false
         }
     }

@@ -87,7 +87,8 @@ extension IngestServerConfig {
     /// one job it always takes. docs/reliability.md writes the formula out.
     public var memoryBound: Int {
         let connections = http.connectionLimit * (http.connectionMemoryLimit + limits.maxBodyBytes)
-        let decoding = validatorCount * (2 * limits.maxDecompressedBytes + limits.maxJSONValues * Self.bytesPerJSONValue)
+        let decoding =
+            validatorCount * (2 * limits.maxDecompressedBytes + limits.maxJSONValues * Self.bytesPerJSONValue)
         return connections + decoding + queueBytes + 2 * limits.maxDecompressedBytes
     }
 }

@@ -1,6 +1,6 @@
-import HTTPServer
 import Dispatch
 import Foundation
+import HTTPServer
 import PushLedgerSupport
 import Synchronization
 
@@ -74,7 +74,8 @@ public final class SignalWatcher {
     private static func isIgnored(_ number: Int32) -> Bool {
         var action = sigaction()
         sigaction(number, nil, &action)
-        return unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
+        return unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self)
+            == unsafeBitCast(SIG_IGN, to: Int.self)
     }
 
     public func cancel() {

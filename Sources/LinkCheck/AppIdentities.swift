@@ -26,10 +26,14 @@ public struct AppIdentities: Sendable, Equatable {
     /// dot, a bundle ID), else why not.
     public static func problem(iosAppID id: String) -> String? {
         let parts = id.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts.count == 2, parts[0].count == 10, parts[0].allSatisfy({ $0.isASCII && ($0.isNumber || $0.isUppercase) }) else {
+        guard parts.count == 2, parts[0].count == 10,
+            parts[0].allSatisfy({ $0.isASCII && ($0.isNumber || $0.isUppercase) })
+        else {
             return "'\(id)' is not an iOS app ID (TEAMID.bundle.id with a 10-character team ID)"
         }
-        guard !parts[1].isEmpty, parts[1].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }) else {
+        guard !parts[1].isEmpty,
+            parts[1].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") })
+        else {
             return "'\(id)' has an invalid bundle ID after the team ID"
         }
         return nil
@@ -38,10 +42,12 @@ public struct AppIdentities: Sendable, Equatable {
     /// nil when `name` is an Android package name (`com.example.shop`), else why not.
     public static func problem(androidPackage name: String) -> String? {
         let segments = name.split(separator: ".", omittingEmptySubsequences: false)
-        let valid = segments.count >= 2 && segments.allSatisfy { s in
-            guard let first = s.first, first.isASCII, first.isLetter else { return false }
-            return s.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
-        }
+        let valid =
+            segments.count >= 2
+            && segments.allSatisfy { s in
+                guard let first = s.first, first.isASCII, first.isLetter else { return false }
+                return s.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+            }
         return valid ? nil : "'\(name)' is not an Android package name (segments like com.example.shop)"
     }
 }

@@ -21,7 +21,8 @@ public struct AppleAssociation: Sendable, Equatable {
             public static func == (a: Query, b: Query) -> Bool {
                 switch (a, b) {
                 case (.pattern(let x), .pattern(let y)): x == y
-                case (.items(let x), .items(let y)): x.map(\.name) == y.map(\.name) && x.map(\.pattern) == y.map(\.pattern)
+                case (.items(let x), .items(let y)):
+                    x.map(\.name) == y.map(\.name) && x.map(\.pattern) == y.map(\.pattern)
                 default: false
                 }
             }
@@ -77,7 +78,9 @@ public struct AppleAssociation: Sendable, Equatable {
         do { root = try JSONParser.parseValue(bytes) } catch { throw .badJSON(error.description) }
         guard case .object = root else { throw .badShape("the file is \(root.kindName), not an object") }
         guard let applinks = root["applinks"] else { throw .badShape("no \"applinks\" object") }
-        guard let details = applinks["details"]?.arrayValue else { throw .badShape("\"applinks\" has no \"details\" array") }
+        guard let details = applinks["details"]?.arrayValue else {
+            throw .badShape("\"applinks\" has no \"details\" array")
+        }
         self.details = try details.enumerated().map { (index, value) throws(AssociationProblem) in
             try Self.detail(value, at: "applinks.details[\(index)]")
         }
@@ -113,11 +116,15 @@ public struct AppleAssociation: Sendable, Equatable {
             }
             paths = items.compactMap(\.stringValue)
         }
-        guard components != nil || paths != nil else { throw .badShape("\(place) has neither \"components\" nor \"paths\"") }
+        guard components != nil || paths != nil else {
+            throw .badShape("\(place) has neither \"components\" nor \"paths\"")
+        }
         return Detail(appIDs: ids, components: components, paths: paths)
     }
 
-    private static func component(_ value: JSONValue, at place: String, caseSensitive: Bool) throws(AssociationProblem) -> Component {
+    private static func component(
+        _ value: JSONValue, at place: String, caseSensitive: Bool
+    ) throws(AssociationProblem) -> Component {
         guard case .object = value else { throw .badShape("\(place) is \(value.kindName), not an object") }
         let sensitive = value["caseSensitive"]?.boolValue ?? caseSensitive
         func pattern(_ key: String) throws(AssociationProblem) -> WildcardPattern? {
@@ -132,14 +139,18 @@ public struct AppleAssociation: Sendable, Equatable {
         case .object(let o)?:
             var items: [(name: String, pattern: WildcardPattern)] = []
             for member in o.members {
-                guard let s = member.value.stringValue else { throw .badShape("\(place)[\"?\"].\(member.key) is not a string") }
+                guard let s = member.value.stringValue else {
+                    throw .badShape("\(place)[\"?\"].\(member.key) is not a string")
+                }
                 items.append((member.key, WildcardPattern(s, caseSensitive: sensitive)))
             }
             query = .items(items)
         case let other?: throw .badShape("\(place)[\"?\"] is \(other.kindName), not a string or an object")
         }
         if let e = value["exclude"], e.boolValue == nil { throw .badShape("\(place).exclude is not a boolean") }
-        return Component(path: try pattern("/"), query: query, fragment: try pattern("#"), exclude: value["exclude"]?.boolValue ?? false)
+        return Component(
+            path: try pattern("/"), query: query, fragment: try pattern("#"),
+            exclude: value["exclude"]?.boolValue ?? false)
     }
 
     /// Whether any entry names `appID`.

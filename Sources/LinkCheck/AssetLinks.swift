@@ -17,7 +17,9 @@ public struct AssetLinks: Sendable, Equatable {
     public init(json bytes: [UInt8]) throws(AssociationProblem) {
         let root: JSONValue
         do { root = try JSONParser.parseValue(bytes) } catch { throw .badJSON(error.description) }
-        guard let list = root.arrayValue else { throw .badShape("the file is \(root.kindName), not an array of statements") }
+        guard let list = root.arrayValue else {
+            throw .badShape("the file is \(root.kindName), not an array of statements")
+        }
         var statements: [Statement] = []
         for (i, item) in list.enumerated() {
             let place = "statement \(i)"
@@ -25,13 +27,20 @@ public struct AssetLinks: Sendable, Equatable {
             guard let relations = item["relation"]?.arrayValue, relations.allSatisfy({ $0.stringValue != nil }) else {
                 throw .badShape("\(place) has no \"relation\" array of strings")
             }
-            guard let target = item["target"], case .object = target, let namespace = target["namespace"]?.stringValue else {
+            guard let target = item["target"], case .object = target, let namespace = target["namespace"]?.stringValue
+            else {
                 throw .badShape("\(place) has no \"target\" with a \"namespace\"")
             }
             // Web targets (`namespace: web`) are valid statements that say nothing about apps.
-            guard namespace == "android_app", relations.contains(where: { $0.stringValue == Self.handleAllURLs }) else { continue }
-            guard let package = target["package_name"]?.stringValue else { throw .badShape("\(place).target has no \"package_name\"") }
-            guard let prints = target["sha256_cert_fingerprints"]?.arrayValue, prints.allSatisfy({ $0.stringValue != nil }) else {
+            guard namespace == "android_app", relations.contains(where: { $0.stringValue == Self.handleAllURLs }) else {
+                continue
+            }
+            guard let package = target["package_name"]?.stringValue else {
+                throw .badShape("\(place).target has no \"package_name\"")
+            }
+            guard let prints = target["sha256_cert_fingerprints"]?.arrayValue,
+                prints.allSatisfy({ $0.stringValue != nil })
+            else {
                 throw .badShape("\(place).target has no \"sha256_cert_fingerprints\" array of strings")
             }
             statements.append(Statement(packageName: package, fingerprints: prints.compactMap(\.stringValue)))
@@ -50,7 +59,8 @@ public enum CertificateFingerprint {
     /// Whether `text` is exactly in the `AA:BB:…` form.
     public static func isCanonical(_ text: String) -> Bool {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        return parts.count == 32 && parts.allSatisfy { $0.count == 2 && $0.allSatisfy { $0.isHexDigit && !$0.isLowercase } }
+        return parts.count == 32
+            && parts.allSatisfy { $0.count == 2 && $0.allSatisfy { $0.isHexDigit && !$0.isLowercase } }
     }
 
     /// The canonical form of a fingerprint typed with or without colons, in any case; nil

@@ -14,7 +14,9 @@ public struct DomainCheck: Sendable {
         self.links = links
     }
 
-    public static func appleURL(_ domain: String) -> String { "https://\(domain)/.well-known/apple-app-site-association" }
+    public static func appleURL(_ domain: String) -> String {
+        "https://\(domain)/.well-known/apple-app-site-association"
+    }
     public static func androidURL(_ domain: String) -> String { "https://\(domain)/.well-known/assetlinks.json" }
     /// Apple's CDN, which devices read the file from (not the origin).
     public static let appleCDNBase = "https://app-site-association.cdn-apple.com/a/v1/"
@@ -28,7 +30,9 @@ public struct DomainCheck: Sendable {
     }
 
     /// The file's content, or the failing `… file` result.
-    private func read<T>(_ file: FetchedFile, check: String, parse: ([UInt8]) throws(AssociationProblem) -> T) -> Result<T, Failed> {
+    private func read<T>(
+        _ file: FetchedFile, check: String, parse: ([UInt8]) throws(AssociationProblem) -> T
+    ) -> Result<T, Failed> {
         if let problem = file.servingProblem {
             return .failure(Failed(CheckResult(check: check, verdict: problem.verdict, detail: problem.detail)))
         }
@@ -41,7 +45,10 @@ public struct DomainCheck: Sendable {
         }
     }
 
-    struct Failed: Error { let result: CheckResult; init(_ r: CheckResult) { result = r } }
+    struct Failed: Error {
+        let result: CheckResult
+        init(_ r: CheckResult) { result = r }
+    }
 
     private func appleChecks(_ file: FetchedFile, cdn: FetchedFile?) -> [CheckResult] {
         var results: [CheckResult] = []
@@ -51,11 +58,15 @@ public struct DomainCheck: Sendable {
             if case .failure(let f) = parsed { results.insert(f.result, at: 0) }
             return results
         }
-        results.insert(CheckResult(check: "apple file", verdict: .ok, detail: "\(association.details.count) applinks entries"), at: 0)
+        results.insert(
+            CheckResult(check: "apple file", verdict: .ok, detail: "\(association.details.count) applinks entries"),
+            at: 0)
         for id in identities.iosAppIDs {
             let named = association.names(id)
-            results.append(CheckResult(check: "apple app", subject: id, verdict: named ? .named : .notNamed,
-                                       detail: named ? "applinks names \(id)" : "no applinks entry names \(id)"))
+            results.append(
+                CheckResult(
+                    check: "apple app", subject: id, verdict: named ? .named : .notNamed,
+                    detail: named ? "applinks names \(id)" : "no applinks entry names \(id)"))
         }
         // Paths are judged for the first configured app the file names (the release build, by convention).
         guard let appID = identities.iosAppIDs.first(where: association.names) else { return results }
@@ -69,19 +80,26 @@ public struct DomainCheck: Sendable {
 
     /// A path group passes only when every tapped link in it is covered; otherwise the first
     /// link that is not decides the verdict and is named.
-    static func pathResult(group: String, links: [TappedLink], association: AppleAssociation, appID: String) -> CheckResult {
+    static func pathResult(
+        group: String, links: [TappedLink], association: AppleAssociation, appID: String
+    ) -> CheckResult {
         var coveredRule = ""
         for link in links {
             switch association.coverage(of: link, for: appID) {
             case .covered(let rule): coveredRule = rule
             case .excluded(let rule):
-                return CheckResult(check: "apple path", subject: group, verdict: .excluded, detail: "\(link.path) is excluded by \"\(rule)\"")
+                return CheckResult(
+                    check: "apple path", subject: group, verdict: .excluded,
+                    detail: "\(link.path) is excluded by \"\(rule)\"")
             case .notCovered:
-                return CheckResult(check: "apple path", subject: group, verdict: .notCovered, detail: "no entry for \(appID) covers \(link.path)")
+                return CheckResult(
+                    check: "apple path", subject: group, verdict: .notCovered,
+                    detail: "no entry for \(appID) covers \(link.path)")
             }
         }
         let count = links.count == 1 ? "1 tapped link" : "\(links.count) tapped links"
-        return CheckResult(check: "apple path", subject: group, verdict: .covered, detail: "\(count) covered by \"\(coveredRule)\"")
+        return CheckResult(
+            check: "apple path", subject: group, verdict: .covered, detail: "\(count) covered by \"\(coveredRule)\"")
     }
 
     static func compareCDN(origin: FetchedFile, originParsed: AppleAssociation?, cdn: FetchedFile) -> CheckResult {
@@ -90,14 +108,19 @@ public struct DomainCheck: Sendable {
             return CheckResult(check: check, verdict: .cdnDiffers, detail: "Apple's CDN: \(problem.detail)")
         }
         guard let cdnParsed = try? AppleAssociation(json: cdn.body) else {
-            return CheckResult(check: check, verdict: .cdnDiffers, detail: "Apple's CDN holds a copy that does not parse")
+            return CheckResult(
+                check: check, verdict: .cdnDiffers, detail: "Apple's CDN holds a copy that does not parse")
         }
         guard let originParsed else {
-            return CheckResult(check: check, verdict: .cdnDiffers, detail: "Apple's CDN holds a copy; the origin serves none that parses")
+            return CheckResult(
+                check: check, verdict: .cdnDiffers,
+                detail: "Apple's CDN holds a copy; the origin serves none that parses")
         }
         return cdnParsed == originParsed
             ? CheckResult(check: check, verdict: .cdnSame, detail: "Apple's CDN holds the origin's rules")
-            : CheckResult(check: check, verdict: .cdnDiffers, detail: "Apple's CDN holds other rules than the origin (devices use the CDN copy)")
+            : CheckResult(
+                check: check, verdict: .cdnDiffers,
+                detail: "Apple's CDN holds other rules than the origin (devices use the CDN copy)")
     }
 
     private func androidChecks(_ file: FetchedFile) -> [CheckResult] {
@@ -106,7 +129,10 @@ public struct DomainCheck: Sendable {
             if case .failure(let f) = parsed { return [f.result] }
             return []
         }
-        var results = [CheckResult(check: "android file", verdict: .ok, detail: "\(links.statements.count) handle_all_urls statements")]
+        var results = [
+            CheckResult(
+                check: "android file", verdict: .ok, detail: "\(links.statements.count) handle_all_urls statements")
+        ]
         for app in identities.androidApps {
             results.append(Self.androidAppResult(app, in: links))
         }
@@ -115,7 +141,9 @@ public struct DomainCheck: Sendable {
 
     static func androidAppResult(_ app: AppIdentities.AndroidApp, in links: AssetLinks) -> CheckResult {
         let given = links.fingerprints(for: app.packageName)
-        let result = { (v: Verdict, d: String) in CheckResult(check: "android app", subject: app.packageName, verdict: v, detail: d) }
+        let result = { (v: Verdict, d: String) in
+            CheckResult(check: "android app", subject: app.packageName, verdict: v, detail: d)
+        }
         guard links.statements.contains(where: { $0.packageName == app.packageName }) else {
             return result(.notNamed, "no handle_all_urls statement for \(app.packageName)")
         }
@@ -124,9 +152,13 @@ public struct DomainCheck: Sendable {
         }
         if let bad = given.first(where: { !CertificateFingerprint.isCanonical($0) }) {
             let ours = CertificateFingerprint.normalized(bad).map(app.fingerprints.contains) == true
-            return result(.fingerprintMalformed, "\"\(bad.prefix(20))…\" is not in the AA:BB:… upper-case form"
-                          + (ours ? " (it is this app's certificate, written wrongly)" : ""))
+            return result(
+                .fingerprintMalformed,
+                "\"\(bad.prefix(20))…\" is not in the AA:BB:… upper-case form"
+                    + (ours ? " (it is this app's certificate, written wrongly)" : ""))
         }
-        return result(.fingerprintMismatch, "\(given.count) fingerprints for \(app.packageName), none of this app's signing certificates")
+        return result(
+            .fingerprintMismatch,
+            "\(given.count) fingerprints for \(app.packageName), none of this app's signing certificates")
     }
 }

@@ -15,8 +15,10 @@ public struct FetchedFile: Sendable, Equatable {
     /// Why no response arrived (the client's message).
     public var failure: String?
 
-    public init(url: String, status: Int?, redirectLocation: String? = nil, contentType: String? = nil,
-                body: [UInt8] = [], tooLarge: Bool = false, failure: String? = nil) {
+    public init(
+        url: String, status: Int?, redirectLocation: String? = nil, contentType: String? = nil,
+        body: [UInt8] = [], tooLarge: Bool = false, failure: String? = nil
+    ) {
         self.url = url
         self.status = status
         self.redirectLocation = redirectLocation
@@ -34,7 +36,9 @@ public struct FetchedFile: Sendable, Equatable {
 
     /// The media type without parameters, lower-cased (`application/json; charset=utf-8` → `application/json`).
     public var mediaType: String? {
-        contentType.map { String($0.split(separator: ";", maxSplits: 1).first ?? "").trimmingCharacters(in: .whitespaces).lowercased() }
+        contentType.map {
+            String($0.split(separator: ";", maxSplits: 1).first ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+        }
     }
 
     /// The verdict on how the file is served, before its content is read; nil when it is
@@ -42,7 +46,10 @@ public struct FetchedFile: Sendable, Equatable {
     public var servingProblem: (verdict: Verdict, detail: String)? {
         guard let status else { return (.unreachable, failure ?? "no response") }
         if (300..<400).contains(status) {
-            return (.redirect, "HTTP \(status) redirect" + (redirectLocation.map { " to \($0)" } ?? "") + " (not followed by the OS)")
+            return (
+                .redirect,
+                "HTTP \(status) redirect" + (redirectLocation.map { " to \($0)" } ?? "") + " (not followed by the OS)"
+            )
         }
         if status == 404 || status == 410 { return (.missing, "HTTP \(status): no file at \(url)") }
         if status != 200 { return (.httpError, "HTTP \(status) from \(url)") }

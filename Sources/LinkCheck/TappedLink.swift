@@ -18,10 +18,12 @@ public struct TappedLink: Sendable, Hashable {
     /// Parses an `https`/`http` URL; nil for anything else (custom schemes are not universal
     /// links or App Links and no association file applies to them).
     public init?(_ link: String) {
-        guard let c = URLComponents(string: link), let scheme = c.scheme?.lowercased(), scheme == "https" || scheme == "http",
-              let host = c.percentEncodedHost?.lowercased(), !host.isEmpty
+        guard let c = URLComponents(string: link), let scheme = c.scheme?.lowercased(),
+            scheme == "https" || scheme == "http",
+            let host = c.percentEncodedHost?.lowercased(), !host.isEmpty
         else { return nil }
-        self.init(host: host, path: c.percentEncodedPath, query: c.percentEncodedQuery, fragment: c.percentEncodedFragment)
+        self.init(
+            host: host, path: c.percentEncodedPath, query: c.percentEncodedQuery, fragment: c.percentEncodedFragment)
     }
 
     /// The query items by name (first one wins), decoded, for a dictionary `?` condition.

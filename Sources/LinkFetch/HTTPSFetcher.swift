@@ -56,7 +56,9 @@ public struct HTTPSFetcher: Sendable {
 
     /// One GET of `url`. Server and network failures come back inside the result.
     public func fetch(_ url: String, limit: Int, trust: [UInt8]?) throws(FetchSetupError) -> FetchedFile {
-        guard Self.initialized, let handle = curl_easy_init() else { throw FetchSetupError(message: "libcurl did not initialise") }
+        guard Self.initialized, let handle = curl_easy_init() else {
+            throw FetchSetupError(message: "libcurl did not initialise")
+        }
         defer { curl_easy_cleanup(handle) }
         let sink = BodySink(limit: limit)
         var hosts: UnsafeMutablePointer<curl_slist>?
@@ -75,14 +77,19 @@ public struct HTTPSFetcher: Sendable {
             // Servers may compress; the limit applies to the decoded body, as on the device.
             pl_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, ""),
             pl_setopt_string(handle, CURLOPT_USERAGENT, "pushledger-links/1"),
-            pl_setopt_write(handle, { data, size, count, context in
-                let sink = Unmanaged<BodySink>.fromOpaque(context!).takeUnretainedValue()
-                return sink.append(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
-            }),
+            pl_setopt_write(
+                handle,
+                { data, size, count, context in
+                    let sink = Unmanaged<BodySink>.fromOpaque(context!).takeUnretainedValue()
+                    return sink.append(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
+                }),
             pl_setopt_pointer(handle, CURLOPT_WRITEDATA, Unmanaged.passUnretained(sink).toOpaque()),
         ]
         if let hosts { setup.append(pl_setopt_slist(handle, CURLOPT_CONNECT_TO, hosts)) }
-        if var trust { setup.append(trust.withUnsafeMutableBytes { pl_setopt_blob(handle, CURLOPT_CAINFO_BLOB, $0.baseAddress, $0.count) }) }
+        if var trust {
+            setup.append(
+                trust.withUnsafeMutableBytes { pl_setopt_blob(handle, CURLOPT_CAINFO_BLOB, $0.baseAddress, $0.count) })
+        }
         if let bad = setup.first(where: { $0 != CURLE_OK }) {
             throw FetchSetupError(message: "libcurl refused an option: \(String(cString: curl_easy_strerror(bad)))")
         }
@@ -93,8 +100,9 @@ public struct HTTPSFetcher: Sendable {
         if code != CURLE_OK && !(code == CURLE_WRITE_ERROR && sink.overflowed) {
             return FetchedFile(url: url, status: nil, failure: String(cString: curl_easy_strerror(code)))
         }
-        return FetchedFile(url: url, status: status, redirectLocation: Self.info(handle, CURLINFO_REDIRECT_URL),
-                           contentType: Self.info(handle, CURLINFO_CONTENT_TYPE), body: sink.bytes, tooLarge: sink.overflowed)
+        return FetchedFile(
+            url: url, status: status, redirectLocation: Self.info(handle, CURLINFO_REDIRECT_URL),
+            contentType: Self.info(handle, CURLINFO_CONTENT_TYPE), body: sink.bytes, tooLarge: sink.overflowed)
     }
 
     private static func info(_ handle: UnsafeMutableRawPointer, _ key: CURLINFO) -> String? {

@@ -14,14 +14,23 @@ public struct LinkChecker: Sendable {
     }
 
     /// Every check of `domain`. Throws only when nothing could be fetched at all (bad CA file).
-    public func check(domain: String, identities: AppIdentities, links: [TappedLink], appleCDN: Bool,
-                      trust: [UInt8]?) throws(FetchSetupError) -> [CheckResult] {
-        let apple = identities.iosAppIDs.isEmpty ? nil
+    public func check(
+        domain: String, identities: AppIdentities, links: [TappedLink], appleCDN: Bool,
+        trust: [UInt8]?
+    ) throws(FetchSetupError) -> [CheckResult] {
+        let apple =
+            identities.iosAppIDs.isEmpty
+            ? nil
             : try fetcher.fetch(DomainCheck.appleURL(domain), limit: FetchedFile.appleSizeLimit, trust: trust)
-        let cdn = apple == nil || !appleCDN ? nil
+        let cdn =
+            apple == nil || !appleCDN
+            ? nil
             : try fetcher.fetch(appleCDNBase + domain, limit: FetchedFile.appleSizeLimit, trust: trust)
-        let android = identities.androidApps.isEmpty ? nil
+        let android =
+            identities.androidApps.isEmpty
+            ? nil
             : try fetcher.fetch(DomainCheck.androidURL(domain), limit: FetchedFile.androidSizeLimit, trust: trust)
-        return DomainCheck(domain: domain, identities: identities, links: links).evaluate(apple: apple, android: android, appleCDN: cdn)
+        return DomainCheck(domain: domain, identities: identities, links: links).evaluate(
+            apple: apple, android: android, appleCDN: cdn)
     }
 }

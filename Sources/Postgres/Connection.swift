@@ -26,15 +26,23 @@ public final class Connection {
         let keywords = ["connect_timeout", "fallback_application_name", "dbname"]
         let values = [String(connectTimeoutSeconds), "pushledger", url]
         let handle = withCStrings(keywords) { k in withCStrings(values) { v in PQconnectdbParams(k, v, 1) } }
-        guard let handle else { throw PostgresError(code: .connectionFailed, message: "could not allocate a connection") }
+        guard let handle else {
+            throw PostgresError(code: .connectionFailed, message: "could not allocate a connection")
+        }
         let connection = Connection(handle: handle)
         guard PQstatus(handle) == CONNECTION_OK else {
             let host = PQhost(handle).map { String(cString: $0) } ?? "?"
             let port = PQport(handle).map { String(cString: $0) } ?? "?"
             let reason = oneLine(PQerrorMessage(handle).map { String(cString: $0) } ?? "unknown error")
-            throw PostgresError(code: .connectionFailed, message: "cannot connect to PostgreSQL at \(host):\(port): \(reason)")
+            throw PostgresError(
+                code: .connectionFailed, message: "cannot connect to PostgreSQL at \(host):\(port): \(reason)")
         }
-        try connection.executeScript("SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; SET IntervalStyle = 'iso_8601'; SET client_min_messages = warning")
+        try connection.executeScript(
+            """
+            SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; SET IntervalStyle = 'iso_8601'; SET \
+            client_min_messages = warning
+            """
+        )
         return connection
     }
 
@@ -101,7 +109,7 @@ public final class Connection {
     private func commit() throws(PostgresError) {
         do {
             try executeScript("COMMIT")
-        } catch where error.isConnectionProblem {
+        } catch  where error.isConnectionProblem {
             throw PostgresError(
                 code: .commitUnknown, message: "\(error.message); the transaction may or may not have committed",
                 sqlState: error.sqlState, detail: error.detail, query: "COMMIT")
@@ -113,7 +121,10 @@ public final class Connection {
         var storage: [CChar] = []
         var offsets: [Int?] = []
         for bind in binds {
-            guard let bytes = bind.text else { offsets.append(nil); continue }
+            guard let bytes = bind.text else {
+                offsets.append(nil)
+                continue
+            }
             offsets.append(storage.count)
             storage.append(contentsOf: bytes.map { CChar(bitPattern: $0) })
             storage.append(0)

@@ -47,23 +47,37 @@ public struct CopyWriter {
         }
         for byte in field {
             switch byte {
-            case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "\\"))
-            case UInt8(ascii: "\t"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
-            case UInt8(ascii: "\n"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
-            case UInt8(ascii: "\r"): out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
+            case UInt8(ascii: "\\"):
+                out.append(UInt8(ascii: "\\"))
+                out.append(UInt8(ascii: "\\"))
+            case UInt8(ascii: "\t"):
+                out.append(UInt8(ascii: "\\"))
+                out.append(UInt8(ascii: "t"))
+            case UInt8(ascii: "\n"):
+                out.append(UInt8(ascii: "\\"))
+                out.append(UInt8(ascii: "n"))
+            case UInt8(ascii: "\r"):
+                out.append(UInt8(ascii: "\\"))
+                out.append(UInt8(ascii: "r"))
             default: out.append(byte)
             }
         }
     }
 
     static func needsEscape(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r")
+        byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n")
+            || byte == UInt8(ascii: "\r")
     }
 
     mutating func flush() {
-        guard failure == nil, !buffer.isEmpty else { buffer.removeAll(keepingCapacity: true); return }
+        guard failure == nil, !buffer.isEmpty else {
+            buffer.removeAll(keepingCapacity: true)
+            return
+        }
         let sent = buffer.withUnsafeBufferPointer { bytes in
-            bytes.withMemoryRebound(to: CChar.self) { PQputCopyData(connection.handle, $0.baseAddress, Int32($0.count)) }
+            bytes.withMemoryRebound(to: CChar.self) {
+                PQputCopyData(connection.handle, $0.baseAddress, Int32($0.count))
+            }
         }
         if sent != 1 { failure = connection.lostError(query: "COPY") }
         buffer.removeAll(keepingCapacity: true)
@@ -76,7 +90,11 @@ extension Connection {
     /// the server refuses fails the whole COPY with its SQLSTATE (e.g. 22P02).
     @discardableResult
     public func copyIn(table: String, columns: [String], _ write: (inout CopyWriter) throws -> Void) throws -> Int {
-        let statement = "COPY \(SQL.quoteIdentifier(table)) (\(columns.map(SQL.quoteIdentifier).joined(separator: ", "))) FROM STDIN"
+        let statement =
+            """
+            COPY \(SQL.quoteIdentifier(table)) (\(columns.map(SQL.quoteIdentifier).joined(separator: ", "))) FROM \
+            STDIN
+            """
         guard let start = PQexec(handle, statement) else { throw lostError(query: statement) }
         let status = PQresultStatus(start)
         if status != PGRES_COPY_IN {

@@ -8,22 +8,39 @@ extension Date: PostgresEncodable, PostgresDecodable {
     public static var postgresType: PostgresType { .timestamptz }
 
     public func encodePostgresText(into buffer: inout [UInt8]) {
-        if self == .distantFuture { buffer.append(contentsOf: "infinity".utf8); return }
-        if self == .distantPast { buffer.append(contentsOf: "-infinity".utf8); return }
+        if self == .distantFuture {
+            buffer.append(contentsOf: "infinity".utf8)
+            return
+        }
+        if self == .distantPast {
+            buffer.append(contentsOf: "-infinity".utf8)
+            return
+        }
         let micros = Int64((timeIntervalSince1970 * 1_000_000).rounded())
         var days = micros / 86_400_000_000
         var rest = micros % 86_400_000_000
-        if rest < 0 { rest += 86_400_000_000; days -= 1 }
+        if rest < 0 {
+            rest += 86_400_000_000
+            days -= 1
+        }
         let date = CivilDate(daysSinceEpoch: Int(days))
         let (y, m, d) = (Int64(date.year), Int64(date.month), Int64(date.day))
         let seconds = rest / 1_000_000
         let fraction = rest % 1_000_000
         func pad(_ v: Int64, _ width: Int) { appendDecimal(v, into: &buffer, width: width) }
-        pad(y, 4); buffer.append(UInt8(ascii: "-")); pad(m, 2); buffer.append(UInt8(ascii: "-")); pad(d, 2)
+        pad(y, 4)
+        buffer.append(UInt8(ascii: "-"))
+        pad(m, 2)
+        buffer.append(UInt8(ascii: "-"))
+        pad(d, 2)
         buffer.append(UInt8(ascii: " "))
-        pad(seconds / 3600, 2); buffer.append(UInt8(ascii: ":")); pad(seconds / 60 % 60, 2)
-        buffer.append(UInt8(ascii: ":")); pad(seconds % 60, 2)
-        buffer.append(UInt8(ascii: ".")); pad(fraction, 6)
+        pad(seconds / 3600, 2)
+        buffer.append(UInt8(ascii: ":"))
+        pad(seconds / 60 % 60, 2)
+        buffer.append(UInt8(ascii: ":"))
+        pad(seconds % 60, 2)
+        buffer.append(UInt8(ascii: "."))
+        pad(fraction, 6)
         buffer.append(contentsOf: "+00".utf8)
     }
 

@@ -114,7 +114,13 @@ extension Double: PostgresEncodable, PostgresDecodable {
     public static var postgresType: PostgresType { .float8 }
     public func encodePostgresText(into buffer: inout [UInt8]) {
         let text: String
-        if isNaN { text = "NaN" } else if isInfinite { text = self < 0 ? "-Infinity" : "Infinity" } else { text = "\(self)" }
+        if isNaN {
+            text = "NaN"
+        } else if isInfinite {
+            text = self < 0 ? "-Infinity" : "Infinity"
+        } else {
+            text = "\(self)"
+        }
         buffer.append(contentsOf: text.utf8)
     }
     public static func decodePostgresText(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
@@ -124,7 +130,9 @@ extension Double: PostgresEncodable, PostgresDecodable {
 
 extension Bool: PostgresEncodable, PostgresDecodable {
     public static var postgresType: PostgresType { .bool }
-    public func encodePostgresText(into buffer: inout [UInt8]) { buffer.append(contentsOf: (self ? "true" : "false").utf8) }
+    public func encodePostgresText(into buffer: inout [UInt8]) {
+        buffer.append(contentsOf: (self ? "true" : "false").utf8)
+    }
     public static func decodePostgresText(_ text: UnsafeBufferPointer<UInt8>) -> Bool? {
         guard text.count == 1 else { return nil }
         switch text[0] {

@@ -31,7 +31,8 @@ public final class QueryResult: RandomAccessCollection {
         let name = columns[Int(column)]
         if PQgetisnull(handle, row, column) == 1 {
             guard let null = T.postgresNull else {
-                throw PostgresError(code: .decoding, message: "column \"\(name)\" is NULL, expected \(T.self)", query: query)
+                throw PostgresError(
+                    code: .decoding, message: "column \"\(name)\" is NULL, expected \(T.self)", query: query)
             }
             return null
         }
@@ -41,7 +42,8 @@ public final class QueryResult: RandomAccessCollection {
             T.decodePostgresText(UnsafeBufferPointer(start: pointer, count: length))
         }
         guard let decoded else {
-            let shown = String(decoding: UnsafeRawBufferPointer(start: value, count: Swift.min(length, 64)), as: UTF8.self)
+            let shown = String(
+                decoding: UnsafeRawBufferPointer(start: value, count: Swift.min(length, 64)), as: UTF8.self)
             throw PostgresError(
                 code: .decoding, message: "column \"\(name)\": cannot read '\(shown)' as \(T.self)", query: query)
         }

@@ -43,8 +43,10 @@ extension TelemetryPayload {
             o.appendIfPresent("authorization_status", s.authorizationStatus.map(\.json))
             for (key, setting) in [
                 ("alert_setting", s.alertSetting), ("sound_setting", s.soundSetting), ("badge_setting", s.badgeSetting),
-                ("lock_screen_setting", s.lockScreenSetting), ("notification_center_setting", s.notificationCenterSetting),
-                ("time_sensitive_setting", s.timeSensitiveSetting), ("scheduled_delivery_setting", s.scheduledDeliverySetting),
+                ("lock_screen_setting", s.lockScreenSetting),
+                ("notification_center_setting", s.notificationCenterSetting),
+                ("time_sensitive_setting", s.timeSensitiveSetting),
+                ("scheduled_delivery_setting", s.scheduledDeliverySetting),
             ] {
                 o.appendIfPresent(key, setting.map(\.json))
             }

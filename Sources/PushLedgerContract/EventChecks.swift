@@ -26,13 +26,20 @@ enum EventChecks {
     /// names the time in the message.
     static func timeFailure(_ time: Int64, receivedAt: Int64, limits: IngestLimits, what: String) -> EventFailure? {
         func message(_ window: TimeInterval, _ side: String) -> String {
-            "\(what) \(RFC3339.format(microseconds: time)) is more than \(duration(window)) \(side) the server's receive time"
+            """
+            \(what) \(RFC3339.format(microseconds: time)) is more than \(duration(window)) \(side) the server's \
+            receive time
+            """
         }
-        if let maxAge = limits.maxAge, time < receivedAt - microseconds(maxAge) { return (.tooOld, message(maxAge, "before")) }
+        if let maxAge = limits.maxAge, time < receivedAt - microseconds(maxAge) {
+            return (.tooOld, message(maxAge, "before"))
+        }
         if time > receivedAt + microseconds(limits.maxFuture) { return (.inFuture, message(limits.maxFuture, "after")) }
         // With the age limit lifted (back-fills), storage still bounds the time.
         if time < StorageRules.timeRange.lowerBound { return (.tooOld, "\(what) is before 0001-01-01T00:00:00Z") }
-        if time > StorageRules.timeRange.upperBound { return (.inFuture, "\(what) is after 9999-12-31T23:59:59.999999Z") }
+        if time > StorageRules.timeRange.upperBound {
+            return (.inFuture, "\(what) is after 9999-12-31T23:59:59.999999Z")
+        }
         return nil
     }
 
@@ -56,7 +63,8 @@ enum EventChecks {
     /// The rejection of one event; `raw` is its text as sent.
     static func rejection(index: Int, value: JSONValue?, raw: ArraySlice<UInt8>, _ failure: EventFailure) -> Rejection {
         Rejection(
-            index: index, eventID: eventIDText(value), code: failure.code, message: failure.message, raw: FailedText(raw),
+            index: index, eventID: eventIDText(value), code: failure.code, message: failure.message,
+            raw: FailedText(raw),
             subject: FailedSubject(value))
     }
 
@@ -92,7 +100,8 @@ extension EnvelopeError {
     }
 
     static func bodyNotObject(_ value: JSONValue) -> EnvelopeError {
-        EnvelopeError(status: 400, code: "invalid_field", message: "the body must be a JSON object, got \(value.kindName)")
+        EnvelopeError(
+            status: 400, code: "invalid_field", message: "the body must be a JSON object, got \(value.kindName)")
     }
 
     /// 400 from an envelope reader's first failure.

@@ -336,7 +336,10 @@ public struct Rejection: Sendable, Equatable {
     public var subject: FailedSubject
     /// The stored prefix of the event's text.
     public var rawJSON: String { raw.prefix }
-    public init(index: Int, eventID: String?, code: RejectionCode, message: String, raw: FailedText, subject: FailedSubject = FailedSubject()) {
+    public init(
+        index: Int, eventID: String?, code: RejectionCode, message: String, raw: FailedText,
+        subject: FailedSubject = FailedSubject()
+    ) {
         self.index = index
         self.eventID = eventID
         self.code = code

@@ -35,7 +35,8 @@ struct FieldReader {
         self.object = object
         self.path = path
         if let duplicate = object.firstDuplicateKey {
-            firstInvalid = "invalid field \"\(path)\(StorageRules.printable(duplicate))\": the key occurs more than once"
+            firstInvalid =
+                "invalid field \"\(path)\(StorageRules.printable(duplicate))\": the key occurs more than once"
         }
     }
 
@@ -64,7 +65,9 @@ struct FieldReader {
 
     /// The core read: absent and `null` are the same (missing when required); otherwise
     /// `convert` either yields the value or the field is invalid with "expected …".
-    mutating func read<T>(_ key: String, required: Bool, expected: @autoclosure () -> String, _ convert: (JSONValue) -> T?) -> T? {
+    mutating func read<T>(
+        _ key: String, required: Bool, expected: @autoclosure () -> String, _ convert: (JSONValue) -> T?
+    ) -> T? {
         guard let value = object[key], !value.isNull else {
             if required { noteMissing(key) }
             return nil
@@ -119,7 +122,9 @@ struct FieldReader {
     }
 
     mutating func uuid(_ key: String, required: Bool) -> UUID? {
-        read(key, required: required, expected: "a UUID (8-4-4-4-12 hex)") { $0.stringValue.flatMap(ContractFormat.uuid) }
+        read(key, required: required, expected: "a UUID (8-4-4-4-12 hex)") {
+            $0.stringValue.flatMap(ContractFormat.uuid)
+        }
     }
 
     /// Microseconds since 1970, within `StorageRules.timeRange`.
@@ -146,7 +151,8 @@ struct FieldReader {
     }
 
     /// One of a contract enum's strings, exactly.
-    mutating func choice<E: RawRepresentable & CaseIterable>(_ key: String, required: Bool) -> E? where E.RawValue == String {
+    mutating func choice<E: RawRepresentable & CaseIterable>(_ key: String, required: Bool) -> E?
+    where E.RawValue == String {
         read(key, required: required, expected: "one of " + E.allCases.map(\.rawValue).joined(separator: ", ")) {
             $0.stringValue.flatMap(E.init(rawValue:))
         }

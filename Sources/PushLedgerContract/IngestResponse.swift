@@ -1,4 +1,5 @@
 import PushLedgerSupport
+
 /// The contract's response bodies, byte for byte (compact JSON, keys in the contract's order).
 public enum IngestResponse {
     /// 200: `{"accepted":A,"duplicates":D,"rejected":[{"index":I,"event_id":"…"|null,"error":"code","message":"…"}]}`.

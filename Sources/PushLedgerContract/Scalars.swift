@@ -120,7 +120,9 @@ public enum ContractFormat {
     public static func isSlug(_ text: String) -> Bool {
         let utf8 = text.utf8
         return (1...64).contains(utf8.count)
-            && utf8.allSatisfy { ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || $0 &- 48 < 10 || $0 == UInt8(ascii: "_") }
+            && utf8.allSatisfy {
+                ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || $0 &- 48 < 10 || $0 == UInt8(ascii: "_")
+            }
     }
 
     /// An APNs device token: hex of even length 64…200 (Apple says not to hard-code 64).

@@ -26,7 +26,9 @@ public enum SendsValidator {
 
     static func validateJSON(body: [UInt8], _ context: Context) throws(EnvelopeError) -> ValidatedSends {
         let document: JSONDocument
-        do { document = try JSONParser.parse(body, options: context.limits.bodyParseOptions) } catch { throw .invalidJSON(error) }
+        do { document = try JSONParser.parse(body, options: context.limits.bodyParseOptions) } catch {
+            throw .invalidJSON(error)
+        }
         guard case .object(let root) = document.value else { throw .bodyNotObject(document.value) }
         var r = FieldReader(root)
         let sends = r.array("sends", required: true)
@@ -117,8 +119,12 @@ public enum SendsValidator {
         }
 
         func send(index: Int, value: JSONValue, byteCount: Int) -> Result<SendResult, EventFailureError> {
-            if let failure = EventChecks.sizeFailure(byteCount: byteCount, limits: limits) { return .failure(EventFailureError(failure)) }
-            guard case .object(let object) = value else { return .failure(EventFailureError(EventChecks.notAnObject(value))) }
+            if let failure = EventChecks.sizeFailure(byteCount: byteCount, limits: limits) {
+                return .failure(EventFailureError(failure))
+            }
+            guard case .object(let object) = value else {
+                return .failure(EventFailureError(EventChecks.notAnObject(value)))
+            }
             var r = FieldReader(object)
             let eventID = r.uuid("event_id", required: true)
             let notificationID = r.uuid("notification_id", required: true)
@@ -143,7 +149,9 @@ public enum SendsValidator {
             let collapseID = r.collapseID("collapse_id")
             let expiresAt = r.time("expires_at", required: false)
             if let failure = r.failure { return .failure(EventFailureError(failure)) }
-            guard let eventID, let notificationID, let appID, let provider, let token, let channel, let sentAt, let status else {
+            guard let eventID, let notificationID, let appID, let provider, let token, let channel, let sentAt,
+                let status
+            else {
                 return .failure(EventFailureError((.invalidField, "invalid send")))  // unreachable: the reader reported it
             }
             guard ContractFormat.sameAppID(appID, keyAppID) else {
@@ -153,7 +161,9 @@ public enum SendsValidator {
                 return .failure(EventFailureError(failure))
             }
             if let expiresAt, expiresAt < sentAt {
-                return .failure(EventFailureError((.invalidField, "invalid field \"expires_at\": expected a time at or after sent_at")))
+                return .failure(
+                    EventFailureError(
+                        (.invalidField, "invalid field \"expires_at\": expected a time at or after sent_at")))
             }
             let stored = ProviderResponse.resolve(
                 provider: provider, status: status, body: responseBody, reason: reason, unregisteredAt: unregisteredAt)

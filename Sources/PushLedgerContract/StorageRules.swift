@@ -12,7 +12,8 @@ public enum StorageRules {
 
     /// Why a parsed time cannot be stored (nil when it can).
     public static func timeProblem(_ microseconds: Int64) -> String? {
-        timeRange.contains(microseconds) ? nil : "expected a time from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z (UTC)"
+        timeRange.contains(microseconds)
+            ? nil : "expected a time from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z (UTC)"
     }
 
     /// A value from the request as a message may show it: control characters, format
@@ -105,7 +106,9 @@ public struct FailedSubject: Sendable, Equatable {
     /// The subject of a body refused as a whole: its top-level `installation_id` when the body
     /// is a JSON object that has a valid one.
     public static func ofBody(_ bytes: [UInt8], limits: IngestLimits) -> FailedSubject {
-        guard let object = (try? JSONParser.parseValue(bytes, options: limits.bodyParseOptions))?.objectValue else { return FailedSubject() }
+        guard let object = (try? JSONParser.parseValue(bytes, options: limits.bodyParseOptions))?.objectValue else {
+            return FailedSubject()
+        }
         return FailedSubject(installationID: object["installation_id"]?.stringValue.flatMap(ContractFormat.uuid))
     }
 }

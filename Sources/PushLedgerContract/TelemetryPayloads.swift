@@ -1,4 +1,5 @@
 import PushLedgerSupport
+
 // The typed bodies of telemetry events, one reader per contract type. Each reads every field
 // it knows (so the reader sees every missing field before judging invalid ones) and returns a
 // payload only when the whole event is valid; unknown extra fields are ignored.
@@ -101,7 +102,8 @@ enum TelemetryPayloadReader {
     static func pushToken(_ r: inout FieldReader) -> PushTokenRegistration? {
         let provider: PushProvider? = r.choice("provider", required: true)
         let token = r.token("token", required: true, provider: provider)
-        let environment: APNsEnvironment? = provider == .apns ? r.choice("environment", required: false) ?? .production : nil
+        let environment: APNsEnvironment? =
+            provider == .apns ? r.choice("environment", required: false) ?? .production : nil
         guard let provider, let token, !r.hasFailure else { return nil }
         return PushTokenRegistration(provider: provider, token: token, environment: environment)
     }

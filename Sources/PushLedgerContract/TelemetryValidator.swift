@@ -15,7 +15,9 @@ public enum TelemetryValidator {
         body: [UInt8], keyAppID: String, receivedAt: Date, limits: IngestLimits
     ) throws(EnvelopeError) -> ValidatedTelemetry {
         let document: JSONDocument
-        do { document = try JSONParser.parse(body, options: limits.bodyParseOptions) } catch { throw .invalidJSON(error) }
+        do { document = try JSONParser.parse(body, options: limits.bodyParseOptions) } catch {
+            throw .invalidJSON(error)
+        }
         guard case .object(let root) = document.value else { throw .bodyNotObject(document.value) }
 
         var r = FieldReader(root)
@@ -32,7 +34,8 @@ public enum TelemetryValidator {
             let ranges = document.elementRanges(ofMember: "events")
         else { throw .envelope((.missingField, "missing field")) }  // unreachable: the reader reported it
         guard ContractFormat.sameAppID(appID, keyAppID) else {
-            throw EnvelopeError(status: 403, code: "app_mismatch", message: "the batch's app_id is not the app of this key")
+            throw EnvelopeError(
+                status: 403, code: "app_mismatch", message: "the batch's app_id is not the app of this key")
         }
         guard events.count <= limits.maxEventsPerRequest else {
             throw .tooManyEvents(events.count, limits: limits, noun: "events")
@@ -50,7 +53,8 @@ public enum TelemetryValidator {
             switch context.event(index: index, value: value, byteCount: ranges[index].count) {
             case .success(let event): valid.append(event)
             case .failure(let failure):
-                rejections.append(EventChecks.rejection(index: index, value: value, raw: body[ranges[index]], failure.value))
+                rejections.append(
+                    EventChecks.rejection(index: index, value: value, raw: body[ranges[index]], failure.value))
             }
         }
         return ValidatedTelemetry(envelope: envelope, events: valid, rejections: rejections)
@@ -65,8 +69,12 @@ public enum TelemetryValidator {
         let limits: IngestLimits
 
         func event(index: Int, value: JSONValue, byteCount: Int) -> Result<TelemetryEvent, EventFailureError> {
-            if let failure = EventChecks.sizeFailure(byteCount: byteCount, limits: limits) { return .failure(EventFailureError(failure)) }
-            guard case .object(let object) = value else { return .failure(EventFailureError(EventChecks.notAnObject(value))) }
+            if let failure = EventChecks.sizeFailure(byteCount: byteCount, limits: limits) {
+                return .failure(EventFailureError(failure))
+            }
+            guard case .object(let object) = value else {
+                return .failure(EventFailureError(EventChecks.notAnObject(value)))
+            }
             if case .string(let type) = object["type"], !TelemetryPayloadReader.knownTypes.contains(type) {
                 return .failure(EventFailureError((.unknownType, "unknown event type\(EventChecks.quoted(type))")))
             }
@@ -76,7 +84,9 @@ public enum TelemetryValidator {
             let at = r.time("at", required: true)
             let payload = type.flatMap { TelemetryPayloadReader.read(type: $0, platform: platform, &r) }
             if let failure = r.failure { return .failure(EventFailureError(failure)) }
-            guard let eventID, let at, let payload else { return .failure(EventFailureError((.invalidField, "invalid event"))) }
+            guard let eventID, let at, let payload else {
+                return .failure(EventFailureError((.invalidField, "invalid event")))
+            }
 
             let occurredAt = occurredAt(at: at)
             if let failure = EventChecks.timeFailure(

@@ -71,8 +71,10 @@ public struct AppleNotificationSettings: Sendable, Equatable {
         SettingsSnapshot(
             authorizationStatus: Self.status(authorizationStatus), alertSetting: Self.setting(alertSetting),
             soundSetting: Self.setting(soundSetting), badgeSetting: Self.setting(badgeSetting),
-            lockScreenSetting: Self.setting(lockScreenSetting), notificationCenterSetting: Self.setting(notificationCenterSetting),
-            timeSensitiveSetting: Self.setting(timeSensitiveSetting), scheduledDeliverySetting: Self.setting(scheduledDeliverySetting),
+            lockScreenSetting: Self.setting(lockScreenSetting),
+            notificationCenterSetting: Self.setting(notificationCenterSetting),
+            timeSensitiveSetting: Self.setting(timeSensitiveSetting),
+            scheduledDeliverySetting: Self.setting(scheduledDeliverySetting),
             alertStyle: Self.style(alertStyle))
     }
 }
@@ -83,7 +85,9 @@ public enum SystemPromptOutcome {
     /// before); `provisional` for a provisional request from not-determined (iOS shows nothing
     /// and grants quietly) or a quiet grant; else `granted` / `denied` by the answer. A
     /// provisional installation asked for full authorization does see the dialog.
-    public static func result(before: AuthorizationStatus, after: AuthorizationStatus, granted: Bool, requestedProvisional: Bool) -> PromptResult {
+    public static func result(
+        before: AuthorizationStatus, after: AuthorizationStatus, granted: Bool, requestedProvisional: Bool
+    ) -> PromptResult {
         switch before {
         case .denied, .authorized, .ephemeral: return .alreadyDetermined
         case .provisional where requestedProvisional: return .alreadyDetermined
@@ -133,7 +137,9 @@ extension PushLedger {
     /// Records an APNs device token (`application(_:didRegisterForRemoteNotificationsWithDeviceToken:)`)
     /// in its hex form.
     @discardableResult
-    public func recordAPNsToken(_ deviceToken: Data, environment: APNsEnvironment = .production) throws(PushLedgerError) -> UUID {
+    public func recordAPNsToken(
+        _ deviceToken: Data, environment: APNsEnvironment = .production
+    ) throws(PushLedgerError) -> UUID {
         try record(.pushToken(provider: .apns, token: Self.hex(deviceToken), environment: environment))
     }
 

@@ -55,12 +55,15 @@ extension PushLedger {
         /// `major.minor[.patch]` of the running OS.
         public static var systemVersion: String? {
             let v = ProcessInfo.processInfo.operatingSystemVersion
-            return v.patchVersion == 0 ? "\(v.majorVersion).\(v.minorVersion)" : "\(v.majorVersion).\(v.minorVersion).\(v.patchVersion)"
+            return v.patchVersion == 0
+                ? "\(v.majorVersion).\(v.minorVersion)" : "\(v.majorVersion).\(v.minorVersion).\(v.patchVersion)"
         }
 
         /// The batch's envelope fields other than `sent_at` (stamped per attempt).
         var context: JournalContext {
-            JournalContext(appVersion: appVersion.flatMap(Self.bounded), osVersion: osVersion.flatMap(Self.bounded), sdkInt: sdkInt)
+            JournalContext(
+                appVersion: appVersion.flatMap(Self.bounded), osVersion: osVersion.flatMap(Self.bounded), sdkInt: sdkInt
+            )
         }
 
         /// Versions the contract would refuse (empty, too long) are left out rather than failing every batch.

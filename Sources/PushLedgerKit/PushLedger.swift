@@ -15,7 +15,8 @@ public final class PushLedger: Sendable {
     private let backoff = BackoffState()
 
     public init(configuration: Configuration) throws(PushLedgerError) {
-        guard configuration.maxBatchEvents >= 1, configuration.maxJournalEvents >= 1, configuration.maxJournalBytes >= 1 else {
+        guard configuration.maxBatchEvents >= 1, configuration.maxJournalEvents >= 1, configuration.maxJournalBytes >= 1
+        else {
             throw .invalidConfiguration("batch and journal sizes must be positive")
         }
         self.configuration = configuration
@@ -23,10 +24,12 @@ public final class PushLedger: Sendable {
         installationID = try journal.installationID()
         uploader = Uploader(configuration: configuration, installationID: installationID)
         // The envelope the server will see, checked once by the contract's own validator.
-        let probe = TelemetryEnvelope(appID: configuration.appID, installationID: installationID, platform: configuration.platform)
+        let probe = TelemetryEnvelope(
+            appID: configuration.appID, installationID: installationID, platform: configuration.platform)
         do {
             _ = try TelemetryValidator.validate(
-                body: probe.jsonValue(events: []).serialized(), keyAppID: configuration.appID, receivedAt: Date(), limits: configuration.limits)
+                body: probe.jsonValue(events: []).serialized(), keyAppID: configuration.appID, receivedAt: Date(),
+                limits: configuration.limits)
         } catch {
             throw .invalidConfiguration(error.message)
         }
@@ -51,9 +54,11 @@ public final class PushLedger: Sendable {
         let lock = try await lock()
         defer { lock.unlock() }
         var result = FlushResult()
-        result.droppedByCap = try journal.prune(maxEvents: configuration.maxJournalEvents, maxBytes: configuration.maxJournalBytes)
+        result.droppedByCap = try journal.prune(
+            maxEvents: configuration.maxJournalEvents, maxBytes: configuration.maxJournalBytes)
         if result.droppedByCap > 0 {
-            configuration.logger.warning("journal over its cap: oldest events dropped", ["dropped": result.droppedByCap])
+            configuration.logger.warning(
+                "journal over its cap: oldest events dropped", ["dropped": result.droppedByCap])
         }
         let entries = journal.entries()
         var cursor = entries[...]
@@ -73,14 +78,18 @@ public final class PushLedger: Sendable {
                 // The server's limits are lower than ours: halve the batches and send these again.
                 maxEvents = max(1, batch.entries.count / 2)
                 retry = batch.entries
-                configuration.logger.warning("batch too large; splitting", ["events": batch.entries.count, "error": code, "message": message])
+                configuration.logger.warning(
+                    "batch too large; splitting", ["events": batch.entries.count, "error": code, "message": message])
             case .tooLarge(let code, let message):
                 try journal.remove(batch.entries)
-                report(batch.entries.map { RejectedEvent(eventID: $0.eventID, code: code, message: message) }, into: &result)
+                report(
+                    batch.entries.map { RejectedEvent(eventID: $0.eventID, code: code, message: message) },
+                    into: &result)
             case .failed(let failure, _, let retryAfter):
                 backoff.failed(policy: configuration.retry, retryAfter: retryAfter)
                 let remaining = entries.filter(journal.contains).count
-                configuration.logger.warning("flush incomplete", ["remaining": remaining, "reason": failure.description])
+                configuration.logger.warning(
+                    "flush incomplete", ["remaining": remaining, "reason": failure.description])
                 throw .flushIncomplete(remaining: remaining, reason: failure, partial: result)
             }
         }
@@ -105,11 +114,14 @@ public final class PushLedger: Sendable {
 
     /// The contract's checks of one event, run before it is journalled (one definition: the server's).
     private func check(_ event: JSONValue) throws(PushLedgerError) {
-        let body = TelemetryEnvelope(appID: configuration.appID, installationID: installationID, platform: configuration.platform)
-            .jsonValue(events: [event]).serialized()
+        let body = TelemetryEnvelope(
+            appID: configuration.appID, installationID: installationID, platform: configuration.platform
+        )
+        .jsonValue(events: [event]).serialized()
         let validated: ValidatedTelemetry
         do {
-            validated = try TelemetryValidator.validate(body: body, keyAppID: configuration.appID, receivedAt: Date(), limits: configuration.limits)
+            validated = try TelemetryValidator.validate(
+                body: body, keyAppID: configuration.appID, receivedAt: Date(), limits: configuration.limits)
         } catch {
             throw .invalidConfiguration(error.message)
         }
@@ -120,7 +132,9 @@ public final class PushLedger: Sendable {
 
     /// The next request: entries to send again first, else consecutive entries of one context
     /// within the event and byte limits. Unreadable files (not a journal record) are removed.
-    private func nextBatch(_ retry: inout [JournalEntry], _ cursor: inout ArraySlice<JournalEntry>, maxEvents: Int) -> Batch? {
+    private func nextBatch(
+        _ retry: inout [JournalEntry], _ cursor: inout ArraySlice<JournalEntry>, maxEvents: Int
+    ) -> Batch? {
         var batch: Batch?
         let maxBytes = configuration.limits.maxBodyBytes - 1024  // room for the envelope
         func take(_ entry: JournalEntry) -> Bool {
@@ -132,7 +146,8 @@ public final class PushLedger: Sendable {
                 return true
             }
             if batch == nil { batch = Batch(context: context) }
-            guard batch!.context == context, batch!.entries.count < maxEvents, batch!.bytes + entry.bytes <= maxBytes || batch!.entries.isEmpty
+            guard batch!.context == context, batch!.entries.count < maxEvents,
+                batch!.bytes + entry.bytes <= maxBytes || batch!.entries.isEmpty
             else { return false }
             batch!.entries.append(entry)
             batch!.events.append(event)
@@ -149,7 +164,10 @@ public final class PushLedger: Sendable {
         for rejection in rejected {
             configuration.logger.warning(
                 "event rejected by the server; dropped",
-                ["event_id": rejection.eventID?.uuidString.lowercased() ?? "-", "error": rejection.code, "message": rejection.message])
+                [
+                    "event_id": rejection.eventID?.uuidString.lowercased() ?? "-", "error": rejection.code,
+                    "message": rejection.message,
+                ])
         }
         result.rejected += rejected
     }
@@ -159,7 +177,9 @@ public final class PushLedger: Sendable {
         let deadline = Date().addingTimeInterval(configuration.lockWait)
         while true {
             if let lock = try journal.tryLock() { return lock }
-            guard Date() < deadline else { throw .flushIncomplete(remaining: pendingCount, reason: .busy, partial: FlushResult()) }
+            guard Date() < deadline else {
+                throw .flushIncomplete(remaining: pendingCount, reason: .busy, partial: FlushResult())
+            }
             await uploader.sleep(0.02)
         }
     }
@@ -175,7 +195,8 @@ final class BackoffState: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         failures += 1
-        notBefore = now.addingTimeInterval(policy.delay(afterAttempt: failures, retryAfter: retryAfter, random: Double.random(in: 0...1)))
+        notBefore = now.addingTimeInterval(
+            policy.delay(afterAttempt: failures, retryAfter: retryAfter, random: Double.random(in: 0...1)))
     }
 
     func succeeded() {

@@ -29,7 +29,10 @@ public enum PushLedgerEvent: Sendable, Equatable {
             .experimentExposure(ExperimentExposure(experiment: experiment, variant: variant))
         case .pushToken(let provider, let token, let environment):
             // The contract's default, written out so the journal holds what the server stores.
-            .pushToken(PushTokenRegistration(provider: provider, token: token, environment: provider == .apns ? environment ?? .production : nil))
+            .pushToken(
+                PushTokenRegistration(
+                    provider: provider, token: token, environment: provider == .apns ? environment ?? .production : nil)
+            )
         case .notificationReceived(let id, let channel, let displayed):
             .notificationReceived(NotificationReceipt(notificationID: id, channel: channel, displayed: displayed))
         case .notificationOpened(let id, let action, let link, let landed):

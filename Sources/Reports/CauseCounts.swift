@@ -47,7 +47,9 @@ public struct CauseCounts: Sendable, Equatable {
     }
 
     /// The bucket holding the nearest-rank percentile, nil without a received or opened send.
-    public func percentileBucket(perMille: Int) -> LatencyBucket? { LatencyBucket.percentile(perMille: perMille, counts: latency) }
+    public func percentileBucket(perMille: Int) -> LatencyBucket? {
+        LatencyBucket.percentile(perMille: perMille, counts: latency)
+    }
 
     /// The percentiles reported, with their names.
     static let percentiles = [("p50_bucket", 500), ("p90_bucket", 900), ("p99_bucket", 990)]
@@ -67,14 +69,17 @@ public struct CauseCounts: Sendable, Equatable {
 
     /// Sums of two slices.
     public static func + (a: CauseCounts, b: CauseCounts) -> CauseCounts {
-        CauseCounts(causes: a.causes.merging(b.causes, uniquingKeysWith: +), latency: a.latency.merging(b.latency, uniquingKeysWith: +),
-                    accepted: a.accepted + b.accepted)
+        CauseCounts(
+            causes: a.causes.merging(b.causes, uniquingKeysWith: +),
+            latency: a.latency.merging(b.latency, uniquingKeysWith: +),
+            accepted: a.accepted + b.accepted)
     }
 
     /// The flat fields of a silent-loss row, in order: counts, rates (`<cause>_rate`), latency
     /// bucket counts, `late_share`, the percentile buckets.
     public var namedCounts: [(name: String, count: Int)] {
-        UnconfirmedCause.allCases.map { ($0.rawValue, count($0)) } + LatencyBucket.allCases.map { (Self.column($0), count($0)) }
+        UnconfirmedCause.allCases.map { ($0.rawValue, count($0)) }
+            + LatencyBucket.allCases.map { (Self.column($0), count($0)) }
     }
     public var namedRates: [(name: String, rate: Rate)] {
         UnconfirmedCause.allCases.map { ($0.rawValue + "_rate", rate($0)) } + [("late_share", lateShare)]

@@ -1,6 +1,6 @@
 import Postgres
-import PushLedgerSupport
 import PushLedgerRules
+import PushLedgerSupport
 
 /// Outcome counts of a set of send attempts and their rates of docs/metrics.md "Rates", both as
 /// the report's SQL returns them: the rates are `pushledger_rates` (sql/views/rates.sql), read
@@ -27,17 +27,19 @@ public struct OutcomeCounts: Sendable, Equatable {
 
     /// No sends, and the rates of no sends.
     public init() {
-        rates = OutcomeRates(sends: 0, accepted: 0, rejected: 0, opened: 0, received: 0, blockedApp: 0, blockedChannel: 0,
-                             unconfirmed: 0, tokenInvalid: 0)
+        rates = OutcomeRates(
+            sends: 0, accepted: 0, rejected: 0, opened: 0, received: 0, blockedApp: 0, blockedChannel: 0,
+            unconfirmed: 0, tokenInvalid: 0)
     }
 
     /// These counts with their rates computed in Swift (``OutcomeRates``), for counts tallied
     /// without a database.
     public func withRatesOfCounts() -> OutcomeCounts {
         var counts = self
-        counts.rates = OutcomeRates(sends: sends, accepted: accepted, rejected: rejected, opened: opened, received: received,
-                                    blockedApp: blockedApp, blockedChannel: blockedChannel, unconfirmed: unconfirmed,
-                                    tokenInvalid: tokenInvalid)
+        counts.rates = OutcomeRates(
+            sends: sends, accepted: accepted, rejected: rejected, opened: opened, received: received,
+            blockedApp: blockedApp, blockedChannel: blockedChannel, unconfirmed: unconfirmed,
+            tokenInvalid: tokenInvalid)
         return counts
     }
 
@@ -47,7 +49,8 @@ public struct OutcomeCounts: Sendable, Equatable {
         """
         select q.*, r.*
           from (\(query)) q
-         cross join lateral pushledger_rate_columns(q.sends, q.accepted, q.rejected, q.opened, q.received, q.blocked_app,
+         cross join lateral pushledger_rate_columns(q.sends, q.accepted, q.rejected, q.opened, q.received, \
+        q.blocked_app,
                                                     q.blocked_channel, q.unconfirmed, q.token_invalid) r
         """
     }

@@ -1,6 +1,6 @@
 import Foundation
-import PushLedgerSupport
 import PushLedgerRules
+import PushLedgerSupport
 import TableRendering
 
 extension PromptTimingReport {
@@ -21,15 +21,20 @@ extension PromptTimingReport {
         func interval(_ rate: Rate) -> JSONValue {
             rate.wilsonInterval().map { .array([.double($0.lower), .double($0.upper)]) } ?? .null
         }
-        let versus: JSONValue = comparisons(cohort).map { list in
-            .object(list.map { name, comparison -> (String, JSONValue) in
-                (name, .object([
-                    ("diff_pp", .number(comparison.differencePoints)),
-                    ("p_value", .number(comparison.pValue)),
-                    ("insufficient_data", .bool(comparison.insufficientData)),
-                ]))
-            })
-        } ?? .null
+        let versus: JSONValue =
+            comparisons(cohort).map { list in
+                .object(
+                    list.map { name, comparison -> (String, JSONValue) in
+                        (
+                            name,
+                            .object([
+                                ("diff_pp", .number(comparison.differencePoints)),
+                                ("p_value", .number(comparison.pValue)),
+                                ("insufficient_data", .bool(comparison.insufficientData)),
+                            ])
+                        )
+                    })
+            } ?? .null
         return .object([
             ("cohort", .string(cohort.name)),
             ("installs", .int(cohort.installs)),
@@ -66,7 +71,12 @@ extension PromptTimingReport {
                 return raw || c.name != baseline ? .null : "baseline"
             }
             if raw { return found.differencePoints.map { .text("\($0)") } ?? .null }
-            return .text("\(Display.points(found.differencePoints)) p=\(Display.pValue(found.pValue))\(found.insufficientData ? " !" : "")")
+            return .text(
+                """
+                \(Display.points(found.differencePoints)) \
+                p=\(Display.pValue(found.pValue))\(found.insufficientData ? " !" : "")
+                """
+            )
         }
         let columns = [
             "cohort", "installs", "prompted", "opt_in_rate", "opt_in_ci", "opt_in_vs_baseline", "provisional_rate",
@@ -75,7 +85,8 @@ extension PromptTimingReport {
         ]
         let rows = cohorts.map { c -> [Cell] in
             [
-                .text(c.name), .integer(c.installs), .integer(c.prompted), rate(c.optIn), interval(c.optIn), versus(c, "opt_in_rate"),
+                .text(c.name), .integer(c.installs), .integer(c.prompted), rate(c.optIn), interval(c.optIn),
+                versus(c, "opt_in_rate"),
                 rate(c.provisional), versus(c, "provisional_rate"), rate(c.reach), interval(c.reach),
                 versus(c, "reach_rate"), .integer(c.grantedWithoutPrompt), rate(c.retained7d), versus(c, "retained_7d"),
                 raw ? (c.medianHoursToPrompt.map { .text("\($0)") } ?? .null) : Display.hours(c.medianHoursToPrompt),
@@ -83,10 +94,20 @@ extension PromptTimingReport {
             ]
         }
         var notes = [modeNote]
-        notes.append("window [\(Display.timestamp(query.from)), \(Display.timestamp(query.to))) as of \(Display.timestamp(query.asOf)); baseline: \(baseline ?? "none")")
+        notes.append(
+            """
+            window [\(Display.timestamp(query.from)), \(Display.timestamp(query.to))) as of \
+            \(Display.timestamp(query.asOf)); baseline: \(baseline ?? "none")
+            """
+        )
         if cohorts.isEmpty { notes.append("no cohort in the window") }
         if !raw {
-            notes.append("intervals: 95% Wilson; p: two-sided pooled two-proportion z-test; ! insufficient data (a denominator under \(Rate.lowVolumeThreshold))")
+            notes.append(
+                """
+                intervals: 95% Wilson; p: two-sided pooled two-proportion z-test; ! insufficient data (a \
+                denominator under \(Rate.lowVolumeThreshold))
+                """
+            )
             notes.append("open and silent-loss rates are descriptive only (sends cluster by installation)")
         }
         return ReportTable(

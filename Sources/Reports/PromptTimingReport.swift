@@ -25,8 +25,10 @@ public struct PromptTimingReport: Sendable, Equatable {
         /// instead of the events; the window must be whole UTC days and sends are not included.
         public var fromRollups: Bool
 
-        public init(experiment: String = "push_prompt_timing", baseline: String? = nil, asTreated: Bool = false,
-                    platform: String? = nil, includeSends: Bool = true, fromRollups: Bool = false) {
+        public init(
+            experiment: String = "push_prompt_timing", baseline: String? = nil, asTreated: Bool = false,
+            platform: String? = nil, includeSends: Bool = true, fromRollups: Bool = false
+        ) {
             self.experiment = experiment
             self.baseline = baseline
             self.asTreated = asTreated
@@ -53,7 +55,10 @@ public struct PromptTimingReport: Sendable, Equatable {
 
         /// The four compared rates with their JSON names.
         public var comparedRates: [(name: String, rate: Rate)] {
-            [("opt_in_rate", optIn), ("provisional_rate", provisional), ("reach_rate", reach), ("retained_7d", retained7d)]
+            [
+                ("opt_in_rate", optIn), ("provisional_rate", provisional), ("reach_rate", reach),
+                ("retained_7d", retained7d),
+            ]
         }
     }
 
@@ -67,7 +72,9 @@ public struct PromptTimingReport: Sendable, Equatable {
 
     /// Runs intent-to-treat (or as-treated on request), falling back to as-treated when no
     /// installation's first exposure to the experiment falls in the window.
-    public static func run(connection: Connection, query: ReportQuery, options: Options = Options()) throws(ReportError)
+    public static func run(
+        connection: Connection, query: ReportQuery, options: Options = Options()
+    ) throws(ReportError)
         -> PromptTimingReport
     {
         let query = try query.validated()
@@ -75,7 +82,9 @@ public struct PromptTimingReport: Sendable, Equatable {
             throw ReportError.invalidQuery("unknown platform '\(platform)' (expected ios or android)")
         }
         if options.fromRollups {
-            let wholeDays = [query.from, query.to].allSatisfy { $0.timeIntervalSince1970.truncatingRemainder(dividingBy: 86_400) == 0 }
+            let wholeDays = [query.from, query.to].allSatisfy {
+                $0.timeIntervalSince1970.truncatingRemainder(dividingBy: 86_400) == 0
+            }
             guard wholeDays, !options.includeSends else {
                 throw ReportError.invalidQuery("prompt-cohort rollups cover whole UTC days and no sends")
             }
@@ -90,24 +99,29 @@ public struct PromptTimingReport: Sendable, Equatable {
         if let wanted = options.baseline, !cohorts.contains(where: { $0.name == wanted }) {
             throw ReportError.invalidQuery("baseline cohort '\(wanted)' has no installations in the window")
         }
-        let baseline = options.baseline
+        let baseline =
+            options.baseline
             ?? (cohorts.contains { $0.name == "first_screen" } ? "first_screen" : cohorts.first?.name)
-        return PromptTimingReport(query: query, options: options, mode: mode, fellBack: fellBack, baseline: baseline, cohorts: cohorts)
+        return PromptTimingReport(
+            query: query, options: options, mode: mode, fellBack: fellBack, baseline: baseline, cohorts: cohorts)
     }
 
-    private static func loadCohorts(_ connection: Connection, _ query: ReportQuery, _ options: Options, mode: Mode)
+    private static func loadCohorts(
+        _ connection: Connection, _ query: ReportQuery, _ options: Options, mode: Mode
+    )
         throws(ReportError) -> [Cohort]
     {
         let asTreated = mode == .asTreated
-        let source: SQL = options.fromRollups
+        let source: SQL =
+            options.fromRollups
             ? """
-              pushledger_rollup_prompt_cohorts(\(query.app), (\(query.from) at time zone 'UTC')::date,
-                  (\(query.to) at time zone 'UTC')::date, \(options.experiment), \(asTreated), \(options.platform))
-              """
+            pushledger_rollup_prompt_cohorts(\(query.app), (\(query.from) at time zone 'UTC')::date,
+                (\(query.to) at time zone 'UTC')::date, \(options.experiment), \(asTreated), \(options.platform))
+            """
             : """
-              pushledger_prompt_cohorts(\(query.app), \(query.from), \(query.to), \(query.asOf),
-                  \(options.experiment), \(asTreated), \(options.platform))
-              """
+            pushledger_prompt_cohorts(\(query.app), \(query.from), \(query.to), \(query.asOf),
+                \(options.experiment), \(asTreated), \(options.platform))
+            """
         var cohorts = try databaseStep("computing prompt cohorts") {
             try connection.query(
                 """
@@ -137,9 +151,11 @@ public struct PromptTimingReport: Sendable, Equatable {
                        \(query.windowInterval)::interval, \(options.experiment), \(asTreated), \(options.platform))
                 """
             ).map { row in
-                (try row.decode("cohort", as: String.self),
-                 try row.decode("accepted", as: Int.self), try row.decode("opened", as: Int.self),
-                 try row.decode("silent_loss", as: Int.self))
+                (
+                    try row.decode("cohort", as: String.self),
+                    try row.decode("accepted", as: Int.self), try row.decode("opened", as: Int.self),
+                    try row.decode("silent_loss", as: Int.self)
+                )
             }
         }
         for i in cohorts.indices {
@@ -166,9 +182,17 @@ public struct PromptTimingReport: Sendable, Equatable {
     public var modeNote: String {
         switch (mode, fellBack) {
         case (.intentToTreat, _):
-            return "intent-to-treat: cohorts by the variant of each installation's first '\(options.experiment)' exposure in the window"
+            return
+                """
+                intent-to-treat: cohorts by the variant of each installation's first '\(options.experiment)' \
+                exposure in the window
+                """
         case (.asTreated, true):
-            return "as-treated (fallback: no first '\(options.experiment)' exposure in the window): cohorts by the placement of the first system prompt; reach compares prompted users only"
+            return
+                """
+                as-treated (fallback: no first '\(options.experiment)' exposure in the window): cohorts by the \
+                placement of the first system prompt; reach compares prompted users only
+                """
         case (.asTreated, false):
             return "as-treated: cohorts by the placement of the first system prompt; reach compares prompted users only"
         }

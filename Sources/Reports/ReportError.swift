@@ -32,7 +32,9 @@ public struct ReportError: Error, Sendable, CustomStringConvertible, CustomDebug
     /// The server's SQLSTATE when the database answered with an error.
     public var sqlState: String? { databaseError?.sqlState }
 
-    public static func invalidQuery(_ message: String) -> ReportError { ReportError(kind: .invalidQuery, description: message) }
+    public static func invalidQuery(_ message: String) -> ReportError {
+        ReportError(kind: .invalidQuery, description: message)
+    }
 
     static func unsupported(_ format: ReportFormat, report: String) -> ReportError {
         ReportError(kind: .unsupportedFormat, description: "\(report) has no \(format.rawValue) format")
@@ -41,7 +43,8 @@ public struct ReportError: Error, Sendable, CustomStringConvertible, CustomDebug
     static func database(_ error: any Error, while doing: String) -> ReportError {
         let postgres = error as? PostgresError
         let detail = postgres?.debugDescription ?? String(describing: error)
-        return ReportError(kind: .database, description: "database error while \(doing)", detail: detail, databaseError: postgres)
+        return ReportError(
+            kind: .database, description: "database error while \(doing)", detail: detail, databaseError: postgres)
     }
 }
 

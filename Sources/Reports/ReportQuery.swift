@@ -15,7 +15,10 @@ public struct ReportQuery: Sendable, Equatable {
     /// The rulebook's default confirmation window, the one every report and alert starts from.
     public static var defaultConfirmationWindow: TimeInterval { OutcomeRules.defaultConfirmationWindow }
 
-    public init(app: String, from: Date, to: Date, asOf: Date = Date(), confirmationWindow: TimeInterval = ReportQuery.defaultConfirmationWindow) {
+    public init(
+        app: String, from: Date, to: Date, asOf: Date = Date(),
+        confirmationWindow: TimeInterval = ReportQuery.defaultConfirmationWindow
+    ) {
         self.app = app
         self.from = from
         self.to = to
@@ -26,11 +29,15 @@ public struct ReportQuery: Sendable, Equatable {
     /// `span` seconds of sends that are no longer pending: the window ends at `asOf` minus the
     /// confirmation window, as the regression alerts' recent window does (`query silent-loss
     /// --since 24h`). A window ending at `asOf` would hold only pending sends and receipts.
-    public static func settled(app: String, span: TimeInterval, asOf: Date = Date(), confirmationWindow: TimeInterval = ReportQuery.defaultConfirmationWindow)
+    public static func settled(
+        app: String, span: TimeInterval, asOf: Date = Date(),
+        confirmationWindow: TimeInterval = ReportQuery.defaultConfirmationWindow
+    )
         -> ReportQuery
     {
         let to = asOf.addingTimeInterval(-confirmationWindow)
-        return ReportQuery(app: app, from: to.addingTimeInterval(-span), to: to, asOf: asOf, confirmationWindow: confirmationWindow)
+        return ReportQuery(
+            app: app, from: to.addingTimeInterval(-span), to: to, asOf: asOf, confirmationWindow: confirmationWindow)
     }
 
     /// Rejects windows that cannot mean anything; an empty window is fine (an empty report).

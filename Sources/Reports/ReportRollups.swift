@@ -1,7 +1,7 @@
 import Foundation
-import TableRendering
 import Postgres
 import PushLedgerSupport
+import TableRendering
 
 /// `pushledger rollup`: the incremental refresh of the daily rollups the reports read
 /// (send outcomes and rejections from sql/engine/rollups.sql, tap-through landing from
@@ -21,22 +21,33 @@ public enum ReportRollups {
         public var full: Bool = false
 
         public static func == (lhs: Summary, rhs: Summary) -> Bool {
-            lhs.asOf == rhs.asOf && lhs.promptCohortDays == rhs.promptCohortDays && lhs.reclassifiedSends == rhs.reclassifiedSends
-                && lhs.full == rhs.full && lhs.days.map { "\($0.app) \($0.day)" } == rhs.days.map { "\($0.app) \($0.day)" }
+            lhs.asOf == rhs.asOf && lhs.promptCohortDays == rhs.promptCohortDays
+                && lhs.reclassifiedSends == rhs.reclassifiedSends
+                && lhs.full == rhs.full
+                && lhs.days.map { "\($0.app) \($0.day)" } == rhs.days.map { "\($0.app) \($0.day)" }
         }
 
         /// "Recomputed N days of M apps", one line per app with its day range, and how many
         /// sends were judged again.
         public var text: String {
             let cohorts = "\(promptCohortDays) prompt-cohort day\(promptCohortDays == 1 ? "" : "s")"
-            let sends = "\(reclassifiedSends) send\(reclassifiedSends == 1 ? "" : "s") reclassified\(full ? " (full rebuild)" : "")\n"
+            let sends =
+                """
+                \(reclassifiedSends) send\(reclassifiedSends == 1 ? "" : "s") \
+                reclassified\(full ? " (full rebuild)" : "")\n
+                """
             guard !days.isEmpty else {
                 return promptCohortDays == 0 && reclassifiedSends == 0
                     ? "rollups up to date as of \(Display.timestamp(asOf)): nothing to recompute\n"
                     : "recomputed \(cohorts) as of \(Display.timestamp(asOf))\n" + (reclassifiedSends == 0 ? "" : sends)
             }
             let apps = Dictionary(grouping: days, by: \.app)
-            var lines = ["recomputed \(days.count) day\(days.count == 1 ? "" : "s") of \(apps.count) app\(apps.count == 1 ? "" : "s") and \(cohorts) as of \(Display.timestamp(asOf))"]
+            var lines = [
+                """
+                recomputed \(days.count) day\(days.count == 1 ? "" : "s") of \(apps.count) \
+                app\(apps.count == 1 ? "" : "s") and \(cohorts) as of \(Display.timestamp(asOf))
+                """
+            ]
             for app in apps.keys.sorted() {
                 let list = apps[app]!.map(\.day).sorted()
                 lines.append("  \(app): \(list.count) (\(list.first!)\(list.count > 1 ? " … \(list.last!)" : ""))")
@@ -62,23 +73,35 @@ public enum ReportRollups {
     ///
     /// `asOf` should be now: a refresh as of an earlier time than the last one rebuilds.
     public static func refresh(
-        connection: Connection, asOf: Date = Date(), confirmationWindow: TimeInterval = ReportQuery.defaultConfirmationWindow,
+        connection: Connection, asOf: Date = Date(),
+        confirmationWindow: TimeInterval = ReportQuery.defaultConfirmationWindow,
         full: Bool = false
     ) throws(ReportError) -> Summary {
         let window = "\(Int(confirmationWindow.rounded())) seconds"
         let (days, cohorts, sends) = try databaseStep(full ? "rebuilding rollups" : "refreshing rollups") {
             try connection.transaction { connection in
                 let cohorts: Int = try connection.query(
-                    full ? "select pushledger_rebuild_prompt_rollups(\(asOf)) as n" : "select pushledger_refresh_prompt_rollups(\(asOf)) as n"
+                    full
+                        ? "select pushledger_rebuild_prompt_rollups(\(asOf)) as n"
+                        : "select pushledger_refresh_prompt_rollups(\(asOf)) as n"
                 )[0].decode("n")
                 let days = try connection.query(
                     full
-                        ? "select refreshed_app, refreshed_day::text as day from pushledger_rebuild_report_rollups(\(asOf), \(window)::interval)"
-                        : "select refreshed_app, refreshed_day::text as day from pushledger_refresh_report_rollups(\(asOf), \(window)::interval)"
-                ).map { (app: try $0.decode("refreshed_app", as: String.self), day: try $0.decode("day", as: String.self)) }
+                        ? """
+                        select refreshed_app, refreshed_day::text as day from \
+                        pushledger_rebuild_report_rollups(\(asOf), \(window)::interval)
+                        """
+                        : """
+                        select refreshed_app, refreshed_day::text as day from \
+                        pushledger_refresh_report_rollups(\(asOf), \(window)::interval)
+                        """
+                ).map {
+                    (app: try $0.decode("refreshed_app", as: String.self), day: try $0.decode("day", as: String.self))
+                }
                 // A database not migrated yet (before 0012) has no pass record.
                 let recorded: Bool = try connection.query(
-                    "select to_regprocedure('pushledger_record_rollup_pass()') is not null as present")[0].decode("present")
+                    "select to_regprocedure('pushledger_record_rollup_pass()') is not null as present")[0].decode(
+                        "present")
                 if recorded { try connection.execute("select pushledger_record_rollup_pass()") }
                 return (days, cohorts, try lastRefreshWork(connection: connection) ?? (0, full))
             }
@@ -89,10 +112,16 @@ public enum ReportRollups {
     /// Sends the last refresh judged again and whether it rebuilt everything; nil on a database
     /// whose schema predates send_outcomes (not migrated yet: its refresh recomputes days).
     static func lastRefreshWork(connection: Connection) throws -> (sends: Int, full: Bool)? {
-        let present: Bool = try connection.query("select to_regclass('rollup_refresh_state') is not null as present")[0].decode("present")
-        guard present, let row = try connection.query(
-            "select reclassified::int as sends, full_at is not distinct from refreshed_at as rebuilt from rollup_refresh_state"
-        ).first else { return nil }
+        let present: Bool = try connection.query("select to_regclass('rollup_refresh_state') is not null as present")[0]
+            .decode("present")
+        guard present,
+            let row = try connection.query(
+                """
+                select reclassified::int as sends, full_at is not distinct from refreshed_at as rebuilt from \
+                rollup_refresh_state
+                """
+            ).first
+        else { return nil }
         return (try row.decode("sends"), try row.decode("rebuilt"))
     }
 }

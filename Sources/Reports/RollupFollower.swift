@@ -95,13 +95,14 @@ public final class RollupFollower: Sendable {
             return snapshot.state
         }
         guard previous != state else { return }
-        let message: String = switch state {
-        case .leading: "rollup follower leading: refreshing"
-        case .standby: "rollup follower standing by: another follower holds the lock"
-        case .unreachable: "rollup follower cannot refresh (database unreachable or the pass failed), retrying"
-        case .stopped: "rollup follower stopped"
-        case .starting: "rollup follower starting"
-        }
+        let message: String =
+            switch state {
+            case .leading: "rollup follower leading: refreshing"
+            case .standby: "rollup follower standing by: another follower holds the lock"
+            case .unreachable: "rollup follower cannot refresh (database unreachable or the pass failed), retrying"
+            case .stopped: "rollup follower stopped"
+            case .starting: "rollup follower starting"
+            }
         logger.log(state == .unreachable ? .warning : .info, message, fields)
     }
 
@@ -133,9 +134,15 @@ public final class RollupFollower: Sendable {
     private func follow(_ connection: Connection) throws {
         // A follower killed mid-pass leaves its backend running until it notices; this makes it
         // notice within a second and roll back, releasing the lock for the spare.
-        _ = try connection.execute("select set_config('application_name', \(Self.applicationName), false), set_config('client_connection_check_interval', '1s', false)")
+        _ = try connection.execute(
+            """
+            select set_config('application_name', \(Self.applicationName), false), \
+            set_config('client_connection_check_interval', '1s', false)
+            """
+        )
         while !stopped {
-            let held: Bool = try connection.query("select pg_try_advisory_lock(hashtext(\(Self.lockName))) as held")[0].decode("held")
+            let held: Bool = try connection.query("select pg_try_advisory_lock(hashtext(\(Self.lockName))) as held")[0]
+                .decode("held")
             if held { break }
             observe(try RollupStatus.read(connection: connection))
             enter(.standby)
@@ -160,16 +167,23 @@ public final class RollupFollower: Sendable {
             let took = Date().timeIntervalSince(started)
             let status = try RollupStatus.read(connection: connection)
             observe(status)
-            shared.withLock { $0.passes += 1; $0.lastPassSeconds = took }
-            logger.info("rollup pass", [
-                "sends": summary.reclassifiedSends, "days": summary.days.count, "prompt_cohort_days": summary.promptCohortDays,
-                "full": summary.full, "seconds": seconds(took), "lag_s": seconds(status.lagSeconds),
-                "pending_inputs": status.pendingInputs,
-            ])
+            shared.withLock {
+                $0.passes += 1
+                $0.lastPassSeconds = took
+            }
+            logger.info(
+                "rollup pass",
+                [
+                    "sends": summary.reclassifiedSends, "days": summary.days.count,
+                    "prompt_cohort_days": summary.promptCohortDays,
+                    "full": summary.full, "seconds": seconds(took), "lag_s": seconds(status.lagSeconds),
+                    "pending_inputs": status.pendingInputs,
+                ])
             if (status.lagSeconds > freshness) != behind {
                 behind.toggle()
                 if behind {
-                    logger.warning("rollup follower behind: the lag exceeds the freshness", ["lag_s": seconds(status.lagSeconds)])
+                    logger.warning(
+                        "rollup follower behind: the lag exceeds the freshness", ["lag_s": seconds(status.lagSeconds)])
                 } else {
                     logger.info("rollup follower within freshness again", ["lag_s": seconds(status.lagSeconds)])
                 }

@@ -18,7 +18,9 @@ public struct RollupStatus: Sendable, Equatable {
     /// How long the last refresh's transaction ran; nil: never recorded.
     public var lastPassSeconds: Double? = nil
 
-    public init(asOf: Date?, refreshedAt: Date?, pendingInputs: Int, lagSeconds: Double = 0, lastPassSeconds: Double? = nil) {
+    public init(
+        asOf: Date?, refreshedAt: Date?, pendingInputs: Int, lagSeconds: Double = 0, lastPassSeconds: Double? = nil
+    ) {
         self.asOf = asOf
         self.refreshedAt = refreshedAt
         self.pendingInputs = pendingInputs
@@ -31,10 +33,11 @@ public struct RollupStatus: Sendable, Equatable {
         try databaseStep("reading the rollups' freshness") {
             // `*`: a database not migrated yet (before 0012) has no lag columns.
             let row = try connection.query("select * from pushledger_rollup_status()")[0]
-            return RollupStatus(asOf: try row.decode("as_of"), refreshedAt: try row.decode("refreshed_at"),
-                                pendingInputs: try row.decode("pending_inputs"),
-                                lagSeconds: (try? row.decode("lag_seconds", as: Double.self)) ?? 0,
-                                lastPassSeconds: (try? row.decode("last_pass_seconds", as: Double?.self)) ?? nil)
+            return RollupStatus(
+                asOf: try row.decode("as_of"), refreshedAt: try row.decode("refreshed_at"),
+                pendingInputs: try row.decode("pending_inputs"),
+                lagSeconds: (try? row.decode("lag_seconds", as: Double.self)) ?? 0,
+                lastPassSeconds: (try? row.decode("last_pass_seconds", as: Double?.self)) ?? nil)
         }
     }
 
@@ -52,8 +55,10 @@ public struct RollupStatus: Sendable, Equatable {
 
     /// `rollups_as_of`, `rollups_refreshed_at` (null: never refreshed) and `pending_inputs`.
     public var jsonFields: [(String, JSONValue)] {
-        [("rollups_as_of", .text(asOf.map(Display.timestamp))),
-         ("rollups_refreshed_at", .text(refreshedAt.map(Display.timestamp))),
-         ("pending_inputs", .int(pendingInputs))]
+        [
+            ("rollups_as_of", .text(asOf.map(Display.timestamp))),
+            ("rollups_refreshed_at", .text(refreshedAt.map(Display.timestamp))),
+            ("pending_inputs", .int(pendingInputs)),
+        ]
     }
 }

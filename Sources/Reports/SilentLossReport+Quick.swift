@@ -7,9 +7,11 @@ extension SilentLossReport {
     /// `query silent-loss --since 24h`: the on-call answer, one line per slice with the silent
     /// loss rate and its parts, counts beside each rate, over the latest `span` of sends that
     /// are no longer pending (see ``ReportQuery/settled(app:span:asOf:confirmationWindow:)``).
-    public static func quick(connection: Connection, app: String, since span: TimeInterval, asOf: Date = Date(),
-                             confirmationWindow: TimeInterval = ReportQuery.defaultConfirmationWindow, by dimensions: [ReportDimension] = [],
-                             source: ReportSource = .engine)
+    public static func quick(
+        connection: Connection, app: String, since span: TimeInterval, asOf: Date = Date(),
+        confirmationWindow: TimeInterval = ReportQuery.defaultConfirmationWindow, by dimensions: [ReportDimension] = [],
+        source: ReportSource = .engine
+    )
         throws(ReportError) -> SilentLossReport
     {
         guard span > 0 else { throw ReportError.invalidQuery("--since must be a positive duration") }
@@ -30,7 +32,8 @@ extension SilentLossReport {
 
     private var quickTable: ReportTable {
         func cell(_ rate: Rate) -> Cell {
-            rate.value == nil ? .null : .text("\(Display.rate(rate).displayText) (\(rate.numerator)/\(rate.denominator))")
+            rate.value == nil
+                ? .null : .text("\(Display.rate(rate).displayText) (\(rate.numerator)/\(rate.denominator))")
         }
         let rates = ["silent loss", "known blocked", "unconfirmed", "confirmed delivery"]
         return ReportTable(
@@ -39,10 +42,20 @@ extension SilentLossReport {
             rows: rows.map { row -> [Cell] in
                 let c = row.counts
                 return dimensions.map { .text((row.values[$0] ?? nil) ?? "(none)") }
-                    + [.integer(c.sends), .integer(c.pending), .integer(c.rejected), cell(c.silentLossRate), cell(c.knownBlockedRate),
-                       cell(c.unconfirmedRate), cell(c.confirmedDeliveryRate), .integer(c.unattributed)]
+                    + [
+                        .integer(c.sends), .integer(c.pending), .integer(c.rejected), cell(c.silentLossRate),
+                        cell(c.knownBlockedRate),
+                        cell(c.unconfirmedRate), cell(c.confirmedDeliveryRate), .integer(c.unattributed),
+                    ]
             },
-            notes: [answer.text, "as of \(Display.timestamp(query.asOf)); the window ends one confirmation window (\(Int(query.confirmationWindow / 3600)) h) before, so no send in it is pending; * denominator under \(Rate.lowVolumeThreshold)"]
+            notes: [
+                answer.text,
+                """
+                as of \(Display.timestamp(query.asOf)); the window ends one confirmation window \
+                (\(Int(query.confirmationWindow / 3600)) h) before, so no send in it is pending; * denominator \
+                under \(Rate.lowVolumeThreshold)
+                """,
+            ]
                 + (rows.isEmpty ? ["no sends in the window"] : []),
             key: dimensions.map(\.rawValue) + ["sends"] + rates)
     }

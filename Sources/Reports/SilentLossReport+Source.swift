@@ -41,7 +41,9 @@ extension SilentLossReport {
     /// where they are exact: refreshed at all, with the default confirmation window (the one
     /// `pushledger rollup` uses), over a window holding a whole UTC day (shorter windows gain
     /// nothing). `.rollups` makes each of these an error, `.auto` falls back to the engine.
-    static func plan(_ connection: Connection, _ source: ReportSource, asOf: Date, window: (Date) -> ReportQuery)
+    static func plan(
+        _ connection: Connection, _ source: ReportSource, asOf: Date, window: (Date) -> ReportQuery
+    )
         throws(ReportError) -> (ReportQuery, Answer)
     {
         guard source != .engine else { return (try window(asOf).validated(), .engine(reason: nil)) }
@@ -53,7 +55,12 @@ extension SilentLossReport {
         guard let rollupsAsOf = status.asOf else { return try engine(RollupStatus.neverRefreshedAdvice) }
         let query = try window(rollupsAsOf).validated()
         guard query.confirmationWindow == ReportQuery.defaultConfirmationWindow else {
-            return try engine("the rollups use the default confirmation window of \(Int(ReportQuery.defaultConfirmationWindow / 3600)) h")
+            return try engine(
+                """
+                the rollups use the default confirmation window of \
+                \(Int(ReportQuery.defaultConfirmationWindow / 3600)) h
+                """
+            )
         }
         guard query.holdsWholeDay else { return try engine("no whole UTC day in the window") }
         return (query, .rollups(status))

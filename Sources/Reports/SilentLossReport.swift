@@ -1,7 +1,7 @@
 import Foundation
 import Postgres
-import PushLedgerSupport
 import PushLedgerRules
+import PushLedgerSupport
 import TableRendering
 
 /// `report silent-loss`: outcome counts and rates per slice of the chosen dimensions
@@ -23,9 +23,10 @@ public struct SilentLossReport: Sendable, Equatable {
     /// no row when the window holds no send). `source` picks who answers (``plan(_:_:asOf:window:)``):
     /// the engine as of `query.asOf`, or the rollups as of their latest refresh (then the
     /// report's as-of is theirs).
-    public static func run(connection: Connection, query: ReportQuery, by dimensions: [ReportDimension] = [],
-                           source: ReportSource = .engine) throws(ReportError) -> SilentLossReport
-    {
+    public static func run(
+        connection: Connection, query: ReportQuery, by dimensions: [ReportDimension] = [],
+        source: ReportSource = .engine
+    ) throws(ReportError) -> SilentLossReport {
         let (query, answer) = try plan(connection, source, asOf: query.asOf) { asOf in
             var query = query
             query.asOf = asOf
@@ -35,22 +36,29 @@ public struct SilentLossReport: Sendable, Equatable {
     }
 
     /// The report of `query` as `answer` says: from the rollups or the engine.
-    static func read(_ connection: Connection, _ query: ReportQuery, _ answer: Answer, by dimensions: [ReportDimension])
+    static func read(
+        _ connection: Connection, _ query: ReportQuery, _ answer: Answer, by dimensions: [ReportDimension]
+    )
         throws(ReportError) -> SilentLossReport
     {
         let source = answer.isRollups ? "rollups" : "engine"
         let by = dimensions.map(\.rawValue).joined(separator: ",")
         let rows = try databaseStep(answer.isRollups ? "reading rollups" : "classifying sends") {
-            try connection.query(OutcomeCounts.withRates(
-                """
-                select channel, platform, app_version, campaign, day::text as day, provider,
-                       os_version, sdk_int::text as sdk_int, standby_bucket, background_restricted::text as background_restricted,
-                       ignoring_battery_optimizations::text as ignoring_battery_optimizations, low_power_mode::text as low_power_mode,
-                       \(unsafeRaw: OutcomeCounts.sqlColumns), \(unsafeRaw: CauseCounts.sqlColumns)
-                  from pushledger_silent_loss(\(query.app), \(query.from), \(query.to), \(query.asOf),
-                                              \(query.windowInterval)::interval, string_to_array(\(by), ','), \(source))
-                """
-            )).map { row in
+            try connection.query(
+                OutcomeCounts.withRates(
+                    """
+                    select channel, platform, app_version, campaign, day::text as day, provider,
+                           os_version, sdk_int::text as sdk_int, standby_bucket, background_restricted::text as \
+                    background_restricted,
+                           ignoring_battery_optimizations::text as ignoring_battery_optimizations, \
+                    low_power_mode::text as low_power_mode,
+                           \(unsafeRaw: OutcomeCounts.sqlColumns), \(unsafeRaw: CauseCounts.sqlColumns)
+                      from pushledger_silent_loss(\(query.app), \(query.from), \(query.to), \(query.asOf),
+                                                  \(query.windowInterval)::interval, string_to_array(\(by), ','), \
+                    \(source))
+                    """
+                )
+            ).map { row in
                 var values: [ReportDimension: String?] = [:]
                 for dimension in dimensions { values[dimension] = try row.decode(dimension.rawValue, as: String?.self) }
                 return Row(values: values, counts: try OutcomeCounts(row: row, causes: true))
@@ -61,16 +69,23 @@ public struct SilentLossReport: Sendable, Equatable {
 
     /// The JSON shape: `{"from", "to", "as_of", "rows": [{<dimensions>, counts, rates, "low_volume"}]}`.
     public var json: JSONValue {
-        .object([
-            ("from", .string(Display.timestamp(query.from))),
-            ("to", .string(Display.timestamp(query.to))),
-            ("as_of", .string(Display.timestamp(query.asOf))),
-        ] + answer.jsonFields + [
-            ("rows", .array(rows.map { row in
-                let fields: [(String, JSONValue)] = dimensions.map { ($0.rawValue, $0.json(row.values[$0] ?? nil)) }
-                return .object(fields + row.counts.jsonFields)
-            })),
-        ])
+        .object(
+            [
+                ("from", .string(Display.timestamp(query.from))),
+                ("to", .string(Display.timestamp(query.to))),
+                ("as_of", .string(Display.timestamp(query.asOf))),
+            ] + answer.jsonFields + [
+                (
+                    "rows",
+                    .array(
+                        rows.map { row in
+                            let fields: [(String, JSONValue)] = dimensions.map {
+                                ($0.rawValue, $0.json(row.values[$0] ?? nil))
+                            }
+                            return .object(fields + row.counts.jsonFields)
+                        })
+                )
+            ])
     }
 
     /// The terminal/CSV/Markdown table: dimensions, the counts, then the rates (a `*` marks
@@ -93,8 +108,13 @@ public struct SilentLossReport: Sendable, Equatable {
             if raw { cells.append(.text(row.counts.lowVolumeRates.joined(separator: " "))) }
             return cells
         }
-        var notes = ["window [\(Display.timestamp(query.from)), \(Display.timestamp(query.to))) as of \(Display.timestamp(query.asOf))",
-                     answer.text]
+        var notes = [
+            """
+            window [\(Display.timestamp(query.from)), \(Display.timestamp(query.to))) as of \
+            \(Display.timestamp(query.asOf))
+            """,
+            answer.text,
+        ]
         if rows.isEmpty { notes.append("no sends in the window") }
         notes.append("causes of unconfirmed sends are evidence from what devices and senders reported, not certainty")
         notes.append("* denominator under \(Rate.lowVolumeThreshold) (low volume); — rate undefined (denominator 0)")

@@ -25,8 +25,12 @@ public struct TailLine: Sendable, Equatable {
     public var text: String {
         func shown(_ text: String) -> String { StorageRules.printable(text, maxScalars: 4096) }
         let time = RFC3339.format(receivedAt).dropFirst(11).prefix(12)
-        var parts = [String(time), result.padding(toLength: 8, withPad: " ", startingAt: 0), shown(type).padding(toLength: 21, withPad: " ", startingAt: 0),
-                     "id=" + (eventID.map { shown(String($0.prefix(8))) } ?? "-"), "inst=" + (installationID.map { String($0.prefix(8)) } ?? "-")]
+        var parts = [
+            String(time), result.padding(toLength: 8, withPad: " ", startingAt: 0),
+            shown(type).padding(toLength: 21, withPad: " ", startingAt: 0),
+            "id=" + (eventID.map { shown(String($0.prefix(8))) } ?? "-"),
+            "inst=" + (installationID.map { String($0.prefix(8)) } ?? "-"),
+        ]
         if !detail.isEmpty { parts.append(shown(detail)) }
         if let errorCode { parts.append("error=\(shown(errorCode))") }
         if let message { parts.append("\"\(shown(message))\"") }
@@ -69,8 +73,10 @@ public struct TailFollower {
             let line = TailLine(
                 receivedAt: try row.decode("received_at", as: Date.self), key: try row.decode("key", as: String.self),
                 result: try row.decode("result", as: String.self), type: try row.decode("type", as: String.self),
-                installationID: try row.decode("installation_id", as: String?.self), eventID: try row.decode("event_id", as: String?.self),
-                detail: try row.decode("detail", as: String?.self) ?? "", errorCode: try row.decode("error_code", as: String?.self),
+                installationID: try row.decode("installation_id", as: String?.self),
+                eventID: try row.decode("event_id", as: String?.self),
+                detail: try row.decode("detail", as: String?.self) ?? "",
+                errorCode: try row.decode("error_code", as: String?.self),
                 message: try row.decode("message", as: String?.self))
             guard shown[line.key] == nil else { continue }
             shown[line.key] = line.receivedAt

@@ -28,7 +28,9 @@ struct DeviceSettings: Equatable {
             for (i, value) in importance.enumerated() {
                 guard let value else { continue }
                 let group = channels[i].group
-                list.append(ChannelState(id: channels[i].id, importance: value, group: group, groupBlocked: blockedGroup == group))
+                list.append(
+                    ChannelState(
+                        id: channels[i].id, importance: value, group: group, groupBlocked: blockedGroup == group))
             }
             return SettingsSnapshot(notificationsEnabled: enabled, postNotifications: postNotifications, channels: list)
         }

@@ -44,21 +44,37 @@ public struct FCMDeliveryView: Sendable, Equatable {
         var entries: [JSONValue] = []
         for day in days.keys.sorted() {
             for (label, c) in days[day]!.sorted(by: { $0.key < $1.key }) {
-                var outcomes = JSONObject([("delivered", pct(c.delivered, c.accepted)), ("pending", pct(c.pending, c.accepted))])
-                for (name, n) in [("collapsed", c.collapsed), ("droppedAppForceStopped", c.forceStopped),
-                                  ("droppedDeviceInactive", c.inactive), ("droppedTtlExpired", c.expired)] where n > 0 {
+                var outcomes = JSONObject([
+                    ("delivered", pct(c.delivered, c.accepted)), ("pending", pct(c.pending, c.accepted)),
+                ])
+                for (name, n) in [
+                    ("collapsed", c.collapsed), ("droppedAppForceStopped", c.forceStopped),
+                    ("droppedDeviceInactive", c.inactive), ("droppedTtlExpired", c.expired),
+                ] where n > 0 {
                     outcomes.append(name, pct(n, c.accepted))
                 }
-                entries.append(.object(JSONObject([
-                    ("appId", .string(fcmAppID)),
-                    ("date", .object(JSONObject([("year", .int(day.year)), ("month", .int(day.month)), ("day", .int(day.day))]))),
-                    ("analyticsLabel", .string(label)),
-                    ("data", .object(JSONObject([
-                        ("countMessagesAccepted", .string(String(c.accepted))),
-                        ("countNotificationsAccepted", .string(String(c.accepted))),
-                        ("messageOutcomePercents", .object(outcomes)),
-                    ]))),
-                ])))
+                entries.append(
+                    .object(
+                        JSONObject([
+                            ("appId", .string(fcmAppID)),
+                            (
+                                "date",
+                                .object(
+                                    JSONObject([
+                                        ("year", .int(day.year)), ("month", .int(day.month)), ("day", .int(day.day)),
+                                    ]))
+                            ),
+                            ("analyticsLabel", .string(label)),
+                            (
+                                "data",
+                                .object(
+                                    JSONObject([
+                                        ("countMessagesAccepted", .string(String(c.accepted))),
+                                        ("countNotificationsAccepted", .string(String(c.accepted))),
+                                        ("messageOutcomePercents", .object(outcomes)),
+                                    ]))
+                            ),
+                        ])))
             }
         }
         var w = JSONWriter(pretty: true)

@@ -25,7 +25,9 @@ struct GeneratedInstallation {
     /// Puts every event on its own minute (second 5–25), in intended order, drops what
     /// would fall after the horizon, and assigns ids and app versions. A pinned event keeps its
     /// time when it comes after the one before.
-    private static func normalize(_ raw: [SimEvent], plan: InstallationPlan, horizon: Int64, random r: inout SimRandom) -> [SimEvent] {
+    private static func normalize(
+        _ raw: [SimEvent], plan: InstallationPlan, horizon: Int64, random r: inout SimRandom
+    ) -> [SimEvent] {
         let order = raw.indices.sorted { (raw[$0].at, $0) < (raw[$1].at, $1) }
         var result: [SimEvent] = []
         result.reserveCapacity(raw.count)

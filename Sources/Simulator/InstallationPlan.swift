@@ -36,7 +36,9 @@ struct InstallationPlan {
     /// Android 15+: when the user or the system force-stopped the app (sorted).
     let forceStops: [Int64]
 
-    static let standbyBuckets = [("active", 0.25), ("working_set", 0.35), ("frequent", 0.2), ("rare", 0.15), ("restricted", 0.05)]
+    static let standbyBuckets = [
+        ("active", 0.25), ("working_set", 0.35), ("frequent", 0.2), ("rare", 0.15), ("restricted", 0.05),
+    ]
 
     init(index: Int, config: SimulationConfig, random r: inout SimRandom) {
         let start = config.simulatedStartMs, end = config.endMs, span = end - start
@@ -53,7 +55,8 @@ struct InstallationPlan {
             arm = r.weighted(config.arms.map(\.share))
             firstSeen = start + r.below(span - SimTime.msPerHour)
         }
-        skewMs = r.chance(config.skewedDeviceShare)
+        skewMs =
+            r.chance(config.skewedDeviceShare)
             ? (r.chance(0.5) ? 1 : -1) * (r.below(Int64(config.maxSkewHours) * SimTime.msPerHour) + SimTime.msPerHour)
             : 0
         sessionsPerDay = [0.3, 0.7, 1.2, 2.5][r.weighted([0.25, 0.35, 0.25, 0.15])]
@@ -72,7 +75,8 @@ struct InstallationPlan {
             upgradeAt = nil
         }
         let fault = r.unit()
-        tokenFault = platform == .ios && fault < 0.01 ? .sandbox : platform == .ios && fault < 0.014 ? .wrongTopic : .none
+        tokenFault =
+            platform == .ios && fault < 0.01 ? .sandbox : platform == .ios && fault < 0.014 ? .wrongTopic : .none
         tokenOnly = r.chance(config.tokenOnlyShare)
         var periods: [(Int64, Int64)] = []
         var day = SimTime.day(firstSeen)
@@ -102,7 +106,8 @@ struct InstallationPlan {
             var day = SimTime.day(firstSeen)
             while day < SimTime.day(end) {
                 if traits.chance(config.forceStopDailyChance) {
-                    stops.append(max(firstSeen + SimTime.msPerHour, day * SimTime.msPerDay + traits.below(SimTime.msPerDay)))
+                    stops.append(
+                        max(firstSeen + SimTime.msPerHour, day * SimTime.msPerDay + traits.below(SimTime.msPerDay)))
                 }
                 day += 1
             }

@@ -34,7 +34,8 @@ struct InstallationTimeline {
         scheduleChanges()
         let sessions = sessionTimes()
         processStarts = sessions
-        let rotationSession = sessions.count > 1 && r.chance(config.tokenRotationRate) ? r.int(1...(sessions.count - 1)) : -1
+        let rotationSession =
+            sessions.count > 1 && r.chance(config.tokenRotationRate) ? r.int(1...(sessions.count - 1)) : -1
         for (i, start) in sessions.enumerated() {
             advance(to: start)
             var t = start
@@ -44,7 +45,9 @@ struct InstallationTimeline {
                 emit(t, .settings(state))
                 if plan.platform == .android && plan.sdk >= 35 {
                     let previous = sessions[i - 1]
-                    events[events.count - 1].forceStoppedBeforeStart = plan.forceStops.contains { $0 > previous && $0 <= t }
+                    events[events.count - 1].forceStoppedBeforeStart = plan.forceStops.contains {
+                        $0 > previous && $0 <= t
+                    }
                 }
                 t += SimTime.msPerMinute
                 reportLegacyToken(at: t)
@@ -74,12 +77,20 @@ struct InstallationTimeline {
                 }
             }
             let optIn = plan.platform == .ios ? config.existingIOSOptIn : config.existingAndroidOptIn
-            if r.chance(optIn) { state.grant(platform: plan.platform, sdk: plan.sdk) } else { state.deny(platform: plan.platform, sdk: plan.sdk) }
+            if r.chance(optIn) {
+                state.grant(platform: plan.platform, sdk: plan.sdk)
+            } else {
+                state.deny(platform: plan.platform, sdk: plan.sdk)
+            }
             if plan.platform == .ios && state.authorization == .authorized && r.chance(0.03) { state.hideEverywhere() }
             answered = true
         } else if plan.platform == .android {
             // below API 33 notifications are on by default; from 33 a new install starts denied
-            if plan.sdk < 33 { state.grant(platform: .android, sdk: plan.sdk) } else { state.deny(platform: .android, sdk: plan.sdk) }
+            if plan.sdk < 33 {
+                state.grant(platform: .android, sdk: plan.sdk)
+            } else {
+                state.deny(platform: .android, sdk: plan.sdk)
+            }
             answered = plan.sdk < 33
         }
         changes.append((.min, state))
@@ -152,7 +163,8 @@ struct InstallationTimeline {
         }
         // a device that is off or out of reach is not used either (the first session is the install)
         let sorted = times.filter { t in
-            t >= plan.firstSeen && t < horizon - SimTime.msPerHour && (t == plan.firstSeen || plan.onlineTime(t).period == nil)
+            t >= plan.firstSeen && t < horizon - SimTime.msPerHour
+                && (t == plan.firstSeen || plan.onlineTime(t).period == nil)
         }.sorted()
         var kept: [Int64] = []
         for t in sorted where kept.last.map({ t - $0 >= 30 * SimTime.msPerMinute }) ?? true { kept.append(t) }
@@ -214,7 +226,9 @@ struct InstallationTimeline {
             _ = promptFlow(at: t + SimTime.msPerMinute, placement: "after_first_order")
         } else if plan.platform == .ios && r.chance(0.5) {
             // the app asks again; the OS shows nothing
-            emit(t + SimTime.msPerMinute, .prompt(placement: "after_first_order", kind: .system, result: .alreadyDetermined))
+            emit(
+                t + SimTime.msPerMinute,
+                .prompt(placement: "after_first_order", kind: .system, result: .alreadyDetermined))
         }
     }
 

@@ -1,4 +1,5 @@
 import PushLedgerSupport
+
 /// Builds JSON text straight into bytes: the generator writes about a million events per
 /// run, far too many for JSONSerialization. Only what the simulator emits is supported
 /// (its strings are plain ASCII slugs, versions, URLs and hex tokens).

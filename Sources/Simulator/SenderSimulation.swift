@@ -49,17 +49,22 @@ struct SenderSimulation {
         var deliveries: [Delivery] = []
         for intent in intents {
             // the sender uses the newest token it knows and has not dropped
-            guard let token = timeline.tokens.last(where: { $0.knownAt <= intent.at && !abandoned.contains($0.token) }) else { continue }
+            guard let token = timeline.tokens.last(where: { $0.knownAt <= intent.at && !abandoned.contains($0.token) })
+            else { continue }
             let notification = r.uuid()
             var sentAt = SimGrid.sendTime(near: intent.at, &r)
             for attempt in 0..<3 {
                 let (status, reason, unregisteredAt) = answer(token: token.token, at: sentAt, tokens: timeline.tokens)
-                sends.append(SimSend(
-                    eventID: r.uuid(), notificationID: notification, installation: plan.index,
-                    installationID: knowsInstallation(at: sentAt) ? plan.id : nil, provider: plan.provider, token: token.token,
-                    channel: intent.channel, campaign: intent.campaign, sentAt: sentAt, status: status, reason: reason,
-                    unregisteredAt: unregisteredAt, priority: intent.priority, latencyMs: 15 + Int(r.below(120)),
-                    collapseID: intent.collapseID, expiresAt: intent.expiryMinutes.map { SimGrid.expiry(sentAt: sentAt, minutes: $0) }))
+                sends.append(
+                    SimSend(
+                        eventID: r.uuid(), notificationID: notification, installation: plan.index,
+                        installationID: knowsInstallation(at: sentAt) ? plan.id : nil, provider: plan.provider,
+                        token: token.token,
+                        channel: intent.channel, campaign: intent.campaign, sentAt: sentAt, status: status,
+                        reason: reason,
+                        unregisteredAt: unregisteredAt, priority: intent.priority, latencyMs: 15 + Int(r.below(120)),
+                        collapseID: intent.collapseID,
+                        expiresAt: intent.expiryMinutes.map { SimGrid.expiry(sentAt: sentAt, minutes: $0) }))
                 if status == 200 {
                     var ready = sentAt + 2_000 + r.below(18_000)
                     var instant = arrival.chance(config.instantDeliveryShare)
@@ -70,8 +75,10 @@ struct SenderSimulation {
                         instant = false
                     }
                     let delivered = plan.onlineTime(ready)
-                    deliveries.append(Delivery(send: sends.count - 1, at: delivered.time, period: delivered.period,
-                                               instant: instant && delivered.period == nil))
+                    deliveries.append(
+                        Delivery(
+                            send: sends.count - 1, at: delivered.time, period: delivered.period,
+                            instant: instant && delivered.period == nil))
                     break
                 }
                 if RejectionClass.isTokenInvalid(status: status, reason: reason) {
@@ -96,11 +103,16 @@ struct SenderSimulation {
         if let promotions = channel("promotions") {
             for day in 0..<config.simulatedDays {
                 for hour: Int64 in [10, 17] where r.chance(0.55) {
-                    let at = config.simulatedStartMs + Int64(day) * SimTime.msPerDay + hour * SimTime.msPerHour + r.below(40 * SimTime.msPerMinute)
+                    let at =
+                        config.simulatedStartMs + Int64(day) * SimTime.msPerDay + hour * SimTime.msPerHour
+                        + r.below(40 * SimTime.msPerMinute)
                     // an offer is worth nothing hours later: the sender says so
                     let expiry = arrival.chance(config.expiringShare) ? config.promotionExpiryMinutes : nil
-                    intents.append(Intent(at: at, channel: promotions, campaign: hour == 10 ? "daily_deals" : "evening_offer", priority: 5,
-                                          expiryMinutes: expiry))
+                    intents.append(
+                        Intent(
+                            at: at, channel: promotions, campaign: hour == 10 ? "daily_deals" : "evening_offer",
+                            priority: 5,
+                            expiryMinutes: expiry))
                 }
             }
         }
@@ -109,11 +121,15 @@ struct SenderSimulation {
                 // the order's updates replace one another at the provider when they share a collapse id
                 let collapse = arrival.chance(config.collapseShare) ? "order-\(k)" : nil
                 var t = order + SimTime.msPerMinute * Int64(r.int(1...3))
-                intents.append(Intent(at: t, channel: orders, campaign: "order_confirmed", priority: 10, collapseID: collapse))
+                intents.append(
+                    Intent(at: t, channel: orders, campaign: "order_confirmed", priority: 10, collapseID: collapse))
                 t += SimTime.msPerMinute * Int64(r.int(30...90))
-                intents.append(Intent(at: t, channel: orders, campaign: "order_out_for_delivery", priority: 10, collapseID: collapse))
+                intents.append(
+                    Intent(
+                        at: t, channel: orders, campaign: "order_out_for_delivery", priority: 10, collapseID: collapse))
                 t += SimTime.msPerMinute * Int64(r.int(60...150))
-                intents.append(Intent(at: t, channel: orders, campaign: "order_delivered", priority: 10, collapseID: collapse))
+                intents.append(
+                    Intent(at: t, channel: orders, campaign: "order_delivered", priority: 10, collapseID: collapse))
             }
             if let chat = channel("chat"), r.chance(0.35) {
                 for _ in 0..<r.int(1...3) {
@@ -130,7 +146,9 @@ struct SenderSimulation {
     }
 
     /// What APNs/FCM answers for one attempt.
-    private mutating func answer(token: String, at t: Int64, tokens: [(token: String, registeredAt: Int64, knownAt: Int64)]) -> (Int, String?, Int64?) {
+    private mutating func answer(
+        token: String, at t: Int64, tokens: [(token: String, registeredAt: Int64, knownAt: Int64)]
+    ) -> (Int, String?, Int64?) {
         let apns = plan.provider == .apns
         // a token stops working an hour after uninstall, or after the app registered a newer one
         var deadSince: Int64?
@@ -174,7 +192,11 @@ struct SenderSimulation {
         var latest: [String: Int] = [:]
         for (i, d) in deliveries.enumerated() {
             guard let p = d.period else { continue }
-            if plan.platform == .ios { latest["\(p)"] = i } else if let c = sends[d.send].collapseID { latest["\(p)|\(c)"] = i }
+            if plan.platform == .ios {
+                latest["\(p)"] = i
+            } else if let c = sends[d.send].collapseID {
+                latest["\(p)|\(c)"] = i
+            }
         }
         let horizon = timeline.horizon
         for (i, d) in deliveries.enumerated() {
@@ -182,13 +204,17 @@ struct SenderSimulation {
             let fate: SendFate
             if d.at >= horizon {
                 fate = plan.uninstallAt.map { d.at >= $0 } == true ? .inactive : .pending
-            } else if let p = d.period, let last = latest[plan.platform == .ios ? "\(p)" : "\(p)|\(send.collapseID ?? "")"], last != i {
+            } else if let p = d.period,
+                let last = latest[plan.platform == .ios ? "\(p)" : "\(p)|\(send.collapseID ?? "")"], last != i
+            {
                 fate = .collapsed
             } else if let expiry = send.expiresAt, d.at > expiry {
                 fate = .expired
             } else if plan.platform == .android && plan.forceStopped(at: d.at, starts: timeline.processStarts) {
                 fate = .forceStopped
-            } else if arrival.chance(send.priority < 10 && plan.defersNormalPriority ? config.deferredLossShare : config.lossShare) {
+            } else if arrival.chance(
+                send.priority < 10 && plan.defersNormalPriority ? config.deferredLossShare : config.lossShare)
+            {
                 fate = .dropped
             } else {
                 fate = .delivered
@@ -198,9 +224,11 @@ struct SenderSimulation {
             let nextMinute = (SimTime.floorDiv(send.sentAt, SimTime.msPerMinute) + 1) * SimTime.msPerMinute
             // a receipt within seconds keeps its time when no other send of the device is near
             // it (the time grid keeps comparisons with those exact)
-            let pinned = d.instant && !sends.contains {
-                $0.notificationID != send.notificationID && abs($0.sentAt - send.sentAt) < 2 * SimTime.msPerMinute
-            }
+            let pinned =
+                d.instant
+                && !sends.contains {
+                    $0.notificationID != send.notificationID && abs($0.sentAt - send.sentAt) < 2 * SimTime.msPerMinute
+                }
             let at = pinned ? d.at : max(d.at, nextMinute)
             // before its first SDK session the app reported nothing
             guard at < horizon, at > plan.firstSeen else { continue }
@@ -208,20 +236,35 @@ struct SenderSimulation {
             let reports = reportsReceipts(at: at)
             if settings.shows(channel: send.channel, platform: plan.platform, channels: config.channels) {
                 if reports {
-                    var receipt = SimEvent(at: at, payload: .received(notification: send.notificationID, channel: send.channel, displayed: plan.platform == .android ? true : nil))
+                    var receipt = SimEvent(
+                        at: at,
+                        payload: .received(
+                            notification: send.notificationID, channel: send.channel,
+                            displayed: plan.platform == .android ? true : nil))
                     receipt.pinned = pinned
                     events.append(receipt)
                 }
                 let quiet = settings.authorization == .provisional ? 0.3 : 1.0
                 guard device.chance(config.channels[send.channel].openRate * quiet) else { continue }
-                let openAt = at + SimTime.msPerMinute + Int64(device.exponential(mean: 40 * Double(SimTime.msPerMinute)))
+                let openAt =
+                    at + SimTime.msPerMinute + Int64(device.exponential(mean: 40 * Double(SimTime.msPerMinute)))
                 guard openAt < horizon - 2 * SimTime.msPerMinute else { continue }
                 let landing = device.weighted([0.9, 0.08, 0.02])
-                events.append(SimEvent(at: openAt, payload: .opened(notification: send.notificationID, channel: send.channel, landed: [.target, .fallback, .rejected][landing])))
+                events.append(
+                    SimEvent(
+                        at: openAt,
+                        payload: .opened(
+                            notification: send.notificationID, channel: send.channel,
+                            landed: [.target, .fallback, .rejected][landing])))
                 // the tap brings the app to the foreground: a new snapshot
-                events.append(SimEvent(at: openAt + SimTime.msPerMinute, payload: .settings(Self.settings(at: openAt, in: timeline.changes))))
+                events.append(
+                    SimEvent(
+                        at: openAt + SimTime.msPerMinute,
+                        payload: .settings(Self.settings(at: openAt, in: timeline.changes))))
             } else if reports && plan.platform == .android && device.chance(config.hiddenReceiptShare) {
-                var receipt = SimEvent(at: at, payload: .received(notification: send.notificationID, channel: send.channel, displayed: false))
+                var receipt = SimEvent(
+                    at: at,
+                    payload: .received(notification: send.notificationID, channel: send.channel, displayed: false))
                 receipt.pinned = pinned
                 events.append(receipt)
             }

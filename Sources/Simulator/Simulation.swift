@@ -29,7 +29,8 @@ public enum Simulation {
     /// many sends it received) to `telemetry` as soon as they exist; returns the sender's
     /// batches (in time order) and the truth.
     public static func stream(
-        _ config: SimulationConfig, window: TruthWindow? = nil, telemetry: (_ batches: [TelemetryBatch], _ sends: Int) throws -> Void
+        _ config: SimulationConfig, window: TruthWindow? = nil,
+        telemetry: (_ batches: [TelemetryBatch], _ sends: Int) throws -> Void
     ) rethrows -> (sends: [SendsBatch], truth: Truth) {
         var truth = TruthAccumulator(config: config, window: window ?? defaultWindow(config))
         var sends: [SimSend] = []

@@ -157,7 +157,8 @@ public struct SimulationConfig: Sendable {
     public var forceStopDailyChance = 0.04
     /// Share of Android installations under a background restriction.
     public var backgroundRestrictedShare = 0.08
-    /// Share of deliveries that arrive within seconds (the rest within a minute or two, later when deferred or offline).
+    /// Share of deliveries that arrive within seconds (the rest within a minute or two, later when deferred or
+    /// offline).
     public var instantDeliveryShare = 0.5
     /// Share of normal-priority pushes a deferring device (``InstallationPlan/defersNormalPriority``)
     /// loses without a trace, and of every other push.

@@ -63,7 +63,9 @@ public enum SimulationRunner {
         var (summary, failure) = queue.snapshot()
         summary.seconds = Date().timeIntervalSince(started)
         if let failure { throw failure }
-        guard let truth = generated?.truth else { throw SimulationError.invalidOption("simulate", "generation stopped") }
+        guard let truth = generated?.truth else {
+            throw SimulationError.invalidOption("simulate", "generation stopped")
+        }
         return (summary, truth)
     }
 
@@ -86,7 +88,9 @@ public enum SimulationRunner {
                     path: path, contentType: contentType, gzip: options.gzip, bearer: key, policy: options.retry,
                     onRetry: { _, _ in queue.noteRetry() }, makeBody: makeBody)
                 guard response.status == 200, let counts = IngestAnswer(response.body) else {
-                    queue.fail(.ingestFailed(endpoint: path, status: response.status, body: String(response.bodyText.prefix(500))))
+                    queue.fail(
+                        .ingestFailed(
+                            endpoint: path, status: response.status, body: String(response.bodyText.prefix(500))))
                     return
                 }
                 queue.done(job, accepted: counts.accepted, duplicates: counts.duplicates, rejected: counts.rejected)
@@ -106,8 +110,8 @@ struct IngestAnswer {
 
     init?(_ body: [UInt8]) {
         guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
-              let accepted = object["accepted"] as? Int, let duplicates = object["duplicates"] as? Int,
-              let rejected = object["rejected"] as? [Any]
+            let accepted = object["accepted"] as? Int, let duplicates = object["duplicates"] as? Int,
+            let rejected = object["rejected"] as? [Any]
         else { return nil }
         self.accepted = accepted
         self.duplicates = duplicates
@@ -158,7 +162,8 @@ final class ProgressReporter: @unchecked Sendable {
         let perInstall = s.installationsGenerated > 0 ? Double(s.eventsGenerated) / Double(s.installationsGenerated) : 0
         let estimate = perInstall * Double(installs)
         let left = rate > 0 ? max(0, estimate - Double(s.eventsPosted)) / rate : 0
-        let line = "simulate: \(s.installationsGenerated)/\(installs) installations, \(s.eventsPosted) events posted, "
+        let line =
+            "simulate: \(s.installationsGenerated)/\(installs) installations, \(s.eventsPosted) events posted, "
             + "\(Int(rate))/s, ~\(Int(left)) s left\n"
         FileHandle.standardError.write(Data(line.utf8))
     }

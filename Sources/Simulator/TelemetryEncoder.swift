@@ -52,7 +52,8 @@ struct TelemetryEncoder {
             encode(event, into: &w)
         }
         w.raw("]}")
-        return TelemetryBatch(body: w.bytes, eventCount: events.count, sentAtOffset: offset, skewMs: plan.skewMs, isRetry: false)
+        return TelemetryBatch(
+            body: w.bytes, eventCount: events.count, sentAtOffset: offset, skewMs: plan.skewMs, isRetry: false)
     }
 
     private func encode(_ event: SimEvent, into w: inout JSONBytes) {
@@ -98,7 +99,9 @@ struct TelemetryEncoder {
     private func deviceState(forceStoppedBeforeStart: Bool?, into w: inout JSONBytes) {
         if let bucket = plan.standbyBucket { w.field("standby_bucket", bucket) }
         if let restricted = plan.backgroundRestricted { w.field("background_restricted", bool: restricted) }
-        if let ignoring = plan.ignoringBatteryOptimizations { w.field("ignoring_battery_optimizations", bool: ignoring) }
+        if let ignoring = plan.ignoringBatteryOptimizations {
+            w.field("ignoring_battery_optimizations", bool: ignoring)
+        }
         if let stopped = forceStoppedBeforeStart { w.field("force_stopped_before_start", bool: stopped) }
         if let lowPower = plan.lowPowerMode { w.field("low_power_mode", bool: lowPower) }
     }

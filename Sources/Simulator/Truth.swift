@@ -8,7 +8,10 @@ public struct TruthWindow: Sendable, Equatable {
     public var to: Int64
     public var asOf: Int64
     public var confirmationWindowMs: Int64
-    public init(from: Int64, to: Int64, asOf: Int64, confirmationWindowMs: Int64 = Int64(OutcomeRules.defaultConfirmationSpan.seconds) * 1_000) {
+    public init(
+        from: Int64, to: Int64, asOf: Int64,
+        confirmationWindowMs: Int64 = Int64(OutcomeRules.defaultConfirmationSpan.seconds) * 1_000
+    ) {
         self.from = from
         self.to = to
         self.asOf = asOf
@@ -125,23 +128,32 @@ public struct Truth: Sendable, Equatable {
     public var fcmDelivery = FCMDeliveryView()
 
     /// Sends in the window with this outcome, optionally narrowed by channel, platform, day.
-    public func count(_ outcome: SendOutcome, channel: String? = nil, platform: Platform? = nil, day: String? = nil) -> Int {
+    public func count(
+        _ outcome: SendOutcome, channel: String? = nil, platform: Platform? = nil, day: String? = nil
+    ) -> Int {
         outcomesByDay.filter {
-            $0.outcome == outcome && (channel == nil || $0.channel == channel) && (platform == nil || $0.platform == platform)
+            $0.outcome == outcome && (channel == nil || $0.channel == channel)
+                && (platform == nil || $0.platform == platform)
                 && (day == nil || $0.day == day)
         }.reduce(0) { $0 + $1.count }
     }
 
     /// Unconfirmed sends with this cause, optionally narrowed by channel and platform.
     public func count(_ cause: UnconfirmedCause, channel: String? = nil, platform: Platform? = nil) -> Int {
-        causes.filter { $0.cause == cause && (channel == nil || $0.channel == channel) && (platform == nil || $0.platform == platform) }
-            .reduce(0) { $0 + $1.count }
+        causes.filter {
+            $0.cause == cause && (channel == nil || $0.channel == channel)
+                && (platform == nil || $0.platform == platform)
+        }
+        .reduce(0) { $0 + $1.count }
     }
 
     /// Received and opened sends in this latency bucket, optionally narrowed by channel and platform.
     public func count(_ bucket: LatencyBucket, channel: String? = nil, platform: Platform? = nil) -> Int {
-        latency.filter { $0.bucket == bucket && (channel == nil || $0.channel == channel) && (platform == nil || $0.platform == platform) }
-            .reduce(0) { $0 + $1.count }
+        latency.filter {
+            $0.bucket == bucket && (channel == nil || $0.channel == channel)
+                && (platform == nil || $0.platform == platform)
+        }
+        .reduce(0) { $0 + $1.count }
     }
 
     /// The truth as JSON (the `--truth FILE` format): one row per line.
@@ -181,7 +193,11 @@ public struct Truth: Sendable, Equatable {
         }
         let latencyTotals = Dictionary(grouping: latency) { [$0.channel, $0.platform.rawValue, $0.bucket.rawValue] }
         let bucketOrder = { (name: String) in LatencyBucket.allCases.firstIndex { $0.rawValue == name } ?? 0 }
-        rows("latency", latencyTotals.keys.sorted { ($0[0], $0[1], bucketOrder($0[2])) < ($1[0], $1[1], bucketOrder($1[2])) }, into: &w) { key, w in
+        rows(
+            "latency",
+            latencyTotals.keys.sorted { ($0[0], $0[1], bucketOrder($0[2])) < ($1[0], $1[1], bucketOrder($1[2])) },
+            into: &w
+        ) { key, w in
             w.key("channel")
             w.string(key[0])
             w.field("platform", key[1])
@@ -238,7 +254,9 @@ public struct Truth: Sendable, Equatable {
     }
 
     /// `,\n"name":[\n{row},\n{row}\n]`
-    private func rows<Row>(_ name: StaticString, _ items: [Row], into w: inout JSONBytes, _ write: (Row, inout JSONBytes) -> Void) {
+    private func rows<Row>(
+        _ name: StaticString, _ items: [Row], into w: inout JSONBytes, _ write: (Row, inout JSONBytes) -> Void
+    ) {
         w.raw(",\n")
         w.key(name)
         w.raw("[")

@@ -73,10 +73,17 @@ struct TruthAccumulator {
             case .received(let id, _, _), .opened(let id, _, _): kind = .receipt(notificationID: Self.uuid(id))
             default: kind = .other
             }
-            life.append(SignOfLife(kind: kind, at: date(event.at), receivedAt: date(event.at), eventID: Self.uuid(event.id)))
+            life.append(
+                SignOfLife(kind: kind, at: date(event.at), receivedAt: date(event.at), eventID: Self.uuid(event.id)))
             switch event.payload {
             case .settings(let s):
-                snapshots.append((event.at, DisplayState(snapshot: s.snapshot(platform: plan.platform, channels: config.channels), platform: plan.platform), event.version))
+                snapshots.append(
+                    (
+                        event.at,
+                        DisplayState(
+                            snapshot: s.snapshot(platform: plan.platform, channels: config.channels),
+                            platform: plan.platform), event.version
+                    ))
             case .received(let id, _, let displayed):
                 receipts[id, default: []].append(Receipt(kind: .received(displayed: displayed), at: date(event.at)))
                 if inWindow(event.at) { instrumented.insert(Slice(platform: plan.platform, version: event.version)) }
@@ -96,14 +103,17 @@ struct TruthAccumulator {
             return (snapshots[i].state, snapshots[i].version)
         }
 
-        let sends = installation.sends.filter { $0.sentAt <= window.asOf }.sorted { ($0.sentAt, $0.eventID) < ($1.sentAt, $1.eventID) }
+        let sends = installation.sends.filter { $0.sentAt <= window.asOf }.sorted {
+            ($0.sentAt, $0.eventID) < ($1.sentAt, $1.eventID)
+        }
         let isResolved = { (send: SimSend) in
             send.installationID != nil || (registrations[send.token] ?? []).contains { $0 <= send.sentAt }
         }
         // the attempts resolved to this installation: what could supersede one of its sends
         let attempts = sends.filter(isResolved).map {
-            InstallationAttempt(notificationID: Self.uuid($0.notificationID), provider: $0.provider.rawValue, collapseID: $0.collapseID,
-                                sentAt: date($0.sentAt), status: $0.status)
+            InstallationAttempt(
+                notificationID: Self.uuid($0.notificationID), provider: $0.provider.rawValue, collapseID: $0.collapseID,
+                sentAt: date($0.sentAt), status: $0.status)
         }
         let slice = { (t: Int64) -> Truth.SnapshotSlice? in
             guard snapshots.contains(where: { $0.at <= t }) else { return nil }
@@ -115,15 +125,17 @@ struct TruthAccumulator {
         var lastInvalid: [String: Int64] = [:]
         for send in sends {
             let isInvalid = RejectionClass.isTokenInvalid(status: send.status, reason: send.reason)
-            let known = lastInvalid[send.token].map { invalidAt in
-                !(registrations[send.token] ?? []).contains { $0 > invalidAt && $0 <= send.sentAt }
-            } ?? false
+            let known =
+                lastInvalid[send.token].map { invalidAt in
+                    !(registrations[send.token] ?? []).contains { $0 > invalidAt && $0 <= send.sentAt }
+                } ?? false
             if isInvalid { lastInvalid[send.token] = send.sentAt }
             guard inWindow(send.sentAt) else { continue }
             if known { knownInvalid += 1 }
             if isInvalid { tokenInvalid += 1 }
             if !(200...299).contains(send.status) {
-                rejections[RejectionKey(provider: send.provider, status: send.status, reason: send.reason), default: 0] += 1
+                rejections[
+                    RejectionKey(provider: send.provider, status: send.status, reason: send.reason), default: 0] += 1
             }
             let resolved = isResolved(send)
             let asOf = resolved ? stateAt(send.sentAt) : nil
@@ -139,7 +151,8 @@ struct TruthAccumulator {
             var cause: UnconfirmedCause?
             if ifInstrumented == .unconfirmed {
                 cause = CauseRules.cause(
-                    notificationID: Self.uuid(send.notificationID), provider: send.provider.rawValue, collapseID: send.collapseID,
+                    notificationID: Self.uuid(send.notificationID), provider: send.provider.rawValue,
+                    collapseID: send.collapseID,
                     expiresAt: send.expiresAt.map(date), sentAt: sentAt, life: life, attempts: attempts, asOf: asOfDate)
             }
             var latency: LatencyBucket?
@@ -186,21 +199,31 @@ struct TruthAccumulator {
         var latency: [Truth.LatencyCount: Int] = [:]
         var bySnapshot: [Truth.SliceOutcomeCount: Int] = [:]
         for (key, count) in sendCounts {
-            let isInstrumented = key.version.map { instrumented.contains(Slice(platform: key.platform, version: $0)) } ?? false
+            let isInstrumented =
+                key.version.map { instrumented.contains(Slice(platform: key.platform, version: $0)) } ?? false
             let outcome = isInstrumented ? key.ifInstrumented : key.ifNot
-            let (day, channel, version) = (String(SimTime.rfc3339(key.day * SimTime.msPerDay).prefix(10)), config.channels[key.channel].id,
-                                           key.version.map { config.appVersions[$0] })
-            let row = Truth.OutcomeCount(day: day, channel: channel, platform: key.platform, appVersion: version, outcome: outcome, count: 0)
+            let (day, channel, version) = (
+                String(SimTime.rfc3339(key.day * SimTime.msPerDay).prefix(10)), config.channels[key.channel].id,
+                key.version.map { config.appVersions[$0] }
+            )
+            let row = Truth.OutcomeCount(
+                day: day, channel: channel, platform: key.platform, appVersion: version, outcome: outcome, count: 0)
             merged[row, default: 0] += count
             if outcome == .unconfirmed, let cause = key.cause {
-                causes[Truth.CauseCount(day: day, channel: channel, platform: key.platform, appVersion: version, cause: cause, count: 0),
-                       default: 0] += count
+                causes[
+                    Truth.CauseCount(
+                        day: day, channel: channel, platform: key.platform, appVersion: version, cause: cause, count: 0),
+                    default: 0] += count
             }
             if let bucket = key.latency {
-                latency[Truth.LatencyCount(day: day, channel: channel, platform: key.platform, appVersion: version, bucket: bucket, count: 0),
-                        default: 0] += count
+                latency[
+                    Truth.LatencyCount(
+                        day: day, channel: channel, platform: key.platform, appVersion: version, bucket: bucket,
+                        count: 0),
+                    default: 0] += count
             }
-            let sliceRow = Truth.SliceOutcomeCount(platform: key.platform, slice: key.slice ?? Truth.SnapshotSlice(), outcome: outcome, count: 0)
+            let sliceRow = Truth.SliceOutcomeCount(
+                platform: key.platform, slice: key.slice ?? Truth.SnapshotSlice(), outcome: outcome, count: 0)
             bySnapshot[sliceRow, default: 0] += count
         }
         let rows = merged.map { row, count in
@@ -216,10 +239,13 @@ struct TruthAccumulator {
                 provider: key.provider, status: key.status, reason: key.reason,
                 rejectionClass: RejectionClass.of(status: key.status, reason: key.reason) ?? .other,
                 count: count)
-        }.sorted { ($0.provider.rawValue, $0.status, $0.reason ?? "") < ($1.provider.rawValue, $1.status, $1.reason ?? "") }
+        }.sorted {
+            ($0.provider.rawValue, $0.status, $0.reason ?? "") < ($1.provider.rawValue, $1.status, $1.reason ?? "")
+        }
         var truth = Truth(
             appID: config.appID, experiment: config.experiment, window: window,
-            instrumentedSlices: instrumented.map { "\($0.platform.rawValue)/\(config.appVersions[$0.version])" }.sorted(),
+            instrumentedSlices: instrumented.map { "\($0.platform.rawValue)/\(config.appVersions[$0.version])" }
+                .sorted(),
             outcomesByDay: rows, rejections: rejectionRows, tokenInvalid: tokenInvalid,
             sendsToKnownInvalidTokens: knownInvalid,
             cohorts: cohorts.values.map { c in
@@ -227,20 +253,25 @@ struct TruthAccumulator {
                 sorted.hoursToPrompt.sort()
                 return sorted
             }.sorted { $0.variant < $1.variant },
-            telemetryEvents: telemetryEvents, sends: sendsTotal, duplicateEventsPosted: duplicates + duplicateSendEvents)
+            telemetryEvents: telemetryEvents, sends: sendsTotal, duplicateEventsPosted: duplicates + duplicateSendEvents
+        )
         truth.fcmDelivery = fcmDelivery
         truth.causes = causes.map { row, count in
             var r = row
             r.count = count
             return r
-        }.sorted { ($0.day, $0.channel, $0.platform.rawValue, $0.appVersion ?? "", $0.cause.rawValue)
-            < ($1.day, $1.channel, $1.platform.rawValue, $1.appVersion ?? "", $1.cause.rawValue) }
+        }.sorted {
+            ($0.day, $0.channel, $0.platform.rawValue, $0.appVersion ?? "", $0.cause.rawValue)
+                < ($1.day, $1.channel, $1.platform.rawValue, $1.appVersion ?? "", $1.cause.rawValue)
+        }
         truth.latency = latency.map { row, count in
             var r = row
             r.count = count
             return r
-        }.sorted { ($0.day, $0.channel, $0.platform.rawValue, $0.appVersion ?? "", $0.bucket)
-            < ($1.day, $1.channel, $1.platform.rawValue, $1.appVersion ?? "", $1.bucket) }
+        }.sorted {
+            ($0.day, $0.channel, $0.platform.rawValue, $0.appVersion ?? "", $0.bucket)
+                < ($1.day, $1.channel, $1.platform.rawValue, $1.appVersion ?? "", $1.bucket)
+        }
         // in a fixed order, as the other lists: two runs of one fleet have equal truths
         truth.outcomesBySnapshot = bySnapshot.map { row, count in
             var r = row

@@ -38,14 +38,26 @@ public struct AppMove: Sendable {
         public var description: String {
             switch self {
             case .sameShard(let shard): "the app already lives on shard '\(shard)'"
-            case .otherMoveInProgress(let to): "a move of this app to shard '\(to)' is in progress: run it again to resume, or --rollback"
-            case .targetHoldsRows(let shard, let rows): "shard '\(shard)' already holds \(rows) rows of the app; nothing was changed"
+            case .otherMoveInProgress(let to):
+                "a move of this app to shard '\(to)' is in progress: run it again to resume, or --rollback"
+            case .targetHoldsRows(let shard, let rows):
+                "shard '\(shard)' already holds \(rows) rows of the app; nothing was changed"
             case .catchUpTimeout(let seconds):
-                "the copy did not catch up within \(seconds) s; the app posts again on its old shard, the copy goes on: run the move again"
+                """
+                the copy did not catch up within \(seconds) s; the app posts again on its old shard, the copy \
+                goes on: run the move again
+                """
             case .countsDiffer(let table, let source, let target):
-                "\(table): \(source) rows on the source, \(target) on the target after catching up; the app posts again on its old shard: run the move again"
+                """
+                \(table): \(source) rows on the source, \(target) on the target after catching up; the app posts \
+                again on its old shard: run the move again
+                """
             case .nothingToRollBack: "no move of this app is in progress"
-            case .alreadyFlipped(let to): "the move has flipped: the app lives on shard '\(to)' now; run the move again to finish it (or move the app back)"
+            case .alreadyFlipped(let to):
+                """
+                the move has flipped: the app lives on shard '\(to)' now; run the move again to finish it (or \
+                move the app back)
+                """
             }
         }
     }
@@ -65,7 +77,8 @@ public struct AppMove: Sendable {
         let directory = try Connection.connect(url: directoryURL)
         let map = ShardDirectory()
         let (from, state) = try begin(to: target, directory: directory)
-        let source = try map.shard(named: from, on: directory), destination = try map.shard(named: target, on: directory)
+        let source = try map.shard(named: from, on: directory),
+            destination = try map.shard(named: target, on: directory)
         var report = MoveReport(app: app, from: from, to: target)
         let clock = ContinuousClock(), started = clock.now
         if state != "flipped" {
@@ -82,18 +95,26 @@ public struct AppMove: Sendable {
                 report.rows = try verifyCaughtUp(source: sourceConnection, target: targetConnection)
                 // The fence first, then the map: a write routed by the old map after the lock goes is refused.
                 try sourceConnection.execute(
-                    "insert into shard_departures (app_id, moved_to) values (\(app), \(target)) on conflict (app_id) do update set moved_to = excluded.moved_to, moved_at = now()")
+                    """
+                    insert into shard_departures (app_id, moved_to) values (\(app), \(target)) on conflict \
+                    (app_id) do update set moved_to = excluded.moved_to, moved_at = now()
+                    """
+                )
                 try targetConnection.execute("delete from shard_departures where app_id = \(app)")
                 try directory.transaction { directory in
-                    try directory.execute("update app_placements set shard = \(target), placed_at = now() where app_id = \(app)")
-                    try directory.execute("update app_moves set state = 'flipped', updated_at = now() where app_id = \(app)")
+                    try directory.execute(
+                        "update app_placements set shard = \(target), placed_at = now() where app_id = \(app)")
+                    try directory.execute(
+                        "update app_moves set state = 'flipped', updated_at = now() where app_id = \(app)")
                 }
             } catch {
-                _ = try? sourceConnection.execute("select pg_advisory_unlock(\(ShardDirectory.writeLockClass), hashtext(\(app)))")
+                _ = try? sourceConnection.execute(
+                    "select pg_advisory_unlock(\(ShardDirectory.writeLockClass), hashtext(\(app)))")
                 _ = try? setState("copying", directory)
                 throw error
             }
-            try sourceConnection.execute("select pg_advisory_unlock(\(ShardDirectory.writeLockClass), hashtext(\(app)))")
+            try sourceConnection.execute(
+                "select pg_advisory_unlock(\(ShardDirectory.writeLockClass), hashtext(\(app)))")
             report.pauseSeconds = seconds(clock.now - pauseStarted)
             progress("flipped: \(app) lives on \(target)")
         }
@@ -117,7 +138,8 @@ public struct AppMove: Sendable {
         let target: String = try row.decode("to_shard")
         guard try row.decode("state", as: String.self) != "flipped" else { throw Failure.alreadyFlipped(to: target) }
         let map = ShardDirectory()
-        let sourceConnection = try Connection.connect(url: try map.shard(named: try row.decode("from_shard"), on: directory).url)
+        let sourceConnection = try Connection.connect(
+            url: try map.shard(named: try row.decode("from_shard"), on: directory).url)
         let targetConnection = try Connection.connect(url: try map.shard(named: target, on: directory).url)
         try stopCopy(source: sourceConnection, target: targetConnection)
         let removed = try deleteRows(on: targetConnection)
@@ -129,7 +151,9 @@ public struct AppMove: Sendable {
     private func begin(to target: String, directory: Connection) throws -> (from: String, state: String) {
         let map = ShardDirectory()
         _ = try map.shard(named: target, on: directory)
-        if let row = try directory.query("select from_shard, to_shard, state from app_moves where app_id = \(app)").first {
+        if let row = try directory.query("select from_shard, to_shard, state from app_moves where app_id = \(app)")
+            .first
+        {
             let to: String = try row.decode("to_shard")
             guard to == target else { throw Failure.otherMoveInProgress(to: to) }
             progress("resuming the move of \(app) to \(target)")
@@ -137,9 +161,12 @@ public struct AppMove: Sendable {
         }
         let from = try map.shard(of: app, on: directory).name
         guard from != target else { throw Failure.sameShard(from) }
-        let rows = try AppTables.rows(of: app, on: Connection.connect(url: try map.shard(named: target, on: directory).url))
+        let rows = try AppTables.rows(
+            of: app, on: Connection.connect(url: try map.shard(named: target, on: directory).url))
         guard rows == 0 else { throw Failure.targetHoldsRows(shard: target, rows: rows) }
-        try directory.execute("insert into app_moves (app_id, from_shard, to_shard, state) values (\(app), \(from), \(target), 'copying')")
+        try directory.execute(
+            "insert into app_moves (app_id, from_shard, to_shard, state) values (\(app), \(from), \(target), 'copying')"
+        )
         return (from, "copying")
     }
 
@@ -156,7 +183,11 @@ public struct AppMove: Sendable {
         if published.isEmpty {
             let tables = try AppTables.names(on: source).map { "\($0) where (app_id = \(Self.literal(app)))" }
             try source.executeScript(
-                "create publication \(name) for table \(tables.joined(separator: ", ")) with (publish = 'insert, update, delete', publish_via_partition_root = true)")
+                """
+                create publication \(name) for table \(tables.joined(separator: ", ")) with (publish = 'insert, \
+                update, delete', publish_via_partition_root = true)
+                """
+            )
         }
         if try source.query("select 1 from pg_replication_slots where slot_name = \(name)").isEmpty {
             _ = try source.query("select pg_create_logical_replication_slot(\(name), 'pgoutput')")
@@ -164,7 +195,11 @@ public struct AppMove: Sendable {
         if try target.query("select 1 from pg_subscription where subname = \(name)").isEmpty {
             progress("copying \(app)")
             try target.executeScript(
-                "create subscription \(name) connection \(Self.literal(sourceURL)) publication \(name) with (create_slot = false, slot_name = \(Self.literal(name)), copy_data = true)")
+                """
+                create subscription \(name) connection \(Self.literal(sourceURL)) publication \(name) with \
+                (create_slot = false, slot_name = \(Self.literal(name)), copy_data = true)
+                """
+            )
         }
     }
 
@@ -188,7 +223,11 @@ public struct AppMove: Sendable {
         let deadline = Date() + catchUpLimit
         while Date() < deadline {
             let done: Bool = try source.query(
-                "select coalesce(confirmed_flush_lsn >= \(position)::pg_lsn, false) from pg_replication_slots where slot_name = \(replicationName)")[0].decode(0)
+                """
+                select coalesce(confirmed_flush_lsn >= \(position)::pg_lsn, false) from pg_replication_slots \
+                where slot_name = \(replicationName)
+                """
+            )[0].decode(0)
             if done { return }
             usleep(10_000)
         }
@@ -216,7 +255,9 @@ public struct AppMove: Sendable {
         var total = 0
         for table in try AppTables.names(on: source) {
             let count: SQL = "select count(*) from \(identifier: table) where app_id = \(app)"
-            let (here, there) = (try source.query(count)[0].decode(0, as: Int.self), try target.query(count)[0].decode(0, as: Int.self))
+            let (here, there) = (
+                try source.query(count)[0].decode(0, as: Int.self), try target.query(count)[0].decode(0, as: Int.self)
+            )
             guard here == there else { throw Failure.countsDiffer(table: table, source: here, target: there) }
             total += here
         }
@@ -246,10 +287,20 @@ public struct AppMove: Sendable {
 
     /// Sequences of the target at least the source's, so ids copied over are never handed out again.
     private func raiseSequences(source: Connection, target: Connection) throws {
-        let rows = try source.query("select schemaname || '.' || sequencename as name, last_value from pg_sequences where schemaname = 'public' and last_value is not null")
+        let rows = try source.query(
+            """
+            select schemaname || '.' || sequencename as name, last_value from pg_sequences where schemaname = \
+            'public' and last_value is not null
+            """
+        )
         for row in rows {
             let name: String = try row.decode("name"), value: Int = try row.decode("last_value")
-            _ = try target.query("select setval(\(name)::regclass, greatest(\(value), (select coalesce(last_value, 1) from pg_sequences where schemaname || '.' || sequencename = \(name))))")
+            _ = try target.query(
+                """
+                select setval(\(name)::regclass, greatest(\(value), (select coalesce(last_value, 1) from \
+                pg_sequences where schemaname || '.' || sequencename = \(name))))
+                """
+            )
         }
     }
 
@@ -296,18 +347,22 @@ public enum AppTables {
         try connection.query(
             """
             select c.relname from pg_class c join pg_namespace n on n.oid = c.relnamespace
-             where n.nspname = 'public' and c.relkind in ('r', 'p') and not c.relispartition and c.relname <> 'shard_departures'
+             where n.nspname = 'public' and c.relkind in ('r', 'p') and not c.relispartition and c.relname <> \
+            'shard_departures'
                and c.relname not like 'pushledger_stage_%'
-               and exists (select 1 from pg_attribute a where a.attrelid = c.oid and a.attname = 'app_id' and not a.attisdropped)
+               and exists (select 1 from pg_attribute a where a.attrelid = c.oid and a.attname = 'app_id' and not \
+            a.attisdropped)
              order by c.relname
-            """).map { try $0.decode(0) }
+            """
+        ).map { try $0.decode(0) }
     }
 
     /// Rows of `app` in all of them.
     public static func rows(of app: String, on connection: Connection) throws -> Int {
         var total = 0
         for table in try names(on: connection) {
-            total += try connection.query("select count(*) from \(identifier: table) where app_id = \(app)")[0].decode(0, as: Int.self)
+            total += try connection.query("select count(*) from \(identifier: table) where app_id = \(app)")[0].decode(
+                0, as: Int.self)
         }
         return total
     }

@@ -42,7 +42,9 @@ public struct Erasure: Sendable {
         struct RolledBack: Error { var removed: [Removed] }
         do {
             return try connection.transaction { connection in
-                let removed = try connection.query("select * from pushledger_erase(\(app), \(installation), \(token), \(searchRawText))").map { row in
+                let removed = try connection.query(
+                    "select * from pushledger_erase(\(app), \(installation), \(token), \(searchRawText))"
+                ).map { row in
                     Removed(table: try row.decode("erased_from"), rows: try row.decode("erased_rows"))
                 }
                 if dryRun { throw RolledBack(removed: removed) }

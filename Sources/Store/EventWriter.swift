@@ -39,12 +39,15 @@ public struct EventWriter: Sendable {
         while true {
             do {
                 return try write(
-                    batch, stagingWithTOAST: stagingWithTOAST, partitionsCovered: !dryRun, dryRun: dryRun, on: connection)
+                    batch, stagingWithTOAST: stagingWithTOAST, partitionsCovered: !dryRun, dryRun: dryRun,
+                    on: connection)
             } catch let error as PostgresError where error.sqlState == "40P01" && attempt < Self.maxAttempts {
                 attempt += 1
             } catch let error as PostgresError where error.sqlState == "54000" && !stagingWithTOAST {
                 stagingWithTOAST = true
-            } catch let error as PostgresError where error.sqlState == "42P01" && connection.sessionMarks.contains(Self.stagingMark) {
+            } catch let error as PostgresError
+                where error.sqlState == "42P01" && connection.sessionMarks.contains(Self.stagingMark)
+            {
                 // The session lost its staging tables (dropped by hand): created again.
                 connection.sessionMarks.subtract([Self.stagingMark, Self.stagingWithTOASTMark])
             }
@@ -53,7 +56,8 @@ public struct EventWriter: Sendable {
 
     /// Session marks (`Connection.sessionMarks`): the staging tables exist in this session,
     /// without or with TOAST (committed: a rolled-back transaction that created them left none).
-    public static let stagingMark = "pushledger.writer.staging", stagingWithTOASTMark = "pushledger.writer.staging.toast"
+    public static let stagingMark = "pushledger.writer.staging",
+        stagingWithTOASTMark = "pushledger.writer.staging.toast"
 
     /// One transaction: the staging tables (created once a session), the COPYs, one call that
     /// stores the batch. `partitionsCovered`: the batch's days were just seen covered, so that
@@ -67,7 +71,11 @@ public struct EventWriter: Sendable {
             try copy(batch, on: connection)
             guard batch.eventCount > 0 else { return [:] }
             var stored: [Int: Int] = [:]
-            let call: SQL = "select unit, accepted from pushledger_apply_staged(\(batch.telemetry.count), \(batch.sends.count), \(!partitionsCovered))"
+            let call: SQL =
+                """
+                select unit, accepted from pushledger_apply_staged(\(batch.telemetry.count), \
+                \(batch.sends.count), \(!partitionsCovered))
+                """
             for row in try connection.query(call) {
                 stored[try row.decode("unit", as: Int.self)] = try row.decode("accepted", as: Int.self)
             }
@@ -76,7 +84,8 @@ public struct EventWriter: Sendable {
         let stored: [Int: Int]
         if dryRun {
             do {
-                _ = try connection.transaction { connection -> Never in throw RolledBack(stored: try apply(connection)) }
+                _ = try connection.transaction { connection -> Never in throw RolledBack(stored: try apply(connection))
+                }
             } catch let rolledBack as RolledBack {
                 stored = rolledBack.stored
             }
@@ -137,7 +146,9 @@ private final class PartitionCoverage: Sendable {
     static let maxDays = 400
 
     static func days(_ range: ClosedRange<Date>) -> ClosedRange<Int> {
-        Int((range.lowerBound.timeIntervalSince1970 / 86_400).rounded(.down))...Int((range.upperBound.timeIntervalSince1970 / 86_400).rounded(.down))
+        Int(
+            (range.lowerBound.timeIntervalSince1970 / 86_400).rounded(.down))...Int(
+                (range.upperBound.timeIntervalSince1970 / 86_400).rounded(.down))
     }
 
     func covers(_ range: ClosedRange<Int>) -> Bool {

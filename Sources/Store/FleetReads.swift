@@ -10,7 +10,8 @@ import Postgres
 public struct FleetReads: Sendable {
     /// The rollups the coordinator exposes (the reports' inputs; no events).
     public static let tables = [
-        "send_rollups_daily", "send_rejections_daily", "open_landings_daily", "instrumented_slices_daily", "prompt_cohorts_daily",
+        "send_rollups_daily", "send_rejections_daily", "open_landings_daily", "instrumented_slices_daily",
+        "prompt_cohorts_daily",
     ]
 
     public init() {}
@@ -23,18 +24,21 @@ public struct FleetReads: Sendable {
         let shards = try map.shards(on: directory)
         let placements = try map.placements(on: directory)
         try directory.transaction { connection in
-            try connection.executeScript("create extension if not exists postgres_fdw; drop schema if exists fleet cascade; create schema fleet")
+            try connection.executeScript(
+                "create extension if not exists postgres_fdw; drop schema if exists fleet cascade; create schema fleet")
             for shard in shards {
                 let server = "pl_shard_\(shard.name)", schema = "fleet_shard_\(shard.name)"
                 let (options, user) = Self.serverOptions(shard.url)
                 try connection.executeScript(
                     """
                     drop server if exists \(server) cascade;
-                    create server \(server) foreign data wrapper postgres_fdw options (\(options), async_capable 'true', fetch_size '10000');
+                    create server \(server) foreign data wrapper postgres_fdw options (\(options), async_capable \
+                    'true', fetch_size '10000');
                     create user mapping for current_user server \(server) options (\(user));
                     drop schema if exists \(schema) cascade;
                     create schema \(schema);
-                    import foreign schema public limit to (\(Self.tables.joined(separator: ", "))) from server \(server) into \(schema)
+                    import foreign schema public limit to (\(Self.tables.joined(separator: ", "))) from server \
+                    \(server) into \(schema)
                     """)
             }
             guard let first = shards.first else { return }
@@ -45,7 +49,11 @@ public struct FleetReads: Sendable {
                     let apps = placements.filter { $0.value == shard.name }.keys.sorted()
                     guard !apps.isEmpty else { continue }
                     try connection.executeScript(
-                        "alter table fleet.\(table) attach partition fleet_shard_\(shard.name).\(table) for values in (\(apps.map(AppMove.literal).joined(separator: ", ")))")
+                        """
+                        alter table fleet.\(table) attach partition fleet_shard_\(shard.name).\(table) for values \
+                        in (\(apps.map(AppMove.literal).joined(separator: ", ")))
+                        """
+                    )
                 }
             }
         }
@@ -65,7 +73,9 @@ public struct FleetReads: Sendable {
         var user: [String] = []
         if let name = parts?.user { user.append("user \(AppMove.literal(name))") }
         if let password = parts?.password { user.append("password \(AppMove.literal(password))") }
-        if user.isEmpty { user.append("user \(AppMove.literal(ProcessInfo.processInfo.environment["PGUSER"] ?? "postgres"))") }
+        if user.isEmpty {
+            user.append("user \(AppMove.literal(ProcessInfo.processInfo.environment["PGUSER"] ?? "postgres"))")
+        }
         return (server.isEmpty ? "dbname 'postgres'" : server.joined(separator: ", "), user.joined(separator: ", "))
     }
 
@@ -77,7 +87,8 @@ public struct FleetReads: Sendable {
 
     /// The outcome counts the rollups hold, summed per app.
     public static let counted = [
-        "sends", "accepted", "rejected", "received", "opened", "pending", "blocked_app", "blocked_channel", "unattributed",
+        "sends", "accepted", "rejected", "received", "opened", "pending", "blocked_app", "blocked_channel",
+        "unattributed",
         "unconfirmed", "token_invalid", "to_invalid_token",
     ]
 
@@ -87,7 +98,8 @@ public struct FleetReads: Sendable {
         let sums = counted.map { "sum(\($0))::int8 as \($0)" }.joined(separator: ", ")
         return """
             select app_id, \(unsafeRaw: sums) from fleet.send_rollups_daily
-             where day >= (\(from)::timestamptz at time zone 'UTC')::date and day < (\(to)::timestamptz at time zone 'UTC')::date
+             where day >= (\(from)::timestamptz at time zone 'UTC')::date and day < (\(to)::timestamptz at time zone \
+            'UTC')::date
              group by app_id
             """
     }
@@ -105,6 +117,8 @@ public struct FleetReads: Sendable {
     /// The plan of `totals` (EXPLAIN VERBOSE), to see the grouping pushed down to the shards.
     public func plan(from: Date, to: Date, on directory: Connection) throws -> String {
         try directory.executeScript("set enable_partitionwise_aggregate = on")
-        return try directory.query("explain (verbose, costs off) \(Self.totalsQuery(from: from, to: to))").map { try $0.decode(0, as: String.self) }.joined(separator: "\n")
+        return try directory.query("explain (verbose, costs off) \(Self.totalsQuery(from: from, to: to))").map {
+            try $0.decode(0, as: String.self)
+        }.joined(separator: "\n")
     }
 }

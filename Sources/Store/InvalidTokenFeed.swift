@@ -48,12 +48,16 @@ public struct InvalidTokenFeed: Sendable {
         var afterKey: UUID
         var since: Int64?
 
-        static let start = Cursor(horizon: nil, afterXID: 0, afterProvider: "", afterKey: UUID(uuidString: "00000000-0000-0000-0000-000000000000")!, since: nil)
+        static let start = Cursor(
+            horizon: nil, afterXID: 0, afterProvider: "",
+            afterKey: UUID(uuidString: "00000000-0000-0000-0000-000000000000")!, since: nil)
 
         /// `f1.<horizon or ->.<xid>.<provider or ->.<token key>.<since µs or ->`: opaque to senders.
         var text: String {
-            ["f1", horizon.map(String.init) ?? "-", String(afterXID), afterProvider.isEmpty ? "-" : afterProvider,
-             afterKey.uuidString.lowercased(), since.map(String.init) ?? "-"].joined(separator: ".")
+            [
+                "f1", horizon.map(String.init) ?? "-", String(afterXID), afterProvider.isEmpty ? "-" : afterProvider,
+                afterKey.uuidString.lowercased(), since.map(String.init) ?? "-",
+            ].joined(separator: ".")
         }
 
         init(horizon: UInt64?, afterXID: UInt64, afterProvider: String, afterKey: UUID, since: Int64?) {
@@ -72,7 +76,9 @@ public struct InvalidTokenFeed: Sendable {
             let horizon = parts[1] == "-" ? nil : UInt64(parts[1])
             let since = parts[5] == "-" ? nil : Int64(parts[5])
             guard (parts[1] == "-") == (horizon == nil), (parts[5] == "-") == (since == nil) else { return nil }
-            self.init(horizon: horizon, afterXID: xid, afterProvider: parts[3] == "-" ? "" : parts[3], afterKey: key, since: since)
+            self.init(
+                horizon: horizon, afterXID: xid, afterProvider: parts[3] == "-" ? "" : parts[3], afterKey: key,
+                since: since)
         }
     }
 
@@ -87,7 +93,9 @@ public struct InvalidTokenFeed: Sendable {
         public static func parse(since: String?, limit: String?, cursor: String?) -> Result<Query, QueryError> {
             var parsed = Query(since: nil, limit: defaultLimit, cursor: .start)
             if let cursor {
-                guard let decoded = Cursor(cursor) else { return .failure(QueryError("cursor is not one this server gave out")) }
+                guard let decoded = Cursor(cursor) else {
+                    return .failure(QueryError("cursor is not one this server gave out"))
+                }
                 parsed.cursor = decoded
             }
             if let since {
@@ -119,7 +127,8 @@ public struct InvalidTokenFeed: Sendable {
         if let fixed = cursor.horizon {
             horizon = fixed
         } else {
-            let text = try connection.query("select pushledger_invalid_tokens_horizon()::text as h")[0].decode("h", as: String.self)
+            let text = try connection.query("select pushledger_invalid_tokens_horizon()::text as h")[0].decode(
+                "h", as: String.self)
             horizon = UInt64(text) ?? 0
         }
         let rows = try connection.query(
@@ -127,7 +136,8 @@ public struct InvalidTokenFeed: Sendable {
             select provider, token, invalidated_at, status, reason, unregistered_at, installation_id,
                    feed_xid::text as feed_xid, token_key
               from pushledger_invalid_tokens(\(appID), \(query.since), \(String(cursor.afterXID))::xid8,
-                                             \(cursor.afterProvider), \(cursor.afterKey), \(String(horizon))::xid8, \(query.limit)::integer)
+                                             \(cursor.afterProvider), \(cursor.afterKey), \(String(horizon))::xid8, \
+            \(query.limit)::integer)
             """)
         var tokens: [Token] = []
         tokens.reserveCapacity(rows.count)
@@ -146,8 +156,9 @@ public struct InvalidTokenFeed: Sendable {
             cursor.afterKey = try last.decode("token_key")
         } else {
             // Everything below the horizon has been seen: the next walk starts there.
-            cursor = Cursor(horizon: nil, afterXID: max(horizon, cursor.afterXID), afterProvider: "",
-                            afterKey: Cursor.start.afterKey, since: cursor.since)
+            cursor = Cursor(
+                horizon: nil, afterXID: max(horizon, cursor.afterXID), afterProvider: "",
+                afterKey: Cursor.start.afterKey, since: cursor.since)
         }
         return Page(tokens: tokens, nextCursor: cursor.text)
     }

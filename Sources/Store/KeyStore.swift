@@ -80,9 +80,12 @@ public struct KeyStore: Sendable {
     /// Creates a key for `app`, valid for `lifetime` when given; returns its id and the secret
     /// (the only time it is seen).
     public func create(
-        app: String, scope: KeyScope, lifetime: TimeSpan? = nil, rateLimit: KeyRateLimit? = nil, on connection: Connection
+        app: String, scope: KeyScope, lifetime: TimeSpan? = nil, rateLimit: KeyRateLimit? = nil,
+        on connection: Connection
     ) throws -> (id: UUID, secret: String) {
-        guard !app.isEmpty, app.count <= 255 else { throw KeyStoreError(description: "an app id of 1 to 255 characters is required") }
+        guard !app.isEmpty, app.count <= 255 else {
+            throw KeyStoreError(description: "an app id of 1 to 255 characters is required")
+        }
         var generator = SystemRandomNumberGenerator()
         let secret = Self.makeSecret(scope: scope, using: &generator)
         let id = UUID()
@@ -108,7 +111,8 @@ public struct KeyStore: Sendable {
             let rows = try connection.query(
                 """
                 update api_keys
-                   set expires_at = least(coalesce(expires_at, 'infinity'), now() + make_interval(secs => \(Int64(overlap.seconds))))
+                   set expires_at = least(coalesce(expires_at, 'infinity'), now() + make_interval(secs => \
+                \(Int64(overlap.seconds))))
                  where id = \(id) and revoked_at is null and (expires_at is null or expires_at > now())
                 returning app_id, scope, rate_per_second, rate_burst
                 """)
@@ -116,7 +120,9 @@ public struct KeyStore: Sendable {
             // The new key keeps the old one's rate limit: rotating must not lift it.
             let rate: Double? = try row.decode("rate_per_second"), burst: Int? = try row.decode("rate_burst")
             let limit = rate.flatMap { KeyRateLimit(eventsPerSecond: $0, burst: burst) }
-            return try create(app: try row.decode("app_id"), scope: try Self.scope(row), lifetime: lifetime, rateLimit: limit, on: connection)
+            return try create(
+                app: try row.decode("app_id"), scope: try Self.scope(row), lifetime: lifetime, rateLimit: limit,
+                on: connection)
         }
     }
 
@@ -126,7 +132,8 @@ public struct KeyStore: Sendable {
     public func setRateLimit(id: UUID, _ limit: KeyRateLimit?, on connection: Connection) throws -> Bool {
         try connection.execute(
             """
-            update api_keys set rate_per_second = \(limit?.eventsPerSecond), rate_burst = \(limit.map { Int64($0.burst) })
+            update api_keys set rate_per_second = \(limit?.eventsPerSecond), rate_burst = \
+            \(limit.map { Int64($0.burst) })
              where id = \(id) and revoked_at is null
             """) == 1
     }
@@ -147,7 +154,8 @@ public struct KeyStore: Sendable {
     public func list(app: String? = nil, on connection: Connection) throws -> [APIKey] {
         let rows = try connection.query(
             """
-            select id, app_id, scope, key_prefix, created_at, revoked_at, expires_at, last_used_at, rate_per_second, rate_burst
+            select id, app_id, scope, key_prefix, created_at, revoked_at, expires_at, last_used_at, rate_per_second, \
+            rate_burst
               from api_keys
              where \(app) :: text is null or app_id = \(app)
              order by created_at desc, id
@@ -174,13 +182,15 @@ public struct KeyStore: Sendable {
         let rows = try connection.query(
             """
             select id, app_id, scope, key_hash, (to_jsonb(k) ->> 'expires_at')::timestamptz as expires_at,
-                   (to_jsonb(k) ->> 'rate_per_second')::float8 as rate_per_second, (to_jsonb(k) ->> 'rate_burst')::int8 as rate_burst
+                   (to_jsonb(k) ->> 'rate_per_second')::float8 as rate_per_second, (to_jsonb(k) ->> \
+            'rate_burst')::int8 as rate_burst
               from api_keys k where revoked_at is null order by id
             """)
         return try rows.map { row in
             ActiveKey(
                 id: try row.decode("id"), appID: try row.decode("app_id"), scope: try Self.scope(row),
-                hash: try row.decode("key_hash"), expiresAt: try row.decode("expires_at"), rateLimit: try Self.rateLimit(row))
+                hash: try row.decode("key_hash"), expiresAt: try row.decode("expires_at"),
+                rateLimit: try Self.rateLimit(row))
         }
     }
 

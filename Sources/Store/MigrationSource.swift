@@ -65,7 +65,8 @@ public struct MigrationSource: Sendable, Equatable {
         var found: [Definition] = []
         for (number, path) in lines(list) {
             let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-            guard path.hasSuffix(".sql"), !path.hasPrefix("/"), !parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }),
+            guard path.hasSuffix(".sql"), !path.hasPrefix("/"),
+                !parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }),
                 parts.first != "migrations"
             else { throw .badDefinitionList(line: number, path) }
             if found.contains(where: { $0.path == path }) { throw .badDefinitionList(line: number, path) }

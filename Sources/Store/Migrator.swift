@@ -6,7 +6,8 @@ import PushLedgerSupport
 /// each in its own transaction (recorded in `schema_migrations`), then re-applies every
 /// definition file whose text changed, in `definitions.list` order and in one transaction
 /// (recorded in `schema_definitions`). A database migrated by any earlier release is upgraded
-/// this way (docs/operations/upgrading.md). Two runs at once are serialised by an advisory lock; an applied migration whose text changed
+/// this way (docs/operations/upgrading.md). Two runs at once are serialised by an advisory lock; an applied migration
+/// whose text changed
 /// is an error naming it.
 public struct Migrator: Sendable {
     public typealias Migration = MigrationSource.Migration
@@ -48,7 +49,10 @@ public struct Migrator: Sendable {
             case .changed(let file): "migration \(file) was changed after it was applied; add a new migration instead"
             case .unreadable(let path): "cannot read \(path)"
             case .badDefinitionList(let line, let path):
-                "\(MigrationSource.definitionsList) line \(line): \(path) is not a new relative path to a .sql file outside migrations/"
+                """
+                \(MigrationSource.definitionsList) line \(line): \(path) is not a new relative path to a .sql \
+                file outside migrations/
+                """
             case .unlistedDefinition(let path): "\(path) is not listed in \(MigrationSource.definitionsList)"
             case .failed(let file, let message, _): "\(file) failed: \(message)"
             }
@@ -113,7 +117,8 @@ public struct Migrator: Sendable {
                 try Self.run(definition.sql, file: definition.path, on: connection)
                 try connection.execute(
                     """
-                    insert into schema_definitions (path, checksum) values (\(definition.path), \(Self.checksum(definition.sql)))
+                    insert into schema_definitions (path, checksum) values (\(definition.path), \
+                    \(Self.checksum(definition.sql)))
                     on conflict (path) do update set checksum = excluded.checksum, applied_at = now()
                     """)
             }
@@ -128,7 +133,9 @@ public struct Migrator: Sendable {
             let migrationRows = try connection.query("select version, checksum, applied_at from schema_migrations")
             var applied: [String: (String, Date)] = [:]
             for row in migrationRows {
-                applied[String(try row.decode("version", as: Int.self))] = (try row.decode("checksum"), try row.decode("applied_at"))
+                applied[String(try row.decode("version", as: Int.self))] = (
+                    try row.decode("checksum"), try row.decode("applied_at")
+                )
             }
             var out: [Status] = migrations.map { m in
                 Self.status(.migration, m.fileName, text: m.sql, recorded: applied[String(m.version)])
@@ -137,14 +144,19 @@ public struct Migrator: Sendable {
             for row in try connection.query("select path, checksum, applied_at from schema_definitions") {
                 definitionRows[try row.decode("path")] = (try row.decode("checksum"), try row.decode("applied_at"))
             }
-            out += definitions.map { Self.status(.definition, $0.path, text: $0.sql, recorded: definitionRows[$0.path]) }
+            out += definitions.map {
+                Self.status(.definition, $0.path, text: $0.sql, recorded: definitionRows[$0.path])
+            }
             return out
         }
     }
 
     private static func status(_ kind: Status.Kind, _ name: String, text: String, recorded: (String, Date)?) -> Status {
-        guard let (checksum, at) = recorded else { return Status(kind: kind, name: name, state: .pending, appliedAt: nil) }
-        return Status(kind: kind, name: name, state: checksum == Self.checksum(text) ? .applied : .changed, appliedAt: at)
+        guard let (checksum, at) = recorded else {
+            return Status(kind: kind, name: name, state: .pending, appliedAt: nil)
+        }
+        return Status(
+            kind: kind, name: name, state: checksum == Self.checksum(text) ? .applied : .changed, appliedAt: at)
     }
 
     private func withLock<T>(_ connection: Connection, _ body: () throws -> T) throws -> T {
@@ -178,7 +190,7 @@ public struct Migrator: Sendable {
     static func run(_ script: String, file: String, on connection: Connection) throws {
         do {
             try connection.executeScript(script)
-        } catch where error.isConnectionProblem {
+        } catch  where error.isConnectionProblem {
             throw error
         } catch {
             throw Failure.failed(file: file, message: error.description, detail: error.debugDescription)

@@ -39,7 +39,8 @@ public struct Retention: Sendable {
     public func apply(now: Date = Date(), on connection: Connection) throws -> [Removal] {
         let cutoff = now.addingTimeInterval(-Double(days) * 86_400)
         return try connection.transaction { connection in
-            try connection.query("select object, kind, row_count from pushledger_apply_retention(\(cutoff))").map { row in
+            try connection.query("select object, kind, row_count from pushledger_apply_retention(\(cutoff))").map {
+                row in
                 Removal(
                     object: try row.decode("object"),
                     kind: Removal.Kind(rawValue: try row.decode("kind")) ?? .rows,

@@ -39,14 +39,18 @@ public struct SendsImporter: Sendable {
             let receivedAt = now()
             let checked: ValidatedSends
             do {
-                checked = try SendsValidator.validate(body: chunk.bytes, format: .ndjson, keyAppID: app, receivedAt: receivedAt, limits: limits)
+                checked = try SendsValidator.validate(
+                    body: chunk.bytes, format: .ndjson, keyAppID: app, receivedAt: receivedAt, limits: limits)
             } catch {
                 throw ImportError(message: error.message, line: chunk.firstLine + 1)
             }
             let outcome = try writer.write([.sends(checked, appID: app, receivedAt: receivedAt)], on: connection)[0]
             totals.add(checked, outcome: outcome)
             for rejection in checked.rejections {
-                rejected(LineRejection(line: chunk.firstLine + rejection.index + 1, code: rejection.code.rawValue, message: rejection.message))
+                rejected(
+                    LineRejection(
+                        line: chunk.firstLine + rejection.index + 1, code: rejection.code.rawValue,
+                        message: rejection.message))
             }
             progress(totals)
         }
@@ -91,7 +95,9 @@ public struct ImportTotals: Sendable, Equatable {
     public var summary: String {
         var text = "imported \(lines) sends: \(accepted) stored, \(duplicates) duplicates, \(rejected) rejected"
         if !rejectedByCode.isEmpty {
-            text += " (" + rejectedByCode.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")"
+            text +=
+                " (" + rejectedByCode.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+                + ")"
         }
         return text
     }
@@ -122,7 +128,10 @@ struct LineChunker {
             var cut: Int?
             for (i, byte) in pending.enumerated() where byte == UInt8(ascii: "\n") {
                 newlines += 1
-                if newlines == linesPerChunk { cut = i + 1; break }
+                if newlines == linesPerChunk {
+                    cut = i + 1
+                    break
+                }
             }
             if let cut {
                 return take(cut, lines: linesPerChunk)

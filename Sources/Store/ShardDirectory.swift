@@ -29,14 +29,19 @@ public struct ShardDirectory: Sendable {
 
         public var description: String {
             switch self {
-            case .badShardName(let name): "shard name '\(name)' must be a lowercase letter, then letters, digits or _ (40 at most)"
+            case .badShardName(let name):
+                "shard name '\(name)' must be a lowercase letter, then letters, digits or _ (40 at most)"
             case .unknownShard(let name): "no shard named '\(name)' (see pushledger shards list)"
             case .shardExists(let name): "a shard named '\(name)' is already in the directory"
-            case .unplaced(let app): "app '\(app)' is not placed on any shard (pushledger apps place \(app) --shard NAME)"
-            case .placedElsewhere(let app, let shard): "app '\(app)' already lives on shard '\(shard)'; use pushledger apps move to move it"
-            case .moveInProgress(let app): "app '\(app)' is being moved; finish it with pushledger apps move, or --rollback"
+            case .unplaced(let app):
+                "app '\(app)' is not placed on any shard (pushledger apps place \(app) --shard NAME)"
+            case .placedElsewhere(let app, let shard):
+                "app '\(app)' already lives on shard '\(shard)'; use pushledger apps move to move it"
+            case .moveInProgress(let app):
+                "app '\(app)' is being moved; finish it with pushledger apps move, or --rollback"
             case .shardUnreachable(let name, let message): "shard '\(name)' is unreachable: \(message)"
-            case .shardNotMigrated(let name): "shard '\(name)' is not a migrated PushLedger database (run pushledger migrate)"
+            case .shardNotMigrated(let name):
+                "shard '\(name)' is not a migrated PushLedger database (run pushledger migrate)"
             }
         }
     }
@@ -59,13 +64,17 @@ public struct ShardDirectory: Sendable {
 
     /// The shard named `name`.
     public func shard(named name: String, on connection: Connection) throws -> Shard {
-        guard let shard = try shards(on: connection).first(where: { $0.name == name }) else { throw Failure.unknownShard(name) }
+        guard let shard = try shards(on: connection).first(where: { $0.name == name }) else {
+            throw Failure.unknownShard(name)
+        }
         return shard
     }
 
     /// Adds a shard after checking that `url` answers and holds a migrated PushLedger schema.
     public func addShard(name: String, url: String, on connection: Connection) throws {
-        guard name.range(of: "^[a-z][a-z0-9_]{0,39}$", options: .regularExpression) != nil else { throw Failure.badShardName(name) }
+        guard name.range(of: "^[a-z][a-z0-9_]{0,39}$", options: .regularExpression) != nil else {
+            throw Failure.badShardName(name)
+        }
         if try shards(on: connection).contains(where: { $0.name == name }) { throw Failure.shardExists(name) }
         let shard: Connection
         do {
@@ -73,7 +82,8 @@ public struct ShardDirectory: Sendable {
         } catch {
             throw Failure.shardUnreachable(name: name, message: error.description)
         }
-        let migrated = try shard.query("select to_regclass('public.shard_departures') is not null as migrated")[0].decode("migrated", as: Bool.self)
+        let migrated = try shard.query("select to_regclass('public.shard_departures') is not null as migrated")[0]
+            .decode("migrated", as: Bool.self)
         guard migrated else { throw Failure.shardNotMigrated(name) }
         try connection.execute("insert into shards (name, url) values (\(name), \(url))")
     }
@@ -90,7 +100,9 @@ public struct ShardDirectory: Sendable {
     /// Apps being moved, with the state of their move (`copying`, `paused`, `flipped`).
     public func moves(on connection: Connection) throws -> [String: String] {
         var out: [String: String] = [:]
-        for row in try connection.query("select app_id, state from app_moves") { out[try row.decode("app_id")] = try row.decode("state") }
+        for row in try connection.query("select app_id, state from app_moves") {
+            out[try row.decode("app_id")] = try row.decode("state")
+        }
         return out
     }
 
@@ -102,7 +114,8 @@ public struct ShardDirectory: Sendable {
             guard current == shard else { throw Failure.placedElsewhere(app: app, shard: current) }
             return
         }
-        try connection.execute("insert into app_placements (app_id, shard) values (\(app), \(shard)) on conflict (app_id) do nothing")
+        try connection.execute(
+            "insert into app_placements (app_id, shard) values (\(app), \(shard)) on conflict (app_id) do nothing")
     }
 
     /// The shard holding `app`.
@@ -133,9 +146,12 @@ public struct FleetMigration: Sendable {
     /// Migrates the directory, then each shard in name order; `progress` gets (database, file).
     /// Returns what ran, by database ("directory" or the shard's name).
     @discardableResult
-    public func migrate(directory: Connection, progress: (String, String) -> Void = { _, _ in }) throws -> [(String, Migrator.Outcome)] {
+    public func migrate(
+        directory: Connection, progress: (String, String) -> Void = { _, _ in }
+    ) throws -> [(String, Migrator.Outcome)] {
         var outcomes = [("directory", try directorySQL.migrate(directory) { progress("directory", $0) })]
-        let granularity: String = try directory.query("select partition_granularity from pushledger_settings")[0].decode(0)
+        let granularity: String = try directory.query("select partition_granularity from pushledger_settings")[0]
+            .decode(0)
         for shard in try ShardDirectory().shards(on: directory) {
             let connection: Connection
             do {

@@ -26,15 +26,18 @@ struct StagedBatch {
                 let events = batch.events.sorted { $0.index < $1.index }
                 for event in events { addTelemetry(event, of: batch.envelope, unit: unit, receivedAt: receivedAt) }
                 addRejections(
-                    batch.rejections, endpoint: .telemetry, appID: batch.envelope.appID, installationID: batch.envelope.installationID,
+                    batch.rejections, endpoint: .telemetry, appID: batch.envelope.appID,
+                    installationID: batch.envelope.installationID,
                     receivedAt: receivedAt)
                 validCounts.append(events.count)
             case .sends(let batch, let appID, let receivedAt):
                 let results = batch.sends.sorted { $0.index < $1.index }
                 for send in results { addSend(send, unit: unit, receivedAt: receivedAt) }
-                addRejections(batch.rejections, endpoint: .sends, appID: appID, installationID: nil, receivedAt: receivedAt)
+                addRejections(
+                    batch.rejections, endpoint: .sends, appID: appID, installationID: nil, receivedAt: receivedAt)
                 validCounts.append(results.count)
-            case .failedRequest(let endpoint, let appID, let code, let message, let rawBody, let receivedAt, let subject):
+            case .failedRequest(
+                let endpoint, let appID, let code, let message, let rawBody, let receivedAt, let subject):
                 addFailure(appID, endpoint, code, message, index: nil, eventID: nil, rawBody, subject, receivedAt)
                 validCounts.append(0)
             }
@@ -84,7 +87,9 @@ struct StagedBatch {
         return seq
     }
 
-    private mutating func addTelemetry(_ event: TelemetryEvent, of envelope: TelemetryEnvelope, unit: Int, receivedAt: Date) {
+    private mutating func addTelemetry(
+        _ event: TelemetryEvent, of envelope: TelemetryEnvelope, unit: Int, receivedAt: Date
+    ) {
         let seq = nextSeq()
         include(event.occurredAt)
         let common: Row = [
@@ -159,7 +164,9 @@ struct StagedBatch {
         for r in rejections {
             var subject = r.subject
             if subject.installationID == nil { subject.installationID = installationID }
-            addFailure(appID, endpoint, r.code.rawValue, r.message, index: r.index, eventID: r.eventID, r.raw, subject, receivedAt)
+            addFailure(
+                appID, endpoint, r.code.rawValue, r.message, index: r.index, eventID: r.eventID, r.raw, subject,
+                receivedAt)
         }
     }
 
@@ -170,7 +177,8 @@ struct StagedBatch {
     ) {
         func storable(_ text: String) -> String { Rejection.storableText(ArraySlice(text.utf8)) }
         failures.append([
-            storable(appID), endpoint.rawValue, storable(code), storable(message), index, eventID.map(storable), raw.prefix, receivedAt,
+            storable(appID), endpoint.rawValue, storable(code), storable(message), index, eventID.map(storable),
+            raw.prefix, receivedAt,
             raw.byteCount, raw.sha256, subject.installationID, subject.token.map(storable),
         ])
     }

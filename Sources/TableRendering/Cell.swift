@@ -1,5 +1,6 @@
 import PushLedgerRules
 import PushLedgerSupport
+
 /// One value of a rendered table. Typed, so numbers right-align and a missing value can be
 /// shown as each output wants it (`—` in a terminal, empty in CSV).
 public enum Cell: Sendable, Hashable {

@@ -25,7 +25,8 @@ public struct ReportTable: Sendable, Hashable {
         let columns = columns.indices.map { i in
             let values = rows.compactMap { $0.indices.contains(i) ? $0[i] : nil }.filter { $0 != .null }
             let numeric = !values.isEmpty && values.allSatisfy { ReportTable.looksNumeric($0.displayText) }
-            return Table.Column(columns[i], alignment: numeric ? .right : .left, isKey: key?.contains(columns[i]) ?? true)
+            return Table.Column(
+                columns[i], alignment: numeric ? .right : .left, isKey: key?.contains(columns[i]) ?? true)
         }
         self.init(title: title, table: Table(columns: columns, rows: rows), notes: notes)
     }
@@ -68,7 +69,8 @@ public struct ReportTable: Sendable, Hashable {
 
     static func looksNumeric(_ s: String) -> Bool {
         guard let first = s.first else { return false }
-        return first.isNumber || ((first == "-" || first == "+" || first == "<") && s.dropFirst().first?.isNumber == true)
+        return first.isNumber
+            || ((first == "-" || first == "+" || first == "<") && s.dropFirst().first?.isNumber == true)
     }
 }
 

@@ -50,7 +50,9 @@ public struct Table: Sendable, Hashable {
     /// Rows padded or cut to the column count.
     var normalizedRows: [[Cell]] {
         rows.map { row in
-            row.count == columns.count ? row : Array(row.prefix(columns.count)) + Array(repeating: .null, count: max(0, columns.count - row.count))
+            row.count == columns.count
+                ? row
+                : Array(row.prefix(columns.count)) + Array(repeating: .null, count: max(0, columns.count - row.count))
         }
     }
 
@@ -80,7 +82,8 @@ public struct Table: Sendable, Hashable {
         if let maxWidth {
             let separator = style == .plain ? 2 : 3
             let frame = style == .plain ? 0 : 4
-            let fitted = TerminalText.fit(widths, into: maxWidth - frame - separator * max(0, widths.count - 1), shrinkable: right.map { !$0 })
+            let fitted = TerminalText.fit(
+                widths, into: maxWidth - frame - separator * max(0, widths.count - 1), shrinkable: right.map { !$0 })
             if fitted != widths {
                 widths = fitted
                 header = header.indices.map { TerminalText.cut(header[$0], to: widths[$0]) }
@@ -117,13 +120,16 @@ public struct Table: Sendable, Hashable {
 }
 
 private struct BoxCharacters {
-    let horizontal, vertical, topLeft, topJoin, topRight, leftJoin, cross, rightJoin, bottomLeft, bottomJoin, bottomRight: String
+    let horizontal, vertical, topLeft, topJoin, topRight, leftJoin, cross, rightJoin, bottomLeft, bottomJoin,
+        bottomRight: String
 
     static let unicode = BoxCharacters(
-        horizontal: "─", vertical: "│", topLeft: "┌", topJoin: "┬", topRight: "┐", leftJoin: "├", cross: "┼", rightJoin: "┤",
+        horizontal: "─", vertical: "│", topLeft: "┌", topJoin: "┬", topRight: "┐", leftJoin: "├", cross: "┼",
+        rightJoin: "┤",
         bottomLeft: "└", bottomJoin: "┴", bottomRight: "┘")
     static let ascii = BoxCharacters(
-        horizontal: "-", vertical: "|", topLeft: "+", topJoin: "+", topRight: "+", leftJoin: "+", cross: "+", rightJoin: "+",
+        horizontal: "-", vertical: "|", topLeft: "+", topJoin: "+", topRight: "+", leftJoin: "+", cross: "+",
+        rightJoin: "+",
         bottomLeft: "+", bottomJoin: "+", bottomRight: "+")
 }
 
@@ -147,7 +153,10 @@ enum TerminalText {
         var widths = widths
         let floor = 8
         while widths.reduce(0, +) > total {
-            guard let widest = widths.indices.filter({ shrinkable[$0] && widths[$0] > floor }).max(by: { widths[$0] < widths[$1] })
+            guard
+                let widest = widths.indices.filter({ shrinkable[$0] && widths[$0] > floor }).max(by: {
+                    widths[$0] < widths[$1]
+                })
             else { break }
             widths[widest] -= 1
         }

@@ -7,12 +7,14 @@ extension Table {
     /// run it as a formula (a channel named `=HYPERLINK(…)`); numbers are left as they are.
     public func csv() -> String {
         let header = columns.map { Self.neutralized($0.title) }
-        let records = [header] + normalizedRows.map { row in
-            row.map { cell in
-                if case .text(let text) = cell { return Self.neutralized(text) }
-                return cell.text ?? ""
+        let records =
+            [header]
+            + normalizedRows.map { row in
+                row.map { cell in
+                    if case .text(let text) = cell { return Self.neutralized(text) }
+                    return cell.text ?? ""
+                }
             }
-        }
         return records.map { $0.map(Self.csvField).joined(separator: ",") + "\r\n" }.joined()
     }
 
@@ -25,18 +27,27 @@ extension Table {
     public func markdown() -> String {
         let rows = normalizedRows
         let header = "| " + columns.map { Self.markdownCell($0.title) }.joined(separator: " | ") + " |"
-        let rule = "|" + columns.indices.map { isRightAligned($0, rows: rows) ? " ---: " : " --- " }.joined(separator: "|") + "|"
-        let body = rows.map { row in "| " + row.map { Self.markdownCell($0.text ?? "—") }.joined(separator: " | ") + " |" }
+        let rule =
+            "|" + columns.indices.map { isRightAligned($0, rows: rows) ? " ---: " : " --- " }.joined(separator: "|")
+            + "|"
+        let body = rows.map { row in
+            "| " + row.map { Self.markdownCell($0.text ?? "—") }.joined(separator: " | ") + " |"
+        }
         return ([header, rule] + body).joined(separator: "\n") + "\n"
     }
 
     /// An array of objects keyed by column title, in column order; null cells are null.
     public func json() -> JSONValue {
-        .array(normalizedRows.map { row in .object(JSONObject(zip(columns.map(\.title), row.map(\.jsonValue)).map { ($0, $1) })) })
+        .array(
+            normalizedRows.map { row in
+                .object(JSONObject(zip(columns.map(\.title), row.map(\.jsonValue)).map { ($0, $1) }))
+            })
     }
 
     static func csvField(_ text: String) -> String {
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\r" || $0 == "\n" || $0 == "\r\n" }) else { return text }
+        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\r" || $0 == "\n" || $0 == "\r\n" }) else {
+            return text
+        }
         return "\"" + text.replacingAll("\"", with: "\"\"") + "\""
     }
 
@@ -48,7 +59,9 @@ extension Table {
         out.reserveCapacity(text.count)
         for character in text {
             switch character {
-            case "\\", "|", "*", "_", "`", "[", "]", "<", ">": out.append("\\"); out.append(character)
+            case "\\", "|", "*", "_", "`", "[", "]", "<", ">":
+                out.append("\\")
+                out.append(character)
             case "\r\n", "\n", "\r": out.append("<br>")
             default: out.append(contentsOf: TerminalText.sanitize(String(character)))
             }

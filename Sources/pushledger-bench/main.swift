@@ -37,7 +37,11 @@ struct InputsCommand: ParsableCommand {
     var sendsPerBatch: Int
 
     @Option(
-        help: "Telemetry events per request at most; below 500 requests hold 1, 2, … up to this many in turn (3: phone-sized)",
+        help:
+            """
+            Telemetry events per request at most; below 500 requests hold 1, 2, … up to this many in turn (3: \
+            phone-sized)
+            """,
         default: 500)
     var eventsPerRequest: Int
 }
@@ -61,7 +65,11 @@ struct PostCommand: ParsableCommand {
     var limit: Int?
 
     @Option(
-        help: "Connections of their own for the /v1/sends requests, posted alongside the telemetry (0: one pool for both)",
+        help:
+            """
+            Connections of their own for the /v1/sends requests, posted alongside the telemetry (0: one pool for \
+            both)
+            """,
         default: 0)
     var sendsConnections: Int
 
@@ -135,14 +143,17 @@ func runPost(_ parsed: PostCommand) throws -> Int32 {
     // Each pool paced at its share of the rate, so the mix stays that of the inputs.
     func generator(_ part: [LoadGenerator.Request], connections: Int) -> LoadGenerator {
         let share = total > 0 ? Double(part.reduce(0) { $0 + $1.events }) / total : 0
-        return LoadGenerator(port: port, connections: connections, keys: keys, eventsPerSecond: rate > 0 ? rate * share : nil)
+        return LoadGenerator(
+            port: port, connections: connections, keys: keys, eventsPerSecond: rate > 0 ? rate * share : nil)
     }
     let connections = try parsed.$connections.positive()
     let pools: [(name: String, generator: LoadGenerator, requests: [LoadGenerator.Request])]
     if sendsConnections > 0 {
         let sends = requests.filter { $0.path == "/v1/sends" }, telemetry = requests.filter { $0.path != "/v1/sends" }
-        pools = [("telemetry", generator(telemetry, connections: connections), telemetry),
-                 ("sends", generator(sends, connections: sendsConnections), sends)]
+        pools = [
+            ("telemetry", generator(telemetry, connections: connections), telemetry),
+            ("sends", generator(sends, connections: sendsConnections), sends),
+        ]
     } else {
         pools = [("all", generator(requests, connections: connections), requests)]
     }
@@ -163,7 +174,9 @@ func runPost(_ parsed: PostCommand) throws -> Int32 {
     if sendsConnections > 0 {
         for name in ["telemetry", "sends"] {
             guard let r = byPool[name] else { continue }
-            line += String(format: " %@_requests=%d %@_events=%d %@_p99_ms=%.1f", name, r.requests, name, r.events, name, p(0.99, r.latencies))
+            line += String(
+                format: " %@_requests=%d %@_events=%d %@_p99_ms=%.1f", name, r.requests, name, r.events, name,
+                p(0.99, r.latencies))
         }
     }
     print(line)

@@ -6,7 +6,8 @@ import PushLedgerKit
 // `recorded <event id>` after each `record` returned, or flushes once.
 
 let usage = """
-    usage: pushledger-kit-probe record --dir DIR --app APP [--count N] [--interval MS] [--receipts FILE] [--endpoint URL]
+    usage: pushledger-kit-probe record --dir DIR --app APP [--count N] [--interval MS] [--receipts FILE] [--endpoint \
+    URL]
            pushledger-kit-probe flush --dir DIR --app APP --endpoint URL --key KEY
 
       record   records N experiment exposures (default 100), or one notification_received per
@@ -43,7 +44,8 @@ while index < arguments.count {
 guard let dir = options["dir"], let app = options["app"] else { fail(usage) }
 
 var configuration = PushLedger.Configuration(
-    appID: app, endpoint: URL(string: options["endpoint"] ?? "http://127.0.0.1:9")!, telemetryKey: options["key"] ?? "none",
+    appID: app, endpoint: URL(string: options["endpoint"] ?? "http://127.0.0.1:9")!,
+    telemetryKey: options["key"] ?? "none",
     storageDirectory: URL(fileURLWithPath: dir))
 configuration.appVersion = "1.0.0"
 configuration.osVersion = "17.5"
@@ -57,19 +59,24 @@ do {
             let text = try String(contentsOfFile: file, encoding: .utf8)
             for line in text.split(separator: "\n") {
                 guard let id = UUID(uuidString: String(line)) else { fail("not a UUID: \(line)") }
-                emit("recorded \(try ledger.record(.notificationReceived(notificationID: id, channel: "orders", displayed: true)).uuidString.lowercased())")
+                emit(
+                    "recorded \(try ledger.record(.notificationReceived(notificationID: id, channel: "orders", displayed: true)).uuidString.lowercased())"
+                )
             }
         } else {
             let interval = UInt32(options["interval"] ?? "0") ?? 0
             for _ in 0..<(Int(options["count"] ?? "100") ?? 100) {
                 if interval > 0 { usleep(interval * 1000) }
-                emit("recorded \(try ledger.record(.experimentExposure(experiment: "push_prompt_timing", variant: "first_screen")).uuidString.lowercased())")
+                emit(
+                    "recorded \(try ledger.record(.experimentExposure(experiment: "push_prompt_timing", variant: "first_screen")).uuidString.lowercased())"
+                )
             }
         }
     } else {
         do {
             let result = try await ledger.flush()
-            emit("flushed accepted=\(result.accepted) duplicates=\(result.duplicates) rejected=\(result.rejected.count)")
+            emit(
+                "flushed accepted=\(result.accepted) duplicates=\(result.duplicates) rejected=\(result.rejected.count)")
         } catch {
             emit("incomplete \(error)")
             exit(1)

@@ -72,7 +72,9 @@ struct CommandContext {
 
     /// The directory database; a usage error without `--directory-url`.
     func connectDirectory() throws -> Connection {
-        guard let url = directoryURL else { throw OptionError("this command needs --directory-url (or PUSHLEDGER_DIRECTORY_URL)") }
+        guard let url = directoryURL else {
+            throw OptionError("this command needs --directory-url (or PUSHLEDGER_DIRECTORY_URL)")
+        }
         return try connect(url: url)
     }
 
@@ -82,7 +84,9 @@ struct CommandContext {
     func routedURL() throws -> String {
         guard let directory = directoryURL else { return databaseURL }
         if onDirectory { return directory }
-        guard let app else { throw OptionError("with --directory-url this command works on one app's shard: name --app") }
+        guard let app else {
+            throw OptionError("with --directory-url this command works on one app's shard: name --app")
+        }
         return try ShardsCommand.refusals { try ShardDirectory().shard(of: app, on: connect(url: directory)).url }
     }
 

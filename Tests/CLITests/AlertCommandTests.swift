@@ -9,7 +9,8 @@ import Testing
         #expect(quiet.status == 0, "\(quiet.stderr)")
         #expect(try JSONSerialization.jsonObject(with: Data(quiet.stdout.utf8)) is [String: Any])
 
-        let unreachable = try CommandRunner.run(["alert", "check"], environment: ["DATABASE_URL": "postgres://x@127.0.0.1:1/x"])
+        let unreachable = try CommandRunner.run(
+            ["alert", "check"], environment: ["DATABASE_URL": "postgres://x@127.0.0.1:1/x"])
         #expect(unreachable.status == 2)
         #expect(unreachable.stderr.hasPrefix("pushledger alert: "))
 

@@ -30,22 +30,28 @@ import Testing
         let url = try TestDatabase.empty(prefix: "sqldir")
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sqldir-\(UUID())")
         let decoy = folder.appendingPathComponent("sql")
-        try FileManager.default.createDirectory(at: decoy.appendingPathComponent("migrations"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: decoy.appendingPathComponent("migrations"), withIntermediateDirectories: true)
         try "decoy.sql\n".write(to: decoy.appendingPathComponent("definitions.list"), atomically: true, encoding: .utf8)
-        try "create table decoy (x int);\n".write(to: decoy.appendingPathComponent("decoy.sql"), atomically: true, encoding: .utf8)
+        try "create table decoy (x int);\n".write(
+            to: decoy.appendingPathComponent("decoy.sql"), atomically: true, encoding: .utf8)
         try "create table decoy_migration (x int);\n".write(
             to: decoy.appendingPathComponent("migrations/0001_decoy.sql"), atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let run = try CommandRunner.run(["migrate"], environment: ["DATABASE_URL": url], without: ["PUSHLEDGER_SQL_DIR"], directory: folder)
+        let run = try CommandRunner.run(
+            ["migrate"], environment: ["DATABASE_URL": url], without: ["PUSHLEDGER_SQL_DIR"], directory: folder)
         #expect(run.status == 0, "\(run.stderr)")
         let connection = try Connection.connect(url: url)
-        #expect(try connection.query("select to_regclass('decoy') is null and to_regclass('decoy_migration') is null")[0].decode(0, as: Bool.self))
+        #expect(
+            try connection.query("select to_regclass('decoy') is null and to_regclass('decoy_migration') is null")[0]
+                .decode(0, as: Bool.self))
         #expect(try connection.query("select to_regclass('failed_events') is not null")[0].decode(0, as: Bool.self))
     }
 
     @Test func serveRefusesMoreWritersForOneAppThanItHas() throws {
         let result = try CommandRunner.run(
-            ["serve", "--writers", "3", "--app-writers", "4"], environment: ["DATABASE_URL": "postgres://x@127.0.0.1:1/x"])
+            ["serve", "--writers", "3", "--app-writers", "4"],
+            environment: ["DATABASE_URL": "postgres://x@127.0.0.1:1/x"])
         #expect(result.status == 64)
         #expect(result.stderr.contains("--app-writers must be between 1 and 3, got 4"), "\(result.stderr)")
     }
@@ -57,7 +63,9 @@ import Testing
         #expect(result.stdout.isEmpty)
         let first = result.stderr.split(separator: "\n").first.map(String.init) ?? ""
         #expect(first.hasPrefix("error: unknown command 'nosuch' (commands: "), "\(result.stderr)")
-        let commands = arguments[0] == "report" ? ["silent-loss", "prompt-timing", "rejections", "weekly"] : ["migrate", "keys", "report", "serve"]
+        let commands =
+            arguments[0] == "report"
+            ? ["silent-loss", "prompt-timing", "rejections", "weekly"] : ["migrate", "keys", "report", "serve"]
         for name in commands { #expect(first.contains(name), "\(name) in \(first)") }
     }
 
@@ -67,7 +75,9 @@ import Testing
         let names = section.split(separator: "\n").compactMap { line -> String? in
             let trimmed = line.drop { $0 == " " }
             // A name is indented two spaces; a summary wrapped to 120 columns continues further in.
-            guard line.hasPrefix("  "), !line.hasPrefix("   "), let word = trimmed.split(separator: " ").first else { return nil }
+            guard line.hasPrefix("  "), !line.hasPrefix("   "), let word = trimmed.split(separator: " ").first else {
+                return nil
+            }
             return String(word)
         }
         #expect(!names.isEmpty)
@@ -82,7 +92,14 @@ import Testing
     @Test func unreachableDatabaseIsOneLineAndExitTwo() throws {
         let result = try CommandRunner.run(["migrate"], environment: ["DATABASE_URL": "postgres://x@127.0.0.1:1/x"])
         #expect(result.status == 2)
-        #expect(result.stderr == "pushledger: cannot connect to PostgreSQL at 127.0.0.1:1: connection to server at \"127.0.0.1\", port 1 failed: Connection refused Is the server running on that host and accepting TCP/IP connections?\n")
+        #expect(
+            result.stderr
+                == """
+                pushledger: cannot connect to PostgreSQL at 127.0.0.1:1: connection to server at \"127.0.0.1\", \
+                port 1 failed: Connection refused Is the server running on that host and accepting TCP/IP \
+                connections?\n
+                """
+        )
     }
 
     @Test func migrateAppliesThenReportsStatus() throws {
@@ -115,7 +132,13 @@ import Testing
             """)
         let result = try CommandRunner.run(["migrate"], environment: ["DATABASE_URL": url])
         #expect(result.status == 1)
-        #expect(result.stderr == "pushledger: migration 0001_baseline.sql was changed after it was applied; add a new migration instead\n")
+        #expect(
+            result.stderr
+                == """
+                pushledger: migration 0001_baseline.sql was changed after it was applied; add a new migration \
+                instead\n
+                """
+        )
         #expect(try connection.query("select count(*) from schema_migrations")[0].decode(0, as: Int.self) == 1)
     }
 }

@@ -13,7 +13,10 @@ struct DatabaseLostCommandTests {
     /// none of its work is left behind; run again, it completes.
     @Test func aRollupCutOffMidTransactionLeavesNothingHalfAppliedAndExits2() throws {
         let fleet = try SimulatedFleet(prefix: "clilost", installs: 60, days: 3)
-        defer { fleet.serve.send(SIGTERM); fleet.serve.waitForExit() }
+        defer {
+            fleet.serve.send(SIGTERM)
+            fleet.serve.waitForExit()
+        }
         let url = fleet.environment["DATABASE_URL"]!
         let connection = try Connection.connect(url: url)
         let rollups: SQL = """
@@ -36,7 +39,8 @@ struct DatabaseLostCommandTests {
                 """
                 select pid from pg_stat_activity
                  where datname = current_database() and wait_event_type = 'Lock' and wait_event = 'advisory'
-                """).first?.decode("pid", as: Int.self)
+                """
+            ).first?.decode("pid", as: Int.self)
             return waiting != nil || rollup.isFinished
         }
         let pid = try #require(waiting, "the rollup never waited for the lock")
@@ -61,7 +65,10 @@ struct DatabaseLostCommandTests {
     ])
     func anUnreachableDatabaseExits2WithOneLine(arguments: [String]) throws {
         // Two hosts, neither listening: the multi-host form of the high-availability guide.
-        let environment = ["DATABASE_URL": "postgres://pushledger@127.0.0.1:1,127.0.0.1:2/pushledger?target_session_attrs=read-write&connect_timeout=2"]
+        let environment = [
+            "DATABASE_URL":
+                "postgres://pushledger@127.0.0.1:1,127.0.0.1:2/pushledger?target_session_attrs=read-write&connect_timeout=2"
+        ]
         let result = try CommandRunner.run(arguments, environment: environment)
         #expect(result.status == 2, "\(arguments): \(result.stderr)")
         let lines = result.stderr.split(separator: "\n")

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `make demo` in small: the real binaries as scripts/demo.sh runs them (migrate, serve as a
@@ -31,21 +31,32 @@ import Glibc
 
         let weekly = try CommandRunner.run(["report", "weekly", "--format", "json"], environment: env)
         #expect(weekly.status == 0, "\(weekly.stderr)")
-        let weeklyJSON = try #require(try JSONSerialization.jsonObject(with: Data(weekly.stdout.utf8)) as? [String: Any])
+        let weeklyJSON = try #require(
+            try JSONSerialization.jsonObject(with: Data(weekly.stdout.utf8)) as? [String: Any])
         // The new sections, every cause present in the week (the simulator models each one)
         let why = try #require(weeklyJSON["why_unconfirmed"] as? [[String: Any]])
         let all = try #require(why.first { $0["platform"] as? String == "all" }?["current"] as? [String: Any])
-        #expect(["superseded", "app_stopped", "expired", "device_inactive", "unexplained"].map { all[$0] as? Int ?? 0 }.reduce(0, +)
-                == (weeklyJSON["headline"] as? [String: Any]).flatMap { ($0["current"] as? [String: Any])?["unconfirmed"] as? Int })
-        let truthCauses = Set(((truth["causes"] as? [[String: Any]]) ?? []).filter { ($0["count"] as? Int ?? 0) > 0 }.compactMap { $0["cause"] as? String })
+        #expect(
+            ["superseded", "app_stopped", "expired", "device_inactive", "unexplained"].map { all[$0] as? Int ?? 0 }
+                .reduce(0, +)
+                == (weeklyJSON["headline"] as? [String: Any]).flatMap {
+                    ($0["current"] as? [String: Any])?["unconfirmed"] as? Int
+                })
+        let truthCauses = Set(
+            ((truth["causes"] as? [[String: Any]]) ?? []).filter { ($0["count"] as? Int ?? 0) > 0 }.compactMap {
+                $0["cause"] as? String
+            })
         // this reduced fleet (300 installations, 8 days) need not hold every cause; CauseTruthFleetTests' does
-        #expect(truthCauses.count >= 4 && truthCauses.isSubset(of: ["superseded", "app_stopped", "expired", "device_inactive", "unexplained"]))
+        #expect(
+            truthCauses.count >= 4
+                && truthCauses.isSubset(of: ["superseded", "app_stopped", "expired", "device_inactive", "unexplained"]))
         let headline = try #require((weeklyJSON["headline"] as? [String: Any])?["current"] as? [String: Any])
         #expect(headline["unexplained_rate"] is Double && headline["silent_loss_rate"] is Double)
         #expect(!(try #require(weeklyJSON["latency"] as? [[String: Any]])).isEmpty)
         let html = try CommandRunner.run(["report", "weekly", "--format", "html"], environment: env)
         #expect(html.status == 0, "\(html.stderr)")
-        #expect(html.stdout.hasPrefix("<!DOCTYPE html>") && html.stdout.contains("<svg"), "the HTML report with its charts")
+        #expect(
+            html.stdout.hasPrefix("<!DOCTYPE html>") && html.stdout.contains("<svg"), "the HTML report with its charts")
         #expect(html.stdout.contains("Why unconfirmed") && html.stdout.contains("Delivery latency"))
 
         let report = try CommandRunner.run(
@@ -75,18 +86,20 @@ import Glibc
         // The truth's causes and latency buckets per channel equal the report's.
         var expectedCauses: [String: [String: Int]] = [:]
         for row in try #require(truth["causes"] as? [[String: Any]]) {
-            expectedCauses[try #require(row["channel"] as? String), default: [:]][try #require(row["cause"] as? String), default: 0]
-                += try #require(row["count"] as? Int)
+            expectedCauses[try #require(row["channel"] as? String), default: [:]][
+                try #require(row["cause"] as? String), default: 0] += try #require(row["count"] as? Int)
         }
         for row in try #require(truth["latency"] as? [[String: Any]]) {
-            expectedCauses[try #require(row["channel"] as? String), default: [:]]["latency_" + (try #require(row["bucket"] as? String)), default: 0]
-                += try #require(row["count"] as? Int)
+            expectedCauses[try #require(row["channel"] as? String), default: [:]][
+                "latency_" + (try #require(row["bucket"] as? String)), default: 0] += try #require(row["count"] as? Int)
         }
         var actualCauses: [String: [String: Int]] = [:]
         for row in rows {
             let channel = try #require(row["channel"] as? String)
             for (field, value) in row {
-                guard let count = value as? Int, count > 0, Self.causeFields.contains(field) || field.hasPrefix("latency_") else { continue }
+                guard let count = value as? Int, count > 0,
+                    Self.causeFields.contains(field) || field.hasPrefix("latency_")
+                else { continue }
                 actualCauses[channel, default: [:]][field] = count
             }
         }
@@ -97,6 +110,7 @@ import Glibc
     static let causeFields: Set<String> = ["superseded", "app_stopped", "expired", "device_inactive", "unexplained"]
 
     static let countFields: Set<String> = [
-        "sends", "rejected", "pending", "opened", "received", "blocked_app", "blocked_channel", "unconfirmed", "unattributed",
+        "sends", "rejected", "pending", "opened", "received", "blocked_app", "blocked_channel", "unconfirmed",
+        "unattributed",
     ]
 }

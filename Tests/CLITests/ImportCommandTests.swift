@@ -8,10 +8,13 @@ import Testing
 
     init() throws { url = try TestDatabase.fresh(prefix: "import") }
 
-    private func send(_ i: Int, app: String = "com.example.shop", sentAt: Date = Date().addingTimeInterval(-3600)) -> String {
+    private func send(
+        _ i: Int, app: String = "com.example.shop", sentAt: Date = Date().addingTimeInterval(-3600)
+    ) -> String {
         let stamp = ISO8601DateFormatter().string(from: sentAt)
         let token = String(repeating: String(format: "%02x", i % 256), count: 32)
-        return #"{"event_id":"\#(uuid(i, 1))","notification_id":"\#(uuid(i, 2))","app_id":"\#(app)","provider":"apns","token":"\#(token)","channel":"orders","sent_at":"\#(stamp)","status":200}"#
+        return
+            #"{"event_id":"\#(uuid(i, 1))","notification_id":"\#(uuid(i, 2))","app_id":"\#(app)","provider":"apns","token":"\#(token)","channel":"orders","sent_at":"\#(stamp)","status":200}"#
     }
 
     private func uuid(_ i: Int, _ kind: Int) -> String {
@@ -28,9 +31,16 @@ import Testing
         try (lines.joined(separator: "\n") + "\n").write(to: file, atomically: true, encoding: .utf8)
 
         let first = try CommandRunner.run(
-            ["import", "sends", file.path, "--app", "com.example.shop", "--chunk", "700"], environment: ["DATABASE_URL": url])
+            ["import", "sends", file.path, "--app", "com.example.shop", "--chunk", "700"],
+            environment: ["DATABASE_URL": url])
         #expect(first.status == 0, "\(first.stderr)")
-        #expect(first.stdout == "imported 5000 sends: 4997 stored, 0 duplicates, 3 rejected (app_mismatch 1, invalid_field 1, too_old 1)\n")
+        #expect(
+            first.stdout
+                == """
+                imported 5000 sends: 4997 stored, 0 duplicates, 3 rejected (app_mismatch 1, invalid_field 1, \
+                too_old 1)\n
+                """
+        )
         #expect(first.stderr.contains("line=11 error=invalid_field"))
 
         let connection = try Connection.connect(url: url)
@@ -42,15 +52,19 @@ import Testing
             ["import", "sends", "-", "--app", "com.example.shop", "--allow-old"], environment: ["DATABASE_URL": url],
             input: try Data(contentsOf: file))
         #expect(again.status == 0, "\(again.stderr)")
-        #expect(again.stdout == "imported 5000 sends: 1 stored, 4997 duplicates, 2 rejected (app_mismatch 1, invalid_field 1)\n")
+        #expect(
+            again.stdout
+                == "imported 5000 sends: 1 stored, 4997 duplicates, 2 rejected (app_mismatch 1, invalid_field 1)\n")
         #expect(try connection.query("select count(*) as c from sends")[0].decode("c", as: Int.self) == 4998)
     }
 
     @Test func missingFileAndBadChunkAreClearErrors() throws {
-        let missing = try CommandRunner.run(["import", "sends", "/no/such.ndjson", "--app", "a"], environment: ["DATABASE_URL": url])
+        let missing = try CommandRunner.run(
+            ["import", "sends", "/no/such.ndjson", "--app", "a"], environment: ["DATABASE_URL": url])
         #expect(missing.status == 1)
         #expect(missing.stderr == "pushledger: cannot open /no/such.ndjson\n")
-        let chunk = try CommandRunner.run(["import", "sends", "-", "--app", "a", "--chunk", "0"], environment: ["DATABASE_URL": url])
+        let chunk = try CommandRunner.run(
+            ["import", "sends", "-", "--app", "a", "--chunk", "0"], environment: ["DATABASE_URL": url])
         #expect(chunk.status == 64)
     }
 
@@ -58,10 +72,12 @@ import Testing
         let stamp = ISO8601DateFormatter().string(from: Date().addingTimeInterval(-3600))
         func line(_ i: Int, provider: String, status: Int, extra: String) -> String {
             let token = provider == "apns" ? String(repeating: String(format: "%02x", i), count: 32) : "fcm-\(i)"
-            return #"{"event_id":"\#(uuid(i, 1))","notification_id":"\#(uuid(i, 2))","app_id":"com.example.shop","provider":"\#(provider)","token":"\#(token)","channel":"orders","sent_at":"\#(stamp)","status":\#(status),\#(extra)}"#
+            return
+                #"{"event_id":"\#(uuid(i, 1))","notification_id":"\#(uuid(i, 2))","app_id":"com.example.shop","provider":"\#(provider)","token":"\#(token)","channel":"orders","sent_at":"\#(stamp)","status":\#(status),\#(extra)}"#
         }
         let apnsBody = #"{\"reason\":\"Unregistered\",\"timestamp\":1764500000000}"#
-        let fcmBody = #"{\"error\":{\"status\":\"NOT_FOUND\",\"details\":[{\"@type\":\"type.googleapis.com/google.firebase.fcm.v1.FcmError\",\"errorCode\":\"UNREGISTERED\"}]}}"#
+        let fcmBody =
+            #"{\"error\":{\"status\":\"NOT_FOUND\",\"details\":[{\"@type\":\"type.googleapis.com/google.firebase.fcm.v1.FcmError\",\"errorCode\":\"UNREGISTERED\"}]}}"#
         let lines = [
             line(1, provider: "apns", status: 410, extra: #""response_body":"\#(apnsBody)""#),
             line(2, provider: "fcm", status: 404, extra: #""response_body":"\#(fcmBody)""#),
@@ -79,11 +95,16 @@ import Testing
               from sends order by event_id
             """)
         let stored = try rows.map { row in
-            "\(try row.decode("reason", as: String?.self) ?? "-") \(try row.decode("unregistered", as: Int?.self).map(String.init) ?? "-") \(try row.decode("kept", as: Bool.self))"
+            """
+            \(try row.decode("reason", as: String?.self) ?? "-") \
+            \(try row.decode("unregistered", as: Int?.self).map(String.init) ?? "-") \
+            \(try row.decode("kept", as: Bool.self))
+            """
         }
-        #expect(stored == [
-            "Unregistered 1764500000 true", "UNREGISTERED - true", "- - true", "QUOTA_EXCEEDED - false",
-            "ExpiredToken 1764500000 true",
-        ])
+        #expect(
+            stored == [
+                "Unregistered 1764500000 true", "UNREGISTERED - true", "- - true", "QUOTA_EXCEEDED - false",
+                "ExpiredToken 1764500000 true",
+            ])
     }
 }

@@ -10,7 +10,8 @@ import Testing
     }
 
     @Test func createPrintsOnlyTheSecretAndListNeverShowsIt() throws {
-        let created = try CommandRunner.run(["keys", "create", "--app", "com.example.shop", "--scope", "telemetry"], environment: env)
+        let created = try CommandRunner.run(
+            ["keys", "create", "--app", "com.example.shop", "--scope", "telemetry"], environment: env)
         #expect(created.status == 0, "\(created.stderr)")
         let secret = created.stdout.trimmingCharacters(in: .newlines)
         #expect(secret.hasPrefix("pl_t_") || secret.hasPrefix("pl_t"))
@@ -36,7 +37,8 @@ import Testing
         #expect(created.status == 0, "\(created.stderr)")
         func listed() throws -> [String: Any] {
             let json = try CommandRunner.run(["keys", "list", "--format", "json"], environment: env)
-            return try #require((try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])?.first)
+            return try #require(
+                (try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])?.first)
         }
         var row = try listed()
         #expect(row["rate"] as? Double == 50)
@@ -49,11 +51,15 @@ import Testing
         #expect(try CommandRunner.run(["keys", "update", id, "--no-rate"], environment: env).status == 0)
         #expect(try listed()["rate"] is NSNull)
         // Bad usage changes nothing.
-        for arguments in [["update", id], ["update", id, "--rate", "0"], ["update", id, "--burst", "5"], ["update", id, "--rate", "1", "--no-rate"]] {
+        for arguments in [
+            ["update", id], ["update", id, "--rate", "0"], ["update", id, "--burst", "5"],
+            ["update", id, "--rate", "1", "--no-rate"],
+        ] {
             let refused = try CommandRunner.run(["keys"] + arguments, environment: env)
             #expect(refused.status == 64, "\(arguments): \(refused.stderr)")
         }
-        #expect(try CommandRunner.run(["keys", "update", UUID().uuidString, "--rate", "1"], environment: env).status == 1)
+        #expect(
+            try CommandRunner.run(["keys", "update", UUID().uuidString, "--rate", "1"], environment: env).status == 1)
         #expect(try listed()["rate"] is NSNull)
     }
 
@@ -76,7 +82,8 @@ import Testing
 
     @Test func expiresTakesUnitsAndRotateKeepsTheOldKeyForTheOverlap() throws {
         for (text, seconds) in [("90s", 90.0), ("45m", 2_700.0), ("12h", 43_200.0), ("90d", 7_776_000.0)] {
-            let created = try CommandRunner.run(["keys", "create", "--app", text, "--scope", "sends", "--expires", text], environment: env)
+            let created = try CommandRunner.run(
+                ["keys", "create", "--app", text, "--scope", "sends", "--expires", text], environment: env)
             #expect(created.status == 0, "\(created.stderr)")
             let row = try #require(try listed(app: text).first)
             let expires = try #require((row["expires_at"] as? String).flatMap(instant))
@@ -84,10 +91,14 @@ import Testing
             #expect(abs(expires.timeIntervalSince(createdAt) - seconds) < 5, "\(text)")
             #expect(row["state"] as? String == "active" && row["last_used_at"] is NSNull)
         }
-        #expect(try CommandRunner.run(["keys", "create", "--app", "a", "--scope", "sends", "--expires", "soon"], environment: env).status == 64)
+        #expect(
+            try CommandRunner.run(
+                ["keys", "create", "--app", "a", "--scope", "sends", "--expires", "soon"], environment: env
+            ).status == 64)
 
         let old = try #require(try listed(app: "90d").first?["id"] as? String)
-        let rotated = try CommandRunner.run(["keys", "rotate", old, "--overlap", "1h", "--expires", "30d"], environment: env)
+        let rotated = try CommandRunner.run(
+            ["keys", "rotate", old, "--overlap", "1h", "--expires", "30d"], environment: env)
         #expect(rotated.status == 0, "\(rotated.stderr)")
         #expect(rotated.stdout.hasPrefix("pl_s") && rotated.stdout.split(separator: "\n").count == 1)
         let rows = try listed(app: "90d")
@@ -114,7 +125,8 @@ import Testing
 
     @Test func createNeedsAppAndAValidScope() throws {
         #expect(try CommandRunner.run(["keys", "create", "--scope", "sends"], environment: env).status == 64)
-        #expect(try CommandRunner.run(["keys", "create", "--app", "a", "--scope", "admin"], environment: env).status == 64)
+        #expect(
+            try CommandRunner.run(["keys", "create", "--app", "a", "--scope", "admin"], environment: env).status == 64)
     }
 
     @Test func retentionSaysWhatItDropped() throws {

@@ -17,16 +17,20 @@ import Testing
         for (link, landed) in links {
             try connection.execute(
                 """
-                insert into notification_opens (app_id, event_id, installation_id, platform, notification_id, action, link, landed, at, occurred_at, received_at)
-                values ('com.example.shop', gen_random_uuid(), gen_random_uuid(), 'ios', gen_random_uuid(), 'default', \(link), \(landed),
+                insert into notification_opens (app_id, event_id, installation_id, platform, notification_id, action, \
+                link, landed, at, occurred_at, received_at)
+                values ('com.example.shop', gen_random_uuid(), gen_random_uuid(), 'ios', gen_random_uuid(), 'default', \
+                \(link), \(landed),
                         now() - \(daysAgo) * interval '1 day', now() - \(daysAgo) * interval '1 day', now())
                 """)
         }
     }
 
     func setIdentities(extraIOS: [String] = []) throws {
-        let set = try CommandRunner.run(["apps", "set", "--ios-app-id", Self.ios] + extraIOS.flatMap { ["--ios-app-id", $0] } + [
-                                         "--android-package", "com.example.shop", "--android-cert-sha256", Self.fingerprint], environment: env)
+        let set = try CommandRunner.run(
+            ["apps", "set", "--ios-app-id", Self.ios] + extraIOS.flatMap { ["--ios-app-id", $0] } + [
+                "--android-package", "com.example.shop", "--android-cert-sha256", Self.fingerprint,
+            ], environment: env)
         #expect(set.status == 0, "\(set.stderr)")
     }
 
@@ -36,9 +40,17 @@ import Testing
         #expect(show.status == 0)
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(show.stdout.utf8)) as? [[String: Any]])
         #expect(rows.count == 3)
-        #expect(rows.contains { $0["cert_sha256"] as? String == "00:07:0E:15:1C:23:2A:31:38:3F:46:4D:54:5B:62:69:70:77:7E:85:8C:93:9A:A1:A8:AF:B6:BD:C4:CB:D2:D9" })
-        for bad in [["--ios-app-id", "com.example.shop"], ["--android-package", "shop", "--android-cert-sha256", Self.fingerprint],
-                    ["--android-package", "com.example.shop", "--android-cert-sha256", "AB:CD"], ["--android-package", "com.example.shop"], []] {
+        #expect(
+            rows.contains {
+                $0["cert_sha256"] as? String
+                    == "00:07:0E:15:1C:23:2A:31:38:3F:46:4D:54:5B:62:69:70:77:7E:85:8C:93:9A:A1:A8:AF:B6:BD:C4:CB:D2:D9"
+            })
+        for bad in [
+            ["--ios-app-id", "com.example.shop"],
+            ["--android-package", "shop", "--android-cert-sha256", Self.fingerprint],
+            ["--android-package", "com.example.shop", "--android-cert-sha256", "AB:CD"],
+            ["--android-package", "com.example.shop"], [],
+        ] {
             let r = try CommandRunner.run(["apps", "set"] + bad, environment: env)
             #expect(r.status == 64, "\(bad): \(r.stderr)")
         }
@@ -49,9 +61,11 @@ import Testing
 
     @Test func checksTheHostsOfRealOpensAndStoresTheVerdicts() throws {
         try setIdentities()
-        try addOpens([("https://good.test/orders/1", "target"), ("https://good.test/chat", "target"),
-                      ("https://notcovered.test/orders/7", "fallback"), ("https://notcovered.test/orders/8", "target"),
-                      ("myapp://orders/1", "fallback")])
+        try addOpens([
+            ("https://good.test/orders/1", "target"), ("https://good.test/chat", "target"),
+            ("https://notcovered.test/orders/7", "fallback"), ("https://notcovered.test/orders/8", "target"),
+            ("myapp://orders/1", "fallback"),
+        ])
         try addOpens([("https://old.test/orders/1", "fallback")], daysAgo: 40)
         let sites = TestDatabase.repositoryRoot.appendingPathComponent("Tests/LinkFetchTests/Sites")
         let fixture = try LinkFixture(sites: sites)
@@ -65,7 +79,8 @@ import Testing
         let notCovered = try #require(domains.first { $0["domain"] as? String == "notcovered.test" })
         #expect(notCovered["misrouted_open_rate"] as? Double == 0.5)
         let checks = try #require(notCovered["checks"] as? [[String: Any]])
-        #expect(checks.contains { $0["subject"] as? String == "/orders/*" && $0["verdict"] as? String == "not_covered" })
+        #expect(
+            checks.contains { $0["subject"] as? String == "/orders/*" && $0["verdict"] as? String == "not_covered" })
         #expect(domains.first { $0["domain"] as? String == "good.test" }?["passed"] as? Bool == true)
 
         let good = try CommandRunner.run(args + ["--domain", "good.test"], environment: env)
@@ -74,10 +89,20 @@ import Testing
         #expect(good.stdout.contains("covered"))
 
         let connection = try Connection.connect(url: url)
-        let stored = try connection.query("select count(distinct checked_at) as runs, count(*) filter (where not passed) as failed from link_check_results")
+        let stored = try connection.query(
+            """
+            select count(distinct checked_at) as runs, count(*) filter (where not passed) as failed from \
+            link_check_results
+            """
+        )
         #expect(try stored[0].decode("runs") as Int == 2)
         #expect(try stored[0].decode("failed") as Int >= 1)
-        let latest = try connection.query("select verdict from pushledger_link_host_landings('com.example.shop', now() - interval '7 days', now()) where host = 'notcovered.test'")
+        let latest = try connection.query(
+            """
+            select verdict from pushledger_link_host_landings('com.example.shop', now() - interval '7 days', \
+            now()) where host = 'notcovered.test'
+            """
+        )
         #expect((try latest.first?.decode("verdict") as String?)?.contains("apple path /orders/*: not_covered") == true)
     }
 
@@ -88,9 +113,12 @@ import Testing
         try setIdentities()
         let noHosts = try CommandRunner.run(["links", "check"], environment: env)
         #expect(noHosts.status == 2)
-        let badCA = try CommandRunner.run(["links", "check", "--domain", "good.test", "--ca-file", "/nonexistent.pem"], environment: env)
+        let badCA = try CommandRunner.run(
+            ["links", "check", "--domain", "good.test", "--ca-file", "/nonexistent.pem"], environment: env)
         #expect(badCA.status == 2)
-        let noDatabase = try CommandRunner.run(["links", "check", "--domain", "good.test"], environment: ["DATABASE_URL": "postgresql://127.0.0.1:1/x", "PUSHLEDGER_APP": "a"])
+        let noDatabase = try CommandRunner.run(
+            ["links", "check", "--domain", "good.test"],
+            environment: ["DATABASE_URL": "postgresql://127.0.0.1:1/x", "PUSHLEDGER_APP": "a"])
         #expect(noDatabase.status == 2)
         for help in [["links", "check", "--help"], ["apps", "set", "--help"], ["apps", "show", "--help"]] {
             #expect(try CommandRunner.run(help).status == 0)

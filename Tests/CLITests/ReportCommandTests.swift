@@ -10,16 +10,20 @@ import Testing
     }
 
     @Test func emptyWindowIsAnEmptyReportInEveryFormat() throws {
-        let json = try CommandRunner.run(["report", "silent-loss", "--week", "2026-W48", "--format", "json", "--by", "channel"], environment: env)
+        let json = try CommandRunner.run(
+            ["report", "silent-loss", "--week", "2026-W48", "--format", "json", "--by", "channel"], environment: env)
         #expect(json.status == 0, "\(json.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
-        #expect(object["from"] as? String == "2026-11-23T00:00:00.000Z" || (object["from"] as? String)?.hasPrefix("2026-11-23T00:00:00") == true)
+        #expect(
+            object["from"] as? String == "2026-11-23T00:00:00.000Z"
+                || (object["from"] as? String)?.hasPrefix("2026-11-23T00:00:00") == true)
         #expect((object["rows"] as? [Any])?.isEmpty == true)
         for format in ["table", "csv", "markdown"] {
             #expect(try CommandRunner.run(["report", "silent-loss", "--format", format], environment: env).status == 0)
         }
         for sub in ["prompt-timing", "rejections"] {
-            let result = try CommandRunner.run(["report", sub, "--from", "2026-11-01", "--to", "2026-11-08", "--format", "json"], environment: env)
+            let result = try CommandRunner.run(
+                ["report", sub, "--from", "2026-11-01", "--to", "2026-11-08", "--format", "json"], environment: env)
             #expect(result.status == 0, "\(sub): \(result.stderr)")
             #expect(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) is [String: Any])
         }
@@ -52,22 +56,30 @@ import Testing
         var reader = env
         reader["DATABASE_URL"] = try TestDatabase.readOnlyReaderURL(for: try #require(env["DATABASE_URL"]))
         // Before any refresh the reports say so, and silent loss falls back to the engine.
-        let never = try CommandRunner.run(["report", "weekly", "--week", "2026-W47", "--format", "text"], environment: reader)
+        let never = try CommandRunner.run(
+            ["report", "weekly", "--week", "2026-W47", "--format", "text"], environment: reader)
         #expect(never.status == 0, "\(never.stderr)")
         #expect(never.stdout.contains("rollups never refreshed: run `pushledger rollup`"))
         for source in ["auto", "rollups", "engine"] {
-            let result = try CommandRunner.run(["report", "silent-loss", "--week", "2026-W47", "--source", source], environment: reader)
+            let result = try CommandRunner.run(
+                ["report", "silent-loss", "--week", "2026-W47", "--source", source], environment: reader)
             #expect(result.status == (source == "rollups" ? 64 : 0), "\(source): \(result.stderr)")
-            #expect((result.stdout + result.stderr).contains(source == "engine" ? "answered by the outcome engine" : "rollups never refreshed"))
+            #expect(
+                (result.stdout + result.stderr).contains(
+                    source == "engine" ? "answered by the outcome engine" : "rollups never refreshed"))
         }
         let quick = try CommandRunner.run(["query", "silent-loss", "--since", "7d"], environment: reader)
         #expect(quick.status == 0 && quick.stdout.contains("answered by the outcome engine"), "\(quick.stderr)")
         // After `pushledger rollup` (of no data: it still records its refresh) they read the rollups.
         #expect(try CommandRunner.run(["rollup"], environment: env).status == 0)
-        let weekly = try CommandRunner.run(["report", "weekly", "--week", "2026-W47", "--format", "text"], environment: reader)
+        let weekly = try CommandRunner.run(
+            ["report", "weekly", "--week", "2026-W47", "--format", "text"], environment: reader)
         #expect(weekly.status == 0 && weekly.stdout.contains("rollups as of "), "\(weekly.stderr)")
-        let fromRollups = try CommandRunner.run(["report", "silent-loss", "--week", "2026-W47", "--source", "rollups"], environment: reader)
-        #expect(fromRollups.status == 0 && fromRollups.stdout.contains("answered from the rollups as of "), "\(fromRollups.stderr)")
+        let fromRollups = try CommandRunner.run(
+            ["report", "silent-loss", "--week", "2026-W47", "--source", "rollups"], environment: reader)
+        #expect(
+            fromRollups.status == 0 && fromRollups.stdout.contains("answered from the rollups as of "),
+            "\(fromRollups.stderr)")
         let help = try CommandRunner.run(["report", "weekly", "--help"], environment: env)
         #expect(help.stdout.contains("`pushledger rollup --follow` does, kept running as a service"))
     }

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Every table a command prints by default fits 120 columns, on a simulated fleet's data
@@ -12,7 +12,9 @@ import Glibc
 @Suite struct TerminalWidthTests {
     static let width = 120
 
-    private static func lines(_ text: String) -> [Substring] { text.split(separator: "\n", omittingEmptySubsequences: false) }
+    private static func lines(_ text: String) -> [Substring] {
+        text.split(separator: "\n", omittingEmptySubsequences: false)
+    }
 
     /// Columns a terminal gives the line: one per character (the outputs hold no wide characters).
     private static func widest(_ text: String) -> Int { lines(text).map(\.count).max() ?? 0 }
@@ -51,10 +53,16 @@ import Glibc
         for command in commands {
             let result = try CommandRunner.run(command, environment: env)
             #expect(result.status == 0 || (command[0] == "alert" && result.status == 1), "\(command): \(result.stderr)")
-            #expect(Self.lines(result.stdout).count > 2 || ["rollup", "alert"].contains(command[0]), "\(command) printed \(result.stdout)")
-            if ProcessInfo.processInfo.environment["PUSHLEDGER_SHOW_TABLES"] != nil { print("$ \(command.joined(separator: " "))\n\(result.stdout)") }
+            #expect(
+                Self.lines(result.stdout).count > 2 || ["rollup", "alert"].contains(command[0]),
+                "\(command) printed \(result.stdout)")
+            if ProcessInfo.processInfo.environment["PUSHLEDGER_SHOW_TABLES"] != nil {
+                print("$ \(command.joined(separator: " "))\n\(result.stdout)")
+            }
             let over = Self.lines(result.stdout).filter { $0.count > Self.width }
-            #expect(over.isEmpty, "\(command.joined(separator: " ")): \(over.count) lines over \(Self.width):\n\(result.stdout)")
+            #expect(
+                over.isEmpty,
+                "\(command.joined(separator: " ")): \(over.count) lines over \(Self.width):\n\(result.stdout)")
         }
 
         // The table the issue measured: 20 columns, about 310 characters a line with --wide.
@@ -66,26 +74,36 @@ import Glibc
         let narrow = try CommandRunner.run(byChannel, environment: env)
         #expect(!narrow.stdout.contains("token_invalid_rate │") && narrow.stdout.contains("more columns"))
 
-        let picked = try CommandRunner.run(byChannel + ["--columns", "channel,blocked_channel,sends"], environment: env)
+        let picked = try CommandRunner.run(
+            byChannel + ["--columns", "channel,blocked_channel,sends"], environment: env)
         #expect(picked.status == 0, "\(picked.stderr)")
         let header = try #require(Self.lines(picked.stdout).first { $0.contains("blocked_channel") })
         #expect(header.filter { $0 == "│" }.count == 4, "three columns: \(header)")
         #expect(header.firstRange(of: "channel")!.lowerBound < header.firstRange(of: "blocked_channel")!.lowerBound)
 
         // The v1.2 fields: all of them with --wide, any of them with --columns, in their order.
-        for field in ["superseded", "app_stopped", "expired", "device_inactive", "unexplained", "superseded_rate", "unexplained_rate",
-                      "latency_lt_10s", "latency_ge_24h", "late_share", "p50_bucket", "p90_bucket", "p99_bucket"] {
+        for field in [
+            "superseded", "app_stopped", "expired", "device_inactive", "unexplained", "superseded_rate",
+            "unexplained_rate",
+            "latency_lt_10s", "latency_ge_24h", "late_share", "p50_bucket", "p90_bucket", "p99_bucket",
+        ] {
             let narrowHeader = Self.lines(narrow.stdout).first { $0.contains("sends") } ?? ""
             #expect(wide.stdout.contains(field) && !narrowHeader.contains(field), "\(field)")
         }
-        let causes = try CommandRunner.run(byChannel + ["--columns", "platform,unexplained_rate,device_inactive,late_share,p90_bucket"],
-                                           environment: env)
+        let causes = try CommandRunner.run(
+            byChannel + ["--columns", "platform,unexplained_rate,device_inactive,late_share,p90_bucket"],
+            environment: env)
         #expect(causes.status == 0, "\(causes.stderr)")
         let causeLines = Self.lines(causes.stdout)
         let causeHeader = try #require(causeLines.first { $0.contains("unexplained_rate") })
         #expect(causeHeader.filter { $0 == "│" }.count == 6, "five columns: \(causeHeader)")
-        #expect(["platform", "unexplained_rate", "device_inactive", "late_share", "p90_bucket"].map { causeHeader.firstRange(of: $0)!.lowerBound }
-                == ["platform", "unexplained_rate", "device_inactive", "late_share", "p90_bucket"].map { causeHeader.firstRange(of: $0)!.lowerBound }.sorted())
+        #expect(
+            ["platform", "unexplained_rate", "device_inactive", "late_share", "p90_bucket"].map {
+                causeHeader.firstRange(of: $0)!.lowerBound
+            }
+                == ["platform", "unexplained_rate", "device_inactive", "late_share", "p90_bucket"].map {
+                    causeHeader.firstRange(of: $0)!.lowerBound
+                }.sorted())
         // every data row's p90 cell names a bucket (the fleet's slices all have receipts)
         let buckets = Set(["lt_10s", "lt_1m", "lt_10m", "lt_1h", "lt_6h", "lt_24h", "ge_24h"])
         let dataRows = causeLines.filter { $0.hasPrefix("│") && ($0.contains("android") || $0.contains("ios")) }
@@ -98,18 +116,25 @@ import Glibc
 
         let unknown = try CommandRunner.run(byChannel + ["--columns", "colour"], environment: env)
         #expect(unknown.status == 64)
-        #expect(unknown.stderr.hasPrefix("pushledger: unknown column 'colour' (columns: channel, platform, sends"), "\(unknown.stderr)")
+        #expect(
+            unknown.stderr.hasPrefix("pushledger: unknown column 'colour' (columns: channel, platform, sends"),
+            "\(unknown.stderr)")
         #expect(try CommandRunner.run(byChannel + ["--columns", "sends", "--wide"], environment: env).status == 64)
 
         // Machine formats keep every field whatever the terminal shows.
         let csv = try CommandRunner.run(byChannel + ["--format", "csv"], environment: env)
-        #expect(csv.stdout.hasPrefix("channel,platform,sends,accepted,rejected,pending,opened,received,blocked_app,blocked_channel,"))
-        #expect(csv.stdout.split(separator: "\n").first?.contains(
-            "superseded,app_stopped,expired,device_inactive,unexplained,latency_lt_10s,latency_lt_1m,latency_lt_10m,latency_lt_1h,"
-                + "latency_lt_6h,latency_lt_24h,latency_ge_24h,superseded_rate,app_stopped_rate,expired_rate,device_inactive_rate,"
-                + "unexplained_rate,late_share,p50_bucket,p90_bucket,p99_bucket") == true, "\(csv.stdout.prefix(600))")
+        #expect(
+            csv.stdout.hasPrefix(
+                "channel,platform,sends,accepted,rejected,pending,opened,received,blocked_app,blocked_channel,"))
+        #expect(
+            csv.stdout.split(separator: "\n").first?.contains(
+                "superseded,app_stopped,expired,device_inactive,unexplained,latency_lt_10s,latency_lt_1m,latency_lt_10m,latency_lt_1h,"
+                    + "latency_lt_6h,latency_lt_24h,latency_ge_24h,superseded_rate,app_stopped_rate,expired_rate,device_inactive_rate,"
+                    + "unexplained_rate,late_share,p50_bucket,p90_bucket,p99_bucket") == true,
+            "\(csv.stdout.prefix(600))")
         let keys = try CommandRunner.run(["keys", "list", "--format", "json"], environment: env)
         let objects = try #require(try JSONSerialization.jsonObject(with: Data(keys.stdout.utf8)) as? [[String: Any]])
-        #expect(objects.count == 2 && objects.allSatisfy { $0.keys.contains("created_at") && $0["revoked_at"] is NSNull })
+        #expect(
+            objects.count == 2 && objects.allSatisfy { $0.keys.contains("created_at") && $0["revoked_at"] is NSNull })
     }
 }

@@ -14,7 +14,8 @@ struct CrashTests {
         let port = server.port
         // Retries outlast a restart (the port is refused until the new process listens).
         let run = traffic.post(
-            to: server.baseURL, clients: 6, policy: RetryPolicy(maxAttempts: 10_000, baseDelay: 0.02, maxDelay: 0.3, maxRetryAfter: 0.3))
+            to: server.baseURL, clients: 6,
+            policy: RetryPolicy(maxAttempts: 10_000, baseDelay: 0.02, maxDelay: 0.3, maxRetryAfter: 0.3))
         let plannedKills = 4
         var kills = 0
         for round in 1...plannedKills {
@@ -38,7 +39,10 @@ struct CrashTests {
         #expect(try database.storedEventIDs() == summary.acknowledged)
         FaultFigures.logger.info(
             "fault figures",
-            ["test": "crash_loop", "kills": kills, "requests": summary.requests, "acknowledged_events": summary.acknowledged.count,
-             "events_lost": audit.missing, "stored_twice": audit.twice])
+            [
+                "test": "crash_loop", "kills": kills, "requests": summary.requests,
+                "acknowledged_events": summary.acknowledged.count,
+                "events_lost": audit.missing, "stored_twice": audit.twice,
+            ])
     }
 }

@@ -14,7 +14,8 @@ struct DatabaseOutageTests {
         let traffic = AcknowledgedTraffic(database: database, installs: 150, seed: 21)
         // Clients keep retrying through the outage (Retry-After capped so the test stays short).
         let run = traffic.post(
-            to: server.baseURL, clients: 4, policy: RetryPolicy(maxAttempts: 10_000, baseDelay: 0.05, maxDelay: 0.5, maxRetryAfter: 0.5))
+            to: server.baseURL, clients: 4,
+            policy: RetryPolicy(maxAttempts: 10_000, baseDelay: 0.05, maxDelay: 0.5, maxRetryAfter: 0.5))
         waitUntil { traffic.requests >= 20 || run.isFinished }
 
         try cluster.stop()
@@ -46,8 +47,12 @@ struct DatabaseOutageTests {
         #expect(audit.twice == 0)
         FaultFigures.logger.info(
             "fault figures",
-            ["test": "database_outage", "requests": traffic.requests, "acknowledged_events": summary.acknowledged.count,
-             "retried_503": summary.retries["HTTP 503"] ?? 0, "events_lost": audit.missing, "stored_twice": audit.twice])
+            [
+                "test": "database_outage", "requests": traffic.requests,
+                "acknowledged_events": summary.acknowledged.count,
+                "retried_503": summary.retries["HTTP 503"] ?? 0, "events_lost": audit.missing,
+                "stored_twice": audit.twice,
+            ])
     }
 
     static func status(_ server: ServeProcess, _ path: String) -> Int? {

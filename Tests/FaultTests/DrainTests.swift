@@ -13,17 +13,20 @@ struct DrainTests {
         let database = try FaultDatabase.fresh()
         let traffic = AcknowledgedTraffic(database: database, installs: 200, seed: UInt64(30 + round))
         let server = try ServeProcess(
-            databaseURL: database.url, arguments: ["--threads", "2", "--writers", "2", "--queue", "64", "--timeout", "3"])
+            databaseURL: database.url,
+            arguments: ["--threads", "2", "--writers", "2", "--queue", "64", "--timeout", "3"])
         // Few attempts: after the stop nothing listens, and the clients give up.
         let run = traffic.post(
-            to: server.baseURL, clients: 8, policy: RetryPolicy(maxAttempts: 3, baseDelay: 0.05, maxDelay: 0.1, maxRetryAfter: 0.1))
+            to: server.baseURL, clients: 8,
+            policy: RetryPolicy(maxAttempts: 3, baseDelay: 0.05, maxDelay: 0.1, maxRetryAfter: 0.1))
         waitUntil { traffic.requests >= traffic.batchCount / 3 || run.isFinished }
         // Uploads that stall half-way are in flight too: the drain waits for them only until
         // the idle timeout closes them.
         let stalled = try (0..<4).map { _ in
             let connection = try RawHTTPConnection(port: server.port)
             let request = RawRequest.make(
-                "POST", "/v1/telemetry", headers: [("Content-Type", "application/json"), ("Authorization", "Bearer \(database.telemetryKey)")],
+                "POST", "/v1/telemetry",
+                headers: [("Content-Type", "application/json"), ("Authorization", "Bearer \(database.telemetryKey)")],
                 body: Fixtures.telemetry(count: 3))
             connection.write(Array(request.dropLast(20)))
             return connection
@@ -48,7 +51,10 @@ struct DrainTests {
         #expect(audit.twice == 0)
         FaultFigures.logger.info(
             "fault figures",
-            ["test": "sigterm_drain", "round": round, "requests": summary.requests, "acknowledged_events": summary.acknowledged.count,
-             "events_lost": audit.missing, "stored_twice": audit.twice])
+            [
+                "test": "sigterm_drain", "round": round, "requests": summary.requests,
+                "acknowledged_events": summary.acknowledged.count,
+                "events_lost": audit.missing, "stored_twice": audit.twice,
+            ])
     }
 }

@@ -20,7 +20,8 @@ extension MachineLoad {
             let floodKey = try FaultDatabase.createKey(app: Self.flooding, scope: "sends", database.url)
             let steadyKey = try FaultDatabase.createKey(app: Self.steady, scope: "sends", database.url)
             // Every client is on 127.0.0.1: the per-address cap must admit 64 + 4 connections.
-            let server = try ServeProcess(databaseURL: database.url, arguments: ["--per-address", "128", "--app-share", "16"])
+            let server = try ServeProcess(
+                databaseURL: database.url, arguments: ["--per-address", "128", "--app-share", "16"])
             let flood = FairnessFlood(
                 port: server.port,
                 flood: .init(id: Self.flooding, key: floodKey, connections: 64, batch: 500),
@@ -30,12 +31,15 @@ extension MachineLoad {
             server.send(SIGTERM)
             let exit = server.waitForExit()
 
-            FaultFigures.logger.info("fault figures", [
-                "test": "flood between apps", "b_requests": "\(b.responses)", "b_200": "\(b.ok)",
-                "b_p50_ms": "\(Int(b.percentile(0.5) * 1000))", "b_p99_ms": "\(Int(b.percentile(0.99) * 1000))",
-                "b_max_ms": "\(Int((b.latencies.last ?? 0) * 1000))", "a_requests": "\(a.responses)", "a_200": "\(a.ok)",
-                "a_429": "\(a.throttled)", "a_statuses": "\(a.statuses.sorted { $0.key < $1.key })",
-            ])
+            FaultFigures.logger.info(
+                "fault figures",
+                [
+                    "test": "flood between apps", "b_requests": "\(b.responses)", "b_200": "\(b.ok)",
+                    "b_p50_ms": "\(Int(b.percentile(0.5) * 1000))", "b_p99_ms": "\(Int(b.percentile(0.99) * 1000))",
+                    "b_max_ms": "\(Int((b.latencies.last ?? 0) * 1000))", "a_requests": "\(a.responses)",
+                    "a_200": "\(a.ok)",
+                    "a_429": "\(a.throttled)", "a_statuses": "\(a.statuses.sorted { $0.key < $1.key })",
+                ])
             #expect(exit.exited && exit.status == 0, "serve exited \(exit)")
             // B keeps its schedule's requests and at least 99 % of them are stored (200).
             #expect(b.responses >= 200, "B sent \(b.responses) requests in 15 s")
@@ -49,7 +53,9 @@ extension MachineLoad {
                 let stored = try database.storedEventIDs(app: app)
                 let acknowledged = traffic.acknowledgedIDs()
                 #expect(acknowledged.count == traffic.ok * (app == Self.flooding ? 500 : 20))
-                #expect(acknowledged.subtracting(stored).isEmpty, "\(app): \(acknowledged.subtracting(stored).count) acknowledged sends missing")
+                #expect(
+                    acknowledged.subtracting(stored).isEmpty,
+                    "\(app): \(acknowledged.subtracting(stored).count) acknowledged sends missing")
                 #expect(stored.subtracting(traffic.attemptedIDs()).isEmpty, "\(app): stored sends that were never sent")
             }
             #expect(try database.storedTwice() == 0)

@@ -9,9 +9,12 @@ import Testing
 @Suite("Injection")
 struct InjectionTests {
     static let hostile = [
-        "it's", "say \"hi\"", "back\\slash", "tab\there", "new\nline", "cr\r\nlf", "nul\u{0}byte", "\\.", "\\N", "\\\\N",
-        "'); drop table sends; --", "\" or 1=1 --", "$$; select pg_sleep(10); $$", "E'\\x00'", "%s%n%x", "\u{2028}\u{2029}",
-        "émoji 📦", "orders\u{7F}", "a,b;c|d", "{\"json\":true}", "\\x41", "--", "/* comment */", "  leading and trailing  ",
+        "it's", "say \"hi\"", "back\\slash", "tab\there", "new\nline", "cr\r\nlf", "nul\u{0}byte", "\\.", "\\N",
+        "\\\\N",
+        "'); drop table sends; --", "\" or 1=1 --", "$$; select pg_sleep(10); $$", "E'\\x00'", "%s%n%x",
+        "\u{2028}\u{2029}",
+        "émoji 📦", "orders\u{7F}", "a,b;c|d", "{\"json\":true}", "\\x41", "--", "/* comment */",
+        "  leading and trailing  ",
     ]
 
     @Test func hostileStringsAreRejectedOrStoredVerbatimWithoutBreakingTheBatch() throws {
@@ -19,7 +22,9 @@ struct InjectionTests {
         let server = try ServeProcess(databaseURL: database.url)
         func post(_ path: String, _ body: [UInt8], key: String, type: String = "application/json") throws -> RawReply {
             let connection = try RawHTTPConnection(port: server.port)
-            connection.write(RawRequest.make("POST", path, headers: [("Content-Type", type), ("Authorization", "Bearer \(key)")], body: body))
+            connection.write(
+                RawRequest.make(
+                    "POST", path, headers: [("Content-Type", type), ("Authorization", "Bearer \(key)")], body: body))
             return try connection.readReply()
         }
 
@@ -42,7 +47,8 @@ struct InjectionTests {
         ordinary += copies.enumerated().filter { $0.offset % 2 == 1 }.map { $0.element["event_id"] as! String }
         for (ndjson, batch) in [(false, sends), (true, copies)] {
             let body = ndjson ? Fixtures.ndjson(batch) : Fixtures.sends(batch)
-            let reply = try post("/v1/sends", body, key: database.sendsKey, type: ndjson ? "application/x-ndjson" : "application/json")
+            let reply = try post(
+                "/v1/sends", body, key: database.sendsKey, type: ndjson ? "application/x-ndjson" : "application/json")
             try #require(reply.status == 200, "\(reply.text)")
             try checkEach(reply, sends: batch, database: database)
         }
@@ -73,7 +79,9 @@ struct InjectionTests {
         for (index, event) in events.enumerated() {
             let id = event["event_id"] as! String
             if let rejection = rejected[index] {
-                #expect(!rejection.message.isEmpty && ["invalid_field", "missing_field"].contains(rejection.error), "\(rejection)")
+                #expect(
+                    !rejection.message.isEmpty && ["invalid_field", "missing_field"].contains(rejection.error),
+                    "\(rejection)")
                 continue
             }
             let eventID = UUID(uuidString: id)!
@@ -90,12 +98,16 @@ struct InjectionTests {
                 rows = try connection.query("select variant from experiment_exposures where event_id = \(eventID)")
                 expected = "first_screen"
             }
-            #expect(try rows.first?.decode(0, as: String.self) == expected, "event \(index) (\(event["type"]!)) not stored verbatim")
+            #expect(
+                try rows.first?.decode(0, as: String.self) == expected,
+                "event \(index) (\(event["type"]!)) not stored verbatim")
         }
         // Every ordinary event is stored, and the tables are all still there.
         let stored = try database.storedEventIDs()
         #expect(Set(ordinary).isSubset(of: stored))
-        #expect(try database.count("select count(*)::int8 from pg_tables where tablename in ('sends', 'event_ids', 'api_keys')") == 3)
+        #expect(
+            try database.count(
+                "select count(*)::int8 from pg_tables where tablename in ('sends', 'event_ids', 'api_keys')") == 3)
     }
 
     /// Each send is listed as rejected with a reason, or stored with its strings byte for byte.
@@ -105,11 +117,18 @@ struct InjectionTests {
         for (index, send) in sends.enumerated() {
             if let rejection = rejected[index] {
                 #expect(index % 2 == 0, "an ordinary send was rejected: \(rejection)")
-                #expect(!rejection.message.isEmpty && ["invalid_field", "missing_field"].contains(rejection.error), "\(rejection)")
+                #expect(
+                    !rejection.message.isEmpty && ["invalid_field", "missing_field"].contains(rejection.error),
+                    "\(rejection)")
                 continue
             }
             let id = send["event_id"] as! String
-            let rows = try connection.query("select channel, coalesce(campaign, '<null>'), coalesce(reason, '<null>') from sends where event_id = \(UUID(uuidString: id)!)")
+            let rows = try connection.query(
+                """
+                select channel, coalesce(campaign, '<null>'), coalesce(reason, '<null>') from sends where \
+                event_id = \(UUID(uuidString: id)!)
+                """
+            )
             try #require(rows.count == 1, "send \(index) not stored")
             #expect(try rows[0].decode(0, as: String.self) == send["channel"] as? String)
             #expect(try rows[0].decode(1, as: String.self) == (send["campaign"] as? String ?? "<null>"))
@@ -121,6 +140,8 @@ struct InjectionTests {
 extension RawReply {
     /// The 200 body's `rejected` entries.
     var rejectedList: [(index: Int, error: String, message: String)] {
-        (json?["rejected"] as? [[String: Any]] ?? []).map { ($0["index"] as? Int ?? -1, $0["error"] as? String ?? "", $0["message"] as? String ?? "") }
+        (json?["rejected"] as? [[String: Any]] ?? []).map {
+            ($0["index"] as? Int ?? -1, $0["error"] as? String ?? "", $0["message"] as? String ?? "")
+        }
     }
 }

@@ -57,13 +57,16 @@ struct KeyTests {
 
         // Only hashes: every key's SHA-256 is there, no column holds a key's text.
         let secrets = [database.telemetryKey, database.sendsKey, otherTelemetry, otherSends, revoked, late, unknown]
-        let table = try database.connect().query("select coalesce(string_agg(row_to_json(k)::text, ' '), '') from api_keys k")[0]
+        let table = try database.connect().query(
+            "select coalesce(string_agg(row_to_json(k)::text, ' '), '') from api_keys k")[0]
             .decode(0, as: String.self)
         for secret in secrets {
             #expect(!table.contains(secret) && !table.contains(String(secret.dropFirst(8))))
         }
         for secret in secrets.dropLast() {
-            #expect(try database.count("select count(*)::int8 from api_keys where key_hash = sha256(convert_to(\(secret), 'UTF8'))") == 1)
+            #expect(
+                try database.count(
+                    "select count(*)::int8 from api_keys where key_hash = sha256(convert_to(\(secret), 'UTF8'))") == 1)
         }
         // Keys never in logs (the server's, at debug level, included).
         server.send(SIGTERM)
@@ -88,9 +91,11 @@ struct KeyTests {
         let server = try ServeProcess(databaseURL: url)
         func post(_ key: String) throws -> RawReply {
             let connection = try RawHTTPConnection(port: server.port)
-            connection.write(RawRequest.make(
-                "POST", "/v1/telemetry", headers: [("Content-Type", "application/json"), ("Authorization", "Bearer \(key)")],
-                body: Fixtures.telemetry(count: 1)))
+            connection.write(
+                RawRequest.make(
+                    "POST", "/v1/telemetry",
+                    headers: [("Content-Type", "application/json"), ("Authorization", "Bearer \(key)")],
+                    body: Fixtures.telemetry(count: 1)))
             return try connection.readReply()
         }
         #expect(try post(shortLived).status == 200)

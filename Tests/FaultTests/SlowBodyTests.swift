@@ -13,7 +13,8 @@ extension MachineLoad {
             let body = Fixtures.telemetry(count: 5)
             let connection = try RawHTTPConnection(port: port, receiveTimeout: 30)
             let request = RawRequest.make(
-                "POST", "/v1/telemetry", headers: [("Content-Type", "application/json"), ("Authorization", "Bearer \(key)")], body: body)
+                "POST", "/v1/telemetry",
+                headers: [("Content-Type", "application/json"), ("Authorization", "Bearer \(key)")], body: body)
             connection.write(Array(request.prefix(request.count - body.count / 2)))
             return connection
         }
@@ -23,7 +24,9 @@ extension MachineLoad {
             // Idle timeout far beyond the upload deadline: only the deadline's timer can close them.
             let server = try ServeProcess(
                 databaseURL: database.url,
-                arguments: ["--timeout", "60", "--upload-deadline", "2", "--per-address-uploads", "3", "--connections", "16"])
+                arguments: [
+                    "--timeout", "60", "--upload-deadline", "2", "--per-address-uploads", "3", "--connections", "16",
+                ])
 
             // The deadline: a stalled body is closed within about 2 s of its headers.
             let started = Date()
@@ -47,7 +50,9 @@ extension MachineLoad {
             // client; the uploads in progress longest are closed instead and ordinary requests get in.
             let crowded = try ServeProcess(
                 databaseURL: database.url,
-                arguments: ["--timeout", "60", "--upload-deadline", "60", "--per-address-uploads", "64", "--connections", "16"])
+                arguments: [
+                    "--timeout", "60", "--upload-deadline", "60", "--per-address-uploads", "64", "--connections", "16",
+                ])
             var uploads: [RawHTTPConnection] = []
             for _ in 0..<16 {
                 uploads.append(try Self.stalledUpload(port: crowded.port, key: database.telemetryKey))
@@ -59,7 +64,10 @@ extension MachineLoad {
                 let connection = try RawHTTPConnection(port: crowded.port, receiveTimeout: 10)
                 connection.write(
                     RawRequest.make(
-                        "POST", "/v1/telemetry", headers: [("Content-Type", "application/json"), ("Authorization", "Bearer \(database.telemetryKey)")],
+                        "POST", "/v1/telemetry",
+                        headers: [
+                            ("Content-Type", "application/json"), ("Authorization", "Bearer \(database.telemetryKey)"),
+                        ],
                         body: Fixtures.telemetry(count: 1)))
                 if (try? connection.readReply())?.status == 200 { answered += 1 }
             }
@@ -67,7 +75,11 @@ extension MachineLoad {
             // The oldest uploads were the ones shed.
             #expect(uploads.prefix(5).allSatisfy { $0.isClosedByPeer() })
             FaultFigures.logger.info(
-                "fault figures", ["test": "slow bodies", "stalled_body_closed_after_ms": Int(lifetime * 1000), "ordinary_answered": answered])
+                "fault figures",
+                [
+                    "test": "slow bodies", "stalled_body_closed_after_ms": Int(lifetime * 1000),
+                    "ordinary_answered": answered,
+                ])
         }
     }
 }

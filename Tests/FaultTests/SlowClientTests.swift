@@ -40,10 +40,14 @@ extension MachineLoad {
                 let began = Date()
                 do {
                     let connection = try RawHTTPConnection(port: server.port, receiveTimeout: 10)
-                    connection.write(RawRequest.make(
-                        "POST", "/v1/telemetry",
-                        headers: [("Content-Type", "application/json"), ("Authorization", "Bearer \(database.telemetryKey)")],
-                        body: Fixtures.telemetry(count: 20)))
+                    connection.write(
+                        RawRequest.make(
+                            "POST", "/v1/telemetry",
+                            headers: [
+                                ("Content-Type", "application/json"),
+                                ("Authorization", "Bearer \(database.telemetryKey)"),
+                            ],
+                            body: Fixtures.telemetry(count: 20)))
                     let reply = try connection.readReply()
                     if reply.status != 200 { failures.append("\(n): \(reply.status)") }
                 } catch {
@@ -61,13 +65,15 @@ extension MachineLoad {
             let sorted = latencies.sorted()
             let p99 = sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))]
             let (closed, longest, opened) = figures.withLock { $0 }
-            FaultFigures.logger.info("fault figures", [
-                "test": "slow clients", "ordinary_requests": "\(latencies.count)", "failures": "\(failures.count)",
-                "p50_ms": "\(Int(sorted[sorted.count / 2] * 1000))", "p99_ms": "\(Int(p99 * 1000))",
-                "max_ms": "\(Int((sorted.last ?? 0) * 1000))", "slow_connections_opened": "\(opened)",
-                "slow_closed_by_server": "\(closed)", "longest_slow_s": String(format: "%.1f", longest),
-                "peak_rss_mib": "\((memory?.peak ?? 0) >> 20)",
-            ])
+            FaultFigures.logger.info(
+                "fault figures",
+                [
+                    "test": "slow clients", "ordinary_requests": "\(latencies.count)", "failures": "\(failures.count)",
+                    "p50_ms": "\(Int(sorted[sorted.count / 2] * 1000))", "p99_ms": "\(Int(p99 * 1000))",
+                    "max_ms": "\(Int((sorted.last ?? 0) * 1000))", "slow_connections_opened": "\(opened)",
+                    "slow_closed_by_server": "\(closed)", "longest_slow_s": String(format: "%.1f", longest),
+                    "peak_rss_mib": "\((memory?.peak ?? 0) >> 20)",
+                ])
             #expect(latencies.count > 20)
             #expect(failures.isEmpty, "\(failures.prefix(5))")
             // Latency is a figure (logged above, kept in docs/reliability.md), not an assertion: timing
@@ -78,7 +84,9 @@ extension MachineLoad {
             #expect(closed >= Self.attackers)
             #expect(longest < 7.5, "a slow connection lived \(longest) s")
             #expect((memory?.peak ?? .max) < 256 << 20, "peak RSS \((memory?.peak ?? 0) >> 20) MiB")
-            #expect(try database.count("select count(*)::int8 from event_ids") == Int(latencies.count - failures.count) * 20)
+            #expect(
+                try database.count("select count(*)::int8 from event_ids") == Int(latencies.count - failures.count) * 20
+            )
         }
 
         /// The open-file limit of this process: 1,000 sockets need more than the usual 1,024 soft limit.
@@ -110,7 +118,8 @@ private struct Trickle {
             var byte: UInt8 = 0
             let read = recv(socket.fd, &byte, 1, Int32(MSG_DONTWAIT))
             let gone = read == 0 || (read < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
-            let line = socket.lines == 0 ? "POST /v1/telemetry HTTP/1.1\r\nHost: a\r\n" : "X-Slow-\(socket.lines): 1\r\n"
+            let line =
+                socket.lines == 0 ? "POST /v1/telemetry HTTP/1.1\r\nHost: a\r\n" : "X-Slow-\(socket.lines): 1\r\n"
             let sent = gone ? -1 : send(socket.fd, line, line.utf8.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
             if sent > 0 {
                 socket.established = true
@@ -145,8 +154,12 @@ private struct Trickle {
         remote.sin_port = port.bigEndian
         inet_pton(AF_INET, "127.0.0.1", &remote.sin_addr)
         let size = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, size) } }
-        let connected = withUnsafePointer(to: &remote) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, size) } }
+        let bound = withUnsafePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, size) }
+        }
+        let connected = withUnsafePointer(to: &remote) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, size) }
+        }
         guard bound == 0, connected == 0 || errno == EINPROGRESS else {
             close(fd)
             return nil

@@ -17,7 +17,8 @@ struct TLSTests {
 
     private static func post(_ database: FaultDatabase, _ body: [UInt8], path: String = "/v1/telemetry") -> [UInt8] {
         RawRequest.make(
-            "POST", path, headers: [("Content-Type", "application/json"), ("Authorization", "Bearer \(database.telemetryKey)")],
+            "POST", path,
+            headers: [("Content-Type", "application/json"), ("Authorization", "Bearer \(database.telemetryKey)")],
             body: body)
     }
 
@@ -25,7 +26,8 @@ struct TLSTests {
         let database = try FaultDatabase.fresh()
         let ca = try TestCA("serve")
         defer { ca.remove() }
-        let server = try ServeProcess(databaseURL: database.url, arguments: ["--tls-cert", ca.certificate, "--tls-key", ca.key])
+        let server = try ServeProcess(
+            databaseURL: database.url, arguments: ["--tls-cert", ca.certificate, "--tls-key", ca.key])
         let url = "https://127.0.0.1:\(server.port)"
 
         // curl, trusting only the test CA, posts a real batch.
@@ -33,7 +35,8 @@ struct TLSTests {
         let file = ca.directory.appendingPathComponent("batch.json")
         try Data(byCurl.body).write(to: file)
         let posted = try TLSTools.curl([
-            "--cacert", ca.caFile, "-H", "Content-Type: application/json", "-H", "Authorization: Bearer \(database.telemetryKey)",
+            "--cacert", ca.caFile, "-H", "Content-Type: application/json", "-H",
+            "Authorization: Bearer \(database.telemetryKey)",
             "--data-binary", "@\(file.path)", "-w", "\n%{http_code}", "\(url)/v1/telemetry",
         ])
         #expect(posted.status == 0, "\(posted.stderr)")
@@ -42,13 +45,19 @@ struct TLSTests {
         // The project's client, with the CA bundle; without it the certificate is not trusted.
         let byClient = Self.telemetry(2)
         let client = try HTTPClient(baseURL: url, timeout: 30, caFile: ca.caFile)
-        let reply = try client.post(path: "/v1/telemetry", body: byClient.body, contentType: "application/json", gzip: true, bearer: database.telemetryKey)
+        let reply = try client.post(
+            path: "/v1/telemetry", body: byClient.body, contentType: "application/json", gzip: true,
+            bearer: database.telemetryKey)
         #expect(reply.status == 200 && reply.bodyText.contains("\"accepted\":2"), "\(reply.bodyText)")
-        let again = try client.post(path: "/v1/telemetry", body: Self.telemetry(1).body, contentType: "application/json", bearer: database.telemetryKey)
+        let again = try client.post(
+            path: "/v1/telemetry", body: Self.telemetry(1).body, contentType: "application/json",
+            bearer: database.telemetryKey)
         #expect(again.status == 200)
         let untrusting = try HTTPClient(baseURL: url, timeout: 30)
         let refused = #expect(throws: HTTPClientError.self) {
-            try untrusting.post(path: "/v1/telemetry", body: byClient.body, contentType: "application/json", bearer: database.telemetryKey)
+            try untrusting.post(
+                path: "/v1/telemetry", body: byClient.body, contentType: "application/json",
+                bearer: database.telemetryKey)
         }
         #expect(refused?.kind == .untrusted && refused?.isRetryable == false)
         // `pushledger simulate` through that client, with --ca-file.
@@ -56,12 +65,16 @@ struct TLSTests {
             "simulate", "--url", url, "--ca-file", ca.caFile, "--telemetry-key", database.telemetryKey, "--sends-key",
             database.sendsKey, "--installs", "20", "--days", "1", "--no-progress",
         ])
-        #expect(simulated.status == 0 && (simulated.stdout + simulated.stderr).contains("duplicates 0, rejected 0"), "\(simulated.stderr)")
+        #expect(
+            simulated.status == 0 && (simulated.stdout + simulated.stderr).contains("duplicates 0, rejected 0"),
+            "\(simulated.stderr)")
 
         // TLS 1.1: curl offers it (the ClientHello goes out, ciphers opened to level 0 so the
         // client itself allows it) and the server hangs up without a ServerHello. The same
         // command capped at TLS 1.2 gets through, so the refusal is the server's.
-        let legacy = ["-v", "--ciphers", "DEFAULT:@SECLEVEL=0", "--cacert", ca.caFile, "-o", "/dev/null", "\(url)/v1/telemetry"]
+        let legacy = [
+            "-v", "--ciphers", "DEFAULT:@SECLEVEL=0", "--cacert", ca.caFile, "-o", "/dev/null", "\(url)/v1/telemetry",
+        ]
         let tls11 = try TLSTools.curl(["--tlsv1.1", "--tls-max", "1.1"] + legacy)
         #expect(tls11.status != 0)
         #expect(tls11.stderr.contains("TLSv1.1 (OUT), TLS handshake, Client hello"), "\(tls11.stderr)")
@@ -71,9 +84,15 @@ struct TLSTests {
         // TLS 1.2 only with forward secrecy and AEAD: RSA key exchange and CBC are refused, and
         // of two suites the client offers the server picks its own first (AES-256).
         func tls12With(_ ciphers: String) throws -> CommandRunner.Output {
-            try TLSTools.curl(["-v", "--tlsv1.2", "--tls-max", "1.2", "--ciphers", ciphers + ":@SECLEVEL=0", "--cacert", ca.caFile, "-o", "/dev/null", "\(url)/healthz"])
+            try TLSTools.curl([
+                "-v", "--tlsv1.2", "--tls-max", "1.2", "--ciphers", ciphers + ":@SECLEVEL=0", "--cacert", ca.caFile,
+                "-o", "/dev/null", "\(url)/healthz",
+            ])
         }
-        for refused in ["AES128-SHA", "AES256-GCM-SHA384", "ECDHE-RSA-AES128-SHA", "ECDHE-RSA-AES256-SHA384", "DHE-RSA-AES128-GCM-SHA256"] {
+        for refused in [
+            "AES128-SHA", "AES256-GCM-SHA384", "ECDHE-RSA-AES128-SHA", "ECDHE-RSA-AES256-SHA384",
+            "DHE-RSA-AES128-GCM-SHA256",
+        ] {
             #expect(try tls12With(refused).status != 0, "\(refused) was accepted")
         }
         let chosen = try tls12With("ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES256-GCM-SHA384")
@@ -104,7 +123,8 @@ struct TLSTests {
             }
         }
         try install(certificate: first.certificate, key: first.key)
-        let server = try ServeProcess(databaseURL: database.url, arguments: ["--tls-cert", live.certificate, "--tls-key", live.key])
+        let server = try ServeProcess(
+            databaseURL: database.url, arguments: ["--tls-cert", live.certificate, "--tls-key", live.key])
         let url = "https://127.0.0.1:\(server.port)"
         #expect(try TLSTools.presentedSerial(port: server.port) == first.serial)
 
@@ -147,15 +167,23 @@ struct TLSTests {
         #expect(try TLSTools.presentedSerial(port: server.port) == second.serial)
         let afterRefusals = Self.telemetry(1)
         let client = try HTTPClient(baseURL: url, timeout: 30, caFile: second.caFile)
-        #expect(try client.post(path: "/v1/telemetry", body: afterRefusals.body, contentType: "application/json", bearer: database.telemetryKey).status == 200)
+        #expect(
+            try client.post(
+                path: "/v1/telemetry", body: afterRefusals.body, contentType: "application/json",
+                bearer: database.telemetryKey
+            ).status == 200)
 
         server.send(SIGTERM)
         #expect(server.waitForExit() == (true, 0))
         #expect(try database.audit(slow.ids.union(afterRefusals.ids)) == (0, 0))
-        FaultFigures.logger.info("fault figures", [
-            "test": "tls reload", "reload_ms": "\(reloadTime.components.seconds * 1_000 + reloadTime.components.attoseconds / 1_000_000_000_000_000)",
-            "upload_events": "\(slow.ids.count)", "refused_reloads": "2",
-        ])
+        FaultFigures.logger.info(
+            "fault figures",
+            [
+                "test": "tls reload",
+                "reload_ms":
+                    "\(reloadTime.components.seconds * 1_000 + reloadTime.components.attoseconds / 1_000_000_000_000_000)",
+                "upload_events": "\(slow.ids.count)", "refused_reloads": "2",
+            ])
     }
 
     @Test func reloadsUnderLoadLoseNoRequest() throws {
@@ -174,14 +202,19 @@ struct TLSTests {
         try install(pair[0])
         let traffic = AcknowledgedTraffic(database: database, installs: 200, seed: 41)
         let server = try ServeProcess(
-            databaseURL: database.url, arguments: ["--tls-cert", live.certificate, "--tls-key", live.key, "--threads", "4"])
+            databaseURL: database.url,
+            arguments: ["--tls-cert", live.certificate, "--tls-key", live.key, "--threads", "4"])
         // libmicrohttpd names its threads: 4 per running daemon.
         let workers = {
             let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(server.pid)/task")) ?? []
-            return tasks.filter { (try? String(contentsOfFile: "/proc/\(server.pid)/task/\($0)/comm", encoding: .utf8))?.hasPrefix("MHD-worker") == true }.count
+            return tasks.filter {
+                (try? String(contentsOfFile: "/proc/\(server.pid)/task/\($0)/comm", encoding: .utf8))?.hasPrefix(
+                    "MHD-worker") == true
+            }.count
         }
         let run = traffic.post(
-            to: "https://127.0.0.1:\(server.port)", clients: 6, policy: RetryPolicy(maxAttempts: 5, baseDelay: 0.05, maxDelay: 0.2, maxRetryAfter: 1),
+            to: "https://127.0.0.1:\(server.port)", clients: 6,
+            policy: RetryPolicy(maxAttempts: 5, baseDelay: 0.05, maxDelay: 0.2, maxRetryAfter: 1),
             caFile: bundle.path)
         var reloads = 0
         while !run.isFinished {
@@ -200,14 +233,19 @@ struct TLSTests {
         server.send(SIGTERM)
         #expect(server.waitForExit() == (true, 0))
         #expect(reloads >= 3, "the traffic ended before the reloads began")
-        #expect(summary.gaveUp == 0 && summary.answered200 == traffic.batchCount, "\(summary.statuses) \(summary.retries)")
+        #expect(
+            summary.gaveUp == 0 && summary.answered200 == traffic.batchCount, "\(summary.statuses) \(summary.retries)")
         let audit = try database.audit(summary.acknowledged)
         #expect(audit == (0, 0))
-        FaultFigures.logger.info("fault figures", [
-            "test": "tls reloads under load", "reloads": "\(reloads)", "batches": "\(traffic.batchCount)",
-            "acknowledged_events": "\(summary.acknowledged.count)", "retries": "\(summary.retries)", "missing": "\(audit.missing)",
-            "retired_stopped_ms": "\(retired.components.seconds * 1_000 + retired.components.attoseconds / 1_000_000_000_000_000)",
-        ])
+        FaultFigures.logger.info(
+            "fault figures",
+            [
+                "test": "tls reloads under load", "reloads": "\(reloads)", "batches": "\(traffic.batchCount)",
+                "acknowledged_events": "\(summary.acknowledged.count)", "retries": "\(summary.retries)",
+                "missing": "\(audit.missing)",
+                "retired_stopped_ms":
+                    "\(retired.components.seconds * 1_000 + retired.components.attoseconds / 1_000_000_000_000_000)",
+            ])
     }
 
     @Test func aCertificateOrKeyThatCannotBeUsedStartsNothing() throws {
@@ -215,14 +253,21 @@ struct TLSTests {
         let ca = try TestCA("refused"), other = try TestCA("other")
         defer { [ca, other].forEach { $0.remove() } }
         let garbled = ca.directory.appendingPathComponent("garbled.pem")
-        try Data("-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n".utf8).write(to: garbled)
+        try Data("-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n".utf8).write(
+            to: garbled)
         let missing = ca.directory.appendingPathComponent("missing.key").path
         let cases: [(String, [String], String)] = [
             ("certificate without key", ["--tls-cert", ca.certificate], "--tls-cert needs --tls-key"),
             ("key without certificate", ["--tls-key", ca.key], "--tls-key needs --tls-cert"),
-            ("missing key file", ["--tls-cert", ca.certificate, "--tls-key", missing], "cannot read the TLS key file \(missing): No such file"),
+            (
+                "missing key file", ["--tls-cert", ca.certificate, "--tls-key", missing],
+                "cannot read the TLS key file \(missing): No such file"
+            ),
             ("key given as certificate", ["--tls-cert", ca.key, "--tls-key", ca.key], "holds no PEM certificate"),
-            ("certificate given as key", ["--tls-cert", ca.certificate, "--tls-key", ca.certificate], "holds no unencrypted PEM private key"),
+            (
+                "certificate given as key", ["--tls-cert", ca.certificate, "--tls-key", ca.certificate],
+                "holds no unencrypted PEM private key"
+            ),
             ("mismatched pair", ["--tls-cert", ca.certificate, "--tls-key", other.key], "do not match"),
             ("garbled certificate", ["--tls-cert", garbled.path, "--tls-key", ca.key], "were refused"),
         ]
@@ -245,7 +290,10 @@ struct TLSTests {
         let url = "https://127.0.0.1:\(server.port)"
         let batch = Self.telemetry(2)
         let client = try HTTPClient(baseURL: url, timeout: 30, caFile: ca.caFile)
-        #expect(try client.post(path: "/v1/telemetry", body: batch.body, contentType: "application/json", bearer: database.telemetryKey).status == 200)
+        #expect(
+            try client.post(
+                path: "/v1/telemetry", body: batch.body, contentType: "application/json", bearer: database.telemetryKey
+            ).status == 200)
 
         func admin(_ method: String, _ path: String, body: [UInt8] = []) throws -> RawReply {
             let connection = try RawHTTPConnection(port: adminPort)
@@ -254,7 +302,9 @@ struct TLSTests {
         }
         let metrics = try admin("GET", "/metrics")
         #expect(metrics.status == 200)
-        #expect(metrics.text.contains("pushledger_http_requests_total{endpoint=\"/v1/telemetry\",status=\"200\"} 1"), "\(metrics.text)")
+        #expect(
+            metrics.text.contains("pushledger_http_requests_total{endpoint=\"/v1/telemetry\",status=\"200\"} 1"),
+            "\(metrics.text)")
         #expect(try admin("GET", "/healthz").status == 200)
         waitUntil { (try? admin("GET", "/readyz").status) == 200 }
         // The ingest API is not on the admin address; the operations endpoints are not public.

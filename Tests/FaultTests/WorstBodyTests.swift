@@ -21,21 +21,35 @@ extension MachineLoad {
 
         /// The worst bodies, gzip or not.
         static func bodies() -> [(name: String, bytes: [UInt8], gzip: Bool)] {
-            let head = "{\"app_id\":\"\(FaultDatabase.otherApp)\",\"installation_id\":\"\(UUID().uuidString.lowercased())\",\"platform\":\"android\",\"events\":[{\"pad\":["
+            let head =
+                "{\"app_id\":\"\(FaultDatabase.otherApp)\",\"installation_id\":\"\(UUID().uuidString.lowercased())\",\"platform\":\"android\",\"events\":[{\"pad\":["
             let limits = IngestLimits()
-            let values = Array(head.utf8) + Array(repeating: Array("0,".utf8), count: (limits.maxDecompressedBytes - head.utf8.count) / 2 - 8).flatMap { $0 }
+            let values =
+                Array(head.utf8)
+                + Array(repeating: Array("0,".utf8), count: (limits.maxDecompressedBytes - head.utf8.count) / 2 - 8)
+                .flatMap { $0 }
                 + Array("0]}]}".utf8)
             let past = values + Array(repeating: UInt8(ascii: " "), count: 1 << 16)
-            let plain = Array(head.utf8) + Array(repeating: Array("0,".utf8), count: (limits.maxBodyBytes - head.utf8.count) / 2 - 8).flatMap { $0 }
+            let plain =
+                Array(head.utf8)
+                + Array(repeating: Array("0,".utf8), count: (limits.maxBodyBytes - head.utf8.count) / 2 - 8).flatMap {
+                    $0
+                }
                 + Array("0]}]}".utf8)
-            return [("values_8mib_gzip", Gzip.compress(values), true), ("past_8mib_gzip", Gzip.compress(past), true), ("values_1mib", plain, false)]
+            return [
+                ("values_8mib_gzip", Gzip.compress(values), true), ("past_8mib_gzip", Gzip.compress(past), true),
+                ("values_1mib", plain, false),
+            ]
         }
 
         @Test func worstBodiesAtTheConnectionLimitStayWithinTheMemoryBound() throws {
             let database = try FaultDatabase.fresh()
             let hostileKey = try FaultDatabase.createKey(app: FaultDatabase.otherApp, scope: "telemetry", database.url)
             let server = try ServeProcess(
-                databaseURL: database.url, arguments: ["--connections", "\(Self.connections)", "--per-address", "\(Self.connections)", "--timeout", "20"])
+                databaseURL: database.url,
+                arguments: [
+                    "--connections", "\(Self.connections)", "--per-address", "\(Self.connections)", "--timeout", "20",
+                ])
             var config = IngestServerConfig()
             config.http.connectionLimit = Self.connections
             config.http.perAddressConnectionLimit = Self.connections
@@ -75,7 +89,10 @@ extension MachineLoad {
                 let connection = try RawHTTPConnection(port: server.port, receiveTimeout: 60)
                 connection.write(
                     RawRequest.make(
-                        "POST", "/v1/telemetry", headers: [("Content-Type", "application/json"), ("Authorization", "Bearer \(database.telemetryKey)")],
+                        "POST", "/v1/telemetry",
+                        headers: [
+                            ("Content-Type", "application/json"), ("Authorization", "Bearer \(database.telemetryKey)"),
+                        ],
                         body: Fixtures.telemetry(app: FaultDatabase.app, events: [Fixtures.exposure()])))
                 let status = (try? connection.readReply())?.status ?? 0
                 let elapsed = clock.now - started
@@ -88,7 +105,8 @@ extension MachineLoad {
             for client in hostile { statuses.merge(try client.value(), uniquingKeysWith: +) }
             let memory = try #require(server.memory())
             latencies.sort()
-            let p50 = latencies[latencies.count / 2], p99 = latencies[min(latencies.count - 1, latencies.count * 99 / 100)]
+            let p50 = latencies[latencies.count / 2],
+                p99 = latencies[min(latencies.count - 1, latencies.count * 99 / 100)]
 
             let hostileRequests = statuses.values.reduce(0, +)
             // 0: closed without an answer, the shedding at the connection limit (each client opens
@@ -96,22 +114,35 @@ extension MachineLoad {
             #expect(statuses.keys.allSatisfy { $0 == 0 || (400..<500).contains($0) }, "\(statuses)")
             #expect(statuses.filter { (400..<500).contains($0.key) }.values.reduce(0, +) > 0)
             #expect(otherStatuses == [200: latencies.count], "\(otherStatuses)")
-            #expect(memory.peak <= baseline + bound, "peak \(memory.peak >> 20) MiB, baseline \(baseline >> 20) MiB, bound \(bound >> 20) MiB")
+            #expect(
+                memory.peak <= baseline + bound,
+                "peak \(memory.peak >> 20) MiB, baseline \(baseline >> 20) MiB, bound \(bound >> 20) MiB")
             // A loose sanity bound: the figure itself is logged (docs/reliability.md).
             #expect(p99 < 30, "the other app's p99 was \(p99) s")
-            let failed = try database.count("select count(*)::int8 from failed_events where app_id = \(FaultDatabase.otherApp)")
+            let failed = try database.count(
+                "select count(*)::int8 from failed_events where app_id = \(FaultDatabase.otherApp)")
             let stored = try database.count("select coalesce(sum(octet_length(raw_json)), 0)::int8 from failed_events")
             #expect(failed <= hostileRequests)
             #expect(stored <= failed * FailedText.maxStoredBytes)
-            #expect(try database.count("select count(*)::int8 from failed_events where octet_length(raw_json) > \(FailedText.maxStoredBytes)") == 0)
-            #expect(try database.count("select count(*)::int8 from failed_events where raw_bytes > octet_length(raw_json)") > 0)
+            #expect(
+                try database.count(
+                    """
+                    select count(*)::int8 from failed_events where octet_length(raw_json) > \
+                    \(FailedText.maxStoredBytes)
+                    """
+                ) == 0)
+            #expect(
+                try database.count("select count(*)::int8 from failed_events where raw_bytes > octet_length(raw_json)")
+                    > 0)
             FaultFigures.logger.info(
                 "fault figures",
-                ["test": "worst_bodies", "connections": Self.connections, "hostile_requests": hostileRequests,
-                 "statuses": statuses.keys.sorted().map { "\($0):\(statuses[$0]!)" }.joined(separator: ","),
-                 "other_requests": latencies.count, "other_p50_ms": Int(p50 * 1000), "other_p99_ms": Int(p99 * 1000),
-                 "baseline_rss_mib": baseline >> 20, "peak_rss_mib": memory.peak >> 20, "bound_mib": bound >> 20,
-                 "failed_events": failed, "failed_events_text_bytes": stored])
+                [
+                    "test": "worst_bodies", "connections": Self.connections, "hostile_requests": hostileRequests,
+                    "statuses": statuses.keys.sorted().map { "\($0):\(statuses[$0]!)" }.joined(separator: ","),
+                    "other_requests": latencies.count, "other_p50_ms": Int(p50 * 1000), "other_p99_ms": Int(p99 * 1000),
+                    "baseline_rss_mib": baseline >> 20, "peak_rss_mib": memory.peak >> 20, "bound_mib": bound >> 20,
+                    "failed_events": failed, "failed_events_text_bytes": stored,
+                ])
         }
     }
 }

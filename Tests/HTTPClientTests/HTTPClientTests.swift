@@ -25,7 +25,8 @@ struct HTTPClientTests {
         defer { server.stop() }
         let (client, _) = try client(server)
         for i in 0..<3 {
-            let response = try client.post(path: "/v1/sends", body: Array("line \(i)\n".utf8), contentType: "application/x-ndjson", bearer: "k1")
+            let response = try client.post(
+                path: "/v1/sends", body: Array("line \(i)\n".utf8), contentType: "application/x-ndjson", bearer: "k1")
             #expect(response.status == 200)
             #expect(response.bodyText == "{\"n\":\(i)}")
         }
@@ -83,7 +84,10 @@ struct HTTPClientTests {
             return Array("{\"try\":\(bodies)}".utf8)
         }
         #expect(response.status == 200)
-        #expect(server.seen.map { String(decoding: $0.body, as: UTF8.self) } == ["{\"try\":1}", "{\"try\":2}", "{\"try\":3}"])
+        #expect(
+            server.seen.map { String(decoding: $0.body, as: UTF8.self) } == [
+                "{\"try\":1}", "{\"try\":2}", "{\"try\":3}",
+            ])
         #expect(retries == [1, 2])
         let delays = sleeps.all
         #expect(delays.count == 2)
@@ -96,7 +100,9 @@ struct HTTPClientTests {
         let server = try LoopbackServer { _, _ in .status(503, headers: ["Retry-After: 1"]) }
         defer { server.stop() }
         let (client, sleeps) = try client(server)
-        let response = try client.postWithRetry(path: "/x", contentType: "application/json", policy: RetryPolicy(maxAttempts: 3)) { [] }
+        let response = try client.postWithRetry(
+            path: "/x", contentType: "application/json", policy: RetryPolicy(maxAttempts: 3)
+        ) { [] }
         #expect(response.status == 503)
         #expect(server.seen.count == 3)
         #expect(sleeps.all == [1, 1])
@@ -117,13 +123,16 @@ struct HTTPClientTests {
         }
         defer { server.stop() }
         let (client, _) = try client(server)
-        for _ in 0..<3 { #expect(try client.post(path: "/x", body: [1], contentType: "application/json").status == 200) }
+        for _ in 0..<3 {
+            #expect(try client.post(path: "/x", body: [1], contentType: "application/json").status == 200)
+        }
         #expect(server.seen.count == 3)
         #expect(server.connectionCount == 3)
     }
 
     @Test func readsChunkedBodies() throws {
-        let chunked = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6;ext=1\r\n world\r\n0\r\n\r\n"
+        let chunked =
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6;ext=1\r\n world\r\n0\r\n\r\n"
         let server = try LoopbackServer { _, _ in LoopbackServer.Reply(bytes: Array(chunked.utf8)) }
         defer { server.stop() }
         let (client, _) = try client(server)
@@ -140,7 +149,9 @@ struct HTTPClientTests {
             let sleeps = Sleeps()
             client.sleep = { sleeps.record($0) }
             let error = try #require(throws: HTTPClientError.self) {
-                try client.postWithRetry(path: "/x", contentType: "application/json", policy: RetryPolicy(maxAttempts: 3)) { [] }
+                try client.postWithRetry(
+                    path: "/x", contentType: "application/json", policy: RetryPolicy(maxAttempts: 3)
+                ) { [] }
             }
             #expect(error.kind == .connect)
             #expect(error.description == "ingest client: cannot connect")
@@ -159,18 +170,26 @@ struct HTTPClientTests {
     }
 
     @Test func malformedResponsesAreReported() throws {
-        let server = try LoopbackServer { _, _ in LoopbackServer.Reply(bytes: Array("SMTP ready\r\n\r\n".utf8), close: true) }
+        let server = try LoopbackServer { _, _ in
+            LoopbackServer.Reply(bytes: Array("SMTP ready\r\n\r\n".utf8), close: true)
+        }
         defer { server.stop() }
         let (client, _) = try client(server)
-        let error = try #require(throws: HTTPClientError.self) { try client.post(path: "/x", body: [], contentType: "application/json") }
+        let error = try #require(throws: HTTPClientError.self) {
+            try client.post(path: "/x", body: [], contentType: "application/json")
+        }
         #expect(error.kind == .malformedResponse)
     }
 
     @Test func bodyCutShortIsAnIOError() throws {
-        let server = try LoopbackServer { _, _ in LoopbackServer.Reply(bytes: Array("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc".utf8), close: true) }
+        let server = try LoopbackServer { _, _ in
+            LoopbackServer.Reply(bytes: Array("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc".utf8), close: true)
+        }
         defer { server.stop() }
         let (client, _) = try client(server)
-        let error = try #require(throws: HTTPClientError.self) { try client.post(path: "/x", body: [], contentType: "application/json") }
+        let error = try #require(throws: HTTPClientError.self) {
+            try client.post(path: "/x", body: [], contentType: "application/json")
+        }
         #expect(error.kind == .io && error.isRetryable)
     }
 

@@ -11,7 +11,8 @@ private final class EchoHandler: HTTPHandler {
     let release = DispatchSemaphore(value: 0)
 
     func decide(_ head: RequestHead) -> HeadDecision {
-        head.path == "/early" ? .respond(.content(418, "early", type: "text/plain")) : .readBody(limit: 1000, context: head.path)
+        head.path == "/early"
+            ? .respond(.content(418, "early", type: "text/plain")) : .readBody(limit: 1000, context: head.path)
     }
     func bodyTooLarge(_ head: RequestHead) -> HTTPResponse { .content(413, "too large", type: "text/plain") }
     func handle(_ head: RequestHead, body: [UInt8], context: any Sendable, reply: any ReplySlot) {
@@ -159,7 +160,11 @@ struct HTTPDaemonStartTests {
         try first.start(host: "127.0.0.1", port: 0, limits: HTTPServerLimits())
         defer { first.stop() }
         let second = HTTPDaemon(handler: EchoHandler())
-        #expect(throws: HTTPServerError.self) { try second.start(host: "127.0.0.1", port: first.port, limits: HTTPServerLimits()) }
-        #expect(throws: HTTPServerError.self) { try second.start(host: "localhost:80", port: 0, limits: HTTPServerLimits()) }
+        #expect(throws: HTTPServerError.self) {
+            try second.start(host: "127.0.0.1", port: first.port, limits: HTTPServerLimits())
+        }
+        #expect(throws: HTTPServerError.self) {
+            try second.start(host: "localhost:80", port: 0, limits: HTTPServerLimits())
+        }
     }
 }

@@ -7,12 +7,17 @@ import Testing
         #expect(IPv4Range("10.1.2.3/8")?.description == "10.0.0.0/8")
         #expect(IPv4Range("127.0.0.1")?.description == "127.0.0.1/32")
         #expect(IPv4Range("0.0.0.0/0")?.contains(IPv4Range.address("203.0.113.9")!) == true)
-        for bad in ["", "10.0.0", "10.0.0.256", "10.0.0.1/33", "10.0.0.1/", "10.0.0.1/+8", "::1", "a.b.c.d", "1.2.3.4/8/9", "01234.1.1.1"] {
+        for bad in [
+            "", "10.0.0", "10.0.0.256", "10.0.0.1/33", "10.0.0.1/", "10.0.0.1/+8", "::1", "a.b.c.d", "1.2.3.4/8/9",
+            "01234.1.1.1",
+        ] {
             #expect(IPv4Range(bad) == nil, "\(bad)")
         }
         let proxies = try TrustedProxies(parsing: ["10.0.0.0/8, 192.168.1.7", "127.0.0.1"])
         #expect(proxies.ranges.map(\.description) == ["10.0.0.0/8", "192.168.1.7/32", "127.0.0.1/32"])
-        #expect(throws: TrustedProxies.InvalidRange(text: "10.0.0.0/40")) { try TrustedProxies(parsing: ["127.0.0.1,10.0.0.0/40"]) }
+        #expect(throws: TrustedProxies.InvalidRange(text: "10.0.0.0/40")) {
+            try TrustedProxies(parsing: ["127.0.0.1,10.0.0.0/40"])
+        }
     }
 
     @Test func theForwardedAddressCountsOnlyFromATrustedPeer() throws {

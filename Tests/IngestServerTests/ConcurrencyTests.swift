@@ -30,7 +30,9 @@ struct ConcurrencyTests {
                         body = Fixtures.telemetry(count: eventsPerRequest)
                         earlier.append(body)
                     }
-                    let headers = [("Content-Type", "application/json"), ("Authorization", "Bearer \(TestKeys.telemetry)")]
+                    let headers = [
+                        ("Content-Type", "application/json"), ("Authorization", "Bearer \(TestKeys.telemetry)"),
+                    ]
                     // Half the clients keep their connection, half open one per request.
                     let reply: RawReply
                     if client % 2 == 0 {
@@ -40,7 +42,8 @@ struct ConcurrencyTests {
                         reply = try harness.request("POST", "/v1/telemetry", headers: headers, body: body)
                     }
                     guard reply.status == 200, let accepted = reply.accepted, let duplicates = reply.duplicates else {
-                        throw RawHTTPError(description: "client \(client) request \(request): \(reply.status) \(reply.text)")
+                        throw RawHTTPError(
+                            description: "client \(client) request \(request): \(reply.status) \(reply.text)")
                     }
                     totals.accepted += accepted
                     totals.duplicates += duplicates
@@ -57,6 +60,12 @@ struct ConcurrencyTests {
         #expect(accepted == (try harness.storedCount))
         let metrics = try harness.get("/metrics").text
         #expect(metrics.contains("pushledger_events_total{kind=\"telemetry\",result=\"accepted\"} \(accepted)\n"))
-        #expect(metrics.contains("pushledger_http_requests_total{endpoint=\"/v1/telemetry\",status=\"200\"} \(clients * requestsPerClient)\n"))
+        #expect(
+            metrics.contains(
+                """
+                pushledger_http_requests_total{endpoint=\"/v1/telemetry\",status=\"200\"} \
+                \(clients * requestsPerClient)\n
+                """
+            ))
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import TestSupport
 import Gzip
+import TestSupport
 import Testing
 
 @testable import IngestServer
@@ -39,7 +39,8 @@ struct ContractStatusTests {
     @Test func acceptsSendsAsJSONAndNDJSON() throws {
         let json = try harness.sends(Fixtures.sends([Fixtures.send(), Fixtures.send()]))
         #expect(json.status == 200 && json.accepted == 2)
-        let lines = try harness.sends(Fixtures.ndjson([Fixtures.send(), Fixtures.send(), Fixtures.send(app: Fixtures.otherApp)]), ndjson: true)
+        let lines = try harness.sends(
+            Fixtures.ndjson([Fixtures.send(), Fixtures.send(), Fixtures.send(app: Fixtures.otherApp)]), ndjson: true)
         #expect(lines.status == 200 && lines.accepted == 2)
         #expect(lines.rejected.first?["error"] as? String == "app_mismatch")
     }
@@ -48,7 +49,8 @@ struct ContractStatusTests {
         let reply = try harness.post("/v1/telemetry", Fixtures.telemetry(count: 5), gzip: true)
         #expect(reply.status == 200 && reply.accepted == 5)
         let lines = try harness.post(
-            "/v1/sends", Fixtures.ndjson([Fixtures.send(), Fixtures.send()]), key: TestKeys.sends, type: "application/x-ndjson", gzip: true)
+            "/v1/sends", Fixtures.ndjson([Fixtures.send(), Fixtures.send()]), key: TestKeys.sends,
+            type: "application/x-ndjson", gzip: true)
         #expect(lines.status == 200 && lines.accepted == 2)
     }
 
@@ -60,7 +62,8 @@ struct ContractStatusTests {
         let stored = try harness.count(
             """
             select count(*)::int8 from failed_events
-             where app_id = \(Fixtures.app) and endpoint = '/v1/telemetry' and error_code = 'invalid_json' and raw_json = '{"app_id": '
+             where app_id = \(Fixtures.app) and endpoint = '/v1/telemetry' and error_code = 'invalid_json' and \
+            raw_json = '{"app_id": '
             """)
         #expect(stored == 1)
     }
@@ -69,9 +72,12 @@ struct ContractStatusTests {
         let reply = try harness.post("/v1/telemetry", Array("[1, 2".utf8), gzip: true)
         #expect(reply.status == 400)
         #expect(try harness.count("select count(*)::int8 from failed_events where raw_json = '[1, 2'") == 1)
-        let corrupt = try harness.post("/v1/telemetry", Array(Gzip.compress(Array("{}".utf8)).dropLast(4)), extra: [("Content-Encoding", "gzip")])
+        let corrupt = try harness.post(
+            "/v1/telemetry", Array(Gzip.compress(Array("{}".utf8)).dropLast(4)), extra: [("Content-Encoding", "gzip")])
         #expect(corrupt.status == 400 && corrupt.errorCode == "invalid_gzip")
-        #expect(try harness.count("select count(*)::int8 from failed_events where error_code = 'invalid_gzip' and raw_json = ''") == 1)
+        #expect(
+            try harness.count(
+                "select count(*)::int8 from failed_events where error_code = 'invalid_gzip' and raw_json = ''") == 1)
     }
 
     @Test func invalidEnvelopeIs400() throws {
@@ -83,7 +89,10 @@ struct ContractStatusTests {
         let packed = Gzip.compress(Fixtures.telemetry(count: 50))
         let reply = try harness.request(
             "POST", "/v1/telemetry",
-            headers: [("Content-Type", "application/json"), ("Content-Encoding", "gzip"), ("Authorization", "Bearer \(TestKeys.telemetry)")],
+            headers: [
+                ("Content-Type", "application/json"), ("Content-Encoding", "gzip"),
+                ("Authorization", "Bearer \(TestKeys.telemetry)"),
+            ],
             body: Array(packed.prefix(packed.count / 2)))
         #expect(reply.status == 400)
         #expect(reply.errorCode == "invalid_gzip")
@@ -92,7 +101,10 @@ struct ContractStatusTests {
     @Test func notGzipAtAllIs400() throws {
         let reply = try harness.request(
             "POST", "/v1/telemetry",
-            headers: [("Content-Type", "application/json"), ("Content-Encoding", "gzip"), ("Authorization", "Bearer \(TestKeys.telemetry)")],
+            headers: [
+                ("Content-Type", "application/json"), ("Content-Encoding", "gzip"),
+                ("Authorization", "Bearer \(TestKeys.telemetry)"),
+            ],
             body: Fixtures.telemetry(count: 1))
         #expect(reply.status == 400)
     }
@@ -103,7 +115,10 @@ struct ContractStatusTests {
         #expect(bomb.count < 64 << 10)
         let reply = try harness.request(
             "POST", "/v1/telemetry",
-            headers: [("Content-Type", "application/json"), ("Content-Encoding", "gzip"), ("Authorization", "Bearer \(TestKeys.telemetry)")],
+            headers: [
+                ("Content-Type", "application/json"), ("Content-Encoding", "gzip"),
+                ("Authorization", "Bearer \(TestKeys.telemetry)"),
+            ],
             body: bomb)
         #expect(reply.status == 413)
         #expect(reply.errorCode == "decompressed_too_large")
@@ -125,14 +140,19 @@ struct ContractStatusTests {
         // Padding inside a JSON string keeps the body valid; the limit is inclusive.
         var body = Fixtures.telemetry(count: 1)
         let padding = (1 << 20) - body.count - 9
-        body = Array(String(decoding: body.dropLast(), as: UTF8.self).utf8) + Array(",\"pad\":\"\(String(repeating: "x", count: padding))\"}".utf8)
+        body =
+            Array(String(decoding: body.dropLast(), as: UTF8.self).utf8)
+            + Array(",\"pad\":\"\(String(repeating: "x", count: padding))\"}".utf8)
         #expect(body.count == 1 << 20)
         #expect(try harness.telemetry(body).status == 200)
     }
 
     @Test func chunkedBodyOverOneMiBIs413() throws {
         let connection = try harness.connect()
-        connection.write(RawRequest.chunkedHead("/v1/telemetry", headers: [("Content-Type", "application/json"), ("Authorization", "Bearer \(TestKeys.telemetry)")]))
+        connection.write(
+            RawRequest.chunkedHead(
+                "/v1/telemetry",
+                headers: [("Content-Type", "application/json"), ("Authorization", "Bearer \(TestKeys.telemetry)")]))
         for _ in 0..<17 { connection.write(RawRequest.chunk([UInt8](repeating: 32, count: 64 << 10))) }
         connection.write(RawRequest.lastChunk)
         let reply = try connection.readReply()
@@ -150,7 +170,9 @@ struct ContractStatusTests {
     }
 
     @Test func missingContentTypeIs415() throws {
-        let reply = try harness.request("POST", "/v1/telemetry", headers: [("Authorization", "Bearer \(TestKeys.telemetry)")], body: Fixtures.telemetry(count: 1))
+        let reply = try harness.request(
+            "POST", "/v1/telemetry", headers: [("Authorization", "Bearer \(TestKeys.telemetry)")],
+            body: Fixtures.telemetry(count: 1))
         #expect(reply.status == 415)
     }
 
@@ -161,7 +183,8 @@ struct ContractStatusTests {
     }
 
     @Test func contentTypeParametersAreAccepted() throws {
-        let reply = try harness.post("/v1/telemetry", Fixtures.telemetry(count: 1), type: "Application/JSON; charset=utf-8")
+        let reply = try harness.post(
+            "/v1/telemetry", Fixtures.telemetry(count: 1), type: "Application/JSON; charset=utf-8")
         #expect(reply.status == 200)
     }
 
@@ -171,7 +194,10 @@ struct ContractStatusTests {
         #expect(reply.errorCode == "not_found")
     }
 
-    @Test(arguments: [("GET", "/v1/telemetry", "POST"), ("PUT", "/v1/sends", "POST"), ("POST", "/healthz", "GET, HEAD"), ("DELETE", "/metrics", "GET, HEAD")])
+    @Test(arguments: [
+        ("GET", "/v1/telemetry", "POST"), ("PUT", "/v1/sends", "POST"), ("POST", "/healthz", "GET, HEAD"),
+        ("DELETE", "/metrics", "GET, HEAD"),
+    ])
     func wrongMethodIs405WithAllow(method: String, path: String, allow: String) throws {
         let reply = try harness.request(method, path)
         #expect(reply.status == 405)
@@ -190,7 +216,8 @@ struct ContractStatusTests {
     @Test func wrongScopeIs403() throws {
         let telemetryWithSendsKey = try harness.post("/v1/telemetry", Fixtures.telemetry(count: 1), key: TestKeys.sends)
         #expect(telemetryWithSendsKey.status == 403)
-        let sendsWithTelemetryKey = try harness.post("/v1/sends", Fixtures.sends([Fixtures.send()]), key: TestKeys.telemetry)
+        let sendsWithTelemetryKey = try harness.post(
+            "/v1/sends", Fixtures.sends([Fixtures.send()]), key: TestKeys.telemetry)
         #expect(sendsWithTelemetryKey.status == 403)
     }
 
@@ -204,9 +231,11 @@ struct ContractStatusTests {
     @Test func keepAliveServesSeveralRequestsOnOneConnection() throws {
         let connection = try harness.connect()
         for _ in 0..<3 {
-            connection.write(RawRequest.make(
-                "POST", "/v1/telemetry", headers: [("Content-Type", "application/json"), ("Authorization", "Bearer \(TestKeys.telemetry)")],
-                body: Fixtures.telemetry(count: 2)))
+            connection.write(
+                RawRequest.make(
+                    "POST", "/v1/telemetry",
+                    headers: [("Content-Type", "application/json"), ("Authorization", "Bearer \(TestKeys.telemetry)")],
+                    body: Fixtures.telemetry(count: 2)))
             #expect(try connection.readReply().accepted == 2)
         }
     }

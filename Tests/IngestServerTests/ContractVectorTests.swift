@@ -13,7 +13,8 @@ struct ContractVectorTests {
     static let directory = TestDatabase.repositoryRoot.appendingPathComponent("docs/contract/vectors")
 
     static var names: [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter { $0.hasSuffix(".json") }.sorted()
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter { $0.hasSuffix(".json") }
+            .sorted()
     }
 
     /// A vector with its placeholders filled: `{{now}}`, `{{now-31d}}`, `{{now+2d}}`, and
@@ -27,7 +28,8 @@ struct ContractVectorTests {
         var answer: Any
 
         init(file: String, now: Date = Date()) throws {
-            var text = try String(contentsOf: ContractVectorTests.directory.appendingPathComponent(file), encoding: .utf8)
+            var text = try String(
+                contentsOf: ContractVectorTests.directory.appendingPathComponent(file), encoding: .utf8)
             for (token, offset) in [("{{now}}", 0.0), ("{{now-31d}}", -31 * 86_400.0), ("{{now+2d}}", 2 * 86_400.0)] {
                 text = text.replacingOccurrences(of: token, with: RFC3339.format(now.addingTimeInterval(offset)))
             }
@@ -45,7 +47,9 @@ struct ContractVectorTests {
             if let raw = vector["body_text"] as? String {
                 body = Array(raw.utf8)
             } else {
-                body = [UInt8](try JSONSerialization.data(withJSONObject: try #require(vector["body"]), options: [.withoutEscapingSlashes]))
+                body = [UInt8](
+                    try JSONSerialization.data(
+                        withJSONObject: try #require(vector["body"]), options: [.withoutEscapingSlashes]))
             }
             let expect = try #require(vector["expect"] as? [String: Any])
             status = try #require(expect["status"] as? Int)
@@ -54,11 +58,18 @@ struct ContractVectorTests {
     }
 
     @Test func thereIsAVectorForEveryCode() throws {
-        let text = try Self.names.map { try String(contentsOf: Self.directory.appendingPathComponent($0), encoding: .utf8) }.joined()
-        for code in RejectionCode.allCases.map(\.rawValue) + ["invalid_json", "too_many_events", "unauthorized", "forbidden", "unsupported_media_type"] {
+        let text = try Self.names.map {
+            try String(contentsOf: Self.directory.appendingPathComponent($0), encoding: .utf8)
+        }.joined()
+        for code in RejectionCode.allCases.map(\.rawValue) + [
+            "invalid_json", "too_many_events", "unauthorized", "forbidden", "unsupported_media_type",
+        ] {
             #expect(text.contains("\"error\": \"\(code)\""), "no vector expects \(code)")
         }
-        for type in ["notification_settings", "permission_prompt", "experiment_exposure", "push_token", "notification_received", "notification_opened"] {
+        for type in [
+            "notification_settings", "permission_prompt", "experiment_exposure", "push_token", "notification_received",
+            "notification_opened",
+        ] {
             #expect(text.contains("\"type\": \"\(type)\""), "no vector sends \(type)")
         }
     }
@@ -68,7 +79,8 @@ struct ContractVectorTests {
         let harness = try Harness()
         let vector = try Vector(file: file)
         let before = try Self.tableChecksums(harness)
-        let dry = try harness.post(vector.path + "?dry_run=true", vector.body, key: vector.key, type: vector.contentType)
+        let dry = try harness.post(
+            vector.path + "?dry_run=true", vector.body, key: vector.key, type: vector.contentType)
         #expect(dry.status == vector.status, "\(file) dry run: \(dry.text)")
         #expect(Self.same(dry.body, vector.answer), "\(file) dry run: \(dry.text)")
         #expect(try Self.tableChecksums(harness) == before, "\(file): the dry run changed a table")
@@ -84,7 +96,9 @@ struct ContractVectorTests {
         let again = try harness.post("/v1/telemetry?dry_run=true", body)
         #expect(again.status == 200 && again.accepted == 0 && again.duplicates == 2)
         #expect(try harness.post("/v1/telemetry?dry_run=maybe", body).errorCode == "invalid_query")
-        #expect(try harness.get("/metrics").text.contains(#"pushledger_dry_run_requests_total{endpoint="/v1/telemetry",status="200"} 1"#))
+        #expect(
+            try harness.get("/metrics").text.contains(
+                #"pushledger_dry_run_requests_total{endpoint="/v1/telemetry",status="200"} 1"#))
     }
 
     /// The answer equals the expectation, where an expected string may hold `{{time}}` (any
@@ -102,7 +116,9 @@ struct ContractVectorTests {
         case (let a as [Any], let e as [Any]):
             return a.count == e.count && zip(a, e).allSatisfy(matches)
         case (let a as String, let e as String) where e.contains("{{"):
-            let pattern = "^" + NSRegularExpression.escapedPattern(for: e)
+            let pattern =
+                "^"
+                + NSRegularExpression.escapedPattern(for: e)
                 .replacingOccurrences(of: "\\{\\{time\\}\\}", with: "[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z")
                 .replacingOccurrences(of: "\\{\\{int\\}\\}", with: "[0-9]+") + "$"
             return a.range(of: pattern, options: .regularExpression) != nil
@@ -120,7 +136,8 @@ struct ContractVectorTests {
         for row in try connection.query("select tablename::text from pg_tables where schemaname = 'public'") {
             let table = try row.decode(0, as: String.self)
             sums[table] = try connection.query(
-                "select coalesce(md5(string_agg(t::text, ',' order by t::text)), '') from \(identifier: table) t")[0].decode(0, as: String.self)
+                "select coalesce(md5(string_agg(t::text, ',' order by t::text)), '') from \(identifier: table) t")[0]
+                .decode(0, as: String.self)
         }
         return sums
     }

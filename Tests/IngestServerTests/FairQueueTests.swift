@@ -10,7 +10,8 @@ import Testing
 @Suite("Fair queue and rate limits")
 struct FairQueueTests {
     private static func job(_ app: String, _ tag: Int) -> IngestJob {
-        let unit = IngestUnit.failedRequest(endpoint: .sends, appID: app, code: "c", message: "\(tag)", rawBody: "", receivedAt: Date())
+        let unit = IngestUnit.failedRequest(
+            endpoint: .sends, appID: app, code: "c", message: "\(tag)", rawBody: "", receivedAt: Date())
         return IngestJob(unit: unit, app: app) { _ in }
     }
 
@@ -21,9 +22,12 @@ struct FairQueueTests {
     }
 
     /// A queue whose one writer records each batch as app + tag names.
-    private static func recordingQueue(capacity: Int, share: Int, maxBatch: Int, maxEvents: Int = .max) -> (IngestQueue, Batches) {
+    private static func recordingQueue(
+        capacity: Int, share: Int, maxBatch: Int, maxEvents: Int = .max
+    ) -> (IngestQueue, Batches) {
         let batches = Batches()
-        let queue = IngestQueue(capacity: capacity, share: share, maxBatch: maxBatch, maxEvents: maxEvents, writers: 1) { jobs in
+        let queue = IngestQueue(capacity: capacity, share: share, maxBatch: maxBatch, maxEvents: maxEvents, writers: 1)
+        { jobs in
             let names = jobs.map { job -> String in
                 guard case .failedRequest(_, let app, _, let message, _, _, _) = job.unit else { return "?" }
                 return "\(app)\(message)"
@@ -134,17 +138,22 @@ struct FairQueueTests {
 
     /// A queue of two writers that records each batch as app + tag names and holds every
     /// batch until `release` is signalled; `entered` is signalled as each batch starts.
-    private static func holdingQueue(maxBatch: Int, maxEvents: Int = .max) -> (IngestQueue, Batches, release: DispatchSemaphore, entered: DispatchSemaphore) {
+    private static func holdingQueue(
+        maxBatch: Int, maxEvents: Int = .max
+    ) -> (IngestQueue, Batches, release: DispatchSemaphore, entered: DispatchSemaphore) {
         let release = DispatchSemaphore(value: 0), entered = DispatchSemaphore(value: 0)
         let batches = Batches()
         let queue = IngestQueue(capacity: 20, share: 20, maxBatch: maxBatch, maxEvents: maxEvents, writers: 2) { jobs in
-            batches.names.withLock { $0.append(jobs.map { job in
-                switch job.unit {
-                case .failedRequest(_, let app, _, let message, _, _, _): "\(app)\(message)"
-                case .sends(_, let app, _): "\(app)-\(job.unit.eventCount)"
-                case .telemetry: "?"
-                }
-            }) }
+            batches.names.withLock {
+                $0.append(
+                    jobs.map { job in
+                        switch job.unit {
+                        case .failedRequest(_, let app, _, let message, _, _, _): "\(app)\(message)"
+                        case .sends(_, let app, _): "\(app)-\(job.unit.eventCount)"
+                        case .telemetry: "?"
+                        }
+                    })
+            }
             entered.signal()
             release.wait()
             for job in jobs { job.completion(.success(WriteOutcome(accepted: 0, duplicates: 0))) }
@@ -186,8 +195,13 @@ struct FairQueueTests {
     @Test func groupingCountsJobsAndAFullBatchAlwaysStarts() {
         let (queue, batches, release, entered) = Self.holdingQueue(maxBatch: 5, maxEvents: 6)
         let large = { (app: String) -> IngestJob in
-            let rejections = (0..<10).map { Rejection(index: $0, eventID: nil, code: .invalidField, message: "m", rawJSON: "{}") }
-            return IngestJob(unit: .sends(ValidatedSends(sends: [], rejections: rejections), appID: app, receivedAt: Date()), app: app) { _ in }
+            let rejections = (0..<10).map {
+                Rejection(index: $0, eventID: nil, code: .invalidField, message: "m", rawJSON: "{}")
+            }
+            return IngestJob(
+                unit: .sends(ValidatedSends(sends: [], rejections: rejections), appID: app, receivedAt: Date()),
+                app: app
+            ) { _ in }
         }
         _ = queue.submit(large("a"))
         queue.start()
@@ -221,7 +235,9 @@ struct FairQueueTests {
     }
 
     /// Taking `count` at `now` is refused with a wait of `seconds`.
-    private static func expectRefused(_ bucket: inout TokenBucket, _ count: Double, now: Double, waiting seconds: Double) throws {
+    private static func expectRefused(
+        _ bucket: inout TokenBucket, _ count: Double, now: Double, waiting seconds: Double
+    ) throws {
         let refused = bucket.take(count, now: now)
         let wait = try #require(refused)
         #expect(abs(wait - seconds) < 1e-9, "waits \(wait) s")
@@ -260,8 +276,12 @@ struct FairQueueTests {
     @Test func theLimiterAppliesPerKeyAndRoundsRetryAfterUp() {
         let now = Mutex(0.0)
         let limiter = KeyRateLimiter(clock: { now.withLock { $0 } })
-        let limited = KeyRecord(id: "k1", hash: [], appID: "a", scope: "sends", revoked: false, rateLimit: .init(eventsPerSecond: 20, burst: 40))
-        let other = KeyRecord(id: "k2", hash: [], appID: "a", scope: "sends", revoked: false, rateLimit: .init(eventsPerSecond: 20, burst: 40))
+        let limited = KeyRecord(
+            id: "k1", hash: [], appID: "a", scope: "sends", revoked: false,
+            rateLimit: .init(eventsPerSecond: 20, burst: 40))
+        let other = KeyRecord(
+            id: "k2", hash: [], appID: "a", scope: "sends", revoked: false,
+            rateLimit: .init(eventsPerSecond: 20, burst: 40))
         let free = KeyRecord(id: "k3", hash: [], appID: "a", scope: "sends", revoked: false)
         #expect(limiter.admit(key: limited, events: 40) == nil)
         // 60 need a full bucket (the burst, 40) at 20 a second: 2 s.

@@ -8,7 +8,8 @@ import Testing
 @Suite("Ingest queue")
 struct IngestQueueTests {
     private static func job(_ done: DispatchSemaphore? = nil) -> IngestJob {
-        let unit = IngestUnit.failedRequest(endpoint: .telemetry, appID: "a", code: "c", message: "m", rawBody: "", receivedAt: Date())
+        let unit = IngestUnit.failedRequest(
+            endpoint: .telemetry, appID: "a", code: "c", message: "m", rawBody: "", receivedAt: Date())
         return IngestJob(unit: unit) { _ in done?.signal() }
     }
 
@@ -43,7 +44,8 @@ struct IngestQueueTests {
 
     @Test func isBoundedInBytesAsWellAsRequests() {
         func job(app: String, bytes: Int) -> IngestJob {
-            let unit = IngestUnit.failedRequest(endpoint: .telemetry, appID: app, code: "c", message: "m", rawBody: "", receivedAt: Date())
+            let unit = IngestUnit.failedRequest(
+                endpoint: .telemetry, appID: app, code: "c", message: "m", rawBody: "", receivedAt: Date())
             return IngestJob(unit: unit, app: app, bytes: bytes) { _ in }
         }
         // 1,000 bytes in all; an app's share is 4 of 10 requests, so 400 bytes.

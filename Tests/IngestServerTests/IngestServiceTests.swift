@@ -1,9 +1,9 @@
-import HTTPServer
 import Foundation
-import TestSupport
-import PushLedgerSupport
+import HTTPServer
 import PushLedgerContract
+import PushLedgerSupport
 import Store
+import TestSupport
 import Testing
 
 @testable import IngestServer
@@ -28,27 +28,37 @@ struct IngestServiceTests {
     }
 
     /// These tests decide from headers only; a feed read would need the database.
-    static let noDatabase: @Sendable (String, InvalidTokenFeed.Query) throws(StoreError) -> InvalidTokenFeed.Page = { _, _ throws(StoreError) in
+    static let noDatabase: @Sendable (String, InvalidTokenFeed.Query) throws(StoreError) -> InvalidTokenFeed.Page = {
+        _, _ throws(StoreError) in
         throw StoreError(isConnectionProblem: true, description: "no database in this test")
     }
 
     @Test func theFeedNeedsASendsKeyAndAValidQuery() {
-        var feed = RequestHead(method: "GET", path: "/v1/tokens/invalid", contentType: nil, contentEncoding: nil, contentLength: nil, authorization: "Bearer \(TestKeys.telemetry)")
+        var feed = RequestHead(
+            method: "GET", path: "/v1/tokens/invalid", contentType: nil, contentEncoding: nil, contentLength: nil,
+            authorization: "Bearer \(TestKeys.telemetry)")
         #expect(status(service.decide(feed)) == 403)
         feed.authorization = "Bearer \(TestKeys.sends)"
-        for (name, value) in [("limit", "0"), ("limit", "10001"), ("limit", "ten"), ("since", "yesterday"), ("cursor", "f1.x")] {
+        for (name, value) in [
+            ("limit", "0"), ("limit", "10001"), ("limit", "ten"), ("since", "yesterday"), ("cursor", "f1.x"),
+        ] {
             feed.query = [name: value]
             #expect(status(service.decide(feed)) == 400, "\(name)=\(value)")
         }
         feed.query = ["limit": "10000", "since": "2026-11-30T10:00:00Z"]
-        guard case .readBody(_, let context) = service.decide(feed) else { Issue.record("not read"); return }
+        guard case .readBody(_, let context) = service.decide(feed) else {
+            Issue.record("not read")
+            return
+        }
         let request = context as? FeedRequest
         #expect(request?.appID == Fixtures.app && request?.query.limit == 10_000)
         #expect(request?.query.since == RFC3339.date("2026-11-30T10:00:00Z"))
     }
 
     private func head(_ path: String = "/v1/telemetry", key: String = TestKeys.telemetry) -> RequestHead {
-        RequestHead(method: "POST", path: path, contentType: "application/json", contentEncoding: nil, contentLength: 10, authorization: "Bearer \(key)")
+        RequestHead(
+            method: "POST", path: path, contentType: "application/json", contentEncoding: nil, contentLength: 10,
+            authorization: "Bearer \(key)")
     }
 
     private func status(_ decision: HeadDecision) -> Int? {

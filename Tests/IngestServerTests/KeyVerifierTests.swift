@@ -22,13 +22,20 @@ import Testing
 
     @Test func unknownKeysReloadAtMostOnceAnInterval() {
         let calls = Mutex(0)
-        let verifier = KeyVerifier(loader: { calls.withLock { $0 += 1 }; return [] }, onDemandInterval: .seconds(3600))
+        let verifier = KeyVerifier(
+            loader: {
+                calls.withLock { $0 += 1 }
+                return []
+            }, onDemandInterval: .seconds(3600))
         verifier.replace(with: [record("pl_t_known")])
         for i in 0..<500 { #expect(verifier.verify("pl_t_guess\(i)") == .unknown) }
         while verifier.isReloading { usleep(1_000) }
         #expect(calls.withLock { $0 } == 1)
         // A known key never triggers a reload.
-        let quiet = KeyVerifier(loader: { calls.withLock { $0 += 1 }; return nil })
+        let quiet = KeyVerifier(loader: {
+            calls.withLock { $0 += 1 }
+            return nil
+        })
         quiet.replace(with: [record("pl_t_known"), record("pl_t_old", revoked: true)])
         #expect(quiet.verify("pl_t_known") == .valid(record("pl_t_known")))
         #expect(quiet.verify("pl_t_old") == .revoked(record("pl_t_old", revoked: true)))
@@ -39,11 +46,12 @@ import Testing
         // The database answers only when the test lets it: no request may wait for it.
         let release = DispatchSemaphore(value: 0)
         let calls = Mutex(0)
-        let verifier = KeyVerifier(loader: {
-            calls.withLock { $0 += 1 }
-            release.wait()
-            return [self.record("pl_t_new")]
-        }, onDemandInterval: .zero)
+        let verifier = KeyVerifier(
+            loader: {
+                calls.withLock { $0 += 1 }
+                release.wait()
+                return [self.record("pl_t_new")]
+            }, onDemandInterval: .zero)
         verifier.replace(with: [])
         let results = Mutex<[KeyVerifier.Verdict]>([])
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
@@ -97,7 +105,9 @@ import Testing
         #expect(verifier.usesToFlush(all: true).map(\.id) == ["pl_t_a", "pl_t_b"])
         clock.withLock { $0 = start.addingTimeInterval(60) }
         let later = verifier.usesToFlush()
-        #expect(later.map(\.id) == ["pl_t_a", "pl_t_b"] && later.map(\.at) == [start.addingTimeInterval(10), start.addingTimeInterval(10)])
+        #expect(
+            later.map(\.id) == ["pl_t_a", "pl_t_b"]
+                && later.map(\.at) == [start.addingTimeInterval(10), start.addingTimeInterval(10)])
         verifier.flushed(later)
         // Nothing new since: nothing to store, however long it has been.
         clock.withLock { $0 = start.addingTimeInterval(600) }

@@ -9,7 +9,8 @@ import Testing
 struct MetricsTests {
     @Test func registryRendersTheTextFormat() {
         let registry = MetricsRegistry()
-        let counter = registry.register(CounterMetric("demo_requests_total", help: "Requests.", labels: ["path", "status"]))
+        let counter = registry.register(
+            CounterMetric("demo_requests_total", help: "Requests.", labels: ["path", "status"]))
         let histogram = registry.register(HistogramMetric("demo_seconds", help: "Latency.", buckets: [0.1, 1]))
         _ = registry.register(GaugeMetric("demo_depth", help: "Depth.") { 3 })
         counter.increment(["/a", "200"])
@@ -18,23 +19,24 @@ struct MetricsTests {
         histogram.observe(0.05)
         histogram.observe(0.5)
         histogram.observe(5)
-        #expect(registry.render() == """
-            # HELP demo_requests_total Requests.
-            # TYPE demo_requests_total counter
-            demo_requests_total{path="/a",status="200"} 3
-            demo_requests_total{path="quote\\"back\\\\slash\\nline",status="500"} 1
-            # HELP demo_seconds Latency.
-            # TYPE demo_seconds histogram
-            demo_seconds_bucket{le="0.1"} 1
-            demo_seconds_bucket{le="1"} 2
-            demo_seconds_bucket{le="+Inf"} 3
-            demo_seconds_sum 5.55
-            demo_seconds_count 3
-            # HELP demo_depth Depth.
-            # TYPE demo_depth gauge
-            demo_depth 3
+        #expect(
+            registry.render() == """
+                # HELP demo_requests_total Requests.
+                # TYPE demo_requests_total counter
+                demo_requests_total{path="/a",status="200"} 3
+                demo_requests_total{path="quote\\"back\\\\slash\\nline",status="500"} 1
+                # HELP demo_seconds Latency.
+                # TYPE demo_seconds histogram
+                demo_seconds_bucket{le="0.1"} 1
+                demo_seconds_bucket{le="1"} 2
+                demo_seconds_bucket{le="+Inf"} 3
+                demo_seconds_sum 5.55
+                demo_seconds_count 3
+                # HELP demo_depth Depth.
+                # TYPE demo_depth gauge
+                demo_depth 3
 
-            """)
+                """)
     }
 
     @Test func appLabelsAreBounded() {
@@ -93,7 +95,8 @@ struct MetricsTests {
         #expect(try harness.sends(Fixtures.sends([Fixtures.send()])).status == 200)
         usleep(1_200_000)
         let behind = try #require(try lag())
-        let read: Double = try Connection.connect(url: harness.databaseURL).query("select lag_seconds from pushledger_rollup_status()")[0]
+        let read: Double = try Connection.connect(url: harness.databaseURL).query(
+            "select lag_seconds from pushledger_rollup_status()")[0]
             .decode("lag_seconds")
         #expect(behind >= 1.2 && behind <= read, "\(behind) / \(read)")
 
@@ -108,7 +111,9 @@ struct MetricsTests {
         proxy.cut()
         #expect(try harness.telemetry(Fixtures.telemetry(count: 1)).status == 503)
         let down = try harness.get("/metrics").text
-        #expect(down.contains("# TYPE pushledger_rollup_lag_seconds gauge") && !down.contains("\npushledger_rollup_lag_seconds "), "\(down)")
+        #expect(
+            down.contains("# TYPE pushledger_rollup_lag_seconds gauge")
+                && !down.contains("\npushledger_rollup_lag_seconds "), "\(down)")
         proxy.restore()
         waitUntil { (try? harness.get("/readyz").status) == 200 }
         #expect(try lag() == 0)

@@ -27,7 +27,9 @@ struct OpenAPITests {
             let key = String(text.dropLast()).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
             switch indent {
             case 2: path = key
-            case 4: method = key.uppercased(); inResponses = false
+            case 4:
+                method = key.uppercased()
+                inResponses = false
             case 6: inResponses = key == "responses"
             case 8 where inResponses && Int(key) != nil: found.insert("\(method) \(path) \(key)")
             default: break
@@ -56,7 +58,8 @@ struct OpenAPITests {
             "GET /metrics 200": { harness, _ in try harness.get("/metrics") },
         ]
         func feed(_ harness: Harness, _ query: String = "", key: String? = TestKeys.sends) throws -> RawReply {
-            try harness.request("GET", "/v1/tokens/invalid\(query)", headers: key.map { [("Authorization", "Bearer \($0)")] } ?? [])
+            try harness.request(
+                "GET", "/v1/tokens/invalid\(query)", headers: key.map { [("Authorization", "Bearer \($0)")] } ?? [])
         }
         scenarios["GET /v1/tokens/invalid 200"] = { harness, _ in try feed(harness) }
         scenarios["GET /v1/tokens/invalid 400"] = { harness, _ in try feed(harness, "?limit=0") }
@@ -79,9 +82,13 @@ struct OpenAPITests {
             scenarios["POST \(path) 400"] = { harness, _ in try harness.post(path, Array("[1,".utf8), key: key) }
             scenarios["POST \(path) 401"] = { harness, _ in try harness.post(path, body(), key: nil) }
             scenarios["POST \(path) 403"] = { harness, _ in try harness.post(path, body(), key: wrongKey) }
-            scenarios["POST \(path) 413"] = { harness, _ in try harness.announce(path, key: key, contentLength: (1 << 20) + 1) }
+            scenarios["POST \(path) 413"] = { harness, _ in
+                try harness.announce(path, key: key, contentLength: (1 << 20) + 1)
+            }
             scenarios["POST \(path) 415"] = { harness, _ in try harness.post(path, body(), key: key, type: "text/csv") }
-            scenarios["POST \(path) 429"] = { harness, store in try Self.saturate(harness, store) { try harness.post(path, body(), key: key) } }
+            scenarios["POST \(path) 429"] = { harness, store in
+                try Self.saturate(harness, store) { try harness.post(path, body(), key: key) }
+            }
             scenarios["POST \(path) 500"] = { harness, store in
                 store.state.withLock { $0.failing = true }
                 return try harness.post(path, body(), key: key)
@@ -91,7 +98,13 @@ struct OpenAPITests {
                 return try harness.post(path, body(), key: key)
             }
         }
-        #expect(Set(scenarios.keys) == documented, "undocumented: \(Set(scenarios.keys).subtracting(documented)), untested: \(documented.subtracting(scenarios.keys))")
+        #expect(
+            Set(scenarios.keys) == documented,
+            """
+            undocumented: \(Set(scenarios.keys).subtracting(documented)), untested: \
+            \(documented.subtracting(scenarios.keys))
+            """
+        )
         for name in documented.sorted() {
             guard let scenario = scenarios[name] else { continue }
             let harness = try Harness { config in
@@ -105,7 +118,8 @@ struct OpenAPITests {
     }
 
     /// Holds the only writer and fills the one-slot queue, runs `request`, then lets them go.
-    static func saturate(_ harness: Harness, _ store: FaultyStore, _ request: () throws -> RawReply) throws -> RawReply {
+    static func saturate(_ harness: Harness, _ store: FaultyStore, _ request: () throws -> RawReply) throws -> RawReply
+    {
         let held = harness.holdWriter()
         let queued = Background { try harness.telemetry(Fixtures.telemetry(count: 1)) }
         waitUntil { harness.server.queueDepth == 1 }

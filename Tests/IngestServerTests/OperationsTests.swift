@@ -1,8 +1,8 @@
 import Foundation
 import Postgres
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 @testable import IngestServer
 

@@ -37,10 +37,13 @@ struct PrometheusRulesTests {
 
     @Test("the rules use the ingestor's metric names")
     func metricNames() throws {
-        let rules = try String(contentsOf: Self.folder.appendingPathComponent("pushledger-ingest.rules.yml"), encoding: .utf8)
-        for name in ["pushledger_http_requests_total", "pushledger_queue_depth", "pushledger_queue_capacity",
-                     "pushledger_events_total", "pushledger_database_up", "pushledger_rollup_lag_seconds",
-                     "pushledger_rollup_follower_leading"] {
+        let rules = try String(
+            contentsOf: Self.folder.appendingPathComponent("pushledger-ingest.rules.yml"), encoding: .utf8)
+        for name in [
+            "pushledger_http_requests_total", "pushledger_queue_depth", "pushledger_queue_capacity",
+            "pushledger_events_total", "pushledger_database_up", "pushledger_rollup_lag_seconds",
+            "pushledger_rollup_follower_leading",
+        ] {
             #expect(rules.contains(name), "\(name)")
         }
     }

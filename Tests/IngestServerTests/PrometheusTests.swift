@@ -8,7 +8,9 @@ struct PrometheusTests {
             .counter(
                 "pushledger_events_total", help: "Telemetry events accepted.",
                 [([MetricLabel("app", "shop"), MetricLabel("type", "notification_received")], 1_027), ([], 3)]),
-            .gauge("pushledger_ingest_lag_seconds", help: "Seconds since the latest event.", [([MetricLabel("app", "shop")], 12.5)]),
+            .gauge(
+                "pushledger_ingest_lag_seconds", help: "Seconds since the latest event.",
+                [([MetricLabel("app", "shop")], 12.5)]),
         ])
         #expect(
             text == """
@@ -28,7 +30,9 @@ struct PrometheusTests {
         var histogram = Histogram(upperBounds: [0.1, 0.5, 1])
         for value in [0.05, 0.1, 0.3, 0.7, 2, 7] { histogram.observe(value) }
         let text = Prometheus.render([
-            .histogram("http_request_duration_seconds", help: "Request time.", [([MetricLabel("route", "/v1/sends")], histogram)])
+            .histogram(
+                "http_request_duration_seconds", help: "Request time.",
+                [([MetricLabel("route", "/v1/sends")], histogram)])
         ])
         #expect(
             text == """
@@ -46,7 +50,9 @@ struct PrometheusTests {
 
     @Test func histogramWithoutLabelsAndEmpty() {
         let text = Prometheus.render([.histogram("h", help: "", [([], Histogram(upperBounds: [1, .infinity]))])])
-        #expect(text == "# HELP h \n# TYPE h histogram\nh_bucket{le=\"1\"} 0\nh_bucket{le=\"+Inf\"} 0\nh_sum 0\nh_count 0\n")
+        #expect(
+            text == "# HELP h \n# TYPE h histogram\nh_bucket{le=\"1\"} 0\nh_bucket{le=\"+Inf\"} 0\nh_sum 0\nh_count 0\n"
+        )
     }
 
     @Test func histogramObserveAndMerge() {
@@ -76,15 +82,26 @@ struct PrometheusTests {
             a.merge(Histogram(upperBounds: [2]))
         }
         await #expect(processExitsWith: .failure) { _ = MetricFamily.gauge("bad-name", help: "", []) }
-        await #expect(processExitsWith: .failure) { _ = MetricFamily.gauge("ok", help: "", [([MetricLabel("__x", "v")], 1)]) }
-        await #expect(processExitsWith: .failure) { _ = MetricFamily.histogram("ok", help: "", [([MetricLabel("le", "1")], Histogram())]) }
+        await #expect(processExitsWith: .failure) {
+            _ = MetricFamily.gauge("ok", help: "", [([MetricLabel("__x", "v")], 1)])
+        }
+        await #expect(processExitsWith: .failure) {
+            _ = MetricFamily.histogram("ok", help: "", [([MetricLabel("le", "1")], Histogram())])
+        }
     }
 
     @Test func labelValueEscaping() {
         let text = Prometheus.render([
             .gauge(
                 "g", help: "x",
-                [([MetricLabel("path", #"C:\dir"#), MetricLabel("q", #"say "hi""#), MetricLabel("nl", "a\nb"), MetricLabel("u", "café ✓")], 1)])
+                [
+                    (
+                        [
+                            MetricLabel("path", #"C:\dir"#), MetricLabel("q", #"say "hi""#), MetricLabel("nl", "a\nb"),
+                            MetricLabel("u", "café ✓"),
+                        ], 1
+                    )
+                ])
         ])
         #expect(text.contains(#"g{path="C:\\dir",q="say \"hi\"",nl="a\nb",u="café ✓"} 1"#))
     }

@@ -1,8 +1,8 @@
 import Foundation
 import Postgres
 import PushLedgerSupport
-import Testing
 import TestSupport
+import Testing
 
 /// `response_body` through `POST /v1/sends`: the derived and normalized fields as stored.
 @Suite(.serialized) struct ProviderResponseStorageTests {
@@ -12,12 +12,22 @@ import TestSupport
 
     /// (provider, status, body, explicit reason, explicit unregistered_at) → stored (reason, unregistered_at).
     static let rows: [(String, Int, String?, String?, String?, String?, String?)] = [
-        ("apns", 410, #"{"reason":"Unregistered","timestamp":1764500000000}"#, nil, nil, "Unregistered", "2025-11-30 10:53:20+00"),
+        (
+            "apns", 410, #"{"reason":"Unregistered","timestamp":1764500000000}"#, nil, nil, "Unregistered",
+            "2025-11-30 10:53:20+00"
+        ),
         ("apns", 410, #"{"reason":"ExpiredToken"}"#, nil, nil, "ExpiredToken", nil),
-        ("fcm", 404, #"{"error":{"code":404,"status":"NOT_FOUND","details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"UNREGISTERED"}]}}"#, nil, nil, "UNREGISTERED", nil),
+        (
+            "fcm", 404,
+            #"{"error":{"code":404,"status":"NOT_FOUND","details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"UNREGISTERED"}]}}"#,
+            nil, nil, "UNREGISTERED", nil
+        ),
         ("fcm", 503, #"{"error":{"code":503,"status":"UNAVAILABLE"}}"#, nil, nil, "UNAVAILABLE", nil),
         ("fcm", 502, "<html>Bad Gateway</html>", nil, nil, nil, nil),
-        ("apns", 410, #"{"reason":"Unregistered","timestamp":1764500000000}"#, "ExpiredToken", "2026-11-01T00:00:00Z", "ExpiredToken", "2026-11-01 00:00:00+00"),
+        (
+            "apns", 410, #"{"reason":"Unregistered","timestamp":1764500000000}"#, "ExpiredToken",
+            "2026-11-01T00:00:00Z", "ExpiredToken", "2026-11-01 00:00:00+00"
+        ),
         ("fcm", 400, nil, "messaging/invalid-registration-token", nil, "INVALID_ARGUMENT", nil),
         ("fcm", 400, nil, "messaging/payload-size-limit-exceeded", nil, "messaging/payload-size-limit-exceeded", nil),
     ]
@@ -41,7 +51,8 @@ import TestSupport
         let connection = try Connection.connect(url: harness.databaseURL)
         let stored = try connection.query(
             """
-            select reason, to_char(unregistered_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS') || '+00' as unregistered_at,
+            select reason, to_char(unregistered_at at time zone 'UTC', 'YYYY-MM-DD HH24:MI:SS') || '+00' as \
+            unregistered_at,
                    response_body
               from sends order by event_id
             """)
@@ -49,11 +60,16 @@ import TestSupport
         for (row, expected) in zip(stored, Self.rows) {
             #expect(try row.decode("reason", as: String?.self) == expected.5)
             #expect(try row.decode("unregistered_at", as: String?.self) == expected.6)
-            #expect(try row.decode("response_body", as: String?.self) == expected.2, "stored verbatim, readable as text")
+            #expect(
+                try row.decode("response_body", as: String?.self) == expected.2, "stored verbatim, readable as text")
         }
         // A JSON body reads as jsonb in psql.
         let code = try connection.query(
-            "select response_body::jsonb #>> '{error,details,0,errorCode}' as c from sends where provider = 'fcm' and status = 404")
+            """
+            select response_body::jsonb #>> '{error,details,0,errorCode}' as c from sends where provider = 'fcm' \
+            and status = 404
+            """
+        )
         #expect(try code[0].decode("c", as: String.self) == "UNREGISTERED")
     }
 

@@ -12,7 +12,11 @@ struct RateLimitTests {
     @Test func aKeyPastItsRateGets429WithRetryAfterAndNothingStored() throws {
         let harness = try Harness()
         try Connection.connect(url: harness.databaseURL).execute(
-            "update api_keys set rate_per_second = 1, rate_burst = 30 where app_id = \(Fixtures.app) and scope = 'sends'")
+            """
+            update api_keys set rate_per_second = 1, rate_burst = 30 where app_id = \(Fixtures.app) and scope = \
+            'sends'
+            """
+        )
         harness.server.refreshKeys()
         let first = try harness.sends(Fixtures.sends((0..<20).map { _ in Fixtures.send() }))
         #expect(first.status == 200)

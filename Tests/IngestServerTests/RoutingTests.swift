@@ -9,7 +9,9 @@ struct RoutingTests {
         #expect(try Route.resolve(method: "POST", path: "/v1/telemetry").get() == .telemetry)
         #expect(try Route.resolve(method: "HEAD", path: "/metrics").get() == .metrics)
         #expect(throws: RouteError.notFound) { try Route.resolve(method: "POST", path: "/v1/telemetry/").get() }
-        #expect(throws: RouteError.methodNotAllowed(allow: ["POST"])) { try Route.resolve(method: "GET", path: "/v1/sends").get() }
+        #expect(throws: RouteError.methodNotAllowed(allow: ["POST"])) {
+            try Route.resolve(method: "GET", path: "/v1/sends").get()
+        }
         #expect(Route.metricsLabel(path: "/wp-admin") == "other")
     }
 
@@ -23,12 +25,19 @@ struct RoutingTests {
     }
 
     @Test func negotiatesBodyFormats() throws {
-        #expect(try BodyFormat.negotiate(route: .sends, contentType: "application/x-ndjson", contentEncoding: "GZIP").get()
-            == BodyFormat(sendsFormat: .ndjson, gzip: true))
-        #expect(try BodyFormat.negotiate(route: .telemetry, contentType: "application/json;charset=utf-8", contentEncoding: "identity").get()
-            == BodyFormat(sendsFormat: .json, gzip: false))
-        #expect(try BodyFormat.negotiate(route: .sends, contentType: " Application/JSON\t; charset=utf-8", contentEncoding: "\tgzip ").get()
-            == BodyFormat(sendsFormat: .json, gzip: true))
+        #expect(
+            try BodyFormat.negotiate(route: .sends, contentType: "application/x-ndjson", contentEncoding: "GZIP").get()
+                == BodyFormat(sendsFormat: .ndjson, gzip: true))
+        #expect(
+            try BodyFormat.negotiate(
+                route: .telemetry, contentType: "application/json;charset=utf-8", contentEncoding: "identity"
+            ).get()
+                == BodyFormat(sendsFormat: .json, gzip: false))
+        #expect(
+            try BodyFormat.negotiate(
+                route: .sends, contentType: " Application/JSON\t; charset=utf-8", contentEncoding: "\tgzip "
+            ).get()
+                == BodyFormat(sendsFormat: .json, gzip: true))
         #expect(throws: BodyFormat.Problem.unsupportedType("application/x-ndjson")) {
             try BodyFormat.negotiate(route: .telemetry, contentType: "application/x-ndjson", contentEncoding: nil).get()
         }

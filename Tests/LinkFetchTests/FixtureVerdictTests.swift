@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import LinkCheck
 import LinkFetch
 import TestSupport
+import Testing
 
 /// Each broken fixture domain gives its own verdict and the good one passes, over real HTTPS
 /// from nginx with a CA of its own (scripts/link-fixture.sh).
@@ -11,17 +11,21 @@ import TestSupport
     static let identities = AppIdentities(
         iosAppIDs: ["ABCDE12345.com.example.shop"],
         androidApps: [.init(packageName: "com.example.shop", fingerprints: [fingerprint])])
-    static let links = ["https://x/orders/81", "https://x/orders/82?ref=push", "https://x/chat"].compactMap(TappedLink.init)
+    static let links = ["https://x/orders/81", "https://x/orders/82?ref=push", "https://x/chat"].compactMap(
+        TappedLink.init)
 
     /// The checked-in sites plus one whose Apple file is over Apple's 128 KB limit.
     static func sites() throws -> URL {
-        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("pushledger-sites-\(UUID().uuidString)")
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pushledger-sites-\(UUID().uuidString)")
         let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Sites")
         try FileManager.default.copyItem(at: source, to: copy)
         let large = copy.appendingPathComponent("large.test/.well-known")
         try FileManager.default.createDirectory(at: large, withIntermediateDirectories: true)
         let padding = String(repeating: " ", count: FetchedFile.appleSizeLimit)
-        let body = #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.shop"], "components": [{"/": "*"}]}]}"# + padding + "}"
+        let body =
+            #"{"applinks": {"details": [{"appIDs": ["ABCDE12345.com.example.shop"], "components": [{"/": "*"}]}]}"#
+            + padding + "}"
         try Data(body.utf8).write(to: large.appendingPathComponent("apple-app-site-association"))
         return copy
     }
@@ -37,19 +41,29 @@ import TestSupport
     func verdicts(_ domain: String, _ fixture: LinkFixture, cdn: Bool = false) throws -> [String: Verdict] {
         let fetcher = HTTPSFetcher(extraCAFile: fixture.caFile, connectTo: [fixture.connectTo])
         let checker = LinkChecker(fetcher: fetcher, appleCDNBase: "https://cdn.test/a/v1/")
-        let results = try checker.check(domain: domain, identities: Self.identities, links: Self.links, appleCDN: cdn, trust: try fetcher.trustBundle())
-        return Dictionary(results.map { ($0.check + ($0.subject.isEmpty ? "" : " " + $0.subject), $0.verdict) }, uniquingKeysWith: { a, _ in a })
+        let results = try checker.check(
+            domain: domain, identities: Self.identities, links: Self.links, appleCDN: cdn,
+            trust: try fetcher.trustBundle())
+        return Dictionary(
+            results.map { ($0.check + ($0.subject.isEmpty ? "" : " " + $0.subject), $0.verdict) },
+            uniquingKeysWith: { a, _ in a })
     }
 
     @Test func everyCaseHasItsVerdict() throws {
         try withFixture { fixture in
             let good = try verdicts("good.test", fixture, cdn: true)
-            #expect(good == ["apple file": .ok, "apple cdn": .cdnSame, "apple app ABCDE12345.com.example.shop": .named,
-                             "apple path /orders/*": .covered, "apple path /chat": .covered,
-                             "android file": .ok, "android app com.example.shop": .named])
+            #expect(
+                good == [
+                    "apple file": .ok, "apple cdn": .cdnSame, "apple app ABCDE12345.com.example.shop": .named,
+                    "apple path /orders/*": .covered, "apple path /chat": .covered,
+                    "android file": .ok, "android app com.example.shop": .named,
+                ])
             #expect(try verdicts("missing.test", fixture) == ["apple file": .missing, "android file": .missing])
             #expect(try verdicts("redirect.test", fixture) == ["apple file": .redirect, "android file": .redirect])
-            #expect(try verdicts("wrongtype.test", fixture) == ["apple file": .wrongContentType, "android file": .wrongContentType])
+            #expect(
+                try verdicts("wrongtype.test", fixture) == [
+                    "apple file": .wrongContentType, "android file": .wrongContentType,
+                ])
             #expect(try verdicts("badjson.test", fixture) == ["apple file": .badJSON, "android file": .badJSON])
             #expect(try verdicts("large.test", fixture)["apple file"] == .tooLarge)
             let notNamed = try verdicts("notnamed.test", fixture)
@@ -70,7 +84,8 @@ import TestSupport
     @Test func theRedirectIsReportedNotFollowed() throws {
         try withFixture { fixture in
             let fetcher = HTTPSFetcher(extraCAFile: fixture.caFile, connectTo: [fixture.connectTo])
-            let file = try fetcher.fetch(DomainCheck.appleURL("redirect.test"), limit: 1024, trust: try fetcher.trustBundle())
+            let file = try fetcher.fetch(
+                DomainCheck.appleURL("redirect.test"), limit: 1024, trust: try fetcher.trustBundle())
             #expect(file.status == 301)
             #expect(file.redirectLocation == "https://www.redirect.test/.well-known/apple-app-site-association")
         }
@@ -85,10 +100,14 @@ import TestSupport
             #expect(file.status == nil)
             #expect(file.servingProblem?.verdict == .unreachable)
             let trusted = HTTPSFetcher(extraCAFile: fixture.caFile, connectTo: [fixture.connectTo])
-            let other = try trusted.fetch(DomainCheck.appleURL("unnamed.example"), limit: 1024, trust: try trusted.trustBundle())
+            let other = try trusted.fetch(
+                DomainCheck.appleURL("unnamed.example"), limit: 1024, trust: try trusted.trustBundle())
             #expect(other.status == nil)
-            let exact = HTTPSFetcher(extraCAFile: fixture.caFile, connectTo: ["good.test:443:127.0.0.1:\(fixture.port)"])
-            #expect(try exact.fetch(DomainCheck.appleURL("good.test"), limit: 4096, trust: try exact.trustBundle()).status == 200)
+            let exact = HTTPSFetcher(
+                extraCAFile: fixture.caFile, connectTo: ["good.test:443:127.0.0.1:\(fixture.port)"])
+            #expect(
+                try exact.fetch(DomainCheck.appleURL("good.test"), limit: 4096, trust: try exact.trustBundle()).status
+                    == 200)
         }
     }
 

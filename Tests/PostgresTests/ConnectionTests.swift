@@ -10,7 +10,9 @@ import Testing
         connection = try Connection.connect(url: TestDatabase.empty(prefix: "pg"))
     }
 
-    private func roundTrip<T: PostgresEncodable & PostgresDecodable & Equatable>(_ value: T, as cast: String) throws -> T {
+    private func roundTrip<T: PostgresEncodable & PostgresDecodable & Equatable>(
+        _ value: T, as cast: String
+    ) throws -> T {
         try connection.query("select \(value)::\(unsafeRaw: cast) as v")[0].decode("v", as: T.self)
     }
 
@@ -29,7 +31,9 @@ import Testing
     }
 
     @Test func textWithUnicodeAndControlCharacters() throws {
-        for v in ["", "plain", "ünïcödé 🚀📬", "tab\tnewline\nreturn\r\\back'quote\"", String(repeating: "x", count: 100_000)] {
+        for v in [
+            "", "plain", "ünïcödé 🚀📬", "tab\tnewline\nreturn\r\\back'quote\"", String(repeating: "x", count: 100_000),
+        ] {
             #expect(try roundTrip(v, as: "text") == v)
         }
     }

@@ -8,7 +8,8 @@ import Testing
 
     init() throws {
         connection = try Connection.connect(url: TestDatabase.empty(prefix: "copy"))
-        try connection.execute("create table items (id int8 primary key, label text, at timestamptz, ok bool, raw bytea)")
+        try connection.execute(
+            "create table items (id int8 primary key, label text, at timestamptz, ok bool, raw bytea)")
     }
 
     /// Values chosen to stress COPY escaping: every special byte, multi-byte UTF-8, and NULLs.
@@ -28,7 +29,10 @@ import Testing
         let base = Date(timeIntervalSince1970: 1_796_000_000.25)
         let count = try connection.copyIn(table: "items", columns: ["id", "label", "at", "ok", "raw"]) { w in
             for i in 0..<100_000 {
-                w.row([i, label(i), base.addingTimeInterval(Double(i)), i % 2 == 0, i % 5 == 0 ? nil : [UInt8(i % 256), 9, 10, 92]])
+                w.row([
+                    i, label(i), base.addingTimeInterval(Double(i)), i % 2 == 0,
+                    i % 5 == 0 ? nil : [UInt8(i % 256), 9, 10, 92],
+                ])
             }
         }
         #expect(count == 100_000)
@@ -100,10 +104,13 @@ import Testing
             value.encodePostgresText(into: &out)
             return String(decoding: out, as: UTF8.self)
         }
-        #expect(text(UUID(uuidString: "0A1B2C3D-4E5F-6071-8293-A4B5C6D7E8F9")!) == "0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9")
-        #expect(text(UUID(uuidString: "00000000-0000-0000-0000-000000000000")!) == "00000000-0000-0000-0000-000000000000")
-        #expect([0, 7, -7, 10, 1_000_000, Int.max, Int.min].map(text)
-            == ["0", "7", "-7", "10", "1000000", "9223372036854775807", "-9223372036854775808"])
+        #expect(
+            text(UUID(uuidString: "0A1B2C3D-4E5F-6071-8293-A4B5C6D7E8F9")!) == "0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9")
+        #expect(
+            text(UUID(uuidString: "00000000-0000-0000-0000-000000000000")!) == "00000000-0000-0000-0000-000000000000")
+        #expect(
+            [0, 7, -7, 10, 1_000_000, Int.max, Int.min].map(text)
+                == ["0", "7", "-7", "10", "1000000", "9223372036854775807", "-9223372036854775808"])
         #expect(text(Int16.min) == "-32768" && text(Int32.max) == "2147483647")
         #expect(text(Date(timeIntervalSince1970: 1_796_032_805.000042)) == "2026-11-30 10:00:05.000042+00")
         #expect(text(Date(timeIntervalSince1970: -62_135_596_800)) == "0001-01-01 00:00:00.000000+00")

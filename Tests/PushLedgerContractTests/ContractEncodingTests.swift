@@ -15,7 +15,11 @@ import Testing
         mutating func pick<T>(_ options: [T]) -> T { options[Int.random(in: 0..<options.count, using: &rng)] }
         mutating func maybe<T>(_ make: (inout Random) -> T) -> T? { Bool.random(using: &rng) ? make(&self) : nil }
         mutating func uuid() -> UUID {
-            UUID(uuid: (UInt8.random(in: 0...255, using: &rng), 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, UInt8.random(in: 0...255, using: &rng)))
+            UUID(
+                uuid: (
+                    UInt8.random(in: 0...255, using: &rng), 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
+                    UInt8.random(in: 0...255, using: &rng)
+                ))
         }
         mutating func slug() -> String {
             String((0..<Int.random(in: 1...64, using: &rng)).map { _ in pick(Array("abcxyz0189_")) })
@@ -25,11 +29,15 @@ import Testing
         }
         /// A time within the accepted window around the fixtures' receive time.
         mutating func time() -> Date {
-            RFC3339.date(microseconds: F.micros(F.receivedAt) + Int64.random(in: -29 * 86_400_000_000...86_399_000_000, using: &rng))
+            RFC3339.date(
+                microseconds: F.micros(F.receivedAt)
+                    + Int64.random(in: -29 * 86_400_000_000...86_399_000_000, using: &rng))
         }
         mutating func token(_ provider: PushProvider) -> String {
             switch provider {
-            case .apns: String((0..<(32 + Int.random(in: 0...68, using: &rng)) * 2).map { _ in pick(Array("0123456789abcdef")) })
+            case .apns:
+                String(
+                    (0..<(32 + Int.random(in: 0...68, using: &rng)) * 2).map { _ in pick(Array("0123456789abcdef")) })
             case .fcm: String((0..<Int.random(in: 1...300, using: &rng)).map { _ in pick(Array("aZ09:_- ~")) })
             }
         }
@@ -41,8 +49,12 @@ import Testing
                 var s = SettingsSnapshot()
                 if platform == .ios {
                     s.authorizationStatus = pick(AuthorizationStatus.allCases)
-                    (s.alertSetting, s.soundSetting, s.badgeSetting, s.lockScreenSetting) = (setting(), setting(), setting(), setting())
-                    (s.notificationCenterSetting, s.timeSensitiveSetting, s.scheduledDeliverySetting) = (setting(), setting(), setting())
+                    (s.alertSetting, s.soundSetting, s.badgeSetting, s.lockScreenSetting) = (
+                        setting(), setting(), setting(), setting()
+                    )
+                    (s.notificationCenterSetting, s.timeSensitiveSetting, s.scheduledDeliverySetting) = (
+                        setting(), setting(), setting()
+                    )
                     s.alertStyle = maybe { $0.pick(AlertStyle.allCases) }
                 } else {
                     s.notificationsEnabled = Bool.random(using: &rng)
@@ -56,15 +68,21 @@ import Testing
                     }
                 }
                 return .notificationSettings(s)
-            case 1: return .permissionPrompt(PermissionPrompt(placement: slug(), prompt: pick(PromptKind.allCases), result: pick(PromptResult.allCases)))
+            case 1:
+                return .permissionPrompt(
+                    PermissionPrompt(
+                        placement: slug(), prompt: pick(PromptKind.allCases), result: pick(PromptResult.allCases)))
             case 2: return .experimentExposure(ExperimentExposure(experiment: slug(), variant: slug()))
             case 3:
                 let provider = pick(PushProvider.allCases)
                 let environment = provider == .apns ? pick(APNsEnvironment.allCases) : nil
-                return .pushToken(PushTokenRegistration(provider: provider, token: token(provider), environment: environment))
+                return .pushToken(
+                    PushTokenRegistration(provider: provider, token: token(provider), environment: environment))
             case 4:
                 return .notificationReceived(
-                    NotificationReceipt(notificationID: uuid(), channel: maybe { $0.text(maxBytes: 255) }, displayed: maybe { Bool.random(using: &$0.rng) }))
+                    NotificationReceipt(
+                        notificationID: uuid(), channel: maybe { $0.text(maxBytes: 255) },
+                        displayed: maybe { Bool.random(using: &$0.rng) }))
             default:
                 return .notificationOpened(
                     NotificationOpen(
@@ -76,11 +94,15 @@ import Testing
         mutating func send(index: Int) -> SendResult {
             let provider = pick(PushProvider.allCases)
             return SendResult(
-                index: index, eventID: uuid(), notificationID: uuid(), appID: F.appID, provider: provider, token: token(provider),
-                installationID: maybe { $0.uuid() }, channel: text(maxBytes: 255), campaign: maybe { $0.text(maxBytes: 255) },
+                index: index, eventID: uuid(), notificationID: uuid(), appID: F.appID, provider: provider,
+                token: token(provider),
+                installationID: maybe { $0.uuid() }, channel: text(maxBytes: 255),
+                campaign: maybe { $0.text(maxBytes: 255) },
                 sentAt: time(), status: pick([0, 200, 400, 410, 429, 503]), reason: maybe { $0.text(maxBytes: 255) },
-                apnsID: maybe { $0.uuid().uuidString }, unregisteredAt: maybe { $0.time() }, priority: maybe { $0.pick([1, 5, 10]) },
-                pushType: maybe { $0.pick(["alert", "background"]) }, environment: maybe { $0.pick(["production", "sandbox"]) },
+                apnsID: maybe { $0.uuid().uuidString }, unregisteredAt: maybe { $0.time() },
+                priority: maybe { $0.pick([1, 5, 10]) },
+                pushType: maybe { $0.pick(["alert", "background"]) },
+                environment: maybe { $0.pick(["production", "sandbox"]) },
                 latencyMs: maybe { Int.random(in: 0...60_000, using: &$0.rng) })
         }
     }
@@ -91,11 +113,15 @@ import Testing
         for _ in 0..<30 {
             let events = (0..<Int.random(in: 0...40, using: &random.rng)).map { index in
                 let at = random.time()
-                return TelemetryEvent(index: index, eventID: random.uuid(), at: at, occurredAt: at, payload: random.payload(platform: platform))
+                return TelemetryEvent(
+                    index: index, eventID: random.uuid(), at: at, occurredAt: at,
+                    payload: random.payload(platform: platform))
             }
             let envelope = TelemetryEnvelope(
-                appID: F.appID, installationID: random.uuid(), platform: platform, appVersion: random.maybe { $0.text(maxBytes: 128) },
-                osVersion: random.maybe { $0.text(maxBytes: 128) }, sdkInt: random.maybe { Int.random(in: 1...1000, using: &$0.rng) })
+                appID: F.appID, installationID: random.uuid(), platform: platform,
+                appVersion: random.maybe { $0.text(maxBytes: 128) },
+                osVersion: random.maybe { $0.text(maxBytes: 128) },
+                sdkInt: random.maybe { Int.random(in: 1...1000, using: &$0.rng) })
             let result = try F.telemetry(envelope.jsonValue(events: events.map(\.jsonValue)))
             #expect(result.rejections == [])
             #expect(result.envelope == envelope)
@@ -118,9 +144,11 @@ import Testing
     @Test func encodingLeavesAbsentOptionalsOut() {
         let event = TelemetryEvent(
             index: 0, eventID: UUID(uuidString: F.eventID(1))!, at: RFC3339.date("2026-11-30T09:59:00.5Z")!,
-            occurredAt: .distantPast, payload: .pushToken(PushTokenRegistration(provider: .fcm, token: "t", environment: nil)))
+            occurredAt: .distantPast,
+            payload: .pushToken(PushTokenRegistration(provider: .fcm, token: "t", environment: nil)))
         #expect(
             event.jsonValue.jsonText
-                == #"{"event_id":"c2b0b6a4-8b1e-4f5b-9a51-000000000001","type":"push_token","at":"2026-11-30T09:59:00.500000Z","provider":"fcm","token":"t"}"#)
+                == #"{"event_id":"c2b0b6a4-8b1e-4f5b-9a51-000000000001","type":"push_token","at":"2026-11-30T09:59:00.500000Z","provider":"fcm","token":"t"}"#
+        )
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-@testable import PushLedgerSupport
 @testable import PushLedgerContract
+@testable import PushLedgerSupport
 
 /// Request bodies for the contract tests, built with the project's JSON builder so each test
 /// states only what it changes.
@@ -32,9 +32,13 @@ enum Fixture {
     }
 
     /// A telemetry event: common fields plus the type's own.
-    static func event(_ type: String, n: Int = 1, at: String = "2026-11-30T09:59:00.000Z", _ fields: JSONValue = [:]) -> JSONValue {
-        var object = JSONObject([.init(key: "event_id", value: .string(eventID(n))), .init(key: "type", value: .string(type)),
-                                 .init(key: "at", value: .string(at))])
+    static func event(
+        _ type: String, n: Int = 1, at: String = "2026-11-30T09:59:00.000Z", _ fields: JSONValue = [:]
+    ) -> JSONValue {
+        var object = JSONObject([
+            .init(key: "event_id", value: .string(eventID(n))), .init(key: "type", value: .string(type)),
+            .init(key: "at", value: .string(at)),
+        ])
         object.members += fields.objectValue?.members ?? []
         return .object(object)
     }
@@ -46,7 +50,8 @@ enum Fixture {
             platform == .ios
                 ? event(type, n: n, ["authorization_status": "authorized"])
                 : event(type, n: n, ["notifications_enabled": true])
-        case "permission_prompt": event(type, n: n, ["placement": "first_screen", "prompt": "system", "result": "granted"])
+        case "permission_prompt":
+            event(type, n: n, ["placement": "first_screen", "prompt": "system", "result": "granted"])
         case "experiment_exposure": event(type, n: n, ["experiment": "push_prompt_timing", "variant": "first_screen"])
         case "push_token": event(type, n: n, ["provider": "apns", "token": .string(apnsToken)])
         case "notification_received": event(type, n: n, ["notification_id": .string(notificationID)])
@@ -62,12 +67,17 @@ enum Fixture {
         ]
     }
 
-    static func telemetry(_ body: JSONValue, limits: IngestLimits = IngestLimits()) throws(EnvelopeError) -> ValidatedTelemetry {
-        try TelemetryValidator.validate(body: body.serialized(), keyAppID: appID, receivedAt: receivedAt, limits: limits)
+    static func telemetry(
+        _ body: JSONValue, limits: IngestLimits = IngestLimits()
+    ) throws(EnvelopeError) -> ValidatedTelemetry {
+        try TelemetryValidator.validate(
+            body: body.serialized(), keyAppID: appID, receivedAt: receivedAt, limits: limits)
     }
 
     /// Validates a batch of one event and returns its single rejection (nil when accepted).
-    static func rejection(of event: JSONValue, platform: String = "android", limits: IngestLimits = IngestLimits()) throws -> Rejection? {
+    static func rejection(
+        of event: JSONValue, platform: String = "android", limits: IngestLimits = IngestLimits()
+    ) throws -> Rejection? {
         let result = try telemetry(envelope(platform: platform, events: [event]), limits: limits)
         #expect(result.events.count + result.rejections.count == 1)
         return result.rejections.first
@@ -83,14 +93,17 @@ enum Fixture {
         "push_type": "alert", "environment": "production", "latency_ms": 41,
     ]
 
-    static func sends(_ sends: [JSONValue], limits: IngestLimits = IngestLimits()) throws(EnvelopeError) -> ValidatedSends {
+    static func sends(
+        _ sends: [JSONValue], limits: IngestLimits = IngestLimits()
+    ) throws(EnvelopeError) -> ValidatedSends {
         try SendsValidator.validate(
             body: (["sends": .array(sends)] as JSONValue).serialized(), format: .json, keyAppID: appID,
             receivedAt: receivedAt, limits: limits)
     }
 
     static func ndjson(_ text: String, limits: IngestLimits = IngestLimits()) throws(EnvelopeError) -> ValidatedSends {
-        try SendsValidator.validate(body: Array(text.utf8), format: .ndjson, keyAppID: appID, receivedAt: receivedAt, limits: limits)
+        try SendsValidator.validate(
+            body: Array(text.utf8), format: .ndjson, keyAppID: appID, receivedAt: receivedAt, limits: limits)
     }
 
     /// The single rejection of a one-send request (nil when accepted).

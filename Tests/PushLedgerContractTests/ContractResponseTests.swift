@@ -1,7 +1,7 @@
 import Testing
 
-@testable import PushLedgerSupport
 @testable import PushLedgerContract
+@testable import PushLedgerSupport
 
 @Suite struct ContractResponseTests {
     func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
@@ -19,19 +19,25 @@ import Testing
     }
 
     @Test func acceptedWithoutRejections() {
-        #expect(text(IngestResponse.accepted(WriteOutcome(accepted: 0, duplicates: 0), rejected: [])) == #"{"accepted":0,"duplicates":0,"rejected":[]}"#)
+        #expect(
+            text(IngestResponse.accepted(WriteOutcome(accepted: 0, duplicates: 0), rejected: []))
+                == #"{"accepted":0,"duplicates":0,"rejected":[]}"#)
     }
 
     @Test func errorBodies() {
-        #expect(text(IngestResponse.error(code: "app_mismatch", message: "a \"b\"")) == #"{"error":"app_mismatch","message":"a \"b\""}"#)
+        #expect(
+            text(IngestResponse.error(code: "app_mismatch", message: "a \"b\""))
+                == #"{"error":"app_mismatch","message":"a \"b\""}"#)
         let envelope = EnvelopeError(status: 413, code: "too_many_events", message: "é\u{1}")
         #expect(text(IngestResponse.error(envelope)) == #"{"error":"too_many_events","message":"é\u0001"}"#)
         #expect(envelope.description == "413 too_many_events: é\u{1}")
     }
 
     @Test func aValidatedRequestAnswersInTheContractsShape() throws {
-        let result = try Fixture.telemetry(Fixture.envelope(events: [Fixture.validEvent("push_token"), ["type": "x", "event_id": "id-1"]]))
-        let body = IngestResponse.accepted(WriteOutcome(accepted: result.events.count, duplicates: 0), rejected: result.rejections)
+        let result = try Fixture.telemetry(
+            Fixture.envelope(events: [Fixture.validEvent("push_token"), ["type": "x", "event_id": "id-1"]]))
+        let body = IngestResponse.accepted(
+            WriteOutcome(accepted: result.events.count, duplicates: 0), rejected: result.rejections)
         #expect(
             text(body)
                 == #"{"accepted":1,"duplicates":0,"rejected":[{"index":1,"event_id":"id-1","error":"unknown_type","message":"unknown event type \"x\""}]}"#

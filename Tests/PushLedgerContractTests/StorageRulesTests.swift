@@ -11,26 +11,36 @@ import Testing
     static let installation = "7f1c6a0e-3c55-4c0e-9d55-1b7a3f0f9a21"
     static let apnsToken = String(repeating: "ab", count: 32)
 
-    static func telemetry(sentAt: String? = nil, _ events: [String], limits: IngestLimits = IngestLimits()) throws -> ValidatedTelemetry {
+    static func telemetry(
+        sentAt: String? = nil, _ events: [String], limits: IngestLimits = IngestLimits()
+    ) throws -> ValidatedTelemetry {
         let sent = sentAt.map { ",\"sent_at\":\"\($0)\"" } ?? ""
-        let body = "{\"app_id\":\"com.example.shop\",\"installation_id\":\"\(installation)\",\"platform\":\"android\"\(sent),"
+        let body =
+            "{\"app_id\":\"com.example.shop\",\"installation_id\":\"\(installation)\",\"platform\":\"android\"\(sent),"
             + "\"events\":[\(events.joined(separator: ","))]}"
-        return try TelemetryValidator.validate(body: Array(body.utf8), keyAppID: "com.example.shop", receivedAt: received, limits: limits)
+        return try TelemetryValidator.validate(
+            body: Array(body.utf8), keyAppID: "com.example.shop", receivedAt: received, limits: limits)
     }
 
     static func exposure(at: String = "2026-11-30T09:59:00Z", extra: String = "") -> String {
         "{\"event_id\":\"\(UUID().uuidString.lowercased())\",\"type\":\"experiment_exposure\",\"at\":\"\(at)\",\"experiment\":\"e\",\"variant\":\"v\"\(extra)}"
     }
 
-    static func sends(_ extra: String, status: Int = 410, sentAt: String = "2026-11-30T09:59:00Z") throws -> ValidatedSends {
-        let body = "{\"sends\":[{\"event_id\":\"\(UUID().uuidString.lowercased())\",\"notification_id\":\"\(UUID().uuidString.lowercased())\","
+    static func sends(
+        _ extra: String, status: Int = 410, sentAt: String = "2026-11-30T09:59:00Z"
+    ) throws -> ValidatedSends {
+        let body =
+            "{\"sends\":[{\"event_id\":\"\(UUID().uuidString.lowercased())\",\"notification_id\":\"\(UUID().uuidString.lowercased())\","
             + "\"app_id\":\"com.example.shop\",\"provider\":\"apns\",\"token\":\"\(apnsToken)\",\"channel\":\"orders\","
             + "\"installation_id\":\"\(installation)\",\"sent_at\":\"\(sentAt)\",\"status\":\(status)\(extra)}]}"
         return try SendsValidator.validate(
-            body: Array(body.utf8), format: .json, keyAppID: "com.example.shop", receivedAt: received, limits: IngestLimits())
+            body: Array(body.utf8), format: .json, keyAppID: "com.example.shop", receivedAt: received,
+            limits: IngestLimits())
     }
 
-    @Test(arguments: ["0000-01-01T00:00:00Z", "0001-01-01T00:00:00+23:59", "0000-12-31T23:59:59.999999Z", "9999-12-31T23:59:59-23:59"])
+    @Test(arguments: [
+        "0000-01-01T00:00:00Z", "0001-01-01T00:00:00+23:59", "0000-12-31T23:59:59.999999Z", "9999-12-31T23:59:59-23:59",
+    ])
     func timesStorageCannotHoldAreInvalid(at: String) throws {
         // No age limit (a back-fill): only the range check refuses `at`.
         var limits = IngestLimits()
@@ -38,7 +48,8 @@ import Testing
         let result = try Self.telemetry([Self.exposure(at: at)], limits: limits)
         #expect(result.events.isEmpty)
         #expect(result.rejections.first?.code == .invalidField)
-        #expect(result.rejections.first?.message.contains("0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z") == true)
+        #expect(
+            result.rejections.first?.message.contains("0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z") == true)
     }
 
     @Test func aSentAtStorageCannotHoldRefusesTheEnvelope() throws {
@@ -56,7 +67,8 @@ import Testing
         var limits = IngestLimits()
         limits.maxAge = nil
         // at year 1, sent_at year 9999: corrected to ~8,000 years before the receive time.
-        let result = try Self.telemetry(sentAt: "9999-01-01T00:00:00Z", [Self.exposure(at: "0001-01-01T00:00:00Z")], limits: limits)
+        let result = try Self.telemetry(
+            sentAt: "9999-01-01T00:00:00Z", [Self.exposure(at: "0001-01-01T00:00:00Z")], limits: limits)
         #expect(result.rejections.map(\.code) == [.tooOld])
     }
 
@@ -77,7 +89,8 @@ import Testing
     }
 
     @Test func anAPNsTimestampInRangeIsKept() throws {
-        let result = try Self.sends(",\"response_body\":\"{\\\"reason\\\":\\\"Unregistered\\\",\\\"timestamp\\\":1764496800000}\"")
+        let result = try Self.sends(
+            ",\"response_body\":\"{\\\"reason\\\":\\\"Unregistered\\\",\\\"timestamp\\\":1764496800000}\"")
         #expect(result.sends.first?.unregisteredAt == RFC3339.date("2025-11-30T10:00:00Z"))
     }
 
@@ -89,27 +102,39 @@ import Testing
         let result = try Self.telemetry([snapshot("orders"), snapshot("Orders"), snapshot("o\\u0072ders")])
         #expect(result.events.count == 1)  // ids differ by case are two channels
         #expect(result.rejections.map(\.index) == [0, 2])
-        #expect(result.rejections.first?.message == "invalid field \"channels[1].id\": the channel id \"orders\" occurs more than once in the snapshot")
+        #expect(
+            result.rejections.first?.message
+                == "invalid field \"channels[1].id\": the channel id \"orders\" occurs more than once in the snapshot")
     }
 
     @Test func aDuplicateKeyWithControlCharactersIsNamedPrintably() throws {
-        let result = try Self.telemetry([Self.exposure(extra: ",\"\\u0000\":1,\"\\u0000\":2"), Self.exposure(extra: ",\"\\u202e\":1,\"\\u202e\":2")])
-        #expect(result.rejections.map(\.message) == [
-            "invalid field \"\\u{0}\": the key occurs more than once", "invalid field \"\\u{202E}\": the key occurs more than once",
+        let result = try Self.telemetry([
+            Self.exposure(extra: ",\"\\u0000\":1,\"\\u0000\":2"), Self.exposure(extra: ",\"\\u202e\":1,\"\\u202e\":2"),
         ])
+        #expect(
+            result.rejections.map(\.message) == [
+                "invalid field \"\\u{0}\": the key occurs more than once",
+                "invalid field \"\\u{202E}\": the key occurs more than once",
+            ])
         #expect(result.rejections.allSatisfy { !$0.message.utf8.contains(0) })
     }
 
     @Test func printableEscapesControlFormatAndSeparatorsAndCaps() {
-        #expect(StorageRules.printable("a\u{0}b\u{1B}[31m\u{200B}\u{2028}é") == "a\\u{0}b\\u{1B}[31m\\u{200B}\\u{2028}é")
+        #expect(
+            StorageRules.printable("a\u{0}b\u{1B}[31m\u{200B}\u{2028}é") == "a\\u{0}b\\u{1B}[31m\\u{200B}\\u{2028}é")
         #expect(StorageRules.printable(String(repeating: "x", count: 70)) == String(repeating: "x", count: 64) + "…")
     }
 
     @Test func appIDsAreComparedByteForByte() throws {
-        let body = "{\"app_id\":\"com.\u{212A}ayak.app\",\"installation_id\":\"\(Self.installation)\",\"platform\":\"ios\",\"events\":[]}"
+        let body =
+            "{\"app_id\":\"com.\u{212A}ayak.app\",\"installation_id\":\"\(Self.installation)\",\"platform\":\"ios\",\"events\":[]}"
         #expect("com.\u{212A}ayak.app" == "com.Kayak.app")  // why: Swift's == is canonical equivalence
-        #expect(throws: EnvelopeError(status: 403, code: "app_mismatch", message: "the batch's app_id is not the app of this key")) {
-            try TelemetryValidator.validate(body: Array(body.utf8), keyAppID: "com.Kayak.app", receivedAt: Self.received, limits: IngestLimits())
+        #expect(
+            throws: EnvelopeError(
+                status: 403, code: "app_mismatch", message: "the batch's app_id is not the app of this key")
+        ) {
+            try TelemetryValidator.validate(
+                body: Array(body.utf8), keyAppID: "com.Kayak.app", receivedAt: Self.received, limits: IngestLimits())
         }
         #expect(ContractFormat.sameAppID("com.Kayak.app", "com.Kayak.app"))
     }
@@ -119,7 +144,9 @@ import Testing
         limits.maxEventsPerRequest = 10
         #expect(limits.maxJSONValues == 10 * IngestLimits.jsonValuesPerEvent + 64)
         let padding = ",\"pad\":[" + Array(repeating: "0", count: limits.maxJSONValues).joined(separator: ",") + "]"
-        let error = #expect(throws: EnvelopeError.self) { try Self.telemetry([Self.exposure(extra: padding)], limits: limits) }
+        let error = #expect(throws: EnvelopeError.self) {
+            try Self.telemetry([Self.exposure(extra: padding)], limits: limits)
+        }
         #expect(error?.code == "invalid_json")
         #expect(error?.message.contains("more than \(limits.maxJSONValues) values") == true)
         // Just under the budget parses.
@@ -145,7 +172,10 @@ import Testing
         let rejection = try #require(result.rejections.first)
         #expect(rejection.subject.installationID == UUID(uuidString: Self.installation))
         #expect(rejection.subject.token == Self.apnsToken)
-        #expect(FailedSubject.ofBody(Array("{\"installation_id\":\"\(Self.installation.uppercased())\"}".utf8), limits: IngestLimits())
+        #expect(
+            FailedSubject.ofBody(
+                Array("{\"installation_id\":\"\(Self.installation.uppercased())\"}".utf8), limits: IngestLimits()
+            )
             .installationID == UUID(uuidString: Self.installation))
         #expect(FailedSubject(.object(JSONObject([("token", .string("a\u{0}b"))]))).token == nil)
     }

@@ -9,16 +9,24 @@ struct AppleMappingTests {
         let settings = AppleNotificationSettings(
             authorizationStatus: 3, alertSetting: 2, soundSetting: 1, badgeSetting: 0, lockScreenSetting: 2,
             notificationCenterSetting: 2, timeSensitiveSetting: 1, scheduledDeliverySetting: 2, alertStyle: 1)
-        #expect(settings.snapshot == SettingsSnapshot(
-            authorizationStatus: .provisional, alertSetting: .enabled, soundSetting: .disabled, badgeSetting: .notSupported,
-            lockScreenSetting: .enabled, notificationCenterSetting: .enabled, timeSensitiveSetting: .disabled,
-            scheduledDeliverySetting: .enabled, alertStyle: .banner))
-        #expect((0...4).map(AppleNotificationSettings.status) == [.notDetermined, .denied, .authorized, .provisional, .ephemeral])
+        #expect(
+            settings.snapshot
+                == SettingsSnapshot(
+                    authorizationStatus: .provisional, alertSetting: .enabled, soundSetting: .disabled,
+                    badgeSetting: .notSupported,
+                    lockScreenSetting: .enabled, notificationCenterSetting: .enabled, timeSensitiveSetting: .disabled,
+                    scheduledDeliverySetting: .enabled, alertStyle: .banner))
+        #expect(
+            (0...4).map(AppleNotificationSettings.status) == [
+                .notDetermined, .denied, .authorized, .provisional, .ephemeral,
+            ])
         #expect(AppleNotificationSettings.status(9) == nil)
         #expect([0, 1, 2, nil].map(AppleNotificationSettings.style) == [AlertStyle.none, .banner, .alert, nil])
         // Before iOS 15 the two settings are absent, not guessed.
         let old = AppleNotificationSettings(authorizationStatus: 1).snapshot
-        #expect(old.authorizationStatus == .denied && old.timeSensitiveSetting == nil && old.scheduledDeliverySetting == nil)
+        #expect(
+            old.authorizationStatus == .denied && old.timeSensitiveSetting == nil && old.scheduledDeliverySetting == nil
+        )
     }
 
     @Test(arguments: [
@@ -31,8 +39,13 @@ struct AppleMappingTests {
         (.authorized, .authorized, true, false, .alreadyDetermined),
         (.ephemeral, .ephemeral, true, false, .alreadyDetermined),
     ])
-    func aSystemPromptRecordsHowItEnded(before: AuthorizationStatus, after: AuthorizationStatus, granted: Bool, provisional: Bool, expected: PromptResult) {
-        #expect(SystemPromptOutcome.result(before: before, after: after, granted: granted, requestedProvisional: provisional) == expected)
+    func aSystemPromptRecordsHowItEnded(
+        before: AuthorizationStatus, after: AuthorizationStatus, granted: Bool, provisional: Bool,
+        expected: PromptResult
+    ) {
+        #expect(
+            SystemPromptOutcome.result(
+                before: before, after: after, granted: granted, requestedProvisional: provisional) == expected)
     }
 
     @Test func payloadsGiveReceiptsAndOpens() {
@@ -42,8 +55,11 @@ struct AppleMappingTests {
             "channel": "orders", "link": "https://shop.example.com/orders/42",
         ])
         #expect(payload.receipt() == .notificationReceived(notificationID: id, channel: "orders", displayed: nil))
-        #expect(payload.open(action: "default", landed: .fallback)
-            == .notificationOpened(notificationID: id, action: "default", link: "https://shop.example.com/orders/42", landed: .fallback))
+        #expect(
+            payload.open(action: "default", landed: .fallback)
+                == .notificationOpened(
+                    notificationID: id, action: "default", link: "https://shop.example.com/orders/42", landed: .fallback
+                ))
         #expect(payload.open(action: nil, landed: nil) == nil, "a dismissal is no tap")
         #expect(NotificationPayload(userInfo: ["aps": [:]]).receipt() == nil, "not a PushLedger notification")
         #expect(NotificationPayload(userInfo: ["notification_id": "not-a-uuid"]).notificationID == nil)

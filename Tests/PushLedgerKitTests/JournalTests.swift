@@ -17,11 +17,14 @@ struct JournalTests {
 
     @Test func processesStartingTogetherAgreeOnTheInstallationID() throws {
         let directory = KitFixtures.directory()
-        let runs = try (0..<4).map { _ in try ProbeRun(["record", "--dir", directory.path, "--app", KitFixtures.app, "--count", "1"]) }
-        let ids = Set(try runs.map { run in
-            run.wait()
-            return try #require(run.lines.first { $0.hasPrefix("installation ") })
-        })
+        let runs = try (0..<4).map { _ in
+            try ProbeRun(["record", "--dir", directory.path, "--app", KitFixtures.app, "--count", "1"])
+        }
+        let ids = Set(
+            try runs.map { run in
+                run.wait()
+                return try #require(run.lines.first { $0.hasPrefix("installation ") })
+            })
         #expect(ids.count == 1)
         let ledger = try PushLedger(configuration: KitFixtures.configuration(directory: directory))
         #expect(ids.first == "installation \(ledger.installationID.uuidString.lowercased())")
@@ -38,7 +41,11 @@ struct JournalTests {
 
     @Test func eventsTheServerWouldRejectAreRefusedAtRecord() throws {
         let ledger = try PushLedger(configuration: KitFixtures.configuration())
-        #expect(throws: PushLedgerError.invalidEvent(code: "invalid_field", message: "invalid field \"placement\": expected a slug of 1 to 64 characters a-z, 0-9 or _")) {
+        #expect(
+            throws: PushLedgerError.invalidEvent(
+                code: "invalid_field",
+                message: "invalid field \"placement\": expected a slug of 1 to 64 characters a-z, 0-9 or _")
+        ) {
             try ledger.record(.permissionPrompt(placement: "After First Order", prompt: .system, result: .granted))
         }
         #expect(throws: PushLedgerError.self) { try ledger.record(.pushToken(provider: .apns, token: "not-hex")) }
@@ -63,9 +70,14 @@ struct JournalTests {
 
     @Test func theAPNsEnvironmentDefaultsToProduction() {
         let event = PushLedgerEvent.pushToken(provider: .apns, token: String(repeating: "0f", count: 32))
-        #expect(event.payload == .pushToken(PushTokenRegistration(provider: .apns, token: String(repeating: "0f", count: 32), environment: .production)))
-        #expect(PushLedgerEvent.pushToken(provider: .fcm, token: "abc", environment: .sandbox).payload
-            == .pushToken(PushTokenRegistration(provider: .fcm, token: "abc", environment: nil)))
+        #expect(
+            event.payload
+                == .pushToken(
+                    PushTokenRegistration(
+                        provider: .apns, token: String(repeating: "0f", count: 32), environment: .production)))
+        #expect(
+            PushLedgerEvent.pushToken(provider: .fcm, token: "abc", environment: .sandbox).payload
+                == .pushToken(PushTokenRegistration(provider: .fcm, token: "abc", environment: nil)))
     }
 
     @Test func theDefaultPlatformIsIOS() {
@@ -111,7 +123,9 @@ final class ProbeRun: @unchecked Sendable {
     }
 
     /// Event ids whose `record` returned in the probe.
-    var recorded: [String] { lines.filter { $0.hasPrefix("recorded ") }.map { String($0.dropFirst("recorded ".count)) } }
+    var recorded: [String] {
+        lines.filter { $0.hasPrefix("recorded ") }.map { String($0.dropFirst("recorded ".count)) }
+    }
 
     func kill() { Glibc.kill(process.processIdentifier, SIGKILL) }
 

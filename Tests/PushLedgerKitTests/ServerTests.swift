@@ -9,25 +9,39 @@ import Testing
 struct ServerTests {
     @Test func everyEventTypeTheSDKEncodesIsAccepted() async throws {
         let server = try KitServer()
-        let ledger = try PushLedger(configuration: KitFixtures.configuration(endpoint: server.baseURL, key: server.telemetryKey))
+        let ledger = try PushLedger(
+            configuration: KitFixtures.configuration(endpoint: server.baseURL, key: server.telemetryKey))
         let ids = try KitFixtures.everyEventType().map { try ledger.record($0) }
         let result = try await ledger.flush()
         #expect(result.accepted == 6 && result.duplicates == 0 && result.rejected.isEmpty, "\(result)")
-        #expect(try server.storedEventIDs() == Dictionary(uniqueKeysWithValues: ids.map { ($0.uuidString.lowercased(), 1) }))
+        #expect(
+            try server.storedEventIDs() == Dictionary(uniqueKeysWithValues: ids.map { ($0.uuidString.lowercased(), 1) })
+        )
         let version = try server.connect().query(
-            "select app_version, platform from installations where installation_id = \(ledger.installationID.uuidString.lowercased())::uuid")
+            """
+            select app_version, platform from installations where installation_id = \
+            \(ledger.installationID.uuidString.lowercased())::uuid
+            """
+        )
         #expect(try version.first?.decode(0, as: String.self) == "2.1.0")
     }
 
     @Test func aRevokedKeyKeepsTheEventsAndANewKeyDeliversThem() async throws {
         let server = try KitServer()
         let directory = KitFixtures.directory()
-        let wrong = try PushLedger(configuration: KitFixtures.configuration(endpoint: server.baseURL, key: "plk_unknown", directory: directory))
+        let wrong = try PushLedger(
+            configuration: KitFixtures.configuration(endpoint: server.baseURL, key: "plk_unknown", directory: directory)
+        )
         try wrong.record(.experimentExposure(experiment: "push_prompt_timing", variant: "first_screen"))
-        await #expect(throws: PushLedgerError.flushIncomplete(remaining: 1, reason: .unauthorized(status: 401, code: "unauthorized"), partial: FlushResult())) {
+        await #expect(
+            throws: PushLedgerError.flushIncomplete(
+                remaining: 1, reason: .unauthorized(status: 401, code: "unauthorized"), partial: FlushResult())
+        ) {
             try await wrong.flush()
         }
-        let right = try PushLedger(configuration: KitFixtures.configuration(endpoint: server.baseURL, key: server.telemetryKey, directory: directory))
+        let right = try PushLedger(
+            configuration: KitFixtures.configuration(
+                endpoint: server.baseURL, key: server.telemetryKey, directory: directory))
         #expect(try await right.flush().accepted == 1)
     }
 
@@ -39,10 +53,13 @@ struct ServerTests {
         // The first writer is paced (2 ms between records), so it is still recording when it is
         // killed, at whatever point of a record the signal lands.
         let writers = try (0..<3).map { n in
-            try ProbeRun(["record", "--dir", directory.path, "--app", KitFixtures.app, "--count", "300"]
-                         + (n == 0 ? ["--interval", "2"] : []))
+            try ProbeRun(
+                ["record", "--dir", directory.path, "--app", KitFixtures.app, "--count", "300"]
+                    + (n == 0 ? ["--interval", "2"] : []))
         }
-        let ledger = try PushLedger(configuration: KitFixtures.configuration(endpoint: server.baseURL, key: server.telemetryKey, directory: directory))
+        let ledger = try PushLedger(
+            configuration: KitFixtures.configuration(
+                endpoint: server.baseURL, key: server.telemetryKey, directory: directory))
         var flushes = 0
         // The kill is watched on its own thread, apart from the flushes: a flush round can outlast a
         // writer's 300 records, and the cooperative pool can be held by other tests' blocking waits.
@@ -58,7 +75,10 @@ struct ServerTests {
         }
         while writers.contains(where: { $0.process.isRunning }) {
             let other = try ProbeRun(
-                ["flush", "--dir", directory.path, "--app", KitFixtures.app, "--endpoint", server.baseURL, "--key", server.telemetryKey])
+                [
+                    "flush", "--dir", directory.path, "--app", KitFixtures.app, "--endpoint", server.baseURL, "--key",
+                    server.telemetryKey,
+                ])
             _ = try await ledger.flush()
             other.wait()
             flushes += 1

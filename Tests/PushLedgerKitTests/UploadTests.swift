@@ -19,9 +19,13 @@ struct UploadTests {
         return (try? JSONSerialization.jsonObject(with: Data(json))) as? [String: Any] ?? [:]
     }
 
-    static func events(_ request: LoopbackServer.Request) -> [[String: Any]] { body(request)["events"] as? [[String: Any]] ?? [] }
+    static func events(_ request: LoopbackServer.Request) -> [[String: Any]] {
+        body(request)["events"] as? [[String: Any]] ?? []
+    }
 
-    static func ledger(_ server: LoopbackServer, log: LogCapture? = nil, _ change: (inout PushLedger.Configuration) -> Void = { _ in }) throws -> PushLedger {
+    static func ledger(
+        _ server: LoopbackServer, log: LogCapture? = nil, _ change: (inout PushLedger.Configuration) -> Void = { _ in }
+    ) throws -> PushLedger {
         var configuration = KitFixtures.configuration(endpoint: server.url, log: log)
         change(&configuration)
         return try PushLedger(configuration: configuration)
@@ -29,7 +33,9 @@ struct UploadTests {
 
     @Test func aBatchIsGzippedAuthorizedAndStampedPerAttempt() async throws {
         let server = try LoopbackServer { request, number in
-            number == 0 ? .status(503, #"{"error":"unavailable","message":"retry"}"#, headers: ["Retry-After: 0"]) : Self.acceptAll(request)
+            number == 0
+                ? .status(503, #"{"error":"unavailable","message":"retry"}"#, headers: ["Retry-After: 0"])
+                : Self.acceptAll(request)
         }
         defer { server.stop() }
         let ledger = try Self.ledger(server)
@@ -59,7 +65,8 @@ struct UploadTests {
             let ledger = try PushLedger(configuration: configuration)
             for _ in 0..<5 { try ledger.record(.experimentExposure(experiment: "e", variant: "v")) }
         }
-        let down = try PushLedger(configuration: KitFixtures.configuration(endpoint: "http://127.0.0.1:9", directory: directory))
+        let down = try PushLedger(
+            configuration: KitFixtures.configuration(endpoint: "http://127.0.0.1:9", directory: directory))
         await #expect {
             try await down.flush()
         } throws: { error in
@@ -76,11 +83,16 @@ struct UploadTests {
 
     @Test func a503ThatLastsIsReportedAndNothingIsLost() async throws {
         // Retry-After 5 s, honoured up to the policy's 0.2 s.
-        let server = try LoopbackServer { _, _ in .status(503, #"{"error":"unavailable","message":"down"}"#, headers: ["Retry-After: 5"]) }
+        let server = try LoopbackServer { _, _ in
+            .status(503, #"{"error":"unavailable","message":"down"}"#, headers: ["Retry-After: 5"])
+        }
         defer { server.stop() }
         let ledger = try Self.ledger(server)
         for _ in 0..<3 { try ledger.record(.experimentExposure(experiment: "e", variant: "v")) }
-        await #expect(throws: PushLedgerError.flushIncomplete(remaining: 3, reason: .unavailable(status: 503, code: "unavailable"), partial: FlushResult())) {
+        await #expect(
+            throws: PushLedgerError.flushIncomplete(
+                remaining: 3, reason: .unavailable(status: 503, code: "unavailable"), partial: FlushResult())
+        ) {
             try await ledger.flush()
         }
         #expect(server.seen.count == 3, "maxAttempts 3")
@@ -92,12 +104,17 @@ struct UploadTests {
 
     @Test func unauthorizedKeepsTheEventsWithoutRetrying() async throws {
         for status in [401, 403] {
-            let server = try LoopbackServer { _, _ in .status(status, #"{"error":"unauthorized","message":"unknown or revoked API key"}"#) }
+            let server = try LoopbackServer { _, _ in
+                .status(status, #"{"error":"unauthorized","message":"unknown or revoked API key"}"#)
+            }
             defer { server.stop() }
             let log = LogCapture()
             let ledger = try Self.ledger(server, log: log)
             try ledger.record(.experimentExposure(experiment: "e", variant: "v"))
-            await #expect(throws: PushLedgerError.flushIncomplete(remaining: 1, reason: .unauthorized(status: status, code: "unauthorized"), partial: FlushResult())) {
+            await #expect(
+                throws: PushLedgerError.flushIncomplete(
+                    remaining: 1, reason: .unauthorized(status: status, code: "unauthorized"), partial: FlushResult())
+            ) {
                 try await ledger.flush()
             }
             #expect(server.seen.count == 1)
@@ -110,7 +127,10 @@ struct UploadTests {
         let server = try LoopbackServer { request, _ in
             let events = Self.events(request)
             let id = events[1]["event_id"] as? String ?? ""
-            return .status(200, #"{"accepted":2,"duplicates":0,"rejected":[{"index":1,"event_id":"\#(id)","error":"too_old","message":"too old"}]}"#)
+            return .status(
+                200,
+                #"{"accepted":2,"duplicates":0,"rejected":[{"index":1,"event_id":"\#(id)","error":"too_old","message":"too old"}]}"#
+            )
         }
         defer { server.stop() }
         let log = LogCapture()
@@ -120,13 +140,18 @@ struct UploadTests {
         #expect(result.accepted == 2)
         #expect(result.rejected == [RejectedEvent(eventID: ids[1], code: "too_old", message: "too old")])
         #expect(ledger.pendingCount == 0)
-        #expect(log.lines.contains { $0.contains("event rejected") && $0.contains(ids[1].uuidString.lowercased()) && $0.contains("too_old") })
+        #expect(
+            log.lines.contains {
+                $0.contains("event rejected") && $0.contains(ids[1].uuidString.lowercased()) && $0.contains("too_old")
+            })
         #expect(try await ledger.flush() == FlushResult())
         #expect(server.seen.count == 1)
     }
 
     @Test func anEnvelopeErrorDropsTheBatch() async throws {
-        let server = try LoopbackServer { _, _ in .status(400, #"{"error":"invalid_field","message":"invalid field \"app_version\""}"#) }
+        let server = try LoopbackServer { _, _ in
+            .status(400, #"{"error":"invalid_field","message":"invalid field \"app_version\""}"#)
+        }
         defer { server.stop() }
         let ledger = try Self.ledger(server)
         for _ in 0..<2 { try ledger.record(.experimentExposure(experiment: "e", variant: "v")) }
@@ -137,7 +162,8 @@ struct UploadTests {
 
     @Test func batchesStayWithinTheLimitAndA413Splits() async throws {
         let server = try LoopbackServer { request, _ in
-            Self.events(request).count > 2 ? .status(413, #"{"error":"too_many_events","message":"over 2"}"#) : Self.acceptAll(request)
+            Self.events(request).count > 2
+                ? .status(413, #"{"error":"too_many_events","message":"over 2"}"#) : Self.acceptAll(request)
         }
         defer { server.stop() }
         let ledger = try Self.ledger(server) { $0.maxBatchEvents = 4 }
@@ -164,10 +190,15 @@ struct UploadTests {
         let server = try LoopbackServer { request, _ in Self.acceptAll(request) }
         defer { server.stop() }
         let ledger = try Self.ledger(server) { $0.maxJournalEvents = 5 }
-        let ids = try (0..<8).map { i in try ledger.record(.experimentExposure(experiment: "e", variant: "v"), at: Date(timeIntervalSinceNow: Double(i - 10))) }
+        let ids = try (0..<8).map { i in
+            try ledger.record(
+                .experimentExposure(experiment: "e", variant: "v"), at: Date(timeIntervalSinceNow: Double(i - 10)))
+        }
         let result = try await ledger.flush()
         #expect(result.droppedByCap == 3 && result.accepted == 5)
         #expect(ledger.droppedCount == 3)
-        #expect(server.seen.flatMap(Self.events).compactMap { $0["event_id"] as? String } == ids.suffix(5).map { $0.uuidString.lowercased() })
+        #expect(
+            server.seen.flatMap(Self.events).compactMap { $0["event_id"] as? String }
+                == ids.suffix(5).map { $0.uuidString.lowercased() })
     }
 }

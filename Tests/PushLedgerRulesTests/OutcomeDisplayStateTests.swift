@@ -1,4 +1,5 @@
 import Testing
+
 @testable import PushLedgerContract
 @testable import PushLedgerRules
 
@@ -43,26 +44,27 @@ struct OutcomeDisplayStateTests {
         #expect(!DisplayState(snapshot: SettingsSnapshot(), platform: .android).canDisplay)
     }
 
-    @Test(arguments: [
-        (PushProvider.apns, 410, "Unregistered", RejectionClass.tokenInvalid),
-        (.apns, 410, "ExpiredToken", .tokenInvalid),
-        (.apns, 400, "BadDeviceToken", .tokenInvalid),
-        (.apns, 400, "DeviceTokenNotForTopic", .payload),
-        (.apns, 413, "PayloadTooLarge", .payload),
-        (.apns, 429, "TooManyRequests", .throttled),
-        (.apns, 403, "InvalidProviderToken", .auth),
-        (.apns, 500, "InternalServerError", .providerError),
-        (.apns, 503, "ServiceUnavailable", .providerError),
-        (.apns, 0, nil, .providerError),
-        (.apns, 404, "BadPath", .other),
-        (.fcm, 404, "UNREGISTERED", .tokenInvalid),
-        (.fcm, 400, "UNREGISTERED", .tokenInvalid),
-        (.fcm, 429, "QUOTA_EXCEEDED", .throttled),
-        (.fcm, 400, "INVALID_ARGUMENT", .payload),
-        (.fcm, 401, "THIRD_PARTY_AUTH_ERROR", .auth),
-        (.fcm, 503, "UNAVAILABLE", .providerError),
-        (.apns, 405, "MethodNotAllowed", .other),
-    ] as [(PushProvider, Int, String?, RejectionClass)])
+    @Test(
+        arguments: [
+            (PushProvider.apns, 410, "Unregistered", RejectionClass.tokenInvalid),
+            (.apns, 410, "ExpiredToken", .tokenInvalid),
+            (.apns, 400, "BadDeviceToken", .tokenInvalid),
+            (.apns, 400, "DeviceTokenNotForTopic", .payload),
+            (.apns, 413, "PayloadTooLarge", .payload),
+            (.apns, 429, "TooManyRequests", .throttled),
+            (.apns, 403, "InvalidProviderToken", .auth),
+            (.apns, 500, "InternalServerError", .providerError),
+            (.apns, 503, "ServiceUnavailable", .providerError),
+            (.apns, 0, nil, .providerError),
+            (.apns, 404, "BadPath", .other),
+            (.fcm, 404, "UNREGISTERED", .tokenInvalid),
+            (.fcm, 400, "UNREGISTERED", .tokenInvalid),
+            (.fcm, 429, "QUOTA_EXCEEDED", .throttled),
+            (.fcm, 400, "INVALID_ARGUMENT", .payload),
+            (.fcm, 401, "THIRD_PARTY_AUTH_ERROR", .auth),
+            (.fcm, 503, "UNAVAILABLE", .providerError),
+            (.apns, 405, "MethodNotAllowed", .other),
+        ] as [(PushProvider, Int, String?, RejectionClass)])
     func rejectionClasses(provider: PushProvider, status: Int, reason: String?, expected: RejectionClass) {
         // the provider column documents where each pair comes from; status and reason decide
         #expect(RejectionClass.of(status: status, reason: reason) == expected)

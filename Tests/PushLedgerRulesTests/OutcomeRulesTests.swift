@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PushLedgerRules
 
 @Suite("Outcome rules 1–9, in order")
@@ -19,7 +20,9 @@ struct OutcomeRulesTests {
             status: status, sentAt: sentAt ?? old, channel: channel, state: state, receipts: receipts,
             instrumented: instrumented, asOf: asOf)
     }
-    func receipt(_ kind: Receipt.Kind, after: TimeInterval = 60) -> Receipt { Receipt(kind: kind, at: old.addingTimeInterval(after)) }
+    func receipt(_ kind: Receipt.Kind, after: TimeInterval = 60) -> Receipt {
+        Receipt(kind: kind, at: old.addingTimeInterval(after))
+    }
 
     @Test func rule1RejectedBeatsEverything() {
         for status in [0, 400, 410, 429, 503] {

@@ -113,7 +113,9 @@ struct RateTests {
         (0, 20, 0.0, 0.16112515805281938, 0.0000, 0.1611),
         (1, 29, 0.00611321429276266, 0.17175521879320288, 0.0061, 0.1718),
     ])
-    func wilsonPublished(x: Int, n: Int, lower: Double, upper: Double, publishedLower: Double, publishedUpper: Double) throws {
+    func wilsonPublished(
+        x: Int, n: Int, lower: Double, upper: Double, publishedLower: Double, publishedUpper: Double
+    ) throws {
         let interval = try #require(Rate(x, of: n).wilsonInterval())
         #expect(abs(interval.lower - lower) < 1e-9)
         #expect(abs(interval.upper - upper) < 1e-9)
@@ -156,7 +158,8 @@ struct RateTests {
     }
 
     @Test func jsonDecodingDerivesTheValueAndRejectsBadCounts() throws {
-        let decoded = try JSONDecoder().decode(Rate.self, from: Data(#"{"numerator":1,"denominator":2,"value":0.9}"#.utf8))
+        let decoded = try JSONDecoder().decode(
+            Rate.self, from: Data(#"{"numerator":1,"denominator":2,"value":0.9}"#.utf8))
         #expect(decoded == Rate(1, of: 2))
         #expect(decoded.value == 0.5)
         #expect(throws: DecodingError.self) {
@@ -184,20 +187,28 @@ struct RateComparisonTests {
         #expect(abs(try #require(Statistics.pooledZ(candidate, versus: baseline)) - z) < 1e-9)
         #expect(abs(try #require(Statistics.twoSidedPValue(candidate, versus: baseline)) - twoSided) < 1e-9)
         #expect(abs(try #require(Statistics.oneSidedPValue(candidate, versus: baseline, direction: .up)) - up) < 1e-9)
-        #expect(abs(try #require(Statistics.oneSidedPValue(candidate, versus: baseline, direction: .down)) - down) < 1e-9)
+        #expect(
+            abs(try #require(Statistics.oneSidedPValue(candidate, versus: baseline, direction: .down)) - down) < 1e-9)
     }
 
     /// Clustered counts: the variance uses the independent units (installations), the rates the
     /// counted sends. Reference values from the formula in Python (`0.5 * erfc(z / sqrt 2)`).
-    @Test(arguments: [(2500, 2500, 1.5955641156815075, 0.055293072284287106),
-                      (2500, 10000, 2.0182467033543787, 0.021782787171724497)])
+    @Test(arguments: [
+        (2500, 2500, 1.5955641156815075, 0.055293072284287106),
+        (2500, 10000, 2.0182467033543787, 0.021782787171724497),
+    ])
     func sampleSizesReplaceTheDenominatorsInTheVariance(units1: Int, units2: Int, z: Double, up: Double) throws {
         let candidate = Rate(210, of: 10000), baseline = Rate(150, of: 10000)
         let sizes = (candidate: units1, baseline: units2)
         #expect(abs(try #require(Statistics.pooledZ(candidate, versus: baseline, sampleSizes: sizes)) - z) < 1e-9)
-        #expect(abs(try #require(Statistics.oneSidedPValue(candidate, versus: baseline, direction: .up, sampleSizes: sizes)) - up) < 1e-9)
+        #expect(
+            abs(
+                try #require(Statistics.oneSidedPValue(candidate, versus: baseline, direction: .up, sampleSizes: sizes))
+                    - up) < 1e-9)
         // More units than items cannot add certainty; none at all gives no test.
-        #expect(Statistics.pooledZ(candidate, versus: baseline, sampleSizes: (20000, 20000)) == Statistics.pooledZ(candidate, versus: baseline))
+        #expect(
+            Statistics.pooledZ(candidate, versus: baseline, sampleSizes: (20000, 20000))
+                == Statistics.pooledZ(candidate, versus: baseline))
         #expect(Statistics.pooledZ(candidate, versus: baseline, sampleSizes: (0, 100)) == nil)
     }
 

@@ -32,7 +32,9 @@ struct ISOWeekTests {
         #expect(isoWeek.week == week)
     }
 
-    @Test(arguments: [(2015, 53), (2019, 52), (2020, 53), (2021, 52), (2026, 53), (2032, 53), (2037, 53), (2004, 53), (1998, 53)])
+    @Test(arguments: [
+        (2015, 53), (2019, 52), (2020, 53), (2021, 52), (2026, 53), (2032, 53), (2037, 53), (2004, 53), (1998, 53),
+    ])
     func weeksInYear(year: Int, weeks: Int) {
         #expect(ISOWeek.weeks(inYear: year) == weeks)
         #expect(ISOWeek(year: year, week: weeks) != nil)
@@ -104,14 +106,18 @@ struct ISOWeekTests {
         let error = TimeParseError(.week, "2021-W53", "2021 has weeks 01 to 52")
         #expect(error.description == "invalid ISO week '2021-W53': 2021 has weeks 01 to 52")
         let long = TimeParseError(.duration, String(repeating: "x", count: 100), "unit must be one of w, d, h, m, s")
-        #expect(long.description == "invalid duration '\(String(repeating: "x", count: 64))…': unit must be one of w, d, h, m, s")
+        #expect(
+            long.description
+                == "invalid duration '\(String(repeating: "x", count: 64))…': unit must be one of w, d, h, m, s")
     }
 
     @Test func codableAsText() throws {
         let data = try JSONEncoder().encode([ISOWeek(year: 2026, week: 48)!])
         #expect(String(decoding: data, as: UTF8.self) == #"["2026-W48"]"#)
         #expect(try JSONDecoder().decode([ISOWeek].self, from: data) == [ISOWeek(year: 2026, week: 48)!])
-        #expect(throws: DecodingError.self) { try JSONDecoder().decode([ISOWeek].self, from: Data(#"["2021-W53"]"#.utf8)) }
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode([ISOWeek].self, from: Data(#"["2021-W53"]"#.utf8))
+        }
     }
 
     @Test func civilDateRoundTripsAcrossCenturies() {

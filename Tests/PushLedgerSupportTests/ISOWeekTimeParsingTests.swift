@@ -37,10 +37,15 @@ struct TimestampTests {
         let berlin = try #require(TimeZone(identifier: "Europe/Berlin"))
         // python: datetime(2026, 3, 29, h, 0, tzinfo=ZoneInfo("Europe/Berlin")).timestamp();
         // summer time starts at 02:00 that day, between midnight and noon.
-        #expect(try Timestamp.parseInstant("2026-03-29", timeZone: berlin) == Date(timeIntervalSince1970: 1_774_738_800))
-        #expect(try Timestamp.parseInstant("2026-03-29T12:00", timeZone: berlin) == Date(timeIntervalSince1970: 1_774_778_400))
+        #expect(
+            try Timestamp.parseInstant("2026-03-29", timeZone: berlin) == Date(timeIntervalSince1970: 1_774_738_800))
+        #expect(
+            try Timestamp.parseInstant("2026-03-29T12:00", timeZone: berlin)
+                == Date(timeIntervalSince1970: 1_774_778_400))
         // An explicit offset wins over the zone.
-        #expect(try Timestamp.parseInstant("2026-03-29T12:00Z", timeZone: berlin) == Date(timeIntervalSince1970: 1_774_785_600))
+        #expect(
+            try Timestamp.parseInstant("2026-03-29T12:00Z", timeZone: berlin)
+                == Date(timeIntervalSince1970: 1_774_785_600))
     }
 
     @Test(arguments: [
@@ -128,7 +133,9 @@ struct TimeSpanTests {
         #expect(throws: TimeParseError(.duration, text, reason)) { try TimeSpan(parsing: text) }
     }
 
-    @Test(arguments: [(0, "0s"), (86_400, "1d"), (5_400, "1h30m"), (34_560_000, "400d"), (90_061, "1d1h1m1s"), (604_800, "7d")])
+    @Test(arguments: [
+        (0, "0s"), (86_400, "1d"), (5_400, "1h30m"), (34_560_000, "400d"), (90_061, "1d1h1m1s"), (604_800, "7d"),
+    ])
     func describes(seconds: Int, text: String) throws {
         #expect(TimeSpan(seconds: seconds).description == text)
         #expect(try TimeSpan(parsing: text).seconds == seconds)

@@ -16,7 +16,9 @@ import Testing
         }
     }
 
-    func parseError(_ text: String, options: JSONParseOptions = .init()) -> JSONError? { parseError(Array(text.utf8), options: options) }
+    func parseError(_ text: String, options: JSONParseOptions = .init()) -> JSONError? {
+        parseError(Array(text.utf8), options: options)
+    }
 
     @Test func literalsAndStructure() throws {
         #expect(try parse(" null ") == .null)
@@ -38,7 +40,8 @@ import Testing
     }
 
     @Test(arguments: [
-        ("0", Int64?.some(0)), ("-0", 0), ("42", 42), ("-17", -17), ("1.5", nil), ("1e3", nil), ("-2.5E-3", nil), ("0.0", nil),
+        ("0", Int64?.some(0)), ("-0", 0), ("42", 42), ("-17", -17), ("1.5", nil), ("1e3", nil), ("-2.5E-3", nil),
+        ("0.0", nil),
         ("9223372036854775807", .max), ("-9223372036854775808", .min), ("9223372036854775808", nil),
         ("-9223372036854775809", nil), ("123456789012345678901234567890", nil),
     ])
@@ -49,7 +52,9 @@ import Testing
         #expect(number.doubleValue == Double(text))
     }
 
-    @Test(arguments: ["01", "-", "+1", ".5", "1.", "1.e3", "1e", "1e+", "0x10", "NaN", "Infinity", "-Infinity", "--1", "1_000", "- 1"])
+    @Test(arguments: [
+        "01", "-", "+1", ".5", "1.", "1.e3", "1e", "1e+", "0x10", "NaN", "Infinity", "-Infinity", "--1", "1_000", "- 1",
+    ])
     func invalidNumbers(text: String) {
         #expect(parseError(text) != nil)
         #expect(JSONNumber(literal: text) == nil)
@@ -58,7 +63,9 @@ import Testing
     @Test func numberLengthLimit() throws {
         let limit = JSONParseOptions().maxNumberLength
         #expect(try parse(String(repeating: "9", count: limit)).numberValue?.text.count == limit)
-        #expect(parseError("[" + String(repeating: "9", count: limit + 1) + "]") == JSONError(offset: 1, message: "number longer than 64 characters"))
+        #expect(
+            parseError("[" + String(repeating: "9", count: limit + 1) + "]")
+                == JSONError(offset: 1, message: "number longer than 64 characters"))
         #expect(parseError("1.0000001", options: JSONParseOptions(maxNumberLength: 8))?.offset == 0)
     }
 
@@ -91,20 +98,21 @@ import Testing
         #expect(parseError(text) == JSONError(offset: offset, message: message))
     }
 
-    @Test(arguments: [
-        ([0x22, 0xFF, 0x22], 1, "invalid UTF-8 (byte 0xFF)"),
-        ([0x22, 0x80, 0x22], 1, "invalid UTF-8 (byte 0x80)"),
-        ([0x22, 0xC0, 0x80, 0x22], 1, "invalid UTF-8 (byte 0xC0)"),  // overlong NUL
-        ([0x22, 0xE0, 0x80, 0x80, 0x22], 1, "invalid UTF-8 sequence"),  // overlong
-        ([0x22, 0xED, 0xA0, 0x80, 0x22], 1, "invalid UTF-8 sequence"),  // encoded surrogate
-        ([0x22, 0xF4, 0x90, 0x80, 0x80, 0x22], 1, "invalid UTF-8 sequence"),  // above U+10FFFF
-        ([0x22, 0xF5, 0x80, 0x80, 0x80, 0x22], 1, "invalid UTF-8 (byte 0xF5)"),
-        ([0x22, 0x61, 0xE2, 0x82, 0x22], 2, "invalid UTF-8 sequence"),  // truncated €
-        ([0x22, 0xE2, 0x82], 1, "truncated UTF-8 sequence"),
-        ([0x22, 0xC3, 0x28, 0x22], 1, "invalid UTF-8 sequence"),
-        ([0xEF, 0xBB, 0xBF, 0x7B, 0x7D], 0, "unexpected byte 0xEF, expected a value"),  // BOM
-        ([0x5B, 0xC3, 0xA9, 0x5D], 1, "unexpected byte 0xC3, expected a value"),
-    ] as [([UInt8], Int, String)])
+    @Test(
+        arguments: [
+            ([0x22, 0xFF, 0x22], 1, "invalid UTF-8 (byte 0xFF)"),
+            ([0x22, 0x80, 0x22], 1, "invalid UTF-8 (byte 0x80)"),
+            ([0x22, 0xC0, 0x80, 0x22], 1, "invalid UTF-8 (byte 0xC0)"),  // overlong NUL
+            ([0x22, 0xE0, 0x80, 0x80, 0x22], 1, "invalid UTF-8 sequence"),  // overlong
+            ([0x22, 0xED, 0xA0, 0x80, 0x22], 1, "invalid UTF-8 sequence"),  // encoded surrogate
+            ([0x22, 0xF4, 0x90, 0x80, 0x80, 0x22], 1, "invalid UTF-8 sequence"),  // above U+10FFFF
+            ([0x22, 0xF5, 0x80, 0x80, 0x80, 0x22], 1, "invalid UTF-8 (byte 0xF5)"),
+            ([0x22, 0x61, 0xE2, 0x82, 0x22], 2, "invalid UTF-8 sequence"),  // truncated €
+            ([0x22, 0xE2, 0x82], 1, "truncated UTF-8 sequence"),
+            ([0x22, 0xC3, 0x28, 0x22], 1, "invalid UTF-8 sequence"),
+            ([0xEF, 0xBB, 0xBF, 0x7B, 0x7D], 0, "unexpected byte 0xEF, expected a value"),  // BOM
+            ([0x5B, 0xC3, 0xA9, 0x5D], 1, "unexpected byte 0xC3, expected a value"),
+        ] as [([UInt8], Int, String)])
     func invalidUTF8(bytes: [UInt8], offset: Int, message: String) {
         #expect(parseError(bytes) == JSONError(offset: offset, message: message))
     }
@@ -135,7 +143,9 @@ import Testing
     }
 
     @Test func nestingLimit() throws {
-        func nested(_ depth: Int) -> String { String(repeating: "[", count: depth) + String(repeating: "]", count: depth) }
+        func nested(_ depth: Int) -> String {
+            String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
+        }
         #expect(try parse(nested(64)) != .null)
         #expect(parseError(nested(65)) == JSONError(offset: 64, message: "nesting deeper than 64 levels"))
         #expect(parseError("{\"a\":" + nested(64) + "}")?.message == "nesting deeper than 64 levels")

@@ -11,19 +11,20 @@ import Testing
 
     @Test func prettyPutsEachMemberOnItsOwnLine() throws {
         let value: JSONValue = ["a": 1, "list": [true, ["x": nil]], "empty": [:], "none": []]
-        #expect(value.jsonText(pretty: true) == """
-            {
-              "a": 1,
-              "list": [
-                true,
+        #expect(
+            value.jsonText(pretty: true) == """
                 {
-                  "x": null
+                  "a": 1,
+                  "list": [
+                    true,
+                    {
+                      "x": null
+                    }
+                  ],
+                  "empty": {},
+                  "none": []
                 }
-              ],
-              "empty": {},
-              "none": []
-            }
-            """)
+                """)
         #expect(JSONValue.string("s").jsonText(pretty: true) == #""s""#)
         #expect(try JSONParser.parseValue(value.jsonText(pretty: true)) == value)
     }
@@ -74,7 +75,9 @@ import Testing
     // MARK: round trip over random values
 
     func randomString(_ rng: inout SplitMix64) -> String {
-        let pools: [ClosedRange<UInt32>] = [0x00...0x1F, 0x20...0x7E, 0x80...0x7FF, 0x800...0xD7FF, 0xE000...0xFFFD, 0x10000...0x10FFFF]
+        let pools: [ClosedRange<UInt32>] = [
+            0x00...0x1F, 0x20...0x7E, 0x80...0x7FF, 0x800...0xD7FF, 0xE000...0xFFFD, 0x10000...0x10FFFF,
+        ]
         let count = Int.random(in: 0...12, using: &rng)
         var scalars = String.UnicodeScalarView()
         for _ in 0..<count {
@@ -128,7 +131,9 @@ import Testing
             let elements = (0..<Int.random(in: 0...8, using: &rng)).map { _ in randomValue(&rng, depth: 1) }
             let bytes = JSONValue.array(elements).serialized()
             let document = try JSONParser.parse(bytes)
-            let reparsed = try document.elementRanges.map { range throws(JSONError) in try JSONParser.parseValue(Array(bytes[range])) }
+            let reparsed = try document.elementRanges.map { range throws(JSONError) in
+                try JSONParser.parseValue(Array(bytes[range]))
+            }
             #expect(reparsed == elements)
         }
     }

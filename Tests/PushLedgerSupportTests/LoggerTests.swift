@@ -15,14 +15,20 @@ import Testing
         log.info("request done", ["status": 200, "path": "/v1/sends", "note": "two words \"quoted\"\nnext"])
         let line = try #require(lines.all.first)
         #expect(line.hasPrefix("ts="))
-        #expect(line.hasSuffix(#"level=info component=ingest msg="request done" status=200 path=/v1/sends note="two words \"quoted\"\nnext""#))
+        #expect(
+            line.hasSuffix(
+                #"level=info component=ingest msg="request done" status=200 path=/v1/sends note="two words \"quoted\"\nnext""#
+            ))
         #expect(!line.contains("\n"))
     }
 
     @Test func levelsBelowTheMinimumAreDropped() {
         let lines = Lines()
         let log = Logger(component: "x", minimumLevel: .warning, sink: lines.sink)
-        log.debug("a"); log.info("b"); log.warning("c"); log.error("d")
+        log.debug("a")
+        log.info("b")
+        log.warning("c")
+        log.error("d")
         #expect(lines.all.count == 2)
         #expect(lines.all[0].contains("level=warning"))
         log.named("y").error("e")

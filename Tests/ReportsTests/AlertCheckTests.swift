@@ -44,8 +44,11 @@ struct AlertCheckTests {
         let during = try checker.check(connection: fleet.connection, at: AlertFleet.day(10))
         #expect(during.exitStatus == .firing)
         let firing = Set(during.firing.map { "\($0.rule.rawValue) \($0.slice.label)" })
-        #expect(firing == ["silent_loss_up platform=android channel=promotions",
-                           "confirmed_delivery_down platform=android channel=promotions"])
+        #expect(
+            firing == [
+                "silent_loss_up platform=android channel=promotions",
+                "confirmed_delivery_down platform=android channel=promotions",
+            ])
         let silent = try #require(during.firing.first { $0.rule == .silentLossUp })
         #expect(silent.appID == "com.example.shop")
         #expect(silent.currentVolume == 250)
@@ -55,7 +58,8 @@ struct AlertCheckTests {
         #expect(silent.windows?.recentFrom == AlertFleet.day(8))
         #expect(silent.windows?.baselineFrom == AlertFleet.day(1))
         let message = AlertText.message(silent, state: .firing)
-        #expect(message.contains("pushledger report silent-loss --app com.example.shop --from 2026-11-09T00:00:00.000Z"))
+        #expect(
+            message.contains("pushledger report silent-loss --app com.example.shop --from 2026-11-09T00:00:00.000Z"))
         #expect(message.contains("platform=android channel=promotions"))
         #expect(during.transitions.map(\.state) == [.firing, .firing])
 
@@ -65,7 +69,9 @@ struct AlertCheckTests {
         #expect(text.split(separator: "\n").allSatisfy { $0.count <= 120 }, "\(text)")
         #expect(text.replacingOccurrences(of: "\n    ", with: " ").contains(message), "\(text)")
         #expect(text.split(separator: "\n").count > 3)
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(AlertOutput.render(during, format: .json).utf8)) as? [String: Any])
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(AlertOutput.render(during, format: .json).utf8))
+                as? [String: Any])
         #expect(json["exit_status"] as? Int == 1)
         let firingJSON = try #require(json["firing"] as? [[String: Any]])
         #expect(firingJSON.count == 2)
@@ -103,11 +109,13 @@ struct AlertCheckTests {
     @Test("concurrent checks take turns: each transition is recorded once")
     func concurrentChecks() throws {
         let fleet = try Self.channelBlockSpike()
-        let url = try TestDatabase.url(database: fleet.connection.query("select current_database() as d")[0].decode("d", as: String.self))
+        let url = try TestDatabase.url(
+            database: fleet.connection.query("select current_database() as d")[0].decode("d", as: String.self))
         let counts = Mutex<[Int]>([])
         DispatchQueue.concurrentPerform(iterations: 3) { _ in
             let transitions = (try? Connection.connect(url: url)).flatMap {
-                try? AlertChecker(rules: Self.deliveryRules).check(connection: $0, at: AlertFleet.day(10)).transitions.count
+                try? AlertChecker(rules: Self.deliveryRules).check(connection: $0, at: AlertFleet.day(10)).transitions
+                    .count
             }
             counts.withLock { $0.append(transitions ?? -1) }
         }
@@ -131,16 +139,20 @@ struct AlertCheckTests {
     @Test("an APNs throttling burst fires rejections_up for apns/throttled only")
     func throttlingBurstFires() throws {
         let fleet = try AlertFleet.make(app: "com.example.news", platform: "ios")
-        try fleet.sends(channel: "breaking", from: 0, to: 8, perDay: 250, provider: "apns", rejectPermille: 5,
-                        rejectReason: "TooManyRequests")
-        try fleet.sends(channel: "breaking", from: 8, to: 10, perDay: 250, provider: "apns", rejectPermille: 60,
-                        rejectReason: "TooManyRequests")
-        let result = try AlertChecker(rules: Self.deliveryRules).check(connection: fleet.connection, at: AlertFleet.day(10))
+        try fleet.sends(
+            channel: "breaking", from: 0, to: 8, perDay: 250, provider: "apns", rejectPermille: 5,
+            rejectReason: "TooManyRequests")
+        try fleet.sends(
+            channel: "breaking", from: 8, to: 10, perDay: 250, provider: "apns", rejectPermille: 60,
+            rejectReason: "TooManyRequests")
+        let result = try AlertChecker(rules: Self.deliveryRules).check(
+            connection: fleet.connection, at: AlertFleet.day(10))
         #expect(result.firing.map(\.rule) == [.rejectionsUp])
         #expect(result.firing.first?.slice == AlertSlice(["provider": "apns", "reason_class": "throttled"]))
         #expect(result.firing.first?.currentVolume == 250)
         #expect(result.findings.filter { $0.rule == .rejectionsUp }.count == 6)  // every reason class judged
-        let quiet = try AlertChecker(rules: Self.deliveryRules).check(connection: fleet.connection, at: AlertFleet.day(9))
+        let quiet = try AlertChecker(rules: Self.deliveryRules).check(
+            connection: fleet.connection, at: AlertFleet.day(9))
         #expect(quiet.firing.isEmpty)
     }
 

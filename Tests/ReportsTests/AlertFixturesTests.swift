@@ -28,8 +28,10 @@ struct AlertFleet {
 
     func addInstallations() throws {
         let at = Self.day(0)
-        try connection.execute("""
-            insert into installations (app_id, installation_id, platform, first_seen_at, last_seen_at, last_received_at, app_version)
+        try connection.execute(
+            """
+            insert into installations (app_id, installation_id, platform, first_seen_at, last_seen_at, \
+            last_received_at, app_version)
             select \(app), md5(\(app) || 'inst' || i)::uuid, \(platform), \(at), \(at), \(at), '5.0'
               from generate_series(1, \(installations)) i
             """)
@@ -40,19 +42,24 @@ struct AlertFleet {
     /// (importance 0) for installations whose number ends in 0 ..< blockedTenths.
     func snapshot(at: Date, blockedTenths: Int, channel: String) throws {
         let ios = platform == "ios"
-        try connection.execute("""
+        try connection.execute(
+            """
             insert into settings_snapshots (app_id, event_id, installation_id, platform, app_version,
                 authorization_status, notifications_enabled, channel_count, at, occurred_at, received_at)
-            select \(app), md5(\(app) || 'snap' || i || \(at.timeIntervalSince1970))::uuid, md5(\(app) || 'inst' || i)::uuid,
+            select \(app), md5(\(app) || 'snap' || i || \(at.timeIntervalSince1970))::uuid, md5(\(app) || 'inst' || \
+            i)::uuid,
                    \(platform), '5.0', case when \(ios) then 'authorized' end, case when not \(ios) then true end,
                    case when not \(ios) then 2 end, \(at), \(at), \(at)
               from generate_series(1, \(installations)) i
             """)
         try touchInstallations()
         guard !ios else { return }
-        try connection.execute("""
-            insert into channel_states (app_id, snapshot_event_id, installation_id, channel_id, importance, occurred_at, received_at)
-            select \(app), md5(\(app) || 'snap' || i || \(at.timeIntervalSince1970))::uuid, md5(\(app) || 'inst' || i)::uuid,
+        try connection.execute(
+            """
+            insert into channel_states (app_id, snapshot_event_id, installation_id, channel_id, importance, \
+            occurred_at, received_at)
+            select \(app), md5(\(app) || 'snap' || i || \(at.timeIntervalSince1970))::uuid, md5(\(app) || 'inst' || \
+            i)::uuid,
                    c, case when c = \(channel) and i % 10 < \(blockedTenths) then 0 else 3 end, \(at), \(at)
               from generate_series(1, \(installations)) i, unnest(array['orders', 'promotions']) c
             """)
@@ -64,7 +71,8 @@ struct AlertFleet {
     /// `blockedTenths`). `rejectPermille` per mille are rejected with `rejectStatus`/`rejectReason`.
     func sends(
         channel: String, from: Double, to: Double, perDay: Int, silentPermille: Int = 30, blockedTenths: Int = 0,
-        provider: String = "fcm", rejectPermille: Int = 0, rejectStatus: Int = 429, rejectReason: String = "QUOTA_EXCEEDED"
+        provider: String = "fcm", rejectPermille: Int = 0, rejectStatus: Int = 429,
+        rejectReason: String = "QUOTA_EXCEEDED"
     ) throws {
         let start = Self.day(from)
         let count = Int((to - from) * Double(perDay))
@@ -75,15 +83,18 @@ struct AlertFleet {
                    case when (k * 7919) % 1000 < \(rejectPermille) then \(rejectStatus) else 200 end as status
               from generate_series(0, \(count - 1)) k, lateral (select (k % \(installations)) + 1 as i) x
             """
-        try connection.execute("""
+        try connection.execute(
+            """
             insert into sends (app_id, event_id, notification_id, provider, token, installation_id, resolved_by,
                                channel, sent_at, status, reason, received_at)
-            select \(app), md5(\(app) || \(channel) || \(from) || 'e' || k)::uuid, notification_id, \(provider), 'tok' || i,
+            select \(app), md5(\(app) || \(channel) || \(from) || 'e' || k)::uuid, notification_id, \(provider), 'tok' \
+            || i,
                    md5(\(app) || 'inst' || i)::uuid, 'explicit', \(channel), sent_at, status,
                    case when status <> 200 then \(rejectReason) end, sent_at
               from (\(generated)) g
             """)
-        try connection.execute("""
+        try connection.execute(
+            """
             insert into notification_receipts (app_id, event_id, installation_id, platform, app_version,
                                                notification_id, channel, displayed, at, occurred_at, received_at)
             select \(app), md5(\(app) || \(channel) || \(from) || 'r' || k)::uuid, md5(\(app) || 'inst' || i)::uuid,
@@ -101,10 +112,12 @@ struct AlertFleet {
     func prompts(from: Double, to: Double, perDay: Int, grantedPercent: Int) throws {
         let start = Self.day(from)
         let count = Int((to - from) * Double(perDay))
-        try connection.execute("""
+        try connection.execute(
+            """
             insert into permission_prompts (app_id, event_id, installation_id, platform, placement, prompt, result,
                                             at, occurred_at, received_at)
-            select \(app), md5(\(app) || 'prompt' || \(from) || k)::uuid, md5(\(app) || 'prompted' || \(from) || k)::uuid,
+            select \(app), md5(\(app) || 'prompt' || \(from) || k)::uuid, md5(\(app) || 'prompted' || \(from) || \
+            k)::uuid,
                    \(platform), 'first_screen', 'system',
                    case when (k * 37) % 100 < \(grantedPercent) then 'granted' else 'denied' end, t, t, t
               from generate_series(0, \(count - 1)) k,
@@ -115,7 +128,8 @@ struct AlertFleet {
 
     /// What the writer does for every telemetry event: installations remember the latest receipt.
     func touchInstallations() throws {
-        try connection.execute("""
+        try connection.execute(
+            """
             update installations i set last_received_at = greatest(i.last_received_at, t.latest)
               from (select installation_id, max(received_at) as latest from (
                         select installation_id, received_at from notification_receipts where app_id = \(app)

@@ -13,7 +13,10 @@ struct AlertRulesTests {
         #expect(rules.confirmationWindow == .hours(24))
         #expect(rules.rules.map(\.kind) == AlertRuleKind.allCases)
         let silent = rules.rule(.silentLossUp)!
-        #expect((silent.minDeltaPoints, silent.maxP, silent.minVolume, silent.recent, silent.baseline) == (2, 0.01, 200, .hours(24), .days(7)))
+        #expect(
+            (silent.minDeltaPoints, silent.maxP, silent.minVolume, silent.recent, silent.baseline) == (
+                2, 0.01, 200, .hours(24), .days(7)
+            ))
         #expect(rules.rule(.rejectionsUp)!.minDeltaPoints == 1)
         #expect(rules.rule(.confirmedDeliveryDown)!.minDeltaPoints == 5)
         let optIn = rules.rule(.optInDown)!
@@ -33,7 +36,10 @@ struct AlertRulesTests {
         let rules = try AlertRulesFile.parse(Data(json.utf8))
         #expect(rules.confirmationWindow == .hours(12))
         let silent = rules.rule(.silentLossUp)!
-        #expect((silent.minDeltaPoints, silent.maxP, silent.minVolume, silent.recent, silent.baseline) == (3.5, 0.001, 500, .days(2), .days(7)))
+        #expect(
+            (silent.minDeltaPoints, silent.maxP, silent.minVolume, silent.recent, silent.baseline) == (
+                3.5, 0.001, 500, .days(2), .days(7)
+            ))
         #expect(rules.rule(.rejectionsUp)!.enabled == false)
         #expect(rules.enabledRules.count == 4)
         #expect(rules.rule(.ingestStale)!.threshold == .minutes(30))
@@ -47,25 +53,27 @@ struct AlertRulesTests {
         #expect(rules != AlertRuleSet.builtIn)
     }
 
-    @Test("bad rules files are refused with a reason", arguments: [
-        ("{", "not valid JSON"),
-        ("[]", "top level must be an object"),
-        (#"{"rulez": {}}"#, "unknown setting \"rulez\""),
-        (#"{"rules": {"silent_loss": {}}}"#, "unknown rule \"silent_loss\""),
-        (#"{"rules": {"silent_loss_up": {"max_p": 0.01, "max_p": 0.5}}}"#, "\"max_p\" is given twice"),
-        (#"{"rules": {"silent_loss_up": {"min_delta": 2}}}"#, "unknown setting \"min_delta\""),
-        (#"{"rules": {"silent_loss_up": {"threshold": "5m"}}}"#, "unknown setting \"threshold\""),
-        (#"{"rules": {"ingest_stale": {"min_volume": 5}}}"#, "unknown setting \"min_volume\""),
-        (#"{"rules": {"silent_loss_up": {"max_p": 0}}}"#, "max_p must be a number"),
-        (#"{"rules": {"silent_loss_up": {"max_p": 1.5}}}"#, "max_p must be a number"),
-        (#"{"rules": {"silent_loss_up": {"min_volume": 2.5}}}"#, "whole number"),
-        (#"{"rules": {"silent_loss_up": {"min_volume": true}}}"#, "min_volume must be a number"),
-        (#"{"rules": {"silent_loss_up": {"enabled": 1}}}"#, "enabled must be true or false"),
-        (#"{"rules": {"silent_loss_up": {"recent": "24 hours"}}}"#, "silent_loss_up.recent"),
-        (#"{"rules": {"silent_loss_up": {"recent": "0s"}}}"#, "longer than 0s"),
-        (#"{"rules": {"silent_loss_up": "off"}}"#, "must be an object"),
-        (#"{"rules": {"ingest_stale": {"threshold": "8d"}}}"#, "retire_after must be longer"),
-    ])
+    @Test(
+        "bad rules files are refused with a reason",
+        arguments: [
+            ("{", "not valid JSON"),
+            ("[]", "top level must be an object"),
+            (#"{"rulez": {}}"#, "unknown setting \"rulez\""),
+            (#"{"rules": {"silent_loss": {}}}"#, "unknown rule \"silent_loss\""),
+            (#"{"rules": {"silent_loss_up": {"max_p": 0.01, "max_p": 0.5}}}"#, "\"max_p\" is given twice"),
+            (#"{"rules": {"silent_loss_up": {"min_delta": 2}}}"#, "unknown setting \"min_delta\""),
+            (#"{"rules": {"silent_loss_up": {"threshold": "5m"}}}"#, "unknown setting \"threshold\""),
+            (#"{"rules": {"ingest_stale": {"min_volume": 5}}}"#, "unknown setting \"min_volume\""),
+            (#"{"rules": {"silent_loss_up": {"max_p": 0}}}"#, "max_p must be a number"),
+            (#"{"rules": {"silent_loss_up": {"max_p": 1.5}}}"#, "max_p must be a number"),
+            (#"{"rules": {"silent_loss_up": {"min_volume": 2.5}}}"#, "whole number"),
+            (#"{"rules": {"silent_loss_up": {"min_volume": true}}}"#, "min_volume must be a number"),
+            (#"{"rules": {"silent_loss_up": {"enabled": 1}}}"#, "enabled must be true or false"),
+            (#"{"rules": {"silent_loss_up": {"recent": "24 hours"}}}"#, "silent_loss_up.recent"),
+            (#"{"rules": {"silent_loss_up": {"recent": "0s"}}}"#, "longer than 0s"),
+            (#"{"rules": {"silent_loss_up": "off"}}"#, "must be an object"),
+            (#"{"rules": {"ingest_stale": {"threshold": "8d"}}}"#, "retire_after must be longer"),
+        ])
     func badFiles(_ json: String, _ reason: String) {
         #expect {
             try AlertRulesFile.parse(Data(json.utf8))
@@ -81,11 +89,13 @@ struct AlertRulesTests {
     }
 
     static let rule = AlertRule.builtIn(.silentLossUp)
-    static let windows = AlertWindows(rule: rule, at: Date(timeIntervalSince1970: 1_793_491_200), confirmationWindow: .hours(24))
+    static let windows = AlertWindows(
+        rule: rule, at: Date(timeIntervalSince1970: 1_793_491_200), confirmationWindow: .hours(24))
 
     static func judge(_ current: Rate, _ baseline: Rate, rule: AlertRule = rule) -> AlertFinding {
         AlertEvaluator.evaluate(
-            AlertObservation(rule: rule.kind, appID: "a", slice: AlertSlice(["channel": "c"]), current: current, baseline: baseline),
+            AlertObservation(
+                rule: rule.kind, appID: "a", slice: AlertSlice(["channel": "c"]), current: current, baseline: baseline),
             rule: rule, windows: windows)
     }
 
@@ -96,12 +106,16 @@ struct AlertRulesTests {
         let perSend = Self.judge(Rate(100, of: 1000), Rate(525, of: 7000))
         #expect(perSend.firing && perSend.pValue! < 0.01)
         let clustered = AlertEvaluator.evaluate(
-            AlertObservation(rule: .silentLossUp, appID: "a", slice: AlertSlice(["channel": "c"]),
-                             current: Rate(100, of: 1000), baseline: Rate(525, of: 7000), units: (250, 1750)),
+            AlertObservation(
+                rule: .silentLossUp, appID: "a", slice: AlertSlice(["channel": "c"]),
+                current: Rate(100, of: 1000), baseline: Rate(525, of: 7000), units: (250, 1750)),
             rule: Self.rule, windows: Self.windows)
         #expect(!clustered.firing && clustered.deltaPoints == perSend.deltaPoints)
-        #expect(clustered.pValue == Statistics.oneSidedPValue(Rate(100, of: 1000), versus: Rate(525, of: 7000), direction: .up,
-                                                              sampleSizes: (250, 1750)))
+        #expect(
+            clustered.pValue
+                == Statistics.oneSidedPValue(
+                    Rate(100, of: 1000), versus: Rate(525, of: 7000), direction: .up,
+                    sampleSizes: (250, 1750)))
         #expect(clustered.pValue! > 0.05)
     }
 
@@ -120,7 +134,9 @@ struct AlertRulesTests {
         let fires = Self.judge(Rate(100, of: 1000), Rate(350, of: 7000))
         #expect(fires.firing)
         #expect(abs(fires.deltaPoints! - 5) < 1e-9)
-        #expect(fires.pValue! == Statistics.oneSidedPValue(Rate(100, of: 1000), versus: Rate(350, of: 7000), direction: .up))
+        #expect(
+            fires.pValue! == Statistics.oneSidedPValue(Rate(100, of: 1000), versus: Rate(350, of: 7000), direction: .up)
+        )
         // Same move, below min_volume.
         #expect(!Self.judge(Rate(19, of: 199), Rate(350, of: 7000)).firing)
         // Exactly at min_volume: allowed.
@@ -159,8 +175,20 @@ struct AlertRulesTests {
     func messageText() {
         let finding = Self.judge(Rate(100, of: 1000), Rate(350, of: 7000))
         let text = AlertText.message(finding, state: .firing)
-        #expect(text.hasPrefix("FIRING silent_loss_up a channel=c: silent_loss_rate 10.00% (100/1000 accepted) vs baseline 5.00% (350/7000 accepted), +5.00 pp, p="))
-        #expect(text.contains("Investigate: pushledger report silent-loss --app a --from 2026-10-30T00:00:00.000Z --to 2026-10-31T00:00:00.000Z --by platform,channel"))
+        #expect(
+            text.hasPrefix(
+                """
+                FIRING silent_loss_up a channel=c: silent_loss_rate 10.00% (100/1000 accepted) vs baseline 5.00% \
+                (350/7000 accepted), +5.00 pp, p=
+                """
+            ))
+        #expect(
+            text.contains(
+                """
+                Investigate: pushledger report silent-loss --app a --from 2026-10-30T00:00:00.000Z --to \
+                2026-10-31T00:00:00.000Z --by platform,channel
+                """
+            ))
         #expect(!text.contains("cause moved most"), "no cause counts, no cause named")
 
         // With cause counts: device_inactive went 1% → 4% of accepted, unexplained 2% → 1%, the others stayed.
@@ -168,16 +196,31 @@ struct AlertRulesTests {
         withCauses.causeMove = CauseMove(
             current: CauseCounts(causes: [.superseded: 10, .deviceInactive: 40, .unexplained: 10], accepted: 1000),
             baseline: CauseCounts(causes: [.superseded: 70, .deviceInactive: 70, .unexplained: 140], accepted: 7000))
-        #expect(AlertText.message(withCauses, state: .firing).contains(
-            "+5.00 pp, p=\(AlertText.pValue(finding.pValue!)); cause moved most: device_inactive 4.00% vs 1.00%, +3.00 pp; recent ["))
+        #expect(
+            AlertText.message(withCauses, state: .firing).contains(
+                """
+                +5.00 pp, p=\(AlertText.pValue(finding.pValue!)); cause moved most: device_inactive 4.00% vs \
+                1.00%, +3.00 pp; recent [
+                """
+            ))
         // A fall counts as a move; equal moves go to the earlier rule; nothing moved names nothing.
-        #expect(CauseMove(current: CauseCounts(causes: [.expired: 10], accepted: 1000),
-                          baseline: CauseCounts(causes: [.expired: 50, .unexplained: 10], accepted: 1000))?.cause == .expired)
-        #expect(CauseMove(current: CauseCounts(causes: [.appStopped: 20, .unexplained: 20], accepted: 1000),
-                          baseline: CauseCounts(causes: [.appStopped: 10, .unexplained: 10], accepted: 1000))?.cause == .appStopped)
-        #expect(CauseMove(current: CauseCounts(causes: [.unexplained: 20], accepted: 1000),
-                          baseline: CauseCounts(causes: [.unexplained: 20], accepted: 1000)) == nil)
-        #expect(CauseMove(current: CauseCounts(accepted: 0), baseline: CauseCounts(causes: [.unexplained: 20], accepted: 1000)) == nil)
+        #expect(
+            CauseMove(
+                current: CauseCounts(causes: [.expired: 10], accepted: 1000),
+                baseline: CauseCounts(causes: [.expired: 50, .unexplained: 10], accepted: 1000))?.cause == .expired)
+        #expect(
+            CauseMove(
+                current: CauseCounts(causes: [.appStopped: 20, .unexplained: 20], accepted: 1000),
+                baseline: CauseCounts(causes: [.appStopped: 10, .unexplained: 10], accepted: 1000))?.cause
+                == .appStopped)
+        #expect(
+            CauseMove(
+                current: CauseCounts(causes: [.unexplained: 20], accepted: 1000),
+                baseline: CauseCounts(causes: [.unexplained: 20], accepted: 1000)) == nil)
+        #expect(
+            CauseMove(
+                current: CauseCounts(accepted: 0), baseline: CauseCounts(causes: [.unexplained: 20], accepted: 1000))
+                == nil)
         #expect(AlertText.shellQuoted("it's") == #"'it'\''s'"#)
         #expect(AlertText.pValue(0.0042) == "0.0042")
         #expect(AlertText.pValue(1.23e-30) == "1.2e-30")
@@ -185,11 +228,14 @@ struct AlertRulesTests {
 
     @Test("exit status: trouble wins over firing")
     func exitStatus() {
-        let firing = AlertCheckResult(at: Date(), findings: [Self.judge(Rate(100, of: 1000), Rate(350, of: 7000))], transitions: [])
+        let firing = AlertCheckResult(
+            at: Date(), findings: [Self.judge(Rate(100, of: 1000), Rate(350, of: 7000))], transitions: [])
         #expect(firing.exitStatus == .firing)
         #expect(AlertCheckOutcome(result: firing, problems: []).exitStatus == .firing)
         #expect(AlertCheckOutcome(result: firing, problems: [AlertError(.webhook, "x")]).exitStatus == .trouble)
-        #expect(AlertCheckOutcome(result: AlertCheckResult(at: Date(), findings: [], transitions: []), problems: []).exitStatus.rawValue == 0)
+        #expect(
+            AlertCheckOutcome(result: AlertCheckResult(at: Date(), findings: [], transitions: []), problems: [])
+                .exitStatus.rawValue == 0)
         #expect(AlertExitStatus.trouble.rawValue == 2)
     }
 }

@@ -4,8 +4,9 @@ import Postgres
 import PushLedgerSupport
 import Simulator
 import Store
-import Testing
 import TestSupport
+import Testing
+
 @testable import Reports
 
 /// The regression alerts over simulated fleets posted through the real ingest server: on a
@@ -59,7 +60,8 @@ struct AlertSimulationTests {
         let url = try TestDatabase.fresh(prefix: "alertsim")
         let connection = try Connection.connect(url: url)
         // ends before the current UTC day, so every event is within the contract's age limit
-        var config = SimulationConfig.endingBefore(nowMs: Int64(Date().timeIntervalSince1970 * 1000) - 3_600_000, days: days)
+        var config = SimulationConfig.endingBefore(
+            nowMs: Int64(Date().timeIntervalSince1970 * 1000) - 3_600_000, days: days)
         config.makeSteady(warmupDays: warmupDays)
         config.installs = installs
         config.seed = seed
@@ -72,12 +74,14 @@ struct AlertSimulationTests {
         serverConfig.port = 0
         serverConfig.http.threads = 4
         serverConfig.writerCount = 3
-        let server = IngestServer(config: serverConfig, store: PostgresIngestStore(url: url, connections: 4),
-                                  logger: Logger(component: "serve", minimumLevel: .error) { _ in }, version: "test")
+        let server = IngestServer(
+            config: serverConfig, store: PostgresIngestStore(url: url, connections: 4),
+            logger: Logger(component: "serve", minimumLevel: .error) { _ in }, version: "test")
         try server.start()
         defer { server.stop() }
-        var options = SimulationRunner.Options(baseURL: "http://127.0.0.1:\(server.port)",
-                                               telemetryKey: telemetry.secret, sendsKey: sends.secret)
+        var options = SimulationRunner.Options(
+            baseURL: "http://127.0.0.1:\(server.port)",
+            telemetryKey: telemetry.secret, sendsKey: sends.secret)
         options.progress = false
         options.threads = 8
         let (summary, _) = try SimulationRunner.run(config, options: options)
@@ -139,7 +143,9 @@ extension AlertSimulationTests {
         Scenario(
             name: "apns-throttle-burst", seed: 3, untouchedDaysBefore: 1,
             expected: [(.rejectionsUp, AlertSlice(["provider": "apns", "reason_class": "throttled"]))],
-            concerns: { $0.rule == .rejectionsUp && $0.slice == AlertSlice(["provider": "apns", "reason_class": "throttled"]) }),
+            concerns: {
+                $0.rule == .rejectionsUp && $0.slice == AlertSlice(["provider": "apns", "reason_class": "throttled"])
+            }),
     ]
 
     @Test("quiet on normal days, then fires for the injected regression's slice", arguments: scenarios)
@@ -159,7 +165,9 @@ extension AlertSimulationTests {
         let after = try fleet.check(atEndOfDay: Self.injectedDay + 1)
         for (rule, slice) in scenario.expected {
             let finding = after.findings.first { $0.rule == rule && $0.slice == slice }
-            #expect(finding?.firing == true, "\(rule.rawValue) \(slice.label) in \(Self.describe(after.findings.filter { $0.rule == rule }))")
+            #expect(
+                finding?.firing == true,
+                "\(rule.rawValue) \(slice.label) in \(Self.describe(after.findings.filter { $0.rule == rule }))")
         }
         let unrelated = after.firing.filter { !scenario.concerns($0) }
         #expect(unrelated.isEmpty, "\(Self.describe(unrelated))")
@@ -185,7 +193,9 @@ extension AlertSimulationTests {
             if rule.kind == .optInDown {
                 #expect(Set(findings.compactMap { $0.slice.dimensions["platform"] }) == ["android", "ios"])
             } else {
-                #expect(findings.contains { ($0.currentVolume ?? 0) >= rule.minVolume }, "\(rule.kind.rawValue) had no slice with volume \(rule.minVolume)")
+                #expect(
+                    findings.contains { ($0.currentVolume ?? 0) >= rule.minVolume },
+                    "\(rule.kind.rawValue) had no slice with volume \(rule.minVolume)")
             }
         }
     }
@@ -199,7 +209,8 @@ extension AlertSimulationTests {
         let rows = try fleet.connection.query(
             """
             select outcome, bool_or(instrumented) as instrumented, count(*) as n
-              from pushledger_classified_sends(\(fleet.config.appID), \(windows.recentFrom), \(windows.recentTo), \(after.at))
+              from pushledger_classified_sends(\(fleet.config.appID), \(windows.recentFrom), \(windows.recentTo), \
+            \(after.at))
              where app_version = '5.2.0' and outcome not in ('rejected', 'pending')
              group by outcome
             """)

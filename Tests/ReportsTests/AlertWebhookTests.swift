@@ -87,12 +87,15 @@ struct AlertWebhookTests {
         let checker = AlertChecker(rules: AlertCheckTests.deliveryRules)
         let server = try webhookServer(statuses: [])
         defer { server.stop() }
-        let outcome = checker.run(connection: fleet.connection, at: AlertFleet.day(10), webhook: try Self.webhook(server.hookURL))
+        let outcome = checker.run(
+            connection: fleet.connection, at: AlertFleet.day(10), webhook: try Self.webhook(server.hookURL))
         #expect(outcome.exitStatus == .firing)
         #expect(server.bodies.count == 2)
-        #expect(server.bodies.allSatisfy { $0.contains("\"channel\":\"promotions\"") && $0.contains("\"text\":\"FIRING ") })
+        #expect(
+            server.bodies.allSatisfy { $0.contains("\"channel\":\"promotions\"") && $0.contains("\"text\":\"FIRING ") })
         // Nothing changed since: no post.
-        let repeated = checker.run(connection: fleet.connection, at: AlertFleet.day(10), webhook: try Self.webhook(server.hookURL))
+        let repeated = checker.run(
+            connection: fleet.connection, at: AlertFleet.day(10), webhook: try Self.webhook(server.hookURL))
         #expect(server.bodies.count == 2)
         #expect(repeated.exitStatus == .firing)
 

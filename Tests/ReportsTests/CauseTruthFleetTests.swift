@@ -4,8 +4,9 @@ import PushLedgerContract
 import PushLedgerRules
 import PushLedgerSupport
 import Simulator
-import Testing
 import TestSupport
+import Testing
+
 @testable import Reports
 
 /// A hidden fleet with every cause of an unconfirmed send and every latency bucket, posted through
@@ -19,13 +20,15 @@ struct CauseTruthFleetTests {
         let url = try TestDatabase.fresh(prefix: "causes")
         // The truth is as of its window's end: the rollups are refreshed as of the same time,
         // over and over while the fleet arrives (each refresh follows only the new data).
-        let asOf = SimulationConfig.endingBefore(nowMs: Int64(Date().timeIntervalSince1970 * 1000) - 3_600_000, days: 3).endMs
+        let asOf = SimulationConfig.endingBefore(nowMs: Int64(Date().timeIntervalSince1970 * 1000) - 3_600_000, days: 3)
+            .endMs
         let refreshing = Refreshing()
         let thread = Thread {
             defer { refreshing.done.signal() }
             guard let follower = try? Connection.connect(url: url) else { return }
             while !refreshing.stopped {
-                _ = try? ReportRollups.refresh(connection: follower, asOf: Date(timeIntervalSince1970: Double(asOf) / 1000))
+                _ = try? ReportRollups.refresh(
+                    connection: follower, asOf: Date(timeIntervalSince1970: Double(asOf) / 1000))
                 refreshing.passes += 1
                 Thread.sleep(forTimeInterval: 0.2)
             }
@@ -54,28 +57,38 @@ struct CauseTruthFleetTests {
         // Engine and rollups, per platform and channel: counts and rates.
         let query = SimulatorTruthTests.query(truth)
         for source in [ReportSource.engine, .rollups] {
-            let report = try SilentLossReport.run(connection: connection, query: query, by: [.platform, .channel], source: source)
+            let report = try SilentLossReport.run(
+                connection: connection, query: query, by: [.platform, .channel], source: source)
             #expect(report.rows.count == Set(truth.outcomesByDay.map { "\($0.platform)|\($0.channel)" }).count)
             for row in report.rows {
                 let platformName = try #require(row.values[.platform] ?? nil)
                 let platform = try #require(Platform(rawValue: platformName))
                 let channel = try #require(row.values[.channel] ?? nil)
                 let causes = try #require(row.counts.causes)
-                let accepted = [SendOutcome.opened, .received, .blockedApp, .blockedChannel, .unconfirmed, .unattributed]
-                    .map { truth.count($0, channel: channel, platform: platform) }.reduce(0, +)
+                let accepted = [
+                    SendOutcome.opened, .received, .blockedApp, .blockedChannel, .unconfirmed, .unattributed,
+                ]
+                .map { truth.count($0, channel: channel, platform: platform) }.reduce(0, +)
                 #expect(row.counts.accepted == accepted, "\(source) \(platform) \(channel)")
                 for cause in UnconfirmedCause.allCases {
                     let expected = truth.count(cause, channel: channel, platform: platform)
                     #expect(causes.count(cause) == expected, "\(source) \(platform) \(channel) \(cause)")
-                    #expect(causes.rate(cause) == Rate(expected, of: accepted), "\(source) \(platform) \(channel) \(cause)_rate")
+                    #expect(
+                        causes.rate(cause) == Rate(expected, of: accepted),
+                        "\(source) \(platform) \(channel) \(cause)_rate")
                 }
                 for bucket in LatencyBucket.allCases {
-                    #expect(causes.count(bucket) == truth.count(bucket, channel: channel, platform: platform),
-                            "\(source) \(platform) \(channel) \(bucket)")
+                    #expect(
+                        causes.count(bucket) == truth.count(bucket, channel: channel, platform: platform),
+                        "\(source) \(platform) \(channel) \(bucket)")
                 }
                 var truthBuckets: [LatencyBucket: Int] = [:]
-                for bucket in LatencyBucket.allCases { truthBuckets[bucket] = truth.count(bucket, channel: channel, platform: platform) }
-                #expect(causes.namedBuckets.map(\.bucket) == [500, 900, 990].map { LatencyBucket.percentile(perMille: $0, counts: truthBuckets) })
+                for bucket in LatencyBucket.allCases {
+                    truthBuckets[bucket] = truth.count(bucket, channel: channel, platform: platform)
+                }
+                #expect(
+                    causes.namedBuckets.map(\.bucket)
+                        == [500, 900, 990].map { LatencyBucket.percentile(perMille: $0, counts: truthBuckets) })
             }
         }
 
@@ -87,20 +100,27 @@ struct CauseTruthFleetTests {
             let platform = try #require(Platform(rawValue: try row.decode("platform", as: String.self)))
             let channel: String = try row.decode("channel")
             for cause in UnconfirmedCause.allCases {
-                #expect(try row.decode(cause.rawValue, as: Int.self) == truth.count(cause, channel: channel, platform: platform),
-                        "alert counts \(platform) \(channel) \(cause)")
+                #expect(
+                    try row.decode(cause.rawValue, as: Int.self)
+                        == truth.count(cause, channel: channel, platform: platform),
+                    "alert counts \(platform) \(channel) \(cause)")
             }
         }
 
         // The v1.2 slices: outcome counts per platform and snapshot slice.
-        let slices: [ReportDimension] = [.platform, .osVersion, .sdkInt, .standbyBucket, .backgroundRestricted,
-                                         .ignoringBatteryOptimizations, .lowPowerMode]
+        let slices: [ReportDimension] = [
+            .platform, .osVersion, .sdkInt, .standbyBucket, .backgroundRestricted,
+            .ignoringBatteryOptimizations, .lowPowerMode,
+        ]
         var expected: [String: Int] = [:]
         for row in truth.outcomesBySnapshot where row.count > 0 {
             let s = row.slice
-            let key = [row.platform.rawValue, s.osVersion, s.sdkInt.map(String.init), s.standbyBucket, s.backgroundRestricted.map(String.init),
-                       s.ignoringBatteryOptimizations.map(String.init), s.lowPowerMode.map(String.init), row.outcome.rawValue]
-                .map { $0 ?? "∅" }.joined(separator: "|")
+            let key = [
+                row.platform.rawValue, s.osVersion, s.sdkInt.map(String.init), s.standbyBucket,
+                s.backgroundRestricted.map(String.init),
+                s.ignoringBatteryOptimizations.map(String.init), s.lowPowerMode.map(String.init), row.outcome.rawValue,
+            ]
+            .map { $0 ?? "∅" }.joined(separator: "|")
             expected[key, default: 0] += row.count
         }
         #expect(Set(truth.outcomesBySnapshot.compactMap(\.slice.standbyBucket)).count == 5, "every standby bucket")
@@ -134,7 +154,13 @@ struct CauseTruthFleetTests {
         #expect(!incremental[0].isEmpty && !incremental[1].isEmpty)
         for (i, table) in ["send_rollups_daily", "send_outcomes"].enumerated() {
             let (mine, theirs) = (Set(incremental[i].split(separator: "\n")), Set(rebuilt[i].split(separator: "\n")))
-            #expect(mine == theirs, "\(table): only incremental \(mine.subtracting(theirs).sorted().prefix(5)); only rebuilt \(theirs.subtracting(mine).sorted().prefix(5))")
+            #expect(
+                mine == theirs,
+                """
+                \(table): only incremental \(mine.subtracting(theirs).sorted().prefix(5)); only rebuilt \
+                \(theirs.subtracting(mine).sorted().prefix(5))
+                """
+            )
         }
     }
 }

@@ -19,10 +19,16 @@ struct DashboardTests {
         "pushledger-delivery": [
             1: ["sends", "accepted", "confirmed", "opened"],
             2: ["time", "metric", "silent_loss_rate"],
-            3: ["time", "opened", "received", "blocked_app", "blocked_channel", "unconfirmed", "unattributed", "pending", "rejected"],
+            3: [
+                "time", "opened", "received", "blocked_app", "blocked_channel", "unconfirmed", "unattributed",
+                "pending", "rejected",
+            ],
             4: ["time", "metric", "rejected"],
             5: ["time", "token_invalid", "sends_to_known_invalid_tokens"],
-            6: ["time", "superseded_rate", "app_stopped_rate", "expired_rate", "device_inactive_rate", "unexplained_rate"],
+            6: [
+                "time", "superseded_rate", "app_stopped_rate", "expired_rate", "device_inactive_rate",
+                "unexplained_rate",
+            ],
         ],
         "pushledger-permissions": [
             1: ["cohort", "prompted", "opt_in_rate", "provisional_rate"],
@@ -36,8 +42,10 @@ struct DashboardTests {
             2: ["time", "metric", "failed_events"],
             3: ["app_id", "latest_received_at", "minutes_since_telemetry"],
             4: ["rule", "app_id", "slice", "firing_since"],
-            5: ["time", "state", "rule", "app_id", "slice", "current_rate", "baseline_rate", "current_volume",
-                "baseline_volume", "delta_pp", "p_value", "message"],
+            5: [
+                "time", "state", "rule", "app_id", "slice", "current_rate", "baseline_rate", "current_volume",
+                "baseline_volume", "delta_pp", "p_value", "message",
+            ],
         ],
     ]
 
@@ -51,10 +59,11 @@ struct DashboardTests {
 
     static func dashboards() throws -> [[String: Any]] {
         let folder = directory.appendingPathComponent("json")
-        return try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }.sorted().map {
-            let data = try Data(contentsOf: folder.appendingPathComponent($0))
-            return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        }
+        return try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }
+            .sorted().map {
+                let data = try Data(contentsOf: folder.appendingPathComponent($0))
+                return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            }
     }
 
     static func targets() throws -> [Target] {
@@ -62,8 +71,9 @@ struct DashboardTests {
             let uid = dashboard["uid"] as? String ?? ""
             return (dashboard["panels"] as? [[String: Any]] ?? []).flatMap { panel in
                 (panel["targets"] as? [[String: Any]] ?? []).map {
-                    Target(dashboard: uid, panel: panel["id"] as? Int ?? -1, title: panel["title"] as? String ?? "",
-                           format: $0["format"] as? String ?? "", rawSQL: $0["rawSql"] as? String ?? "")
+                    Target(
+                        dashboard: uid, panel: panel["id"] as? Int ?? -1, title: panel["title"] as? String ?? "",
+                        format: $0["format"] as? String ?? "", rawSQL: $0["rawSql"] as? String ?? "")
                 }
             }
         }
@@ -88,12 +98,16 @@ struct DashboardTests {
 
     @Test("provisioning: datasource with a fixed uid, the reader role and secrets from the environment")
     func provisioning() throws {
-        let datasource = try String(contentsOf: Self.directory.appendingPathComponent("provisioning/datasources/pushledger.yaml"), encoding: .utf8)
+        let datasource = try String(
+            contentsOf: Self.directory.appendingPathComponent("provisioning/datasources/pushledger.yaml"),
+            encoding: .utf8)
         #expect(datasource.contains("type: grafana-postgresql-datasource"))
         #expect(datasource.contains("uid: \(Self.datasourceUID)"))
         #expect(datasource.contains("user: pushledger_reader"))
         #expect(datasource.contains("password: $__env{PUSHLEDGER_READER_PASSWORD}"))
-        let provider = try String(contentsOf: Self.directory.appendingPathComponent("provisioning/dashboards/pushledger.yaml"), encoding: .utf8)
+        let provider = try String(
+            contentsOf: Self.directory.appendingPathComponent("provisioning/dashboards/pushledger.yaml"),
+            encoding: .utf8)
         #expect(provider.contains("type: file"))
         #expect(provider.contains("apiVersion: 1"))
     }
@@ -101,12 +115,15 @@ struct DashboardTests {
     @Test("macro expansion matches Grafana's PostgreSQL macros")
     func macros() throws {
         let range = (AlertFleet.day(0), AlertFleet.day(1))
-        #expect(try GrafanaMacros.expand("where $__timeFilter(day)", range: range, variables: [:])
-            == "where day BETWEEN '2026-11-01T00:00:00Z' AND '2026-11-02T00:00:00Z'")
-        #expect(try GrafanaMacros.expand("select $__timeGroupAlias(at, '1h')", range: range, variables: [:])
-            == "select floor(extract(epoch from at)/3600)*3600 AS \"time\"")
-        #expect(try GrafanaMacros.expand("$__timeFrom() $__timeTo() in ($app)", range: range, variables: ["app": "'a','b'"])
-            == "'2026-11-01T00:00:00Z' '2026-11-02T00:00:00Z' in ('a','b')")
+        #expect(
+            try GrafanaMacros.expand("where $__timeFilter(day)", range: range, variables: [:])
+                == "where day BETWEEN '2026-11-01T00:00:00Z' AND '2026-11-02T00:00:00Z'")
+        #expect(
+            try GrafanaMacros.expand("select $__timeGroupAlias(at, '1h')", range: range, variables: [:])
+                == "select floor(extract(epoch from at)/3600)*3600 AS \"time\"")
+        #expect(
+            try GrafanaMacros.expand("$__timeFrom() $__timeTo() in ($app)", range: range, variables: ["app": "'a','b'"])
+                == "'2026-11-01T00:00:00Z' '2026-11-02T00:00:00Z' in ('a','b')")
         #expect(throws: (any Error).self) { try GrafanaMacros.expand("$__unknown(x)", range: range, variables: [:]) }
         #expect(throws: (any Error).self) { try GrafanaMacros.expand("$nope", range: range, variables: [:]) }
     }
@@ -120,7 +137,9 @@ struct DashboardTests {
         for target in try Self.targets() {
             let sql = try GrafanaMacros.expand(target.rawSQL, range: range, variables: variables)
             let result = try fleet.connection.query(SQL(unsafeRaw: sql))
-            #expect(result.columns == Self.expectedColumns[target.dashboard]?[target.panel], "\(target.dashboard) \(target.title)")
+            #expect(
+                result.columns == Self.expectedColumns[target.dashboard]?[target.panel],
+                "\(target.dashboard) \(target.title)")
             #expect(!result.isEmpty, "\(target.dashboard) \(target.title) returned no rows on the fixture")
             if target.format == "time_series" { #expect(result.columns.first == "time", "\(target.title)") }
         }
@@ -131,26 +150,36 @@ struct DashboardTests {
     static func fixture() throws -> AlertFleet {
         let fleet = try AlertCheckTests.channelBlockSpike()
         try fleet.prompts(from: 0, to: 10, perDay: 20, grantedPercent: 55)
-        try fleet.sends(channel: "account", from: 2, to: 4, perDay: 50, rejectPermille: 200, rejectStatus: 410, rejectReason: "Unregistered")
+        try fleet.sends(
+            channel: "account", from: 2, to: 4, perDay: 50, rejectPermille: 200, rejectStatus: 410,
+            rejectReason: "Unregistered")
         let c = fleet.connection
         let app = fleet.app
-        try c.execute("""
-            insert into experiment_exposures (app_id, event_id, installation_id, platform, experiment, variant, at, occurred_at, received_at)
+        try c.execute(
+            """
+            insert into experiment_exposures (app_id, event_id, installation_id, platform, experiment, variant, at, \
+            occurred_at, received_at)
             select \(app), gen_random_uuid(), md5(\(app) || 'inst' || i)::uuid, 'android', 'push_prompt_timing',
                    case when i % 2 = 0 then 'first_screen' else 'after_first_order' end, t, t, t
               from generate_series(1, 40) i, lateral (select \(AlertFleet.day(1)) + i * interval '1 hour' as t) x
             """)
-        try c.execute("""
-            insert into settings_snapshots (app_id, event_id, installation_id, platform, app_version, notifications_enabled, at, occurred_at, received_at)
+        try c.execute(
+            """
+            insert into settings_snapshots (app_id, event_id, installation_id, platform, app_version, \
+            notifications_enabled, at, occurred_at, received_at)
             select \(app), gen_random_uuid(), md5(\(app) || 'inst' || i)::uuid, 'android', '5.0', false, t, t, t
               from generate_series(1, 5) i, lateral (select \(AlertFleet.day(9)) + i * interval '1 hour' as t) x
             """)
-        try c.execute("""
-            insert into failed_events (app_id, endpoint, error_code, message, event_index, event_id, raw_json, received_at)
-            values (\(app), '/v1/telemetry', 'invalid_field', 'at: expected RFC 3339', 0, 'e1', '{}', \(AlertFleet.day(3))),
+        try c.execute(
+            """
+            insert into failed_events (app_id, endpoint, error_code, message, event_index, event_id, raw_json, \
+            received_at)
+            values (\(app), '/v1/telemetry', 'invalid_field', 'at: expected RFC 3339', 0, 'e1', '{}', \
+            \(AlertFleet.day(3))),
                    ('', '/v1/sends', 'bad_json', 'not JSON', null, null, '{', \(AlertFleet.day(4)))
             """)
-        try c.execute("""
+        try c.execute(
+            """
             insert into event_ids (app_id, event_id, received_at)
             select app_id, event_id, received_at from notification_receipts
             """)
@@ -175,19 +204,26 @@ enum GrafanaMacros {
             let seconds = try TimeSpan(parsing: $0[1]).seconds
             return "floor(extract(epoch from \($0[0]))/\(seconds))*\(seconds) AS \"time\""
         }
-        text = text.replacingOccurrences(of: "$__timeFrom()", with: from).replacingOccurrences(of: "$__timeTo()", with: to)
+        text = text.replacingOccurrences(of: "$__timeFrom()", with: from).replacingOccurrences(
+            of: "$__timeTo()", with: to)
         text = try replace(#"\$([A-Za-z_][A-Za-z0-9_]*)"#, in: text) { groups in
-            guard !groups[0].hasPrefix("__"), let value = variables[groups[0]] else { throw Unexpanded(description: "$\(groups[0])") }
+            guard !groups[0].hasPrefix("__"), let value = variables[groups[0]] else {
+                throw Unexpanded(description: "$\(groups[0])")
+            }
             return value
         }
         return text
     }
 
-    private static func replace(_ pattern: String, in text: String, _ make: ([String]) throws -> String) throws -> String {
+    private static func replace(
+        _ pattern: String, in text: String, _ make: ([String]) throws -> String
+    ) throws -> String {
         let regex = try NSRegularExpression(pattern: pattern)
         var result = text
         for match in regex.matches(in: text, range: NSRange(text.startIndex..., in: text)).reversed() {
-            let groups = (1..<match.numberOfRanges).map { String(text[Range(match.range(at: $0), in: text)!]).trimmingCharacters(in: .whitespaces) }
+            let groups = (1..<match.numberOfRanges).map {
+                String(text[Range(match.range(at: $0), in: text)!]).trimmingCharacters(in: .whitespaces)
+            }
             result.replaceSubrange(Range(match.range, in: result)!, with: try make(groups))
         }
         return result

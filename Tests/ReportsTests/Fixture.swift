@@ -34,7 +34,8 @@ struct Fixture {
     mutating func installation(_ id: UUID, platform: String, firstSeen: Date, appVersion: String? = "5.2.0") throws {
         try connection.execute(
             """
-            insert into installations (app_id, installation_id, platform, first_seen_at, last_seen_at, last_received_at, app_version)
+            insert into installations (app_id, installation_id, platform, first_seen_at, last_seen_at, \
+            last_received_at, app_version)
             values (\(Self.app), \(id), \(platform), \(firstSeen), \(firstSeen), \(firstSeen), \(appVersion))
             """)
     }
@@ -55,19 +56,23 @@ struct Fixture {
         let event = nextEvent()
         try connection.execute(
             """
-            insert into settings_snapshots (app_id, event_id, installation_id, platform, app_version, authorization_status,
+            insert into settings_snapshots (app_id, event_id, installation_id, platform, app_version, \
+            authorization_status,
                 alert_setting, lock_screen_setting, notification_center_setting, notifications_enabled, channel_count,
                 at, occurred_at, received_at)
-            values (\(Self.app), \(event), \(installation), \(platform), \(appVersion), \(authorization), \(alert), \(lockScreen),
+            values (\(Self.app), \(event), \(installation), \(platform), \(appVersion), \(authorization), \(alert), \
+            \(lockScreen),
                     \(center), \(enabled), \(channels?.count), \(at), \(at), \(receivedAt ?? at))
             """)
         for channel in channels ?? [] {
             try connection.execute(
                 """
-                insert into channel_states (app_id, snapshot_event_id, installation_id, channel_id, importance, group_id,
+                insert into channel_states (app_id, snapshot_event_id, installation_id, channel_id, importance, \
+                group_id,
                     group_blocked, occurred_at, received_at)
                 values (\(Self.app), \(event), \(installation), \(channel.id), \(channel.importance),
-                        \(channel.groupBlocked == nil ? nil : "grp"), \(channel.groupBlocked), \(at), \(receivedAt ?? at))
+                        \(channel.groupBlocked == nil ? nil : "grp"), \(channel.groupBlocked), \(at), \
+                \(receivedAt ?? at))
                 """)
         }
         return event
@@ -84,7 +89,8 @@ struct Fixture {
         let event = nextEvent()
         try connection.execute(
             """
-            insert into sends (app_id, event_id, notification_id, provider, token, installation_id, resolved_by, channel,
+            insert into sends (app_id, event_id, notification_id, provider, token, installation_id, resolved_by, \
+            channel,
                 campaign, sent_at, status, reason, received_at)
             values (\(Self.app), \(event), \(notification), \(provider), \(token), \(installation),
                     \(resolvedBy ?? (installation == nil ? "unresolved" : "explicit")), \(channel), \(campaign), \(at),
@@ -93,23 +99,31 @@ struct Fixture {
         return event
     }
 
-    mutating func receipt(_ notification: UUID, installation: UUID, at: Date, platform: String, appVersion: String? = "5.2.0",
-                          displayed: Bool? = nil) throws {
+    mutating func receipt(
+        _ notification: UUID, installation: UUID, at: Date, platform: String, appVersion: String? = "5.2.0",
+        displayed: Bool? = nil
+    ) throws {
         try connection.execute(
             """
-            insert into notification_receipts (app_id, event_id, installation_id, platform, app_version, notification_id,
+            insert into notification_receipts (app_id, event_id, installation_id, platform, app_version, \
+            notification_id,
                 displayed, at, occurred_at, received_at)
-            values (\(Self.app), \(nextEvent()), \(installation), \(platform), \(appVersion), \(notification), \(displayed),
+            values (\(Self.app), \(nextEvent()), \(installation), \(platform), \(appVersion), \(notification), \
+            \(displayed),
                     \(at), \(at), \(at))
             """)
     }
 
-    mutating func open(_ notification: UUID, installation: UUID, at: Date, platform: String, landed: String? = nil) throws {
+    mutating func open(
+        _ notification: UUID, installation: UUID, at: Date, platform: String, landed: String? = nil
+    ) throws {
         try connection.execute(
             """
-            insert into notification_opens (app_id, event_id, installation_id, platform, app_version, notification_id, action,
+            insert into notification_opens (app_id, event_id, installation_id, platform, app_version, notification_id, \
+            action,
                 landed, at, occurred_at, received_at)
-            values (\(Self.app), \(nextEvent()), \(installation), \(platform), '5.2.0', \(notification), 'default', \(landed),
+            values (\(Self.app), \(nextEvent()), \(installation), \(platform), '5.2.0', \(notification), 'default', \
+            \(landed),
                     \(at), \(at), \(at))
             """)
     }
@@ -117,26 +131,35 @@ struct Fixture {
     mutating func tokenRegistration(_ installation: UUID, token: String, provider: String = "fcm", at: Date) throws {
         try connection.execute(
             """
-            insert into token_registrations (app_id, event_id, installation_id, platform, provider, token, at, occurred_at, received_at)
+            insert into token_registrations (app_id, event_id, installation_id, platform, provider, token, at, \
+            occurred_at, received_at)
             values (\(Self.app), \(nextEvent()), \(installation), 'android', \(provider), \(token), \(at), \(at), \(at))
             """)
     }
 
-    mutating func prompt(_ installation: UUID, at: Date, placement: String, prompt: String = "system", result: String,
-                         platform: String = "android") throws {
+    mutating func prompt(
+        _ installation: UUID, at: Date, placement: String, prompt: String = "system", result: String,
+        platform: String = "android"
+    ) throws {
         try connection.execute(
             """
-            insert into permission_prompts (app_id, event_id, installation_id, platform, placement, prompt, result, at, occurred_at, received_at)
-            values (\(Self.app), \(nextEvent()), \(installation), \(platform), \(placement), \(prompt), \(result), \(at), \(at), \(at))
+            insert into permission_prompts (app_id, event_id, installation_id, platform, placement, prompt, result, \
+            at, occurred_at, received_at)
+            values (\(Self.app), \(nextEvent()), \(installation), \(platform), \(placement), \(prompt), \(result), \
+            \(at), \(at), \(at))
             """)
     }
 
-    mutating func exposure(_ installation: UUID, at: Date, variant: String, experiment: String = "push_prompt_timing",
-                           platform: String = "android") throws {
+    mutating func exposure(
+        _ installation: UUID, at: Date, variant: String, experiment: String = "push_prompt_timing",
+        platform: String = "android"
+    ) throws {
         try connection.execute(
             """
-            insert into experiment_exposures (app_id, event_id, installation_id, platform, experiment, variant, at, occurred_at, received_at)
-            values (\(Self.app), \(nextEvent()), \(installation), \(platform), \(experiment), \(variant), \(at), \(at), \(at))
+            insert into experiment_exposures (app_id, event_id, installation_id, platform, experiment, variant, at, \
+            occurred_at, received_at)
+            values (\(Self.app), \(nextEvent()), \(installation), \(platform), \(experiment), \(variant), \(at), \
+            \(at), \(at))
             """)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import Testing
+
 @testable import Reports
 
 @Suite("Tap-through landing")
@@ -11,13 +12,19 @@ struct OpenLandingTests {
         let (retried, plain, silent) = (Fixture.id(0x40, 1), Fixture.id(0x40, 2), Fixture.id(0x40, 3))
         try fixture.installation(install, platform: "android", firstSeen: Fixture.time(2026, 11, 1))
         // Retried across midnight: the 429 on the 9th, the accepted attempt on the 10th.
-        try fixture.send(notification: retried, installation: install, at: Fixture.time(2026, 11, 9, 23, 59), status: 429)
+        try fixture.send(
+            notification: retried, installation: install, at: Fixture.time(2026, 11, 9, 23, 59), status: 429)
         try fixture.send(notification: retried, installation: install, at: Fixture.time(2026, 11, 10, 0, 1))
-        try fixture.open(retried, installation: install, at: Fixture.time(2026, 11, 10, 1), platform: "android", landed: "fallback")
+        try fixture.open(
+            retried, installation: install, at: Fixture.time(2026, 11, 10, 1), platform: "android", landed: "fallback")
         try fixture.open(retried, installation: install, at: Fixture.time(2026, 11, 10, 2), platform: "android")  // no `landed`
-        try fixture.send(notification: plain, installation: install, at: Fixture.time(2026, 11, 10, 3), channel: "promotions", campaign: nil)
-        try fixture.open(plain, installation: install, at: Fixture.time(2026, 11, 10, 4), platform: "android", landed: "target")
-        try fixture.open(plain, installation: install, at: Fixture.time(2026, 11, 12), platform: "android", landed: "rejected")  // after as_of
+        try fixture.send(
+            notification: plain, installation: install, at: Fixture.time(2026, 11, 10, 3), channel: "promotions",
+            campaign: nil)
+        try fixture.open(
+            plain, installation: install, at: Fixture.time(2026, 11, 10, 4), platform: "android", landed: "target")
+        try fixture.open(
+            plain, installation: install, at: Fixture.time(2026, 11, 12), platform: "android", landed: "rejected")  // after as_of
         try fixture.send(notification: silent, installation: install, at: Fixture.time(2026, 11, 10, 5))
         let asOf = Fixture.time(2026, 11, 11)
 
@@ -25,7 +32,8 @@ struct OpenLandingTests {
             try fixture.connection.query(
                 """
                 select channel, coalesce(campaign, '-') as campaign, opens, landed_reported, misrouted
-                  from pushledger_open_landings(\(Fixture.app), \(Fixture.time(2026, 11, day)), \(Fixture.time(2026, 11, day + 1)), \(asOf))
+                  from pushledger_open_landings(\(Fixture.app), \(Fixture.time(2026, 11, day)), \
+                \(Fixture.time(2026, 11, day + 1)), \(asOf))
                 """
             ).map { row in
                 "\(try row.decode("channel", as: String.self)) \(try row.decode("campaign", as: String.self)) "

@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import PushLedgerRules
+
 @testable import Reports
 
 /// Sends that exercise every outcome rule of docs/metrics.md, each with the outcome the rules
@@ -51,45 +52,62 @@ struct OutcomeFixture {
         resolvedBy: String? = nil
     ) throws -> UUID {
         let n = notification ?? self.notification()
-        let event = try fixture.send(notification: n, installation: installation, at: at, provider: provider, token: token,
-                                     channel: channel, campaign: campaign, status: status, reason: reason, resolvedBy: resolvedBy)
-        expected.append(Expected(event: event, outcome: outcome, channel: channel, platform: platform, campaign: campaign,
-                                 provider: provider, day: Display.day(at), at: at,
-                                 appVersion: installation.flatMap { snapshotVersions[$0] }, tokenInvalid: tokenInvalid, toInvalidToken: toInvalidToken))
+        let event = try fixture.send(
+            notification: n, installation: installation, at: at, provider: provider, token: token,
+            channel: channel, campaign: campaign, status: status, reason: reason, resolvedBy: resolvedBy)
+        expected.append(
+            Expected(
+                event: event, outcome: outcome, channel: channel, platform: platform, campaign: campaign,
+                provider: provider, day: Display.day(at), at: at,
+                appVersion: installation.flatMap { snapshotVersions[$0] }, tokenInvalid: tokenInvalid,
+                toInvalidToken: toInvalidToken))
         return n
     }
 
     private mutating func build() throws {
         let day = Fixture.time(2026, 11, 9, 1)
         func at(_ hours: Double) -> Date { day.addingTimeInterval(hours * 3600) }
-        let (a, b, c, d, e, f, g) = (Self.installation(1), Self.installation(2), Self.installation(3), Self.installation(4),
-                                     Self.installation(5), Self.installation(6), Self.installation(7))
+        let (a, b, c, d, e, f, g) = (
+            Self.installation(1), Self.installation(2), Self.installation(3), Self.installation(4),
+            Self.installation(5), Self.installation(6), Self.installation(7)
+        )
         let start = Fixture.time(2026, 11, 1)
-        for (id, platform, version) in [(a, "android", "5.2.0"), (b, "android", "5.2.0"), (c, "ios", "3.0"), (d, "ios", "3.0"),
-                                        (e, "ios", "3.0"), (f, "android", "9.9"), (g, "android", "5.2.0")] {
+        for (id, platform, version) in [
+            (a, "android", "5.2.0"), (b, "android", "5.2.0"), (c, "ios", "3.0"), (d, "ios", "3.0"),
+            (e, "ios", "3.0"), (f, "android", "9.9"), (g, "android", "5.2.0"),
+        ] {
             try fixture.installation(id, platform: platform, firstSeen: start, appVersion: version)
             if id != g { snapshotVersions[id] = version }
         }
         // A: Android, can display; orders fine, promotions blocked, news in a blocked group.
-        try fixture.snapshot(a, at: start, platform: "android", enabled: true, channels: [
-            .init(id: "orders", importance: 3), .init(id: "promotions", importance: 0),
-            .init(id: "news", importance: 4, groupBlocked: true)])
+        try fixture.snapshot(
+            a, at: start, platform: "android", enabled: true,
+            channels: [
+                .init(id: "orders", importance: 3), .init(id: "promotions", importance: 0),
+                .init(id: "news", importance: 4, groupBlocked: true),
+            ])
         // B: Android, notifications off. F: Android 9.9, on (that version reports no receipts).
         try fixture.snapshot(b, at: start, platform: "android", enabled: false)
         try fixture.snapshot(f, at: start, platform: "android", appVersion: "9.9", enabled: true)
         // C: iOS authorized with alerts; later (after its sends) denied. D: provisional, no settings reported.
         // E: iOS denied. G: no snapshot at all.
-        try fixture.snapshot(c, at: start, platform: "ios", appVersion: "3.0", authorization: "authorized", alert: "enabled")
+        try fixture.snapshot(
+            c, at: start, platform: "ios", appVersion: "3.0", authorization: "authorized", alert: "enabled")
         try fixture.snapshot(c, at: at(30), platform: "ios", appVersion: "3.0", authorization: "denied")
         try fixture.snapshot(d, at: start, platform: "ios", appVersion: "3.0", authorization: "provisional")
-        try fixture.snapshot(e, at: start, platform: "ios", appVersion: "3.0", authorization: "denied", alert: "disabled")
+        try fixture.snapshot(
+            e, at: start, platform: "ios", appVersion: "3.0", authorization: "denied", alert: "disabled")
 
         // Rule 1 and token hygiene: an FCM UNREGISTERED, then a send to that token without re-registration.
-        try send("rejected", to: a, platform: "android", at: at(1), token: "dead", status: 404, reason: "UNREGISTERED", tokenInvalid: true)
+        try send(
+            "rejected", to: a, platform: "android", at: at(1), token: "dead", status: 404, reason: "UNREGISTERED",
+            tokenInvalid: true)
         try send("unconfirmed", to: a, platform: "android", at: at(2), token: "dead", toInvalidToken: true)
         // Re-registered after the invalidation: not known invalid any more.
         try fixture.tokenRegistration(a, token: "dead2", at: at(0))
-        try send("rejected", to: a, platform: "android", at: at(1), token: "dead2", status: 404, reason: "UNREGISTERED", tokenInvalid: true)
+        try send(
+            "rejected", to: a, platform: "android", at: at(1), token: "dead2", status: 404, reason: "UNREGISTERED",
+            tokenInvalid: true)
         try fixture.tokenRegistration(a, token: "dead2", at: at(1.5))
         try send("unconfirmed", to: a, platform: "android", at: at(2), token: "dead2")
         // A retry after 429 and the accepted attempt that was opened (rule 2), landing on the fallback screen.
@@ -108,14 +126,16 @@ struct OutcomeFixture {
         try send("pending", to: a, platform: "android", at: Fixture.time(2026, 11, 11, 2))
         // ... but a displayed:false receipt decides it (rule 7: delivered, nothing showed it blocked).
         let undisplayed = try send("received", to: a, platform: "android", at: Fixture.time(2026, 11, 11, 3))
-        try fixture.receipt(undisplayed, installation: a, at: Fixture.time(2026, 11, 11, 4), platform: "android", displayed: false)
+        try fixture.receipt(
+            undisplayed, installation: a, at: Fixture.time(2026, 11, 11, 4), platform: "android", displayed: false)
         // Rule 5: app blocked (Android off, iOS denied); a displayed:false receipt does not override it.
         try send("blocked_app", to: b, platform: "android", at: at(7))
         let hidden = try send("blocked_app", to: b, platform: "android", at: at(7.5))
         try fixture.receipt(hidden, installation: b, at: at(8), platform: "android", displayed: false)
         try send("blocked_app", to: e, platform: "ios", at: at(7), provider: "apns")
         // Rule 6: channel importance 0, and a blocked group.
-        try send("blocked_channel", to: a, platform: "android", at: at(8), channel: "promotions", campaign: "black_friday")
+        try send(
+            "blocked_channel", to: a, platform: "android", at: at(8), channel: "promotions", campaign: "black_friday")
         try send("blocked_channel", to: a, platform: "android", at: at(8), channel: "news", campaign: nil)
         // A channel absent from the snapshot is not known blocked: the app decides (rule 9 here).
         try send("unconfirmed", to: a, platform: "android", at: at(9), channel: "misc", campaign: nil)
@@ -131,9 +151,15 @@ struct OutcomeFixture {
         // Resolved by token (the writer's job): classified like any other send.
         try send("unconfirmed", to: a, platform: "android", at: at(13), token: "tok-a", resolvedBy: "token")
         // Rejection classes.
-        try send("rejected", to: c, platform: "ios", at: at(14), provider: "apns", status: 410, reason: "Unregistered", tokenInvalid: true)
-        try send("rejected", to: c, platform: "ios", at: at(14), provider: "apns", token: "bad", status: 400, reason: "BadDeviceToken", tokenInvalid: true)
-        try send("rejected", to: c, platform: "ios", at: at(14), provider: "apns", status: 403, reason: "InvalidProviderToken")
+        try send(
+            "rejected", to: c, platform: "ios", at: at(14), provider: "apns", status: 410, reason: "Unregistered",
+            tokenInvalid: true)
+        try send(
+            "rejected", to: c, platform: "ios", at: at(14), provider: "apns", token: "bad", status: 400,
+            reason: "BadDeviceToken", tokenInvalid: true)
+        try send(
+            "rejected", to: c, platform: "ios", at: at(14), provider: "apns", status: 403,
+            reason: "InvalidProviderToken")
         try send("rejected", to: c, platform: "ios", at: at(14), provider: "apns", status: 0)
         // Instrumentation receipts for the Android 5.2.0 and iOS 3.0 slices (also confirm their sends).
         let probe = try send("received", to: a, platform: "android", at: at(15))

@@ -1,11 +1,21 @@
 import Foundation
+
 @testable import Reports
 
 /// A deterministic random fleet for the prompt-timing report, with every figure of
 /// docs/metrics.md "Permission prompt timing" recomputed here in plain Swift from the same plan.
 struct PromptFixture {
-    struct Prompt { var at: Date; var prompt: String; var result: String; var placement: String }
-    struct Snapshot { var at: Date; var canDisplay: Bool; var provisional: Bool = false }
+    struct Prompt {
+        var at: Date
+        var prompt: String
+        var result: String
+        var placement: String
+    }
+    struct Snapshot {
+        var at: Date
+        var canDisplay: Bool
+        var provisional: Bool = false
+    }
     struct Install {
         var id: UUID
         var platform: String
@@ -57,36 +67,61 @@ struct PromptFixture {
             var install = Install(id: Fixture.id(0x1b, i), platform: platform, firstSeen: firstSeen)
             if !random.chance(0.1) {
                 let variant = random.chance(0.5) ? "first_screen" : "after_first_order"
-                let exposed = random.chance(0.08) ? Fixture.time(2026, 10, 30) : firstSeen.addingTimeInterval(Double(random.int(1..<600)))
+                let exposed =
+                    random.chance(0.08)
+                    ? Fixture.time(2026, 10, 30) : firstSeen.addingTimeInterval(Double(random.int(1..<600)))
                 install.exposures.append((exposed, variant))
                 if random.chance(0.15) {  // a later re-exposure to the other arm changes nothing
-                    install.exposures.append((exposed.addingTimeInterval(2 * hour), variant == "first_screen" ? "after_first_order" : "first_screen"))
+                    install.exposures.append(
+                        (
+                            exposed.addingTimeInterval(2 * hour),
+                            variant == "first_screen" ? "after_first_order" : "first_screen"
+                        ))
                 }
             }
             // Pre-granted (Android upgrade) or denied at first launch.
             let preGranted = random.chance(0.12)
             install.snapshots.append(Snapshot(at: firstSeen.addingTimeInterval(30), canDisplay: preGranted))
             if random.chance(0.2) {
-                install.prompts.append(Prompt(at: firstSeen.addingTimeInterval(60), prompt: "primer", result: "granted", placement: "first_screen"))
+                install.prompts.append(
+                    Prompt(
+                        at: firstSeen.addingTimeInterval(60), prompt: "primer", result: "granted",
+                        placement: "first_screen"))
             }
             if random.chance(0.15) {
-                install.prompts.append(Prompt(at: firstSeen.addingTimeInterval(90), prompt: "system", result: "already_determined", placement: "first_screen"))
+                install.prompts.append(
+                    Prompt(
+                        at: firstSeen.addingTimeInterval(90), prompt: "system", result: "already_determined",
+                        placement: "first_screen"))
             }
             if random.chance(0.85) {
                 let late = random.chance(0.05)
-                let promptAt = late ? Fixture.time(2026, 11, 26) : firstSeen.addingTimeInterval(Double(random.int(2 * 60..<(96 * 60))) * 60)
-                let results = platform == "ios" ? ["granted", "granted", "denied", "provisional", "dismissed"] : ["granted", "granted", "granted", "denied", "dismissed"]
+                let promptAt =
+                    late
+                    ? Fixture.time(2026, 11, 26)
+                    : firstSeen.addingTimeInterval(Double(random.int(2 * 60..<(96 * 60))) * 60)
+                let results =
+                    platform == "ios"
+                    ? ["granted", "granted", "denied", "provisional", "dismissed"]
+                    : ["granted", "granted", "granted", "denied", "dismissed"]
                 let result = results[random.int(0..<results.count)]
                 let placements = ["first_screen", "after_first_order", "settings_banner"]
-                install.prompts.append(Prompt(at: promptAt, prompt: "system", result: result, placement: placements[random.int(0..<3)]))
+                install.prompts.append(
+                    Prompt(at: promptAt, prompt: "system", result: result, placement: placements[random.int(0..<3)]))
                 let shows = result == "granted" || result == "provisional"
-                install.snapshots.append(Snapshot(at: promptAt.addingTimeInterval(60), canDisplay: shows || preGranted, provisional: result == "provisional"))
+                install.snapshots.append(
+                    Snapshot(
+                        at: promptAt.addingTimeInterval(60), canDisplay: shows || preGranted,
+                        provisional: result == "provisional"))
                 if shows, random.chance(0.3) {  // turned off within 10 days
-                    install.snapshots.append(Snapshot(at: promptAt.addingTimeInterval(Double(random.int(1..<240)) * hour), canDisplay: false))
+                    install.snapshots.append(
+                        Snapshot(at: promptAt.addingTimeInterval(Double(random.int(1..<240)) * hour), canDisplay: false)
+                    )
                 }
                 if random.chance(0.6) {  // still reporting a week or more later
                     let gap = Double(random.int(7 * 24..<20 * 24)) * hour + (random.chance(0.1) ? 0 : 60)
-                    install.snapshots.append(Snapshot(at: promptAt.addingTimeInterval(gap), canDisplay: install.snapshots.last!.canDisplay))
+                    install.snapshots.append(
+                        Snapshot(at: promptAt.addingTimeInterval(gap), canDisplay: install.snapshots.last!.canDisplay))
                 }
             }
             install.snapshots.sort { $0.at < $1.at }
@@ -98,15 +133,20 @@ struct PromptFixture {
     private mutating func write() throws {
         for install in installs {
             try fixture.installation(install.id, platform: install.platform, firstSeen: install.firstSeen)
-            for e in install.exposures { try fixture.exposure(install.id, at: e.at, variant: e.variant, platform: install.platform) }
+            for e in install.exposures {
+                try fixture.exposure(install.id, at: e.at, variant: e.variant, platform: install.platform)
+            }
             for p in install.prompts {
-                try fixture.prompt(install.id, at: p.at, placement: p.placement, prompt: p.prompt, result: p.result, platform: install.platform)
+                try fixture.prompt(
+                    install.id, at: p.at, placement: p.placement, prompt: p.prompt, result: p.result,
+                    platform: install.platform)
             }
             for s in install.snapshots {
                 if install.platform == "ios" {
-                    try fixture.snapshot(install.id, at: s.at, platform: "ios",
-                                         authorization: s.provisional ? "provisional" : (s.canDisplay ? "authorized" : "denied"),
-                                         alert: s.provisional ? nil : (s.canDisplay ? "enabled" : "disabled"))
+                    try fixture.snapshot(
+                        install.id, at: s.at, platform: "ios",
+                        authorization: s.provisional ? "provisional" : (s.canDisplay ? "authorized" : "denied"),
+                        alert: s.provisional ? nil : (s.canDisplay ? "enabled" : "disabled"))
                 } else {
                     try fixture.snapshot(install.id, at: s.at, platform: "android", enabled: s.canDisplay)
                 }
@@ -116,7 +156,9 @@ struct PromptFixture {
 
     /// The first shown system prompt at or before as_of.
     static func firstSystemPrompt(_ install: Install) -> Prompt? {
-        install.prompts.filter { $0.prompt == "system" && $0.result != "already_determined" && $0.at <= asOf }.min { $0.at < $1.at }
+        install.prompts.filter { $0.prompt == "system" && $0.result != "already_determined" && $0.at <= asOf }.min {
+            $0.at < $1.at
+        }
     }
 
     static func canDisplay(_ install: Install, at time: Date) -> Bool {
@@ -129,8 +171,10 @@ struct PromptFixture {
             guard let first = firstSystemPrompt(install), first.at >= from, first.at < to else { return nil }
             return first.placement
         }
-        guard experimentHasExposures, let first = install.exposures.filter({ $0.at <= asOf }).min(by: { $0.at < $1.at }),
-              first.at >= from, first.at < to else { return nil }
+        guard experimentHasExposures,
+            let first = install.exposures.filter({ $0.at <= asOf }).min(by: { $0.at < $1.at }),
+            first.at >= from, first.at < to
+        else { return nil }
         return first.variant
     }
 

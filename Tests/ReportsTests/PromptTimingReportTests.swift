@@ -2,6 +2,7 @@ import Foundation
 import Postgres
 import PushLedgerRules
 import Testing
+
 @testable import Reports
 
 @Suite("Prompt timing cohorts")
@@ -32,8 +33,9 @@ struct PromptTimingReportTests {
     }
 
     private func fromRollups(asTreated: Bool = false, platform: String? = nil) throws -> PromptTimingReport {
-        try PromptTimingReport.run(connection: data.fixture.connection, query: data.query,
-                                   options: .init(asTreated: asTreated, platform: platform, includeSends: false, fromRollups: true))
+        try PromptTimingReport.run(
+            connection: data.fixture.connection, query: data.query,
+            options: .init(asTreated: asTreated, platform: platform, includeSends: false, fromRollups: true))
     }
 
     @Test func rollupsHoldTheSameCohortsAsTheEvents() throws {
@@ -48,7 +50,9 @@ struct PromptTimingReportTests {
         // Members' events dated after as_of keep their installations marked until a refresh as
         // of their time: again as of the same time they are recomputed and nothing moves; as of
         // a time past every event their days move, and then nothing is left to recompute.
-        #expect(try data.fixture.connection.query("select count(*)::int as n from prompt_rollup_dirty_installations")[0].decode("n", as: Int.self) > 0)
+        #expect(
+            try data.fixture.connection.query("select count(*)::int as n from prompt_rollup_dirty_installations")[0]
+                .decode("n", as: Int.self) > 0)
         #expect(try refreshRollups(asOf: PromptFixture.asOf) == 0)
         let future = Fixture.time(2027, 6, 1)
         #expect(try refreshRollups(asOf: future) > 0)
@@ -60,9 +64,11 @@ struct PromptTimingReportTests {
     @Test func lateEventsReopenTheirMembersDays() throws {
         var data = data
         _ = try refreshRollups(asOf: PromptFixture.asOf)
-        let reached = try #require(data.installs.firstIndex { install in
-            PromptFixture.cohort(install, asTreated: false) != nil && PromptFixture.canDisplay(install, at: PromptFixture.asOf)
-        })
+        let reached = try #require(
+            data.installs.firstIndex { install in
+                PromptFixture.cohort(install, asTreated: false) != nil
+                    && PromptFixture.canDisplay(install, at: PromptFixture.asOf)
+            })
         let install = data.installs[reached]
         // Turned off a day before as_of: reach falls by one in its cohort.
         let off = PromptFixture.asOf.addingTimeInterval(-86_400)
@@ -77,17 +83,24 @@ struct PromptTimingReportTests {
         try check(try fromRollups(), against: data.expected(asTreated: false))
 
         // A new exposure of a never-exposed installation, dated an hour after as_of: not yet a member.
-        let newcomer = try #require(data.installs.firstIndex { $0.exposures.isEmpty && $0.firstSeen < PromptFixture.to })
+        let newcomer = try #require(
+            data.installs.firstIndex { $0.exposures.isEmpty && $0.firstSeen < PromptFixture.to })
         let late = PromptFixture.asOf.addingTimeInterval(3600)
-        try data.fixture.exposure(data.installs[newcomer].id, at: late, variant: "first_screen",
-                                  platform: data.installs[newcomer].platform)
-        let lateWeek = ReportQuery(app: Fixture.app, from: Fixture.time(2026, 11, 23), to: Fixture.time(2026, 11, 30), asOf: late)
+        try data.fixture.exposure(
+            data.installs[newcomer].id, at: late, variant: "first_screen",
+            platform: data.installs[newcomer].platform)
+        let lateWeek = ReportQuery(
+            app: Fixture.app, from: Fixture.time(2026, 11, 23), to: Fixture.time(2026, 11, 30), asOf: late)
         let rolledOptions = PromptTimingReport.Options(includeSends: false, fromRollups: true)
         _ = try refreshRollups(asOf: PromptFixture.asOf)
-        #expect(try PromptTimingReport.run(connection: data.fixture.connection, query: lateWeek, options: rolledOptions).cohorts.isEmpty)
+        #expect(
+            try PromptTimingReport.run(connection: data.fixture.connection, query: lateWeek, options: rolledOptions)
+                .cohorts.isEmpty)
         #expect(try refreshRollups(asOf: late) > 0)
-        let direct = try PromptTimingReport.run(connection: data.fixture.connection, query: lateWeek, options: .init(includeSends: false))
-        let rolled = try PromptTimingReport.run(connection: data.fixture.connection, query: lateWeek, options: rolledOptions)
+        let direct = try PromptTimingReport.run(
+            connection: data.fixture.connection, query: lateWeek, options: .init(includeSends: false))
+        let rolled = try PromptTimingReport.run(
+            connection: data.fixture.connection, query: lateWeek, options: rolledOptions)
         #expect(rolled.cohorts.map(\.installs) == [1] && rolled.cohorts == direct.cohorts)
     }
 
@@ -98,7 +111,8 @@ struct PromptTimingReportTests {
             """
             select coalesce(experiment, '-') || ' ' || day::text as day, max(refreshed_at)::text as at
               from prompt_cohorts_daily group by 1
-            """) {
+            """)
+        {
             result[try row.decode("day")] = try row.decode("at")
         }
         return result
@@ -110,10 +124,12 @@ struct PromptTimingReportTests {
         var data = data
         _ = try refreshRollups(asOf: PromptFixture.asOf)
         let off = PromptFixture.asOf.addingTimeInterval(-3600)
-        let index = try #require(data.installs.firstIndex { install in
-            !install.exposures.isEmpty && PromptFixture.firstSystemPrompt(install) != nil
-                && PromptFixture.canDisplay(install, at: PromptFixture.asOf) && !install.snapshots.contains { $0.at > off }
-        })
+        let index = try #require(
+            data.installs.firstIndex { install in
+                !install.exposures.isEmpty && PromptFixture.firstSystemPrompt(install) != nil
+                    && PromptFixture.canDisplay(install, at: PromptFixture.asOf)
+                    && !install.snapshots.contains { $0.at > off }
+            })
         let install = data.installs[index]
         let day = { (time: Date) in String(Display.timestamp(time).prefix(10)) }
         let exposed = try #require(install.exposures.map(\.at).min())
@@ -128,7 +144,10 @@ struct PromptTimingReportTests {
         #expect(try refreshRollups(asOf: PromptFixture.asOf) == 2)
         let after = try refreshTimes()
         #expect(Set(before.keys) == Set(after.keys))
-        #expect(Set(after.keys.filter { before[$0] != after[$0] }) == ["push_prompt_timing \(day(exposed))", "- \(day(prompted))"])
+        #expect(
+            Set(after.keys.filter { before[$0] != after[$0] }) == [
+                "push_prompt_timing \(day(exposed))", "- \(day(prompted))",
+            ])
         try check(try fromRollups(), against: data.expected(asTreated: false))
         try check(try fromRollups(asTreated: true), against: data.expected(asTreated: true))
 
@@ -144,13 +163,15 @@ struct PromptTimingReportTests {
 
     @Test func rollupsCoverWholeDaysAndNoSends() throws {
         #expect(throws: ReportError.self) {
-            try PromptTimingReport.run(connection: data.fixture.connection, query: data.query, options: .init(fromRollups: true))
+            try PromptTimingReport.run(
+                connection: data.fixture.connection, query: data.query, options: .init(fromRollups: true))
         }
         var query = data.query
         query.from = query.from.addingTimeInterval(3600)
         #expect(throws: ReportError.self) {
-            try PromptTimingReport.run(connection: data.fixture.connection, query: query,
-                                       options: .init(includeSends: false, fromRollups: true))
+            try PromptTimingReport.run(
+                connection: data.fixture.connection, query: query,
+                options: .init(includeSends: false, fromRollups: true))
         }
     }
 
@@ -165,16 +186,18 @@ struct PromptTimingReportTests {
     }
 
     @Test func asTreatedCohortsAreFirstPromptPlacements() throws {
-        let report = try PromptTimingReport.run(connection: data.fixture.connection, query: data.query,
-                                                options: .init(asTreated: true))
+        let report = try PromptTimingReport.run(
+            connection: data.fixture.connection, query: data.query,
+            options: .init(asTreated: true))
         #expect(report.mode == .asTreated && !report.fellBack)
         try check(report, against: data.expected(asTreated: true))
         #expect(report.cohorts.allSatisfy { $0.installs == $0.prompted && $0.grantedWithoutPrompt == 0 })
     }
 
     @Test func platformNarrowsTheCohorts() throws {
-        let report = try PromptTimingReport.run(connection: data.fixture.connection, query: data.query,
-                                                options: .init(platform: "ios"))
+        let report = try PromptTimingReport.run(
+            connection: data.fixture.connection, query: data.query,
+            options: .init(platform: "ios"))
         try check(report, against: data.expected(asTreated: false, platform: "ios"))
     }
 
@@ -190,8 +213,10 @@ struct PromptTimingReportTests {
         let expectedDiff = (other.optIn.value! - base.optIn.value!) * 100
         #expect(abs(optIn.differencePoints! - expectedDiff) < 1e-9)
         // The pooled z-test by hand.
-        let (x1, n1, x2, n2) = (Double(other.optIn.numerator), Double(other.optIn.denominator),
-                                Double(base.optIn.numerator), Double(base.optIn.denominator))
+        let (x1, n1, x2, n2) = (
+            Double(other.optIn.numerator), Double(other.optIn.denominator),
+            Double(base.optIn.numerator), Double(base.optIn.denominator)
+        )
         let pooled = (x1 + x2) / (n1 + n2)
         let z = (x1 / n1 - x2 / n2) / (pooled * (1 - pooled) * (1 / n1 + 1 / n2)).squareRoot()
         let p = erfc(abs(z) / 2.0.squareRoot())
@@ -200,8 +225,9 @@ struct PromptTimingReportTests {
         let retained = list[3].comparison
         #expect(retained.insufficientData == (other.retained7d.denominator < 30 || base.retained7d.denominator < 30))
 
-        let explicit = try PromptTimingReport.run(connection: data.fixture.connection, query: data.query,
-                                                  options: .init(baseline: "after_first_order"))
+        let explicit = try PromptTimingReport.run(
+            connection: data.fixture.connection, query: data.query,
+            options: .init(baseline: "after_first_order"))
         #expect(explicit.baseline == "after_first_order" && explicit.comparisons(other) == nil)
     }
 
@@ -212,10 +238,13 @@ struct PromptTimingReportTests {
         #expect(json["mode"] as? String == "intent_to_treat")
         let cohorts = try #require(json["cohorts"] as? [[String: Any]])
         for cohort in cohorts {
-            #expect(Set(cohort.keys) == [
-                "cohort", "installs", "prompted", "opt_in_rate", "opt_in_ci", "provisional_rate", "reach_rate", "reach_ci",
-                "granted_without_prompt", "retained_7d", "median_hours_to_prompt", "open_rate", "silent_loss_rate", "vs_baseline",
-            ])
+            #expect(
+                Set(cohort.keys) == [
+                    "cohort", "installs", "prompted", "opt_in_rate", "opt_in_ci", "provisional_rate", "reach_rate",
+                    "reach_ci",
+                    "granted_without_prompt", "retained_7d", "median_hours_to_prompt", "open_rate", "silent_loss_rate",
+                    "vs_baseline",
+                ])
             let ci = try #require(cohort["opt_in_ci"] as? [Double])
             let rate = try #require(cohort["opt_in_rate"] as? Double)
             #expect(ci.count == 2 && ci[0] <= rate && rate <= ci[1])
@@ -236,10 +265,14 @@ struct PromptTimingReportTests {
             let notification = Fixture.id(0x41, i)
             try fixture.send(notification: notification, installation: install.id, at: Fixture.time(2026, 11, 8, 12))
             if i % 4 == 0 {
-                try fixture.open(notification, installation: install.id, at: Fixture.time(2026, 11, 8, 13), platform: install.platform)
+                try fixture.open(
+                    notification, installation: install.id, at: Fixture.time(2026, 11, 8, 13),
+                    platform: install.platform)
             }
             if i % 4 == 1 {
-                try fixture.receipt(notification, installation: install.id, at: Fixture.time(2026, 11, 8, 13), platform: install.platform)
+                try fixture.receipt(
+                    notification, installation: install.id, at: Fixture.time(2026, 11, 8, 13),
+                    platform: install.platform)
             }
         }
         let report = try PromptTimingReport.run(connection: fixture.connection, query: data.query)
@@ -268,8 +301,9 @@ struct PromptTimingReportTests {
     }
 
     @Test func fallsBackToAsTreatedAndSaysSoEverywhere() throws {
-        let report = try PromptTimingReport.run(connection: data.fixture.connection, query: data.query,
-                                                options: .init(experiment: "never_run"))
+        let report = try PromptTimingReport.run(
+            connection: data.fixture.connection, query: data.query,
+            options: .init(experiment: "never_run"))
         #expect(report.mode == .asTreated && report.fellBack)
         try check(report, against: data.expected(asTreated: true))
         #expect(try parse(report.json.jsonText)["mode"] as? String == "as_treated")
@@ -281,10 +315,12 @@ struct PromptTimingReportTests {
 
     @Test func badOptionsAreRefused() throws {
         #expect(throws: ReportError.self) {
-            try PromptTimingReport.run(connection: data.fixture.connection, query: data.query, options: .init(baseline: "nope"))
+            try PromptTimingReport.run(
+                connection: data.fixture.connection, query: data.query, options: .init(baseline: "nope"))
         }
         #expect(throws: ReportError.self) {
-            try PromptTimingReport.run(connection: data.fixture.connection, query: data.query, options: .init(platform: "web"))
+            try PromptTimingReport.run(
+                connection: data.fixture.connection, query: data.query, options: .init(platform: "web"))
         }
         let empty = ReportQuery(app: Fixture.app, from: Fixture.time(2025, 1, 1), to: Fixture.time(2025, 1, 2))
         let report = try PromptTimingReport.run(connection: data.fixture.connection, query: empty)

@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
 import PushLedgerRules
-import Testing
 import TestSupport
+import Testing
+
 @testable import Reports
 
 /// The rates of metrics.md are defined in SQL (`pushledger_rates`, read by the reports, the rates
@@ -18,8 +19,10 @@ struct RatesTests {
 
     static func counts(_ values: [Int]) -> OutcomeCounts {
         var c = OutcomeCounts()
-        (c.sends, c.accepted, c.rejected, c.opened, c.received, c.blockedApp, c.blockedChannel, c.unconfirmed, c.tokenInvalid)
-            = (values[0], values[1], values[2], values[3], values[4], values[5], values[6], values[7], values[8])
+        (
+            c.sends, c.accepted, c.rejected, c.opened, c.received, c.blockedApp, c.blockedChannel, c.unconfirmed,
+            c.tokenInvalid
+        ) = (values[0], values[1], values[2], values[3], values[4], values[5], values[6], values[7], values[8])
         return c.withRatesOfCounts()
     }
 
@@ -29,11 +32,21 @@ struct RatesTests {
         let connection = try Connection.connect(url: try TestDatabase.fresh(prefix: "rates"))
         for values in Self.cases {
             let rows = try connection.query(
-                "select rate, numerator, denominator, low_volume from pushledger_rates(\(unsafeRaw: Self.arguments(values)))")
+                """
+                select rate, numerator, denominator, low_volume from \
+                pushledger_rates(\(unsafeRaw: Self.arguments(values)))
+                """
+            )
             let sql = try rows.map { row in
-                "\(try row.decode("rate", as: String.self)) \(try row.decode("numerator", as: Int.self))/\(try row.decode("denominator", as: Int.self)) \(try row.decode("low_volume", as: Bool.self))"
+                """
+                \(try row.decode("rate", as: String.self)) \
+                \(try row.decode("numerator", as: Int.self))/\(try row.decode("denominator", as: Int.self)) \
+                \(try row.decode("low_volume", as: Bool.self))
+                """
             }
-            let swift = Self.counts(values).namedRates.map { "\($0.name) \($0.rate.numerator)/\($0.rate.denominator) \($0.rate.isLowVolume)" }
+            let swift = Self.counts(values).namedRates.map {
+                "\($0.name) \($0.rate.numerator)/\($0.rate.denominator) \($0.rate.isLowVolume)"
+            }
             #expect(sql == swift, "\(values)")
         }
     }
@@ -44,7 +57,8 @@ struct RatesTests {
         for values in Self.cases {
             let counts: SQL = """
                 select * from (values (\(unsafeRaw: Self.arguments(values)), 0, 0, 0))
-                    c(sends, accepted, rejected, opened, received, blocked_app, blocked_channel, unconfirmed, token_invalid,
+                    c(sends, accepted, rejected, opened, received, blocked_app, blocked_channel, unconfirmed, \
+                token_invalid,
                       pending, unattributed, to_invalid_token)
                 """
             let read = try OutcomeCounts(row: try connection.query(OutcomeCounts.withRates(counts))[0])
@@ -58,9 +72,11 @@ struct RatesTests {
         try connection.execute(
             """
             insert into send_rollups_daily (app_id, day, platform, channel, provider, sends, accepted, rejected, opened,
-                received, pending, blocked_app, blocked_channel, unattributed, unconfirmed, token_invalid, to_invalid_token,
+                received, pending, blocked_app, blocked_channel, unattributed, unconfirmed, token_invalid, \
+            to_invalid_token,
                 as_of, refreshed_at)
-            values ('app', '2026-11-10', 'android', 'orders', 'fcm', 100, 80, 12, 11, 18, 8, 20, 7, 5, 19, 6, 1, now(), now())
+            values ('app', '2026-11-10', 'android', 'orders', 'fcm', 100, 80, 12, 11, 18, 8, 20, 7, 5, 19, 6, 1, \
+            now(), now())
             """)
         let row = try connection.query("select * from send_rollup_rates_daily")[0]
         let c = Self.counts([100, 80, 12, 11, 18, 20, 7, 19, 6])

@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
 import Store
-import Testing
 import TestSupport
+import Testing
+
 @testable import Reports
 
 /// The upgrade guarantee (docs/operations/upgrading.md): a database migrated by the previous
@@ -31,9 +32,12 @@ struct ReleaseUpgradeTests {
 
     /// The migrations the previous release had applied, by file name.
     static func appliedByRelease(_ connection: Connection) throws -> Set<String> {
-        Set(try connection.query("select version, name from schema_migrations").map { row in
-            String(format: "%04d_%@.sql", try row.decode("version", as: Int.self), try row.decode("name", as: String.self))
-        })
+        Set(
+            try connection.query("select version, name from schema_migrations").map { row in
+                String(
+                    format: "%04d_%@.sql", try row.decode("version", as: Int.self),
+                    try row.decode("name", as: String.self))
+            })
     }
 
     /// Every outcome rule's sends and the prompt cohorts, with their rollups as of the fixture's time.
@@ -51,7 +55,10 @@ struct ReleaseUpgradeTests {
         var out: [String: String] = [:]
         for (table, list) in try columns ?? Self.columns(connection) {
             out[table] = try connection.query(
-                "select coalesce(string_agg(t::text, E'\\n' order by t::text), '') from (select \(unsafeRaw: list) from \(identifier: table)) t"
+                """
+                select coalesce(string_agg(t::text, E'\\n' order by t::text), '') from (select \(unsafeRaw: list) \
+                from \(identifier: table)) t
+                """
             )[0].decode(0, as: String.self)
         }
         return out
@@ -72,7 +79,8 @@ struct ReleaseUpgradeTests {
             out[table] = try connection.query(
                 """
                 select string_agg(case when attname = 'hours_to_prompt'
-                                       then '(select array_agg(h order by h) from unnest(hours_to_prompt) h) as hours_to_prompt'
+                                       then '(select array_agg(h order by h) from unnest(hours_to_prompt) h) as \
+                hours_to_prompt'
                                        else quote_ident(attname) end, ', ' order by attnum) from pg_attribute
                  where attrelid = \(table)::regclass and attnum > 0 and not attisdropped
                    and attname not in ('refreshed_at', 'marked_at', 'created_at', 'imported_at', 'feed_xid')
@@ -86,7 +94,8 @@ struct ReleaseUpgradeTests {
     /// send_rollups_daily too: rows counted before causes and latency existed (0010) hold none,
     /// and that migration makes the next refresh rebuild them.
     static let refreshState: Set<String> = [
-        "send_outcomes", "open_landing_notifications", "rollup_inputs", "rollup_refresh_state", "prompt_cohort_members", "prompt_rollup_state",
+        "send_outcomes", "open_landing_notifications", "rollup_inputs", "rollup_refresh_state", "prompt_cohort_members",
+        "prompt_rollup_state",
         "send_rollups_daily",
     ]
 
@@ -126,8 +135,13 @@ struct ReleaseUpgradeTests {
         #expect(oldSchema.contains("CREATE FUNCTION public.pushledger_classify_sends"))
         let (oldLines, freshLines) = (oldSchema.split(separator: "\n"), freshSchema.split(separator: "\n"))
         let first = zip(oldLines, freshLines).enumerated().first { $0.element.0 != $0.element.1 }
-        #expect(oldSchema == freshSchema,
-                "first difference at line \(first?.offset ?? min(oldLines.count, freshLines.count)): \(first.map { "\($0.element.0) | \($0.element.1)" } ?? "one dump is longer")")
+        #expect(
+            oldSchema == freshSchema,
+            """
+            first difference at line \(first?.offset ?? min(oldLines.count, freshLines.count)): \
+            \(first.map { "\($0.element.0) | \($0.element.1)" } ?? "one dump is longer")
+            """
+        )
 
         // Both are now one schema: a refresh after the upgrade computes the same rollups.
         for connection in [old, fresh] {

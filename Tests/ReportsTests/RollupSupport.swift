@@ -1,5 +1,6 @@
 import Postgres
 import PushLedgerSupport
+
 @testable import Reports
 
 extension WeeklyReport {

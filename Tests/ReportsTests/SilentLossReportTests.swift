@@ -2,6 +2,7 @@ import Foundation
 import Postgres
 import PushLedgerRules
 import Testing
+
 @testable import Reports
 
 @Suite("Silent loss and rejections over hand-built sends")
@@ -14,12 +15,15 @@ struct SilentLossReportTests {
         let rows = try data.fixture.connection.query(
             """
             select event_id, outcome, token_invalid, to_invalid_token, platform
-              from pushledger_classified_sends(\(Fixture.app), \(OutcomeFixture.from), \(OutcomeFixture.to), \(OutcomeFixture.asOf))
+              from pushledger_classified_sends(\(Fixture.app), \(OutcomeFixture.from), \(OutcomeFixture.to), \
+            \(OutcomeFixture.asOf))
             """)
         var got: [UUID: (String, Bool, Bool, String)] = [:]
         for row in rows {
-            got[try row.decode("event_id")] = (try row.decode("outcome"), try row.decode("token_invalid"),
-                                              try row.decode("to_invalid_token"), try row.decode("platform"))
+            got[try row.decode("event_id")] = (
+                try row.decode("outcome"), try row.decode("token_invalid"),
+                try row.decode("to_invalid_token"), try row.decode("platform")
+            )
         }
         #expect(got.count == data.expected.count)
         for e in data.expected {
@@ -31,10 +35,16 @@ struct SilentLossReportTests {
         }
         // Every rule is exercised.
         let outcomes = Set(data.expected.map(\.outcome))
-        #expect(outcomes == ["rejected", "opened", "received", "pending", "blocked_app", "blocked_channel", "unattributed", "unconfirmed"])
+        #expect(
+            outcomes == [
+                "rejected", "opened", "received", "pending", "blocked_app", "blocked_channel", "unattributed",
+                "unconfirmed",
+            ])
     }
 
-    @Test(arguments: ["", "channel", "platform", "campaign,channel", "day", "provider,platform", "app_version,platform"])
+    @Test(arguments: [
+        "", "channel", "platform", "campaign,channel", "day", "provider,platform", "app_version,platform",
+    ])
     func rowsEqualTheCountsOfTheirSlice(by: String) throws {
         let dimensions = try ReportDimension.parseList(by)
         let report = try SilentLossReport.run(connection: data.fixture.connection, query: data.query, by: dimensions)
@@ -48,7 +58,8 @@ struct SilentLossReportTests {
                 case .provider: values[d] = e.provider
                 case .day: values[d] = e.day
                 case .appVersion: values[d] = e.appVersion
-                case .osVersion, .sdkInt, .standbyBucket, .backgroundRestricted, .ignoringBatteryOptimizations, .lowPowerMode:
+                case .osVersion, .sdkInt, .standbyBucket, .backgroundRestricted, .ignoringBatteryOptimizations,
+                    .lowPowerMode:
                     Issue.record("the fixture holds no device state")
                 }
             }
@@ -63,7 +74,9 @@ struct SilentLossReportTests {
             #expect(outcomes == expected, "slice \(row.values)")
             // Causes partition unconfirmed; latency buckets, received and opened.
             let causes = try #require(row.counts.causes)
-            #expect(UnconfirmedCause.allCases.reduce(0) { $0 + causes.count($1) } == expected.unconfirmed, "slice \(row.values)")
+            #expect(
+                UnconfirmedCause.allCases.reduce(0) { $0 + causes.count($1) } == expected.unconfirmed,
+                "slice \(row.values)")
             #expect(causes.confirmed == expected.received + expected.opened, "slice \(row.values)")
         }
     }
@@ -73,9 +86,12 @@ struct SilentLossReportTests {
         let json = try parse(report.json.jsonText)
         let rows = try #require(json["rows"] as? [[String: Any]])
         let fields = Set([
-            "channel", "sends", "accepted", "rejected", "pending", "opened", "received", "blocked_app", "blocked_channel",
-            "unconfirmed", "unattributed", "token_invalid", "silent_loss_rate", "known_blocked_rate", "unconfirmed_rate",
-            "confirmed_delivery_rate", "open_rate", "open_rate_of_received", "rejection_rate", "token_invalid_rate", "low_volume",
+            "channel", "sends", "accepted", "rejected", "pending", "opened", "received", "blocked_app",
+            "blocked_channel",
+            "unconfirmed", "unattributed", "token_invalid", "silent_loss_rate", "known_blocked_rate",
+            "unconfirmed_rate",
+            "confirmed_delivery_rate", "open_rate", "open_rate_of_received", "rejection_rate", "token_invalid_rate",
+            "low_volume",
         ]).union(CauseCounts.fieldNames)
         #expect(Set(json.keys) == ["from", "to", "as_of", "source", "source_reason", "rows"])
         #expect(json["source"] as? String == "engine" && json["source_reason"] is NSNull)
@@ -110,7 +126,11 @@ struct SilentLossReportTests {
             #expect(row.tokenInvalid == c.tokenInvalid && row.toInvalidToken == c.toInvalidToken)
         }
         let classes = report.reasonClasses.map { "\($0.provider)/\($0.reasonClass)=\($0.rejected)" }.sorted()
-        #expect(classes == ["apns/auth=1", "apns/provider_error=1", "apns/token_invalid=2", "fcm/throttled=1", "fcm/token_invalid=2"])
+        #expect(
+            classes == [
+                "apns/auth=1", "apns/provider_error=1", "apns/token_invalid=2", "fcm/throttled=1",
+                "fcm/token_invalid=2",
+            ])
         let unregistered = try #require(report.reasons.first { $0.reason == "UNREGISTERED" })
         #expect(unregistered.status == 404 && unregistered.rejected == 2)
         #expect(unregistered.rate.denominator == data.counts { $0.provider == "fcm" }.sends)
@@ -121,7 +141,8 @@ struct SilentLossReportTests {
     }
 
     @Test func anEmptyWindowIsAnEmptyReport() throws {
-        let empty = ReportQuery(app: Fixture.app, from: Fixture.time(2025, 1, 1), to: Fixture.time(2025, 1, 2), asOf: OutcomeFixture.asOf)
+        let empty = ReportQuery(
+            app: Fixture.app, from: Fixture.time(2025, 1, 1), to: Fixture.time(2025, 1, 2), asOf: OutcomeFixture.asOf)
         let report = try SilentLossReport.run(connection: data.fixture.connection, query: empty, by: [.channel])
         #expect(report.rows.isEmpty)
         #expect(try parse(report.json.jsonText)["rows"] as? [Any] != nil)
@@ -132,8 +153,9 @@ struct SilentLossReportTests {
     }
 
     @Test func quickAnswerCoversTheSettledSpanBeforeTheConfirmationWindow() throws {
-        let quick = try SilentLossReport.quick(connection: data.fixture.connection, app: Fixture.app, since: 86_400,
-                                               asOf: OutcomeFixture.asOf, by: [.channel])
+        let quick = try SilentLossReport.quick(
+            connection: data.fixture.connection, app: Fixture.app, since: 86_400,
+            asOf: OutcomeFixture.asOf, by: [.channel])
         let to = OutcomeFixture.asOf.addingTimeInterval(-86_400)
         #expect(quick.query.to == to && quick.query.from == to.addingTimeInterval(-86_400))
         #expect(!quick.rows.isEmpty)
@@ -142,13 +164,16 @@ struct SilentLossReportTests {
             var outcomes = row.counts
             outcomes.causes = nil
             #expect(outcomes == expected && expected.pending == 0)
-            #expect(row.counts.causes.map { c in UnconfirmedCause.allCases.reduce(0) { $0 + c.count($1) } } == expected.unconfirmed)
+            #expect(
+                row.counts.causes.map { c in UnconfirmedCause.allCases.reduce(0) { $0 + c.count($1) } }
+                    == expected.unconfirmed)
         }
         #expect(quick.quickText.contains("orders") && quick.quickText.contains("no send in it is pending"))
     }
 
     @Test func renderersCarryEveryRowAndMarkLowVolume() throws {
-        let report = try SilentLossReport.run(connection: data.fixture.connection, query: data.query, by: [.channel, .campaign])
+        let report = try SilentLossReport.run(
+            connection: data.fixture.connection, query: data.query, by: [.channel, .campaign])
         let csv = try report.rendered(.csv)
         #expect(csv.components(separatedBy: "\r\n").filter { !$0.isEmpty }.count == report.rows.count + 1)
         let markdown = try report.rendered(.markdown)

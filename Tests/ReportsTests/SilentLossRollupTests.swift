@@ -2,8 +2,9 @@ import Foundation
 import Postgres
 import PushLedgerSupport
 import Simulator
-import Testing
 import TestSupport
+import Testing
+
 @testable import Reports
 
 /// `report silent-loss` from the rollups equals the outcome engine over the same window as of
@@ -21,16 +22,22 @@ struct SilentLossRollupTests {
             sendDimensions.enumerated().filter { mask & (1 << $0.offset) != 0 }.map(\.element)
         }
         let device = ReportDimension.allCases.filter { !sendDimensions.contains($0) }
-        return combinations + device.flatMap { [[$0], [.platform, $0], [.channel, $0]] } + [device, sendDimensions + device]
+        return combinations + device.flatMap { [[$0], [.platform, $0], [.channel, $0]] } + [
+            device, sendDimensions + device,
+        ]
     }()
 
     /// The rollups' answer and the engine's as of the same time, equal row for row.
-    private func expectEqual(_ connection: Connection, _ query: ReportQuery, by: [ReportDimension],
-                             sourceLocation: SourceLocation = #_sourceLocation) throws -> SilentLossReport {
+    private func expectEqual(
+        _ connection: Connection, _ query: ReportQuery, by: [ReportDimension],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> SilentLossReport {
         let rollups = try SilentLossReport.run(connection: connection, query: query, by: by, source: .rollups)
         #expect(rollups.answer.isRollups, sourceLocation: sourceLocation)
         let engine = try SilentLossReport.run(connection: connection, query: rollups.query, by: by, source: .engine)
-        #expect(rollups.rows == engine.rows, "by \(by.map(\.rawValue)), [\(query.from), \(query.to))", sourceLocation: sourceLocation)
+        #expect(
+            rollups.rows == engine.rows, "by \(by.map(\.rawValue)), [\(query.from), \(query.to))",
+            sourceLocation: sourceLocation)
         return rollups
     }
 
@@ -63,43 +70,53 @@ struct SilentLossRollupTests {
     /// days' slices.
     @Test func instrumentationIsJudgedAcrossRollupDaysAndTheEnginesHours() throws {
         var fixture = try Fixture()
-        let ios = Fixture.id(0x1a, 1), iosOther = Fixture.id(0x1a, 2), android = Fixture.id(0x1a, 3), androidOther = Fixture.id(0x1a, 4)
+        let ios = Fixture.id(0x1a, 1), iosOther = Fixture.id(0x1a, 2), android = Fixture.id(0x1a, 3),
+            androidOther = Fixture.id(0x1a, 4)
         for (id, platform) in [(ios, "ios"), (iosOther, "ios"), (android, "android"), (androidOther, "android")] {
             try fixture.installation(id, platform: platform, firstSeen: Fixture.time(2026, 11, 1))
             if platform == "ios" {
-                try fixture.snapshot(id, at: Fixture.time(2026, 11, 1), platform: "ios", authorization: "authorized",
-                                     alert: "enabled", lockScreen: "enabled", center: "enabled")
+                try fixture.snapshot(
+                    id, at: Fixture.time(2026, 11, 1), platform: "ios", authorization: "authorized",
+                    alert: "enabled", lockScreen: "enabled", center: "enabled")
             } else {
-                try fixture.snapshot(id, at: Fixture.time(2026, 11, 1), platform: "android", enabled: true,
-                                     channels: [.init(id: "orders", importance: 3)])
+                try fixture.snapshot(
+                    id, at: Fixture.time(2026, 11, 1), platform: "android", enabled: true,
+                    channels: [.init(id: "orders", importance: 3)])
             }
         }
         // ios/5.2.0 reports a receipt only in the window's first hours (Monday evening) ...
         let confirmed = Fixture.id(0x40, 1)
-        try fixture.send(notification: confirmed, installation: iosOther, at: Fixture.time(2026, 11, 9, 19), provider: "apns")
+        try fixture.send(
+            notification: confirmed, installation: iosOther, at: Fixture.time(2026, 11, 9, 19), provider: "apns")
         try fixture.receipt(confirmed, installation: iosOther, at: Fixture.time(2026, 11, 9, 20), platform: "ios")
         // ... so its sends of a whole day (Tuesday) and of the last hours (Thursday night) are unconfirmed.
-        try fixture.send(notification: Fixture.id(0x40, 2), installation: ios, at: Fixture.time(2026, 11, 10, 10), provider: "apns")
-        try fixture.send(notification: Fixture.id(0x40, 3), installation: ios, at: Fixture.time(2026, 11, 12, 2), provider: "apns")
+        try fixture.send(
+            notification: Fixture.id(0x40, 2), installation: ios, at: Fixture.time(2026, 11, 10, 10), provider: "apns")
+        try fixture.send(
+            notification: Fixture.id(0x40, 3), installation: ios, at: Fixture.time(2026, 11, 12, 2), provider: "apns")
         // android/5.2.0 reports one on Wednesday only: its Monday-evening send is unconfirmed too.
         let androidConfirmed = Fixture.id(0x40, 4)
         try fixture.send(notification: androidConfirmed, installation: androidOther, at: Fixture.time(2026, 11, 11, 9))
-        try fixture.receipt(androidConfirmed, installation: androidOther, at: Fixture.time(2026, 11, 11, 9, 5), platform: "android")
+        try fixture.receipt(
+            androidConfirmed, installation: androidOther, at: Fixture.time(2026, 11, 11, 9, 5), platform: "android")
         try fixture.send(notification: Fixture.id(0x40, 5), installation: android, at: Fixture.time(2026, 11, 9, 21))
         let connection = fixture.connection
         _ = try ReportRollups.refresh(connection: connection, asOf: Fixture.time(2026, 11, 14))
         let daily: Int = try connection.query(
-            "select coalesce(sum(unattributed), 0)::int as n from send_rollups_daily where day = '2026-11-10'")[0].decode("n")
+            "select coalesce(sum(unattributed), 0)::int as n from send_rollups_daily where day = '2026-11-10'")[0]
+            .decode("n")
         #expect(daily == 1)  // Tuesday alone saw no ios receipt
 
-        let query = ReportQuery(app: Fixture.app, from: Fixture.time(2026, 11, 9, 18), to: Fixture.time(2026, 11, 12, 6))
+        let query = ReportQuery(
+            app: Fixture.app, from: Fixture.time(2026, 11, 9, 18), to: Fixture.time(2026, 11, 12, 6))
         let total = try expectEqual(connection, query, by: [])
         #expect(total.rows.map(\.counts.unconfirmed) == [3] && total.rows.map(\.counts.unattributed) == [0])
         #expect(total.rows.map(\.counts.received) == [2] && total.query.asOf == Fixture.time(2026, 11, 14))
         for by in Self.slicings { _ = try expectEqual(connection, query, by: by) }
         // The same days without the evening: nothing instruments ios, Tuesday's send is unattributed.
-        let days = try expectEqual(connection, ReportQuery(app: Fixture.app, from: Fixture.time(2026, 11, 10), to: Fixture.time(2026, 11, 12)),
-                                   by: [.platform])
+        let days = try expectEqual(
+            connection, ReportQuery(app: Fixture.app, from: Fixture.time(2026, 11, 10), to: Fixture.time(2026, 11, 12)),
+            by: [.platform])
         #expect(days.rows.first { $0.values[.platform] == "ios" }?.counts.unattributed == 1)
     }
 
@@ -109,12 +126,15 @@ struct SilentLossRollupTests {
         let data = try OutcomeFixture()
         let connection = data.fixture.connection
         let status = try ReportRollups.refresh(connection: connection, asOf: OutcomeFixture.asOf)
-        let whole = ReportQuery(app: Fixture.app, from: OutcomeFixture.from, to: OutcomeFixture.to, asOf: Fixture.time(2026, 11, 20))
+        let whole = ReportQuery(
+            app: Fixture.app, from: OutcomeFixture.from, to: OutcomeFixture.to, asOf: Fixture.time(2026, 11, 20))
         let auto = try SilentLossReport.run(connection: connection, query: whole, by: [.channel], source: .auto)
         #expect(auto.answer.isRollups && auto.query.asOf == status.asOf)
-        #expect(try auto.rendered(.table).contains("answered from the rollups as of 2026-11-11T12:00:00.000Z (refreshed "))
+        #expect(
+            try auto.rendered(.table).contains("answered from the rollups as of 2026-11-11T12:00:00.000Z (refreshed "))
         let json = try parse(try auto.rendered(.json))
-        #expect(json["source"] as? String == "rollups" && json["rollups_as_of"] as? String == "2026-11-11T12:00:00.000Z")
+        #expect(
+            json["source"] as? String == "rollups" && json["rollups_as_of"] as? String == "2026-11-11T12:00:00.000Z")
         // Only inputs dated after the refresh's as_of wait in the queue (they count once it passes them).
         let waiting: Int = try connection.query(
             "select count(*)::int as n from rollup_inputs where due_at > \(OutcomeFixture.asOf)")[0].decode("n")
@@ -127,19 +147,25 @@ struct SilentLossRollupTests {
         var otherWindow = whole
         otherWindow.confirmationWindow = 3600
         let hours = ReportQuery(app: Fixture.app, from: Fixture.time(2026, 11, 9, 1), to: Fixture.time(2026, 11, 10, 1))
-        for (query, reason) in [(otherWindow, "the rollups use the default confirmation window of 24 h"),
-                                (hours, "no whole UTC day in the window")] {
+        for (query, reason) in [
+            (otherWindow, "the rollups use the default confirmation window of 24 h"),
+            (hours, "no whole UTC day in the window"),
+        ] {
             let report = try SilentLossReport.run(connection: connection, query: query, source: .auto)
             #expect(report.answer == .engine(reason: reason) && report.query.asOf == query.asOf)
-            let refused = #expect(throws: ReportError.self) { try SilentLossReport.run(connection: connection, query: query, source: .rollups) }
+            let refused = #expect(throws: ReportError.self) {
+                try SilentLossReport.run(connection: connection, query: query, source: .rollups)
+            }
             #expect(refused?.description == "--source rollups: \(reason)")
         }
         // The on-call window ends a confirmation window before the rollups' as_of.
-        let quick = try SilentLossReport.quick(connection: connection, app: Fixture.app, since: 2 * 86_400, by: [.channel], source: .auto)
+        let quick = try SilentLossReport.quick(
+            connection: connection, app: Fixture.app, since: 2 * 86_400, by: [.channel], source: .auto)
         #expect(quick.answer.isRollups && quick.query.to == OutcomeFixture.asOf - 86_400)
         #expect(quick.quickText.contains("answered from the rollups as of 2026-11-11T12:00:00.000Z"))
-        let direct = try SilentLossReport.quick(connection: connection, app: Fixture.app, since: 2 * 86_400, asOf: OutcomeFixture.asOf,
-                                                by: [.channel])
+        let direct = try SilentLossReport.quick(
+            connection: connection, app: Fixture.app, since: 2 * 86_400, asOf: OutcomeFixture.asOf,
+            by: [.channel])
         #expect(quick.rows == direct.rows && !quick.rows.isEmpty)
     }
 }

@@ -4,8 +4,9 @@ import Postgres
 import PushLedgerRules
 import PushLedgerSupport
 import Simulator
-import Testing
 import TestSupport
+import Testing
+
 @testable import Reports
 
 /// The silent-loss, rejections and prompt-timing reports over a simulated fleet posted through
@@ -16,12 +17,15 @@ struct SimulatorTruthTests {
     static let sendsKey = "pl_s_simulated-fleet-sends-key-0123456789abcd"
 
     /// Posts a fleet of `installs` for `days` through a server on a fresh database (or `url`'s).
-    static func simulate(seed: UInt64, url: String? = nil, _ configure: (inout SimulationConfig) -> Void = { _ in }) throws
+    static func simulate(
+        seed: UInt64, url: String? = nil, _ configure: (inout SimulationConfig) -> Void = { _ in }
+    ) throws
         -> (Connection, Truth)
     {
         let url = try url ?? TestDatabase.fresh(prefix: "sim")
         let connection = try Connection.connect(url: url)
-        var simulation = SimulationConfig.endingBefore(nowMs: Int64(Date().timeIntervalSince1970 * 1000) - 3_600_000, days: 3)
+        var simulation = SimulationConfig.endingBefore(
+            nowMs: Int64(Date().timeIntervalSince1970 * 1000) - 3_600_000, days: 3)
         // small enough that the whole suite stays well under a minute on 2 cores; one flush per
         // installation keeps the request count (the main cost) down without changing any count
         simulation.installs = 200
@@ -39,11 +43,13 @@ struct SimulatorTruthTests {
         config.port = 0
         config.http.threads = 2
         config.writerCount = 2
-        let server = IngestServer(config: config, store: PostgresIngestStore(url: url, connections: 3),
-                                  logger: Logger(component: "serve", minimumLevel: .error) { _ in }, version: "test")
+        let server = IngestServer(
+            config: config, store: PostgresIngestStore(url: url, connections: 3),
+            logger: Logger(component: "serve", minimumLevel: .error) { _ in }, version: "test")
         try server.start()
         defer { server.stop() }
-        var options = SimulationRunner.Options(baseURL: "http://127.0.0.1:\(server.port)", telemetryKey: telemetryKey, sendsKey: sendsKey)
+        var options = SimulationRunner.Options(
+            baseURL: "http://127.0.0.1:\(server.port)", telemetryKey: telemetryKey, sendsKey: sendsKey)
         options.progress = false
         options.threads = 2
         let (_, truth) = try SimulationRunner.run(simulation, options: options)
@@ -51,27 +57,33 @@ struct SimulatorTruthTests {
     }
 
     static func query(_ truth: Truth) -> ReportQuery {
-        ReportQuery(app: truth.appID, from: Date(timeIntervalSince1970: Double(truth.window.from) / 1000),
-                    to: Date(timeIntervalSince1970: Double(truth.window.to) / 1000),
-                    asOf: Date(timeIntervalSince1970: Double(truth.window.asOf) / 1000),
-                    confirmationWindow: Double(truth.window.confirmationWindowMs) / 1000)
+        ReportQuery(
+            app: truth.appID, from: Date(timeIntervalSince1970: Double(truth.window.from) / 1000),
+            to: Date(timeIntervalSince1970: Double(truth.window.to) / 1000),
+            asOf: Date(timeIntervalSince1970: Double(truth.window.asOf) / 1000),
+            confirmationWindow: Double(truth.window.confirmationWindowMs) / 1000)
     }
 
     static func check(_ connection: Connection, _ truth: Truth) throws {
         let query = query(truth)
         // Silent loss: every outcome count per (day, channel, platform, app_version).
-        let report = try SilentLossReport.run(connection: connection, query: query, by: [.day, .channel, .platform, .appVersion])
+        let report = try SilentLossReport.run(
+            connection: connection, query: query, by: [.day, .channel, .platform, .appVersion])
         var expected: [String: [String: Int]] = [:]
         for row in truth.outcomesByDay where row.count > 0 {
-            expected["\(row.day)|\(row.channel)|\(row.platform.rawValue)|\(row.appVersion ?? "∅")", default: [:]][row.outcome.rawValue, default: 0] += row.count
+            expected["\(row.day)|\(row.channel)|\(row.platform.rawValue)|\(row.appVersion ?? "∅")", default: [:]][
+                row.outcome.rawValue, default: 0] += row.count
         }
         var actual: [String: [String: Int]] = [:]
         for row in report.rows {
-            let key = [ReportDimension.day, .channel, .platform, .appVersion].map { (row.values[$0] ?? nil) ?? "∅" }.joined(separator: "|")
+            let key = [ReportDimension.day, .channel, .platform, .appVersion].map { (row.values[$0] ?? nil) ?? "∅" }
+                .joined(separator: "|")
             let c = row.counts
-            let counts = ["rejected": c.rejected, "pending": c.pending, "opened": c.opened, "received": c.received,
-                          "blocked_app": c.blockedApp, "blocked_channel": c.blockedChannel, "unconfirmed": c.unconfirmed,
-                          "unattributed": c.unattributed].filter { $0.value > 0 }
+            let counts = [
+                "rejected": c.rejected, "pending": c.pending, "opened": c.opened, "received": c.received,
+                "blocked_app": c.blockedApp, "blocked_channel": c.blockedChannel, "unconfirmed": c.unconfirmed,
+                "unattributed": c.unattributed,
+            ].filter { $0.value > 0 }
             actual[key] = counts
         }
         #expect(actual == expected)
@@ -81,37 +93,61 @@ struct SimulatorTruthTests {
         // (day, channel, platform, app_version).
         var expectedCauses: [String: [String: Int]] = [:]
         for row in truth.causes where row.count > 0 {
-            expectedCauses["\(row.day)|\(row.channel)|\(row.platform.rawValue)|\(row.appVersion ?? "∅")", default: [:]][row.cause.rawValue] = row.count
+            expectedCauses["\(row.day)|\(row.channel)|\(row.platform.rawValue)|\(row.appVersion ?? "∅")", default: [:]][
+                row.cause.rawValue] = row.count
         }
         for row in truth.latency where row.count > 0 {
-            expectedCauses["\(row.day)|\(row.channel)|\(row.platform.rawValue)|\(row.appVersion ?? "∅")", default: [:]][row.bucket.rawValue] = row.count
+            expectedCauses["\(row.day)|\(row.channel)|\(row.platform.rawValue)|\(row.appVersion ?? "∅")", default: [:]][
+                row.bucket.rawValue] = row.count
         }
         var actualCauses: [String: [String: Int]] = [:]
         for row in report.rows {
-            let key = [ReportDimension.day, .channel, .platform, .appVersion].map { (row.values[$0] ?? nil) ?? "∅" }.joined(separator: "|")
+            let key = [ReportDimension.day, .channel, .platform, .appVersion].map { (row.values[$0] ?? nil) ?? "∅" }
+                .joined(separator: "|")
             let causes = try #require(row.counts.causes)
             var counts: [String: Int] = [:]
-            for cause in UnconfirmedCause.allCases where causes.count(cause) > 0 { counts[cause.rawValue] = causes.count(cause) }
-            for bucket in LatencyBucket.allCases where causes.count(bucket) > 0 { counts[bucket.rawValue] = causes.count(bucket) }
+            for cause in UnconfirmedCause.allCases where causes.count(cause) > 0 {
+                counts[cause.rawValue] = causes.count(cause)
+            }
+            for bucket in LatencyBucket.allCases where causes.count(bucket) > 0 {
+                counts[bucket.rawValue] = causes.count(bucket)
+            }
             if !counts.isEmpty { actualCauses[key] = counts }
         }
         #expect(actualCauses == expectedCauses)
 
         // Rejections and token hygiene.
         let rejections = try RejectionsReport.run(connection: connection, query: query)
-        #expect(rejections.reasons.map { "\($0.provider) \($0.status) \($0.reason ?? "∅") \($0.reasonClass) \($0.rejected)" }.sorted()
+        #expect(
+            rejections.reasons.map {
+                "\($0.provider) \($0.status) \($0.reason ?? "∅") \($0.reasonClass) \($0.rejected)"
+            }.sorted()
                 == truth.rejections.filter { $0.count > 0 }
-                    .map { "\($0.provider.rawValue) \($0.status) \($0.reason ?? "∅") \($0.rejectionClass.rawValue) \($0.count)" }.sorted())
+                .map {
+                    "\($0.provider.rawValue) \($0.status) \($0.reason ?? "∅") \($0.rejectionClass.rawValue) \($0.count)"
+                }.sorted())
         #expect(rejections.providers.map(\.tokenInvalid).reduce(0, +) == truth.tokenInvalid)
         #expect(rejections.providers.map(\.toInvalidToken).reduce(0, +) == truth.sendsToKnownInvalidTokens)
 
         // Prompt timing, intent-to-treat.
-        let prompts = try PromptTimingReport.run(connection: connection, query: query,
-                                                 options: .init(experiment: truth.experiment, includeSends: false))
+        let prompts = try PromptTimingReport.run(
+            connection: connection, query: query,
+            options: .init(experiment: truth.experiment, includeSends: false))
         #expect(prompts.mode == .intentToTreat)
-        #expect(prompts.cohorts.map { "\($0.name) \($0.installs) \($0.prompted) \($0.optIn.numerator) \($0.provisional.numerator) \($0.reach.numerator) \($0.grantedWithoutPrompt)" }
+        #expect(
+            prompts.cohorts.map {
+                """
+                \($0.name) \($0.installs) \($0.prompted) \($0.optIn.numerator) \($0.provisional.numerator) \
+                \($0.reach.numerator) \($0.grantedWithoutPrompt)
+                """
+            }
                 == truth.cohorts.filter { $0.installs > 0 }.sorted { $0.variant < $1.variant }
-                    .map { "\($0.variant) \($0.installs) \($0.prompted) \($0.optedIn) \($0.provisional) \($0.reach) \($0.grantedWithoutPrompt)" })
+                .map {
+                    """
+                    \($0.variant) \($0.installs) \($0.prompted) \($0.optedIn) \($0.provisional) \($0.reach) \
+                    \($0.grantedWithoutPrompt)
+                    """
+                })
     }
 
     /// How often the hard cases of metrics.md occur in the stored data, so a passing check is known
@@ -133,14 +169,16 @@ struct SimulatorTruthTests {
                                       and (c.opened or c.received_displayed)) as contradicted,
                    count(*) filter (where c.platform = 'android' and c.snapshot_event_id is not null
                                       and not exists (select 1 from channel_states s
-                                                       where s.app_id = c.app_id and s.snapshot_event_id = c.snapshot_event_id
+                                                       where s.app_id = c.app_id and s.snapshot_event_id = \
+            c.snapshot_event_id
                                                          and s.channel_id = c.channel)) as channel_missing,
                    count(*) filter (where c.resolved_by = 'token') as by_token
               from pushledger_classified_sends(\(truth.appID), \(q.from), \(q.to), \(q.asOf)) c
             """)
-        return Coverage(contradicted: try rows[0].decode("contradicted", as: Int.self),
-                        channelMissing: try rows[0].decode("channel_missing", as: Int.self),
-                        resolvedByToken: try rows[0].decode("by_token", as: Int.self))
+        return Coverage(
+            contradicted: try rows[0].decode("contradicted", as: Int.self),
+            channelMissing: try rows[0].decode("channel_missing", as: Int.self),
+            resolvedByToken: try rows[0].decode("by_token", as: Int.self))
     }
 
     @Test(arguments: [UInt64(1), 2, 3])

@@ -1,8 +1,9 @@
 import Foundation
 import Postgres
 import PushLedgerSupport
-import Testing
 import TestSupport
+import Testing
+
 @testable import Reports
 
 /// The HTML weekly report opened in headless Chromium (Debian `chromium`): it must load with no
@@ -13,7 +14,9 @@ struct WeeklyHTMLTests {
 
     /// Loads `html` and returns Chromium's console lines; writes the page and its screenshot
     /// (or, with `pdf`, the page printed with the print stylesheet).
-    static func open(_ html: String, name: String, width: Int, height: Int, pdf: Bool = false) throws -> (console: [String], screenshot: URL) {
+    static func open(
+        _ html: String, name: String, width: Int, height: Int, pdf: Bool = false
+    ) throws -> (console: [String], screenshot: URL) {
         try FileManager.default.createDirectory(at: artifacts, withIntermediateDirectories: true)
         let page = artifacts.appendingPathComponent("\(name).html")
         let screenshot = artifacts.appendingPathComponent(pdf ? "\(name).pdf" : "\(name)-\(width)x\(height).png")
@@ -21,14 +24,19 @@ struct WeeklyHTMLTests {
         try? FileManager.default.removeItem(at: screenshot)
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("pl-chromium-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: profile) }
-        let binary = try #require(["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) },
-                                  "install Debian's chromium (make test does)")
+        let binary = try #require(
+            ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first {
+                FileManager.default.isExecutableFile(atPath: $0)
+            },
+            "install Debian's chromium (make test does)")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(profile.path)",
-                             pdf ? "--print-to-pdf=\(screenshot.path)" : "--screenshot=\(screenshot.path)",
-                             "--no-pdf-header-footer", "--window-size=\(width),\(height)", "--hide-scrollbars",
-                             "--enable-logging=stderr", "--v=0", page.absoluteString]
+        process.arguments = [
+            "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(profile.path)",
+            pdf ? "--print-to-pdf=\(screenshot.path)" : "--screenshot=\(screenshot.path)",
+            "--no-pdf-header-footer", "--window-size=\(width),\(height)", "--hide-scrollbars",
+            "--enable-logging=stderr", "--v=0", page.absoluteString,
+        ]
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
@@ -46,10 +54,16 @@ struct WeeklyHTMLTests {
         try html.write(to: page, atomically: true, encoding: .utf8)
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("pl-chromium-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: profile) }
-        let binary = try #require(["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) })
+        let binary = try #require(
+            ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first {
+                FileManager.default.isExecutableFile(atPath: $0)
+            })
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(profile.path)", "--dump-dom", page.absoluteString]
+        process.arguments = [
+            "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(profile.path)", "--dump-dom",
+            page.absoluteString,
+        ]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -61,8 +75,9 @@ struct WeeklyHTMLTests {
     }
 
     @Test func theHarnessSeesConsoleErrors() throws {
-        let result = try Self.open("<!DOCTYPE html><html><body><script>console.error('broken')</script></body></html>",
-                                   name: "harness-check", width: 400, height: 300)
+        let result = try Self.open(
+            "<!DOCTYPE html><html><body><script>console.error('broken')</script></body></html>",
+            name: "harness-check", width: 400, height: 300)
         #expect(result.console.contains { $0.contains("broken") })
     }
 
@@ -88,10 +103,12 @@ struct WeeklyHTMLTests {
         // What the browser built from the page: the new sections, their charts and the headline's
         // unexplained rate beside silent loss.
         let dom = try Self.dom(html)
-        for heading in ["<h2>Why unconfirmed</h2>", "<h2>Delivery latency</h2>", "silent loss: unexplained",
-                        "Why unconfirmed: causes per platform and channel", "Delivery latency per platform and channel",
-                        "<title>Causes of unconfirmed sends per platform and channel, week over week</title>",
-                        "<title>Time to receipt per platform and channel, week over week</title>"] {
+        for heading in [
+            "<h2>Why unconfirmed</h2>", "<h2>Delivery latency</h2>", "silent loss: unexplained",
+            "Why unconfirmed: causes per platform and channel", "Delivery latency per platform and channel",
+            "<title>Causes of unconfirmed sends per platform and channel, week over week</title>",
+            "<title>Time to receipt per platform and channel, week over week</title>",
+        ] {
             #expect(dom.contains(heading), "the rendered page lacks \(heading)")
         }
         for cause in ["superseded", "app_stopped", "expired", "device_inactive", "unexplained", "lt_10s", "ge_24h"] {
@@ -115,9 +132,11 @@ struct Showcase {
         let start = Self.week.start().addingTimeInterval(-7 * 7 * 86_400)
         try fixture.installation(shown, platform: "android", firstSeen: start)
         try fixture.installation(quiet, platform: "ios", firstSeen: start, appVersion: "3.0")
-        try fixture.snapshot(shown, at: start, platform: "android", enabled: true,
-                             channels: [.init(id: "orders", importance: 4), .init(id: "promotions", importance: 3)])
-        try fixture.snapshot(quiet, at: start, platform: "ios", appVersion: "3.0", authorization: "authorized", alert: "enabled")
+        try fixture.snapshot(
+            shown, at: start, platform: "android", enabled: true,
+            channels: [.init(id: "orders", importance: 4), .init(id: "promotions", importance: 3)])
+        try fixture.snapshot(
+            quiet, at: start, platform: "ios", appVersion: "3.0", authorization: "authorized", alert: "enabled")
         var n = 0
         for day in 0..<56 {
             for k in 0..<12 {
@@ -126,16 +145,22 @@ struct Showcase {
                 let ios = k % 3 == 0
                 let notification = Fixture.id(0x42, n)
                 let status = k == 5 ? (day % 2 == 0 ? 410 : 429) : (k == 7 && day % 3 == 0 ? 400 : 200)
-                let reason = status == 410 ? "Unregistered" : status == 429 ? "TooManyRequests" : status == 400 ? "BadDeviceToken" : nil
-                try fixture.send(notification: notification, installation: ios ? quiet : shown, at: at, provider: ios ? "apns" : "fcm",
-                                 channel: k % 2 == 0 ? "orders" : "promotions", status: status, reason: reason)
+                let reason =
+                    status == 410
+                    ? "Unregistered" : status == 429 ? "TooManyRequests" : status == 400 ? "BadDeviceToken" : nil
+                try fixture.send(
+                    notification: notification, installation: ios ? quiet : shown, at: at,
+                    provider: ios ? "apns" : "fcm",
+                    channel: k % 2 == 0 ? "orders" : "promotions", status: status, reason: reason)
                 // Receipts thin out week by week on promotions: the silent loss trend.
                 if status == 200, k % 2 == 0 || k > day / 7 + 3 {
-                    try fixture.receipt(notification, installation: ios ? quiet : shown, at: at.addingTimeInterval(5),
-                                        platform: ios ? "ios" : "android", appVersion: ios ? "3.0" : "5.2.0")
+                    try fixture.receipt(
+                        notification, installation: ios ? quiet : shown, at: at.addingTimeInterval(5),
+                        platform: ios ? "ios" : "android", appVersion: ios ? "3.0" : "5.2.0")
                     if k % 4 == 0 {
-                        try fixture.open(notification, installation: ios ? quiet : shown, at: at.addingTimeInterval(60),
-                                         platform: ios ? "ios" : "android", landed: k == 8 ? "fallback" : "target")
+                        try fixture.open(
+                            notification, installation: ios ? quiet : shown, at: at.addingTimeInterval(60),
+                            platform: ios ? "ios" : "android", landed: k == 8 ? "fallback" : "target")
                     }
                 }
             }

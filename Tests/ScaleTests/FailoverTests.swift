@@ -22,7 +22,10 @@ struct FailoverTests {
         let readiness = ReadinessSampler(run.servers)
         let posting = run.traffic.post(to: run.servers.map(\.baseURL), clients: 6)
         for round in 1...2 {
-            guard run.waitForStored(run.traffic.telemetryEvents * (round == 1 ? 1 : 3) / 6, while: { !posting.isFinished }) else {
+            guard
+                run.waitForStored(
+                    run.traffic.telemetryEvents * (round == 1 ? 1 : 3) / 6, while: { !posting.isFinished })
+            else {
                 Issue.record("the fleet was posted before kill \(round)")
                 break
             }
@@ -33,7 +36,8 @@ struct FailoverTests {
             // The machine is back: Patroni starts and the node rejoins by itself (pg_rewind). Under
             // the whole suite's load its rewind and start-up have taken over two minutes.
             try run.cluster.startNode(old)
-            let rejoined = try #require(poll(seconds: 240) { run.cluster.syncStandby() == old }, "\(old) never became the synchronous standby")
+            let rejoined = try #require(
+                poll(seconds: 240) { run.cluster.syncStandby() == old }, "\(old) never became the synchronous standby")
             let firstWrite = try #require(poll(seconds: 60) { run.traffic.first200(after: killed) != nil })
             let first200 = run.traffic.first200(after: killed)! - killed
             #expect(first200 <= .seconds(30), "first 200 \(first200) after the kill")
@@ -42,11 +46,14 @@ struct FailoverTests {
             let notReadyFrom = promoted + .milliseconds(3_500)
             let window = notReadyFrom..<max(notReadyFrom, killed + first200 - .milliseconds(500))
             #expect(readiness.ready(in: window) == 0, "ready while commits could not complete")
-            Self.logger.info("machine kill", [
-                "round": round, "killed": old, "promotion_s": seconds(promoted - killed), "first_200_s": seconds(first200),
-                "old_node_sync_s": seconds(rejoined - killed), "not_ready_samples": readiness.notReady(in: window),
-                "first_200_seen_s": seconds(firstWrite - killed),
-            ])
+            Self.logger.info(
+                "machine kill",
+                [
+                    "round": round, "killed": old, "promotion_s": seconds(promoted - killed),
+                    "first_200_s": seconds(first200),
+                    "old_node_sync_s": seconds(rejoined - killed), "not_ready_samples": readiness.notReady(in: window),
+                    "first_200_seen_s": seconds(firstWrite - killed),
+                ])
         }
         try posting.value()
         try run.verify()
@@ -56,20 +63,26 @@ struct FailoverTests {
     @Test func postgresCrashedAndRestartedInPlaceLosesNothing() throws {
         let run = try FailoverRun(prefix: "focrash", installs: 150, seed: 42)
         let posting = run.traffic.post(to: run.servers.map(\.baseURL), clients: 6)
-        try #require(run.waitForStored(run.traffic.telemetryEvents / 3, while: { !posting.isFinished }), "the fleet was posted before the crash")
+        try #require(
+            run.waitForStored(run.traffic.telemetryEvents / 3, while: { !posting.isFinished }),
+            "the fleet was posted before the crash")
         let leader = try #require(run.cluster.leader())
         try run.cluster.crashPostgres(leader)
         let crashed = ContinuousClock.now
         try posting.value()
         let first200 = try #require(run.traffic.first200(after: crashed)) - crashed
         try run.verify()
-        Self.logger.info("postgres crash", ["node": leader, "leader_after": run.cluster.leader() ?? "none", "first_200_s": seconds(first200)])
+        Self.logger.info(
+            "postgres crash",
+            ["node": leader, "leader_after": run.cluster.leader() ?? "none", "first_200_s": seconds(first200)])
     }
 
     @Test func aSwitchoverUnderLoadLosesNothing() throws {
         let run = try FailoverRun(prefix: "foswitch", installs: 1_000, seed: 43)
         let posting = run.traffic.post(to: run.servers.map(\.baseURL), clients: 6)
-        try #require(run.waitForStored(run.traffic.telemetryEvents / 10, while: { !posting.isFinished }), "the fleet was posted before the switchover")
+        try #require(
+            run.waitForStored(run.traffic.telemetryEvents / 10, while: { !posting.isFinished }),
+            "the fleet was posted before the switchover")
         let old = try #require(run.cluster.leader())
         let standby = try #require(run.cluster.syncStandby())
         let started = ContinuousClock.now
@@ -91,13 +104,16 @@ struct FailoverTests {
         try cluster.restore()
         let url = try cluster.freshDatabase(prefix: "foready")
         try Connection.connect(url: url).execute("create table commit_check (x int)")
-        let servers = try (0..<2).map { _ in try ServeProcess(databaseURL: url, arguments: ["--threads", "2", "--writers", "1"]) }
+        let servers = try (0..<2).map { _ in
+            try ServeProcess(databaseURL: url, arguments: ["--threads", "2", "--writers", "1"])
+        }
         func readyz(_ server: ServeProcess) -> Int? { try? RawHTTPConnection(port: server.port).get("/readyz").status }
         #expect(poll(seconds: 30) { servers.allSatisfy { readyz($0) == 200 } } != nil)
         let standby = try #require(cluster.syncStandby())
         try cluster.killMachine(standby)
         let killed = ContinuousClock.now
-        let notReady = try #require(poll(seconds: 30) { servers.allSatisfy { readyz($0) == 503 } }, "still ready without a standby")
+        let notReady = try #require(
+            poll(seconds: 30) { servers.allSatisfy { readyz($0) == 503 } }, "still ready without a standby")
         for server in servers { #expect((try? RawHTTPConnection(port: server.port).get("/healthz").status) == 200) }
         // Commits really wait: one started now has not completed a second later.
         let commit = Background {
@@ -112,7 +128,8 @@ struct FailoverTests {
         let ready = try #require(poll(seconds: 120) { servers.allSatisfy { readyz($0) == 200 } }, "never ready again")
         let committed = try commit.value()
         #expect(committed <= ready)
-        Self.logger.info("standby lost", ["not_ready_after_s": seconds(notReady - killed), "ready_again_s": seconds(ready - killed)])
+        Self.logger.info(
+            "standby lost", ["not_ready_after_s": seconds(notReady - killed), "ready_again_s": seconds(ready - killed)])
     }
 }
 
@@ -130,7 +147,9 @@ struct FailoverRun {
         url = try cluster.freshDatabase(prefix: prefix)
         fleet = ScaleFleet(installs: installs, days: 2, seed: seed)
         try fleet.addKeys(Connection.connect(url: url))
-        servers = try (0..<2).map { [url] _ in try ServeProcess(databaseURL: url, arguments: ["--threads", "2", "--writers", "2"]) }
+        servers = try (0..<2).map { [url] _ in
+            try ServeProcess(databaseURL: url, arguments: ["--threads", "2", "--writers", "2"])
+        }
         traffic = FailoverTraffic(fleet: fleet)
     }
 
@@ -148,9 +167,13 @@ struct FailoverRun {
     func verify() throws {
         let attempts = traffic.attempts
         let unanswered = attempts.filter { $0.last?.status != 200 }
-        #expect(unanswered.isEmpty, "\(unanswered.count) batches without a 200: \(unanswered.prefix(3).map { $0.map { $0.status ?? 0 } })")
+        #expect(
+            unanswered.isEmpty,
+            "\(unanswered.count) batches without a 200: \(unanswered.prefix(3).map { $0.map { $0.status ?? 0 } })")
         let connection = try Connection.connect(url: url)
-        let stored = Set(try connection.query("select event_id::text as id from event_ids where app_id = \(fleet.config.appID)").map { try $0.decode("id", as: String.self) })
+        let stored = Set(
+            try connection.query("select event_id::text as id from event_ids where app_id = \(fleet.config.appID)").map
+            { try $0.decode("id", as: String.self) })
         let missing = traffic.acknowledged.subtracting(stored)
         #expect(missing.isEmpty, "\(missing.count) acknowledged events not stored")
         #expect(stored.count == traffic.truth.telemetryEvents + traffic.truth.sends)
@@ -160,13 +183,15 @@ struct FailoverRun {
         #expect(lies.isEmpty, "\(lies.count) requests told \"nothing was stored\" whose events were stored")
         for server in servers { #expect(server.isRunning) }
         let answers = attempts.joined()
-        FailoverTests.logger.info("fleet", [
-            "batches": attempts.count, "requests": answers.count, "events": stored.count,
-            "outcome_unknown": answers.filter { $0.code == "outcome_unknown" }.count,
-            "unavailable": answers.filter { $0.code == "unavailable" }.count,
-            "network_errors": answers.filter { $0.status == nil }.count,
-            "retried_duplicates": attempts.compactMap(\.last).reduce(0) { $0 + $1.duplicates },
-        ])
+        FailoverTests.logger.info(
+            "fleet",
+            [
+                "batches": attempts.count, "requests": answers.count, "events": stored.count,
+                "outcome_unknown": answers.filter { $0.code == "outcome_unknown" }.count,
+                "unavailable": answers.filter { $0.code == "unavailable" }.count,
+                "network_errors": answers.filter { $0.status == nil }.count,
+                "retried_duplicates": attempts.compactMap(\.last).reduce(0) { $0 + $1.duplicates },
+            ])
     }
 }
 

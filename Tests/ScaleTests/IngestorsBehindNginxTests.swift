@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Three `pushledger serve` processes on one database behind nginx running
@@ -16,7 +16,9 @@ import Glibc
 struct IngestorsBehindNginxTests {
     static func ingestors(_ url: String, count: Int) throws -> [ServeProcess] {
         try (0..<count).map { _ in
-            try ServeProcess(databaseURL: url, arguments: ["--trusted-proxy", NginxProcess.proxyAddress, "--threads", "2", "--writers", "1"])
+            try ServeProcess(
+                databaseURL: url,
+                arguments: ["--trusted-proxy", NginxProcess.proxyAddress, "--threads", "2", "--writers", "1"])
         }
     }
 
@@ -40,7 +42,9 @@ struct IngestorsBehindNginxTests {
         var killed: [UInt16] = []
         for round in 1...2 {
             // Polled every 20 ms: each poll is a count on the database being written.
-            while !run.isFinished, ((try? fleet.storedEvents(connection)) ?? 0) < round * expected.telemetryEvents / 3 { usleep(20_000) }
+            while !run.isFinished, ((try? fleet.storedEvents(connection)) ?? 0) < round * expected.telemetryEvents / 3 {
+                usleep(20_000)
+            }
             // Another ingestor each round: nginx sets one that failed aside for its fail_timeout
             // (10 s), longer than the whole run, so a restarted one gets no request in it.
             let victim = servers[round]
@@ -62,19 +66,26 @@ struct IngestorsBehindNginxTests {
             .filter { line in line.contains("[error]") && Self.inFlightPhrases.contains { line.contains($0) } }
         let inFlight = Self.inFlightPhrases.map { phrase in lost.filter { $0.contains(phrase) }.count }
         for port in killed {
-            #expect(lost.contains { $0.contains("upstream: \"http://127.0.0.1:\(port)/") },
-                    "no request in flight on the ingestor killed on port \(port): \(nginx.errorLog)")
+            #expect(
+                lost.contains { $0.contains("upstream: \"http://127.0.0.1:\(port)/") },
+                "no request in flight on the ingestor killed on port \(port): \(nginx.errorLog)")
         }
         #expect(truth == expected)
         // Every event of the truth is stored, once; every send is classified as the truth says.
         #expect(try fleet.storedEvents(connection) == truth.telemetryEvents + truth.sends)
-        #expect(try connection.query("select count(*) from sends where app_id = \(truth.appID)")[0].decode(0, as: Int.self) == truth.sends)
+        #expect(
+            try connection.query("select count(*) from sends where app_id = \(truth.appID)")[0].decode(0, as: Int.self)
+                == truth.sends)
         #expect(try StoredEvents.storedTwice(connection) == 0)
         #expect(try ScaleFleet.outcomes(connection, truth) == ScaleFleet.outcomes(truth))
         #expect(summary.accepted + summary.duplicates == summary.eventsPosted)
         Logger(component: "scale-tests").info(
-            "nginx figures", ["kills": killed.count, "requests": summary.requests, "retries": summary.retries, "events": summary.eventsPosted,
-                              "duplicates": summary.duplicates, "in_flight_sending": inFlight[0], "in_flight_reading": inFlight[1]])
+            "nginx figures",
+            [
+                "kills": killed.count, "requests": summary.requests, "retries": summary.retries,
+                "events": summary.eventsPosted,
+                "duplicates": summary.duplicates, "in_flight_sending": inFlight[0], "in_flight_reading": inFlight[1],
+            ])
         for server in servers { #expect(server.isRunning) }
         #expect(!nginx.errorLog.contains("[emerg]"))
     }
@@ -119,7 +130,9 @@ struct IngestorsBehindNginxTests {
         let nginx = try NginxProcess(upstreams: [server.port])
         func post(port: UInt16, forwardedFor: String?) throws -> Int {
             let connection = try RawHTTPConnection(port: port)
-            var headers = [("Authorization", "Bearer pl_t_not-a-key-of-this-database"), ("Content-Type", "application/json")]
+            var headers = [
+                ("Authorization", "Bearer pl_t_not-a-key-of-this-database"), ("Content-Type", "application/json"),
+            ]
             if let forwardedFor { headers.append(("X-Forwarded-For", forwardedFor)) }
             connection.write(RawRequest.make("POST", "/v1/telemetry", headers: headers, body: Array("{}".utf8)))
             return try connection.readReply().status
@@ -132,7 +145,10 @@ struct IngestorsBehindNginxTests {
         let lines = server.logText.split(separator: "\n").filter { $0.contains("unknown key") }
         #expect(lines.count == 2)
         #expect(lines.allSatisfy { $0.contains("client=127.0.0.1") }, "\(lines)")
-        #expect(!lines.contains { $0.contains("203.0.113.7") || $0.contains("198.51.100.9") || $0.contains(NginxProcess.proxyAddress) })
+        #expect(
+            !lines.contains {
+                $0.contains("203.0.113.7") || $0.contains("198.51.100.9") || $0.contains(NginxProcess.proxyAddress)
+            })
     }
 
     @Test func aBodyOverTheServersLimitIsRefusedByNginxInTheContractsShape() throws {
@@ -142,9 +158,11 @@ struct IngestorsBehindNginxTests {
         let limit = 1 << 20  // serve --max-body's default, which pushledger.conf's client_max_body_size matches
         for (size, proxied) in [(limit + 1, false), (limit, true)] {
             let connection = try RawHTTPConnection(port: nginx.port)
-            connection.write(RawRequest.make(
-                "POST", "/v1/telemetry", headers: [("Authorization", "Bearer pl_t_x"), ("Content-Type", "application/json")],
-                body: [UInt8](repeating: 32, count: size)))
+            connection.write(
+                RawRequest.make(
+                    "POST", "/v1/telemetry",
+                    headers: [("Authorization", "Bearer pl_t_x"), ("Content-Type", "application/json")],
+                    body: [UInt8](repeating: 32, count: size)))
             let reply = try connection.readReply()
             // Over the limit nginx answers 413 itself; at the limit the ingestor answers (401: the key).
             #expect(reply.status == (proxied ? 401 : 413))

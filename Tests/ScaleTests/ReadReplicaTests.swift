@@ -33,7 +33,8 @@ struct ReadReplicaTests {
         // Replayed: the standby has applied everything the primary wrote so far.
         let lsn: String = try primaryConnection.query("select pg_current_wal_lsn()::text")[0].decode(0)
         waitUntil {
-            (try? standbyConnection.query("select pg_last_wal_replay_lsn() >= \(lsn)::pg_lsn")[0].decode(0, as: Bool.self)) ?? false
+            (try? standbyConnection.query("select pg_last_wal_replay_lsn() >= \(lsn)::pg_lsn")[0].decode(
+                0, as: Bool.self)) ?? false
         }
         #expect(try fleet.storedEvents(standbyConnection) == truth.telemetryEvents + truth.sends)
 
@@ -41,14 +42,20 @@ struct ReadReplicaTests {
         let week = ISOWeek(containing: Date(timeIntervalSince1970: Double(truth.window.to) / 1000 - 1)).description
         let weekly = ["report", "weekly", "--app", app, "--week", week, "--format", "json"]
         func iso(_ ms: Int64) -> String { Fixtures.time(Date(timeIntervalSince1970: Double(ms) / 1000)) }
-        let silentLoss = ["report", "silent-loss", "--app", app, "--from", iso(truth.window.from), "--to", iso(truth.window.to),
-                          "--as-of", iso(truth.window.asOf), "--by", "day,channel,platform", "--format", "json"]
+        let silentLoss = [
+            "report", "silent-loss", "--app", app, "--from", iso(truth.window.from), "--to", iso(truth.window.to),
+            "--as-of", iso(truth.window.asOf), "--by", "day,channel,platform", "--format", "json",
+        ]
         // Read from the standby, written (nothing, for reports) on the primary.
-        let fromStandby = (weekly: try pushledger(weekly, database: primary.url, read: standby.url),
-                           silentLoss: try pushledger(silentLoss, database: primary.url, read: standby.url))
+        let fromStandby = (
+            weekly: try pushledger(weekly, database: primary.url, read: standby.url),
+            silentLoss: try pushledger(silentLoss, database: primary.url, read: standby.url)
+        )
         // The primary's reports, from the same refresh (reports never refresh).
-        let fromPrimary = (weekly: try pushledger(weekly, database: primary.url, read: primary.url),
-                           silentLoss: try pushledger(silentLoss, database: primary.url))
+        let fromPrimary = (
+            weekly: try pushledger(weekly, database: primary.url, read: primary.url),
+            silentLoss: try pushledger(silentLoss, database: primary.url)
+        )
         #expect(fromStandby.weekly == fromPrimary.weekly)
         #expect(fromStandby.silentLoss == fromPrimary.silentLoss)
         // Not two empty reports: the fleet's sends are in both.
@@ -58,7 +65,8 @@ struct ReadReplicaTests {
         #expect(fromStandby.weekly.contains("\"week\""))
 
         // The other read paths work on the standby too.
-        try pushledger(["query", "silent-loss", "--app", app, "--since", "7d"], database: primary.url, read: standby.url)
+        try pushledger(
+            ["query", "silent-loss", "--app", app, "--since", "7d"], database: primary.url, read: standby.url)
         try pushledger(["alert", "list"], database: primary.url, read: standby.url)
         let check = try CommandRunner.run(
             ["alert", "check", "--log-level", "warning"],
@@ -68,7 +76,8 @@ struct ReadReplicaTests {
         // Reports only read: pointed at the standby as its only database, the weekly report runs
         // and is the same; the rollup, which writes, is refused there.
         #expect(try pushledger(weekly, database: standby.url) == fromStandby.weekly)
-        let refused = try CommandRunner.run(["rollup", "--log-level", "debug"], environment: ["DATABASE_URL": standby.url])
+        let refused = try CommandRunner.run(
+            ["rollup", "--log-level", "debug"], environment: ["DATABASE_URL": standby.url])
         #expect(refused.status != 0)
         #expect(refused.stderr.contains("read-only"), "\(refused.stderr)")
     }
@@ -80,7 +89,8 @@ struct ReadReplicaTests {
         if let read { environment["PUSHLEDGER_READ_DATABASE_URL"] = read }
         let output = try CommandRunner.run(arguments + ["--log-level", "warning"], environment: environment)
         guard output.status == 0 else {
-            throw ScaleTestError(description: "pushledger \(arguments.joined(separator: " ")) exited \(output.status): \(output.stderr)")
+            throw ScaleTestError(
+                description: "pushledger \(arguments.joined(separator: " ")) exited \(output.status): \(output.stderr)")
         }
         return output.stdout
     }
@@ -103,7 +113,9 @@ struct ScaleCluster {
     static func script(_ arguments: [String]) throws -> String {
         let script = TestDatabase.repositoryRoot.appendingPathComponent("scripts/db.sh")
         let output = try CommandRunner.run(arguments, program: script)
-        guard output.status == 0 else { throw ScaleTestError(description: "db.sh \(arguments.joined(separator: " ")): \(output.stderr)") }
+        guard output.status == 0 else {
+            throw ScaleTestError(description: "db.sh \(arguments.joined(separator: " ")): \(output.stderr)")
+        }
         return output.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

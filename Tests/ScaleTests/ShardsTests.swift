@@ -2,18 +2,22 @@ import Foundation
 import Postgres
 import PushLedgerSupport
 import Simulator
-import TestSupport
 import Synchronization
+import TestSupport
 import Testing
 
 /// Shards by app on stock PostgreSQL: a directory and two shards on the test cluster, one
 /// `pushledger serve --directory-url` in front of them.
 @Suite("Shards by app", .serialized)
 struct ShardsTests {
-    static let placement = ["com.example.shard0": "a", "com.example.shard1": "a", "com.example.shard2": "b", "com.example.shard3": "b"]
+    static let placement = [
+        "com.example.shard0": "a", "com.example.shard1": "a", "com.example.shard2": "b", "com.example.shard3": "b",
+    ]
 
     static func fleets() -> [ScaleFleet] {
-        placement.keys.sorted().enumerated().map { index, app in ScaleFleet(installs: 120, days: 3, seed: 40 + UInt64(index), app: app) }
+        placement.keys.sorted().enumerated().map { index, app in
+            ScaleFleet(installs: 120, days: 3, seed: 40 + UInt64(index), app: app)
+        }
     }
 
     /// Rows of `app` in every table of the database that has an `app_id` column, but the
@@ -22,12 +26,16 @@ struct ShardsTests {
         let tables: [String] = try connection.query(
             """
             select c.relname from pg_class c join pg_namespace n on n.oid = c.relnamespace
-             where n.nspname = 'public' and c.relkind in ('r', 'p') and not c.relispartition and c.relname <> 'shard_departures'
-               and exists (select 1 from pg_attribute a where a.attrelid = c.oid and a.attname = 'app_id' and not a.attisdropped)
-            """).map { try $0.decode(0) }
+             where n.nspname = 'public' and c.relkind in ('r', 'p') and not c.relispartition and c.relname <> \
+            'shard_departures'
+               and exists (select 1 from pg_attribute a where a.attrelid = c.oid and a.attname = 'app_id' and not \
+            a.attisdropped)
+            """
+        ).map { try $0.decode(0) }
         var total = 0
         for table in tables {
-            total += try connection.query("select count(*) from \(identifier: table) where app_id = \(app)")[0].decode(0, as: Int.self)
+            total += try connection.query("select count(*) from \(identifier: table) where app_id = \(app)")[0].decode(
+                0, as: Int.self)
         }
         return total
     }
@@ -49,10 +57,14 @@ struct ShardsTests {
         let listed = try deployment.run(["shards", "list", "--format", "csv"]).stdout
         #expect(listed.contains("a,") && listed.contains("com.example.shard0 com.example.shard1"))
 
-        let sharded = try ServeProcess(databaseURL: "", arguments: ["--directory-url", deployment.directoryURL, "--writers", "2"])
+        let sharded = try ServeProcess(
+            databaseURL: "", arguments: ["--directory-url", deployment.directoryURL, "--writers", "2"])
         let alone = try ServeProcess(databaseURL: single, arguments: ["--writers", "2"])
         let posts = fleets.flatMap { fleet in
-            [Background { try fleet.post(to: sharded.baseURL, threads: 3) }, Background { try fleet.post(to: alone.baseURL, threads: 3) }]
+            [
+                Background { try fleet.post(to: sharded.baseURL, threads: 3) },
+                Background { try fleet.post(to: alone.baseURL, threads: 3) },
+            ]
         }
         let results = try posts.map { try $0.value() }
 
@@ -93,7 +105,8 @@ struct ShardsTests {
             try fleet.addKeys(directory)
         }
         let a = try deployment.shard("a"), b = try deployment.shard("b")
-        let serve = try ServeProcess(databaseURL: "", arguments: ["--directory-url", deployment.directoryURL, "--writers", "2"])
+        let serve = try ServeProcess(
+            databaseURL: "", arguments: ["--directory-url", deployment.directoryURL, "--writers", "2"])
         let stayed = try staying.post(to: serve.baseURL, threads: 2).truth
         let stayingRows = try Self.rows(of: staying.config.appID, a)
 
@@ -147,7 +160,9 @@ struct ShardsTests {
         #expect(try Self.rows(of: staying.config.appID, a) == stayingRows)
         #expect(try Self.rows(of: staying.config.appID, b) == 0)
         #expect(try ScaleFleet.outcomes(a, stayed) == ScaleFleet.outcomes(stayed))
-        #expect(try directory.query("select shard from app_placements where app_id = \(moving.config.appID)")[0].decode(0, as: String.self) == "b")
+        #expect(
+            try directory.query("select shard from app_placements where app_id = \(moving.config.appID)")[0].decode(
+                0, as: String.self) == "b")
         #expect(try directory.query("select count(*) from app_moves")[0].decode(0, as: Int.self) == 0)
         #expect(try a.query("select moved_to from shard_departures")[0].decode(0, as: String.self) == "b")
 
@@ -155,7 +170,8 @@ struct ShardsTests {
         let again = try moving.post(to: serve.baseURL, threads: 3).summary
         #expect(again.accepted == 0 && again.duplicates == again.eventsPosted)
         #expect(try moving.storedEvents(b) == truth.telemetryEvents + truth.sends)
-        Logger(component: "shard-tests").info("move figures", ["move": moved.replacingOccurrences(of: "\n", with: " "), "retries": summary.retries])
+        Logger(component: "shard-tests").info(
+            "move figures", ["move": moved.replacingOccurrences(of: "\n", with: " "), "retries": summary.retries])
     }
 
     /// `shards totals` through the directory's postgres_fdw tables equals each shard's own sums,
@@ -163,19 +179,24 @@ struct ShardsTests {
     static func expectFleetTotalsEqualTheShards(_ deployment: ShardedDeployment, _ fleet: ScaleFleet) throws {
         let start = Date(timeIntervalSince1970: Double(fleet.config.startMs) / 1000)
         let window = ["--from", Timestamp.rfc3339(start), "--to", Timestamp.rfc3339(start + 3 * 86_400)]
-        let csv = try deployment.run(["shards", "totals", "--format", "csv"] + window).stdout.split(whereSeparator: \.isNewline).map { $0.split(separator: ",") }
+        let csv = try deployment.run(["shards", "totals", "--format", "csv"] + window).stdout.split(
+            whereSeparator: \.isNewline
+        ).map { $0.split(separator: ",") }
         let header = csv[0].map(String.init)
         var fleetTotals: [String: [String: Int]] = [:]
         for line in csv.dropFirst() {
-            fleetTotals[String(line[0])] = Dictionary(uniqueKeysWithValues: zip(header.dropFirst(), line.dropFirst().map { Int($0)! }))
+            fleetTotals[String(line[0])] = Dictionary(
+                uniqueKeysWithValues: zip(header.dropFirst(), line.dropFirst().map { Int($0)! }))
         }
         var shardTotals: [String: [String: Int]] = [:], all: [String: Int] = [:]
         for name in deployment.shards.keys {
             let rows = try deployment.shard(name).query(
                 """
-                select app_id, sum(sends)::int8 as sends, sum(accepted)::int8 as accepted, sum(unconfirmed)::int8 as unconfirmed,
+                select app_id, sum(sends)::int8 as sends, sum(accepted)::int8 as accepted, sum(unconfirmed)::int8 as \
+                unconfirmed,
                        sum(blocked_channel)::int8 as blocked_channel
-                  from send_rollups_daily where day >= \(start)::date and day < \(start + 3 * 86_400)::date group by app_id
+                  from send_rollups_daily where day >= \(start)::date and day < \(start + 3 * 86_400)::date group by \
+                app_id
                 """)
             for row in rows {
                 var counts: [String: Int] = [:]
@@ -189,7 +210,9 @@ struct ShardsTests {
         #expect(shardTotals.count == 4)
         #expect(shardTotals.values.allSatisfy { $0["sends"]! > 0 })
         for (app, counts) in shardTotals {
-            #expect(counts.allSatisfy { fleetTotals[app]?[$0.key] == $0.value }, "\(app): \(counts) vs \(fleetTotals[app] ?? [:])")
+            #expect(
+                counts.allSatisfy { fleetTotals[app]?[$0.key] == $0.value },
+                "\(app): \(counts) vs \(fleetTotals[app] ?? [:])")
         }
         #expect(all.allSatisfy { fleetTotals["all apps"]?[$0.key] == $0.value })
         let plan = try deployment.run(["shards", "totals", "--plan"] + window).stdout
@@ -200,17 +223,22 @@ struct ShardsTests {
 
     /// Shard b refusing connections: its apps get 503 with Retry-After, shard a's are stored;
     /// once b is back its apps are stored again.
-    static func expectAShardDownFailsItsAppsAlone(_ deployment: ShardedDeployment, _ serve: ServeProcess, _ fleets: [ScaleFleet]) throws {
+    static func expectAShardDownFailsItsAppsAlone(
+        _ deployment: ShardedDeployment, _ serve: ServeProcess, _ fleets: [ScaleFleet]
+    ) throws {
         let admin = try Connection.connect(url: TestDatabase.adminURL)
         let database = String(URLComponents(string: deployment.shards["b"]!)!.path.dropFirst())
         func post(_ fleet: ScaleFleet) throws -> RawReply {
             let connection = try RawHTTPConnection(port: serve.port)
-            connection.write(RawRequest.make(
-                "POST", "/v1/telemetry", headers: [("Authorization", "Bearer \(fleet.telemetryKey)"), ("Content-Type", "application/json")],
-                body: Fixtures.telemetry(app: fleet.config.appID, events: [Fixtures.exposure()])))
+            connection.write(
+                RawRequest.make(
+                    "POST", "/v1/telemetry",
+                    headers: [("Authorization", "Bearer \(fleet.telemetryKey)"), ("Content-Type", "application/json")],
+                    body: Fixtures.telemetry(app: fleet.config.appID, events: [Fixtures.exposure()])))
             return try connection.readReply()
         }
-        let onA = fleets.first { placement[$0.config.appID] == "a" }!, onB = fleets.first { placement[$0.config.appID] == "b" }!
+        let onA = fleets.first { placement[$0.config.appID] == "a" }!,
+            onB = fleets.first { placement[$0.config.appID] == "b" }!
         try admin.execute("alter database \(identifier: database) allow_connections false")
         _ = try admin.query("select pg_terminate_backend(pid) from pg_stat_activity where datname = \(database)")
         let refused = try post(onB)
@@ -232,13 +260,21 @@ struct ShardsTests {
         let from = Timestamp.rfc3339(Date(timeIntervalSince1970: Double(fleet.config.startMs) / 1000))
         let to = Timestamp.rfc3339(Date(timeIntervalSince1970: Double(fleet.config.startMs) / 1000 + 3 * 86_400))
         return [
-            ["report", "silent-loss", "--app", app, "--from", from, "--to", to, "--as-of", to, "--source", "engine", "--format", "json"],
-            ["report", "silent-loss", "--app", app, "--from", from, "--to", to, "--by", "channel,platform", "--source", "rollups", "--format", "json"],
+            [
+                "report", "silent-loss", "--app", app, "--from", from, "--to", to, "--as-of", to, "--source", "engine",
+                "--format", "json",
+            ],
+            [
+                "report", "silent-loss", "--app", app, "--from", from, "--to", to, "--by", "channel,platform",
+                "--source", "rollups", "--format", "json",
+            ],
         ]
     }
 
     /// A report's JSON without the lines that say when it was made.
     static func comparable(_ json: String) -> [Substring] {
-        json.split(separator: "\n").filter { line in !["generated", "refreshed", "fresh", "as_of", "lag"].contains { line.contains($0) } }
+        json.split(separator: "\n").filter { line in
+            !["generated", "refreshed", "fresh", "as_of", "lag"].contains { line.contains($0) }
+        }
     }
 }

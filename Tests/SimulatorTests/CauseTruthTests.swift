@@ -13,12 +13,15 @@ import Testing
         for bucket in LatencyBucket.allCases { #expect(truth.count(bucket) > 0, "\(bucket)") }
         // causes partition unconfirmed; buckets partition received and opened
         #expect(UnconfirmedCause.allCases.map { truth.count($0) }.reduce(0, +) == truth.count(.unconfirmed))
-        #expect(LatencyBucket.allCases.map { truth.count($0) }.reduce(0, +) == truth.count(.received) + truth.count(.opened))
+        #expect(
+            LatencyBucket.allCases.map { truth.count($0) }.reduce(0, +) == truth.count(.received) + truth.count(.opened)
+        )
         // where each comes from: APNs keeps one notification per app, FCM one per collapse id;
         // force-stops exist only on Android 15+
         #expect(truth.count(.superseded, platform: .ios) > 0 && truth.count(.superseded, platform: .android) > 0)
         #expect(truth.count(.appStopped, platform: .ios) == 0)
-        #expect(truth.count(.expired, channel: "promotions") == truth.count(.expired), "only promotions carry an expiry")
+        #expect(
+            truth.count(.expired, channel: "promotions") == truth.count(.expired), "only promotions carry an expiry")
         let json = try Fixtures.object(truth.json())
         let causes = try #require(json["causes"] as? [[String: Any]])
         #expect(causes.compactMap { $0["count"] as? Int }.reduce(0, +) == truth.count(.unconfirmed))
@@ -44,7 +47,8 @@ import Testing
             for batch in installation.batches {
                 let body = try Fixtures.object(batch.body)
                 let platform = body["platform"] as? String
-                for event in body["events"] as? [[String: Any]] ?? [] where event["type"] as? String == "notification_settings" {
+                for event in body["events"] as? [[String: Any]] ?? []
+                where event["type"] as? String == "notification_settings" {
                     if platform == "android" {
                         #expect(event["standby_bucket"] is String && event["background_restricted"] is Bool)
                         if event["force_stopped_before_start"] as? Bool == true { forceStopped += 1 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Simulator
 
 /// Every generated body has the shape of docs/contract.md (checked field by field with
@@ -9,7 +10,10 @@ struct ContractShapeTests {
     static let output = Simulation.generate(Fixtures.config(installs: 400, seed: 21))
     static let endMs = Fixtures.config().endMs
 
-    private func isUUID(_ value: Any?) -> Bool { (value as? String).flatMap(UUID.init(uuidString:)) != nil && (value as! String) == (value as! String).lowercased() }
+    private func isUUID(_ value: Any?) -> Bool {
+        (value as? String).flatMap(UUID.init(uuidString:)) != nil
+            && (value as! String) == (value as! String).lowercased()
+    }
     private func isSlug(_ value: Any?) -> Bool {
         guard let s = value as? String, (1...64).contains(s.utf8.count) else { return false }
         return s.utf8.allSatisfy { (97...122).contains($0) || (48...57).contains($0) || $0 == 95 }
@@ -30,7 +34,9 @@ struct ContractShapeTests {
             if platform == "android" { #expect(body["sdk_int"] is Int) }
             let sentAt = try Fixtures.ms(body["sent_at"])
             // the batch's stamped offset points at the sent_at text
-            #expect(Array(batch.body[batch.sentAtOffset..<(batch.sentAtOffset + 24)]) == Array((body["sent_at"] as! String).utf8))
+            #expect(
+                Array(batch.body[batch.sentAtOffset..<(batch.sentAtOffset + 24)])
+                    == Array((body["sent_at"] as! String).utf8))
             let events = try #require(body["events"] as? [[String: Any]])
             #expect(!events.isEmpty && events.count <= 2_000 && events.count == batch.eventCount)
             for e in events {
@@ -42,8 +48,14 @@ struct ContractShapeTests {
                 switch type {
                 case "notification_settings":
                     if platform == "ios" {
-                        #expect(one(of: ["not_determined", "denied", "authorized", "provisional", "ephemeral"], e["authorization_status"]))
-                        for name in ["alert_setting", "sound_setting", "badge_setting", "lock_screen_setting", "notification_center_setting"] {
+                        #expect(
+                            one(
+                                of: ["not_determined", "denied", "authorized", "provisional", "ephemeral"],
+                                e["authorization_status"]))
+                        for name in [
+                            "alert_setting", "sound_setting", "badge_setting", "lock_screen_setting",
+                            "notification_center_setting",
+                        ] {
                             #expect(one(of: settings, e[name]))
                         }
                         #expect(one(of: ["none", "banner", "alert"], e["alert_style"]))
@@ -51,25 +63,30 @@ struct ContractShapeTests {
                         #expect(e["notifications_enabled"] is Bool)
                         #expect(one(of: ["granted", "denied", "not_required"], e["post_notifications"]))
                         for channel in try #require(e["channels"] as? [[String: Any]]) {
-                            #expect(channel["id"] is String && channel["group"] is String && channel["group_blocked"] is Bool)
+                            #expect(
+                                channel["id"] is String && channel["group"] is String
+                                    && channel["group_blocked"] is Bool)
                             #expect([-1_000, 0, 1, 2, 3, 4, 5].contains(channel["importance"] as? Int ?? 99))
                         }
                     }
                 case "permission_prompt":
                     #expect(isSlug(e["placement"]))
                     #expect(one(of: ["system", "primer"], e["prompt"]))
-                    #expect(one(of: ["granted", "provisional", "denied", "dismissed", "already_determined"], e["result"]))
+                    #expect(
+                        one(of: ["granted", "provisional", "denied", "dismissed", "already_determined"], e["result"]))
                 case "experiment_exposure":
                     #expect(isSlug(e["experiment"]) && isSlug(e["variant"]))
                 case "push_token":
                     let token = try #require(e["token"] as? String)
                     if platform == "ios" {
                         #expect(e["provider"] as? String == "apns")
-                        #expect(token.count % 2 == 0 && (64...200).contains(token.count) && token.allSatisfy(\.isHexDigit))
+                        #expect(
+                            token.count % 2 == 0 && (64...200).contains(token.count) && token.allSatisfy(\.isHexDigit))
                         #expect(one(of: ["production", "sandbox"], e["environment"]))
                     } else {
                         #expect(e["provider"] as? String == "fcm")
-                        #expect((1...4_096).contains(token.utf8.count) && token.utf8.allSatisfy { (32...126).contains($0) })
+                        #expect(
+                            (1...4_096).contains(token.utf8.count) && token.utf8.allSatisfy { (32...126).contains($0) })
                     }
                 case "notification_received":
                     #expect(isUUID(e["notification_id"]))
@@ -106,13 +123,25 @@ struct ContractShapeTests {
                     last = sentAt
                 }
                 #expect(s["status"] is Int)
-                if let reason = s["reason"] as? String { reasons.insert(reason) } else { #expect(s["reason"] is NSNull) }
+                if let reason = s["reason"] as? String {
+                    reasons.insert(reason)
+                } else {
+                    #expect(s["reason"] is NSNull)
+                }
                 if s["installation_id"] == nil { tokenOnly += 1 } else { #expect(isUUID(s["installation_id"])) }
-                if s["status"] as? Int == 410 { _ = try Fixtures.ms(s["unregistered_at"]) } else { #expect(s["unregistered_at"] is NSNull) }
+                if s["status"] as? Int == 410 {
+                    _ = try Fixtures.ms(s["unregistered_at"])
+                } else {
+                    #expect(s["unregistered_at"] is NSNull)
+                }
             }
         }
         #expect(formats == ["application/json", "application/x-ndjson"])
-        #expect(reasons.isSuperset(of: ["Unregistered", "UNREGISTERED", "BadDeviceToken", "DeviceTokenNotForTopic", "TooManyRequests", "QUOTA_EXCEEDED"]))
+        #expect(
+            reasons.isSuperset(of: [
+                "Unregistered", "UNREGISTERED", "BadDeviceToken", "DeviceTokenNotForTopic", "TooManyRequests",
+                "QUOTA_EXCEEDED",
+            ]))
         #expect(tokenOnly > 0)
     }
 
@@ -120,9 +149,10 @@ struct ContractShapeTests {
         let retries = Self.output.telemetry.enumerated().filter(\.element.isRetry)
         #expect(!retries.isEmpty)
         for (i, batch) in retries { #expect(Self.output.telemetry[i - 1].body == batch.body) }
-        #expect(Self.output.truth.duplicateEventsPosted
-            == (Self.output.telemetry + []).filter(\.isRetry).reduce(0) { $0 + $1.eventCount }
-            + Self.output.sends.filter(\.isRetry).reduce(0) { $0 + $1.eventCount })
+        #expect(
+            Self.output.truth.duplicateEventsPosted
+                == (Self.output.telemetry + []).filter(\.isRetry).reduce(0) { $0 + $1.eventCount }
+                + Self.output.sends.filter(\.isRetry).reduce(0) { $0 + $1.eventCount })
     }
 
     @Test func stampingSetsTheDeviceClockAtPosting() throws {
@@ -154,7 +184,10 @@ struct TruthFileTests {
         let byDay = try #require(object["outcomes_by_day"] as? [[String: Any]])
         let sum = { (rows: [[String: Any]]) in rows.reduce(0) { $0 + ($1["count"] as? Int ?? 0) } }
         #expect(sum(outcomes) == sum(byDay) && sum(byDay) == truth.outcomesByDay.reduce(0) { $0 + $1.count })
-        let opened = outcomes.filter { $0["outcome"] as? String == "opened" && $0["channel"] as? String == "orders" && $0["platform"] as? String == "ios" }
+        let opened = outcomes.filter {
+            $0["outcome"] as? String == "opened" && $0["channel"] as? String == "orders"
+                && $0["platform"] as? String == "ios"
+        }
         #expect(sum(opened) == truth.count(.opened, channel: "orders", platform: .ios))
         let cohorts = try #require(object["cohorts"] as? [[String: Any]])
         #expect(cohorts.map { $0["variant"] as? String } == truth.cohorts.map(\.variant))

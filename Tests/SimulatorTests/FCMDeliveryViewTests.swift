@@ -24,18 +24,21 @@ import Testing
         #expect(!entries.isEmpty)
         let json = try JSONSerialization.jsonObject(with: Data(page)) as? [String: Any]
         let list = try #require(json?["androidDeliveryData"] as? [[String: Any]])
-        let counted = list.compactMap { ($0["data"] as? [String: Any])?["countMessagesAccepted"] as? String }.compactMap { Int($0) }
+        let counted = list.compactMap { ($0["data"] as? [String: Any])?["countMessagesAccepted"] as? String }.compactMap
+        { Int($0) }
         #expect(counted.reduce(0, +) == accepted)
         var named = Set<String>()
         for entry in list {
-            let outcomes = try #require((entry["data"] as? [String: Any])?["messageOutcomePercents"] as? [String: Double])
+            let outcomes = try #require(
+                (entry["data"] as? [String: Any])?["messageOutcomePercents"] as? [String: Double])
             let delivered = try #require(outcomes["delivered"])
             #expect(delivered >= 0 && delivered <= 100)
             #expect(abs(outcomes.values.reduce(0, +) - 100) < 0.3, "the outcomes cover every accepted message")
             named.formUnion(outcomes.filter { $0.value > 0 }.keys)
         }
-        #expect(named.isSuperset(of: ["collapsed", "droppedAppForceStopped", "droppedTtlExpired"]),
-                "the fleet's collapse ids, force-stops and expiries show on FCM's side: \(named.sorted())")
+        #expect(
+            named.isSuperset(of: ["collapsed", "droppedAppForceStopped", "droppedTtlExpired"]),
+            "the fleet's collapse ids, force-stops and expiries show on FCM's side: \(named.sorted())")
         #expect(named.contains("droppedDeviceInactive") == (inactive > 0), "sends to uninstalled apps: \(inactive)")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import Simulator
 
 /// Small fleets for tests: a fixed fortnight so results never depend on the clock.
@@ -13,7 +14,9 @@ enum Fixtures {
         return config
     }
 
-    static func dayString(_ day: Int) -> String { String(SimTime.rfc3339(startMs + Int64(day) * SimTime.msPerDay).prefix(10)) }
+    static func dayString(_ day: Int) -> String {
+        String(SimTime.rfc3339(startMs + Int64(day) * SimTime.msPerDay).prefix(10))
+    }
 
     static func object(_ bytes: [UInt8]) throws -> [String: Any] {
         guard let object = try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {

@@ -2,13 +2,18 @@ import Foundation
 import PushLedgerContract
 import PushLedgerRules
 import Testing
+
 @testable import Simulator
 
 /// Recounts the truth from the generated JSON bodies alone (as the server would see them,
 /// received at the simulated end), with its own parsing and joins, and compares.
 @Suite("Truth equals an independent recount of the generated bodies")
 struct RecountTests {
-    struct Snapshot { var at: Int64; var state: DisplayState; var version: String? }
+    struct Snapshot {
+        var at: Int64
+        var state: DisplayState
+        var version: String?
+    }
     struct Install {
         var platform = Platform.ios
         var snapshots: [Snapshot] = []
@@ -23,31 +28,57 @@ struct RecountTests {
     func recountMatches(windowChoice: Int) throws {
         var config = Fixtures.config(installs: 400, seed: 11)
         if windowChoice == 2 { config.makeSteady(warmupDays: 11) }
-        let window = windowChoice != 1
+        let window =
+            windowChoice != 1
             ? Simulation.defaultWindow(config)
-            : TruthWindow(from: config.startMs + 2 * SimTime.msPerDay, to: config.endMs - 3 * SimTime.msPerDay,
-                          asOf: config.endMs - 2 * SimTime.msPerDay)
+            : TruthWindow(
+                from: config.startMs + 2 * SimTime.msPerDay, to: config.endMs - 3 * SimTime.msPerDay,
+                asOf: config.endMs - 2 * SimTime.msPerDay)
         let output = Simulation.generate(config, window: window)
         let recount = try recount(output, config: config, window: window)
         if windowChoice == 2 {
             // the warm-up was generated: sends before the window, which the truth leaves out
-            let sentAt = try output.sends.filter { !$0.isRetry }.flatMap { try Fixtures.sends($0) }.map { try Fixtures.ms($0["sent_at"]) }
+            let sentAt = try output.sends.filter { !$0.isRetry }.flatMap { try Fixtures.sends($0) }.map {
+                try Fixtures.ms($0["sent_at"])
+            }
             #expect(sentAt.min().map { $0 < config.startMs - 10 * SimTime.msPerDay } == true)
             #expect(output.truth.sends == sentAt.count)
-            #expect(output.truth.outcomesByDay.map(\.count).reduce(0, +) == sentAt.filter { $0 >= config.startMs && $0 < config.endMs }.count)
+            #expect(
+                output.truth.outcomesByDay.map(\.count).reduce(0, +)
+                    == sentAt.filter { $0 >= config.startMs && $0 < config.endMs }.count)
         }
-        let truthRows = Dictionary(output.truth.outcomesByDay.map { (key($0.day, $0.channel, $0.platform.rawValue, $0.appVersion, $0.outcome.rawValue), $0.count) }) { $0 + $1 }
+        let truthRows = Dictionary(
+            output.truth.outcomesByDay.map {
+                (key($0.day, $0.channel, $0.platform.rawValue, $0.appVersion, $0.outcome.rawValue), $0.count)
+            }
+        ) { $0 + $1 }
         #expect(truthRows == recount.outcomes)
-        #expect(output.truth.cohorts.map { [$0.variant: [$0.installs, $0.prompted, $0.optedIn, $0.provisional, $0.reach, $0.grantedWithoutPrompt, $0.retainedEligible, $0.retained]] }
-            == recount.cohorts.keys.sorted().map { [$0: recount.cohorts[$0]!] })
-        #expect(output.truth.cohorts.map(\.medianHoursToPrompt) == recount.cohorts.keys.sorted().map { recount.medians[$0] ?? nil })
+        #expect(
+            output.truth.cohorts.map {
+                [
+                    $0.variant: [
+                        $0.installs, $0.prompted, $0.optedIn, $0.provisional, $0.reach, $0.grantedWithoutPrompt,
+                        $0.retainedEligible, $0.retained,
+                    ]
+                ]
+            }
+                == recount.cohorts.keys.sorted().map { [$0: recount.cohorts[$0]!] })
+        #expect(
+            output.truth.cohorts.map(\.medianHoursToPrompt)
+                == recount.cohorts.keys.sorted().map { recount.medians[$0] ?? nil })
         if windowChoice == 0 {
             // revocations after a grant make retention measurable and below 100%
-            #expect(output.truth.cohorts.allSatisfy { $0.retainedEligible > 0 && $0.retained > 0 && $0.retained < $0.retainedEligible })
+            #expect(
+                output.truth.cohorts.allSatisfy {
+                    $0.retainedEligible > 0 && $0.retained > 0 && $0.retained < $0.retainedEligible
+                })
         }
         #expect(output.truth.tokenInvalid == recount.tokenInvalid)
         #expect(output.truth.sendsToKnownInvalidTokens == recount.knownInvalid)
-        #expect(Dictionary(output.truth.rejections.map { ("\($0.provider.rawValue) \($0.status) \($0.reason ?? "-")", $0.count) }) { $0 + $1 } == recount.rejections)
+        #expect(
+            Dictionary(
+                output.truth.rejections.map { ("\($0.provider.rawValue) \($0.status) \($0.reason ?? "-")", $0.count) }
+            ) { $0 + $1 } == recount.rejections)
         // the fleet exercises every outcome (nothing in the earlier window is young enough to be
         // pending; after a warm-up every device has reported and every slice is instrumented)
         let expected = Set(SendOutcome.allCases).subtracting([[], [.pending], [.unattributed]][windowChoice])
@@ -90,22 +121,30 @@ struct RecountTests {
                 install.firstEvent = min(install.firstEvent, at)
                 switch event["type"] as! String {
                 case "notification_settings":
-                    install.snapshots.append(Snapshot(at: at, state: DisplayState(snapshot: parseSnapshot(event), platform: platform), version: version))
+                    install.snapshots.append(
+                        Snapshot(
+                            at: at, state: DisplayState(snapshot: parseSnapshot(event), platform: platform),
+                            version: version))
                 case "notification_received":
                     let displayed = event["displayed"] as? Bool
-                    receipts[event["notification_id"] as! String, default: []].append(Receipt(kind: .received(displayed: displayed), at: date(at)))
+                    receipts[event["notification_id"] as! String, default: []].append(
+                        Receipt(kind: .received(displayed: displayed), at: date(at)))
                     if inWindow(at) { instrumented.insert("\(platform.rawValue)/\(version ?? "null")") }
                 case "notification_opened":
-                    receipts[event["notification_id"] as! String, default: []].append(Receipt(kind: .opened, at: date(at)))
+                    receipts[event["notification_id"] as! String, default: []].append(
+                        Receipt(kind: .opened, at: date(at)))
                 case "push_token":
                     registrations[event["token"] as! String, default: []].append((at, id))
                 case "experiment_exposure":
-                    if (event["experiment"] as? String) == config.experiment, install.exposure.map({ $0.at > at }) ?? true {
+                    if (event["experiment"] as? String) == config.experiment,
+                        install.exposure.map({ $0.at > at }) ?? true
+                    {
                         install.exposure = (at, event["variant"] as! String)
                     }
                 case "permission_prompt":
                     if event["prompt"] as? String == "system", event["result"] as? String != "already_determined",
-                       install.firstPrompt.map({ $0.at > at }) ?? true {
+                        install.firstPrompt.map({ $0.at > at }) ?? true
+                    {
                         install.firstPrompt = (at, event["result"] as! String)
                     }
                 default: Issue.record("unexpected type \(String(describing: event["type"]))")
@@ -118,7 +157,9 @@ struct RecountTests {
         var sends: [[String: Any]] = []
         var seenSends = Set<String>()
         for batch in output.sends {
-            for send in try Fixtures.sends(batch) where seenSends.insert(send["event_id"] as! String).inserted { sends.append(send) }
+            for send in try Fixtures.sends(batch) where seenSends.insert(send["event_id"] as! String).inserted {
+                sends.append(send)
+            }
         }
         let sentAt = { (s: [String: Any]) in try Fixtures.ms(s["sent_at"]) }
         sends = try sends.filter { try sentAt($0) <= window.asOf }.sorted { try sentAt($0) < sentAt($1) }
@@ -129,23 +170,32 @@ struct RecountTests {
             let t = try sentAt(send), token = send["token"] as! String
             let status = send["status"] as! Int, reason = send["reason"] as? String
             let invalid = RejectionClass.isTokenInvalid(status: status, reason: reason)
-            let known = lastInvalid[token].map { i in !(registrations[token] ?? []).contains { $0.at > i && $0.at <= t } } ?? false
+            let known =
+                lastInvalid[token].map { i in !(registrations[token] ?? []).contains { $0.at > i && $0.at <= t } }
+                ?? false
             if invalid { lastInvalid[token] = t }
             guard inWindow(t) else { continue }
             if known { result.knownInvalid += 1 }
             if invalid { result.tokenInvalid += 1 }
-            if !(200...299).contains(status) { result.rejections["\(send["provider"] as! String) \(status) \(reason ?? "-")", default: 0] += 1 }
-            let installation = send["installation_id"] as? String
+            if !(200...299).contains(status) {
+                result.rejections["\(send["provider"] as! String) \(status) \(reason ?? "-")", default: 0] += 1
+            }
+            let installation =
+                send["installation_id"] as? String
                 ?? registrations[token]?.filter { $0.at <= t }.max { $0.at < $1.at }?.installation
             let snapshot = installation.flatMap { installs[$0]?.snapshots.last { $0.at <= t } }
-            let platform = installation.flatMap { installs[$0]?.platform } ?? (send["provider"] as! String == "apns" ? .ios : .android)
+            let platform =
+                installation.flatMap { installs[$0]?.platform }
+                ?? (send["provider"] as! String == "apns" ? .ios : .android)
             let outcome = OutcomeRules.classify(
                 status: status, sentAt: date(t), channel: send["channel"] as! String, state: snapshot?.state,
                 receipts: receipts[send["notification_id"] as! String] ?? [],
                 instrumented: instrumented.contains("\(platform.rawValue)/\(snapshot?.version ?? "null")"),
                 asOf: date(window.asOf), confirmationWindow: Double(window.confirmationWindowMs) / 1_000)
             let day = String(SimTime.rfc3339(t).prefix(10))
-            result.outcomes[key(day, send["channel"] as? String, platform.rawValue, snapshot?.version, outcome.rawValue), default: 0] += 1
+            result.outcomes[
+                key(day, send["channel"] as? String, platform.rawValue, snapshot?.version, outcome.rawValue), default: 0
+            ] += 1
         }
         var hours: [String: [Double]] = [:]
         for install in installs.values {
@@ -180,7 +230,9 @@ struct RecountTests {
     private func parseSnapshot(_ e: [String: Any]) -> SettingsSnapshot {
         let setting = { (name: String) in (e[name] as? String).flatMap(NotificationSetting.init(rawValue:)) }
         let channels = (e["channels"] as? [[String: Any]])?.map {
-            ChannelState(id: $0["id"] as! String, importance: $0["importance"] as! Int, group: $0["group"] as? String, groupBlocked: $0["group_blocked"] as? Bool)
+            ChannelState(
+                id: $0["id"] as! String, importance: $0["importance"] as! Int, group: $0["group"] as? String,
+                groupBlocked: $0["group_blocked"] as? Bool)
         }
         return SettingsSnapshot(
             authorizationStatus: (e["authorization_status"] as? String).flatMap(AuthorizationStatus.init(rawValue:)),

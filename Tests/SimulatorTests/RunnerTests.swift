@@ -3,6 +3,7 @@ import Gzip
 import HTTPClient
 import TestSupport
 import Testing
+
 @testable import Simulator
 
 /// The runner against a loopback stand-in for the ingest server that de-duplicates by
@@ -26,7 +27,7 @@ struct RunnerTests {
         let server = try LoopbackServer { request, _ in
             let receivedAt = Int64(Date().timeIntervalSince1970 * 1_000)
             guard request.headers["authorization"] == (request.path == "/v1/sends" ? "Bearer s" : "Bearer t"),
-                  let raw = try? Gzip.decompress(request.body, limit: 1 << 24)
+                let raw = try? Gzip.decompress(request.body, limit: 1 << 24)
             else { return .status(401) }
             var events: [[String: Any]] = []
             var sentAt: Int64?
@@ -34,7 +35,8 @@ struct RunnerTests {
                 events = body["events"] as? [[String: Any]] ?? []
                 sentAt = try? Fixtures.ms(body["sent_at"])
             } else if request.path == "/v1/sends" {
-                let batch = SendsBatch(body: raw, contentType: request.headers["content-type"] ?? "", eventCount: 0, isRetry: false)
+                let batch = SendsBatch(
+                    body: raw, contentType: request.headers["content-type"] ?? "", eventCount: 0, isRetry: false)
                 events = (try? Fixtures.sends(batch)) ?? []
             }
             var accepted = 0
@@ -72,7 +74,8 @@ struct RunnerTests {
     }
 
     @Test func aRefusedBatchFailsTheRun() throws {
-        let server = try LoopbackServer { _, _ in .status(403, "{\"error\":\"forbidden\",\"message\":\"wrong scope\"}") }
+        let server = try LoopbackServer { _, _ in .status(403, "{\"error\":\"forbidden\",\"message\":\"wrong scope\"}")
+        }
         defer { server.stop() }
         var config = Fixtures.config(installs: 200)
         config.days = 2
@@ -99,13 +102,20 @@ struct SimulateCommandTests {
 
     @Test func parsesEveryOption() throws {
         let command = try SimulateCommand(
-            arguments: ["--url", "http://h:1", "--telemetry-key", "t", "--sends-key", "s", "--installs", "50", "--days", "7",
-                        "--seed", "9", "--threads", "2", "--flush-days", "2", "--inject", "receipts-outage@3", "--inject",
-                        "channel-block-spike", "--truth", "/tmp/t.json", "--no-gzip", "--no-progress"],
+            arguments: [
+                "--url", "http://h:1", "--telemetry-key", "t", "--sends-key", "s", "--installs", "50", "--days", "7",
+                "--seed", "9", "--threads", "2", "--flush-days", "2", "--inject", "receipts-outage@3", "--inject",
+                "channel-block-spike", "--truth", "/tmp/t.json", "--no-gzip", "--no-progress",
+            ],
             nowMs: now)
         #expect(command.options.baseURL == "http://h:1" && command.options.threads == 2 && !command.options.gzip)
-        #expect(command.config.installs == 50 && command.config.days == 7 && command.config.seed == 9 && command.config.flushDays == 2)
-        #expect(command.config.injections == [.receiptsOutage(day: 3, appVersion: "5.2.0"), .channelBlockSpike(day: 3, share: 0.5)])
+        #expect(
+            command.config.installs == 50 && command.config.days == 7 && command.config.seed == 9
+                && command.config.flushDays == 2)
+        #expect(
+            command.config.injections == [
+                .receiptsOutage(day: 3, appVersion: "5.2.0"), .channelBlockSpike(day: 3, share: 0.5),
+            ])
         #expect(command.truthPath == "/tmp/t.json")
     }
 
@@ -116,10 +126,14 @@ struct SimulateCommandTests {
     }
 
     @Test func startDateMustKeepTheFortnightPostable() throws {
-        let command = try SimulateCommand(arguments: ["--dry-run", "--start", "2026-02-01", "--days", "3"], nowMs: SimulateCommand.parseDayForTests("2026-02-10"))
+        let command = try SimulateCommand(
+            arguments: ["--dry-run", "--start", "2026-02-01", "--days", "3"],
+            nowMs: SimulateCommand.parseDayForTests("2026-02-10"))
         #expect(SimTime.rfc3339(command.config.startMs) == "2026-02-01T00:00:00.000Z")
         #expect(throws: SimulationError.self) {
-            try SimulateCommand(arguments: ["--dry-run", "--start", "2025-12-01"], nowMs: SimulateCommand.parseDayForTests("2026-02-10"))
+            try SimulateCommand(
+                arguments: ["--dry-run", "--start", "2025-12-01"], nowMs: SimulateCommand.parseDayForTests("2026-02-10")
+            )
         }
     }
 
@@ -130,16 +144,22 @@ struct SimulateCommandTests {
         #expect(command.config.simulatedStartMs == command.config.startMs - 14 * SimTime.msPerDay)
         // --start counts the reported days; the warm-up before them must stay within 29 days too
         let early = SimulateCommand.parseDayForTests("2026-02-10")
-        #expect(try SimulateCommand(arguments: ["--dry-run", "--start", "2026-01-25", "--days", "3", "--warmup-days", "12"], nowMs: early)
+        #expect(
+            try SimulateCommand(
+                arguments: ["--dry-run", "--start", "2026-01-25", "--days", "3", "--warmup-days", "12"], nowMs: early
+            )
             .config.simulatedStartMs == SimulateCommand.parseDayForTests("2026-01-13"))
         #expect(throws: SimulationError.self) {
-            try SimulateCommand(arguments: ["--dry-run", "--start", "2026-01-25", "--days", "3", "--warmup-days", "20"], nowMs: early)
+            try SimulateCommand(
+                arguments: ["--dry-run", "--start", "2026-01-25", "--days", "3", "--warmup-days", "20"], nowMs: early)
         }
     }
 
     @Test(arguments: [
-        ["--installs"], ["--installs", "0"], ["--days", "40"], ["--bogus"], ["--inject", "nope"], ["--start", "2026-13-01"],
-        ["--threads", "x"], [] as [String], ["--warmup-days", "5"], ["--days", "20", "--warmup-days", "11"], ["--warmup-days", "-1"],
+        ["--installs"], ["--installs", "0"], ["--days", "40"], ["--bogus"], ["--inject", "nope"],
+        ["--start", "2026-13-01"],
+        ["--threads", "x"], [] as [String], ["--warmup-days", "5"], ["--days", "20", "--warmup-days", "11"],
+        ["--warmup-days", "-1"],
     ])
     func rejectsBadOptions(arguments: [String]) {
         #expect(throws: SimulationError.self) { try SimulateCommand(arguments: arguments, nowMs: now) }

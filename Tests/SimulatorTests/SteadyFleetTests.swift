@@ -1,5 +1,6 @@
 import PushLedgerRules
 import Testing
+
 @testable import Simulator
 
 /// A steady fleet's days look alike: each reported day's rates against the 7 days before it,
@@ -23,13 +24,16 @@ struct SteadyFleetTests {
     /// classifies them), and each reason class's share of a provider's sends, per day from `from`.
     static func dailyRates(_ config: SimulationConfig, from: Int64) -> [String: Series] {
         var series: [String: Series] = [:]
-        var truth = TruthAccumulator(config: config, window: TruthWindow(from: from, to: config.endMs, asOf: config.endMs))
+        var truth = TruthAccumulator(
+            config: config, window: TruthWindow(from: from, to: config.endMs, asOf: config.endMs))
         for index in 0..<config.installs {
             let installation = GeneratedInstallation(index: index, config: config)
             truth.add(installation)
             for send in installation.sends where send.sentAt >= from && send.sentAt < config.endMs {
                 let day = SimTime.day(send.sentAt) * SimTime.msPerDay
-                let rejected = (200...299).contains(send.status) ? nil : RejectionClass.of(status: send.status, reason: send.reason) ?? .other
+                let rejected =
+                    (200...299).contains(send.status)
+                    ? nil : RejectionClass.of(status: send.status, reason: send.reason) ?? .other
                 for kind in RejectionClass.allCases {
                     series["rejections \(send.provider.rawValue)/\(kind.rawValue)", default: Series(minDelta: 1)]
                         .add(day: day, numerator: rejected == kind ? 1 : 0, denominator: 1)
@@ -37,17 +41,21 @@ struct SteadyFleetTests {
             }
         }
         let firstDay = SimTime.day(from) * SimTime.msPerDay
-        let days = Dictionary(uniqueKeysWithValues: (0..<(config.simulatedDays + 7)).map { i in
-            let day = firstDay + Int64(i) * SimTime.msPerDay
-            return (String(SimTime.rfc3339(day).prefix(10)), day)
-        })
-        for row in truth.finish(duplicateSendEvents: 0).outcomesByDay where ![.rejected, .pending].contains(row.outcome) {
+        let days = Dictionary(
+            uniqueKeysWithValues: (0..<(config.simulatedDays + 7)).map { i in
+                let day = firstDay + Int64(i) * SimTime.msPerDay
+                return (String(SimTime.rfc3339(day).prefix(10)), day)
+            })
+        for row in truth.finish(duplicateSendEvents: 0).outcomesByDay
+        where ![.rejected, .pending].contains(row.outcome) {
             guard let day = days[row.day] else { continue }
             let slice = "\(row.platform.rawValue)/\(row.channel)"
             let silent = [.blockedApp, .blockedChannel, .unconfirmed].contains(row.outcome)
             let confirmed = [.received, .opened].contains(row.outcome)
-            series["silent_loss \(slice)", default: Series(minDelta: 2)].add(day: day, numerator: silent ? row.count : 0, denominator: row.count)
-            series["confirmed \(slice)", default: Series(minDelta: 5)].add(day: day, numerator: confirmed ? row.count : 0, denominator: row.count)
+            series["silent_loss \(slice)", default: Series(minDelta: 2)].add(
+                day: day, numerator: silent ? row.count : 0, denominator: row.count)
+            series["confirmed \(slice)", default: Series(minDelta: 5)].add(
+                day: day, numerator: confirmed ? row.count : 0, denominator: row.count)
         }
         return series
     }
@@ -59,7 +67,8 @@ struct SteadyFleetTests {
     static func moves(_ config: SimulationConfig, days: Range<Int>) -> [String] {
         let rates = dailyRates(config, from: config.startMs + Int64(days.lowerBound - 7) * SimTime.msPerDay)
         var found: [String] = []
-        for (name, series) in rates.sorted(by: { $0.key < $1.key }) where name.hasPrefix("rejections") || name.hasSuffix("/promotions") {
+        for (name, series) in rates.sorted(by: { $0.key < $1.key })
+        where name.hasPrefix("rejections") || name.hasSuffix("/promotions") {
             for d in days {
                 let day = config.startMs + Int64(d) * SimTime.msPerDay
                 guard let recent = series.days[day], recent.denominator >= 200 else { continue }
@@ -68,12 +77,14 @@ struct SteadyFleetTests {
                     let counts = series.days[day - Int64(b) * SimTime.msPerDay] ?? (0, 0)
                     baseline = (baseline.numerator + counts.numerator, baseline.denominator + counts.denominator)
                 }
-                let r = Rate(recent.numerator, of: recent.denominator), b = Rate(baseline.numerator, of: baseline.denominator)
+                let r = Rate(recent.numerator, of: recent.denominator),
+                    b = Rate(baseline.numerator, of: baseline.denominator)
                 guard let rv = r.value, let bv = b.value else { continue }
                 let delta = (rv - bv) * 100
                 let p = Statistics.oneSidedPValue(r, versus: b, direction: delta > 0 ? .up : .down) ?? 1
                 if abs(delta) >= series.minDelta && p < 0.01 {
-                    found.append("\(name) day \(d): \(bv * 100)% → \(rv * 100)% (n \(b.denominator) → \(r.denominator), p \(p))")
+                    found.append(
+                        "\(name) day \(d): \(bv * 100)% → \(rv * 100)% (n \(b.denominator) → \(r.denominator), p \(p))")
                 }
             }
         }

@@ -86,11 +86,14 @@ struct CauseRulebookTests {
         let life = c.life.map { l -> SignOfLife in
             let kind: SignOfLife.Kind =
                 switch l.type {
-                case "received", "opened": .receipt(notificationID: CauseBook.notification(l.notification ?? "other", own: own, names: &names))
+                case "received", "opened":
+                    .receipt(notificationID: CauseBook.notification(l.notification ?? "other", own: own, names: &names))
                 case "settings": .settings(forceStoppedBeforeStart: l.force_stopped)
                 default: .other
                 }
-            return SignOfLife(kind: kind, at: CauseBook.date(l.at_us), receivedAt: CauseBook.date(l.received_us ?? l.at_us), eventID: l.event_id ?? UUID())
+            return SignOfLife(
+                kind: kind, at: CauseBook.date(l.at_us), receivedAt: CauseBook.date(l.received_us ?? l.at_us),
+                eventID: l.event_id ?? UUID())
         }
         let attempts = (c.attempts ?? []).filter { ($0.installation ?? "same") == "same" }.map { a in
             InstallationAttempt(
@@ -98,7 +101,8 @@ struct CauseRulebookTests {
                 collapseID: a.collapse_id, sentAt: CauseBook.date(a.at_us), status: a.status ?? 200)
         }
         let cause = CauseRules.cause(
-            notificationID: own, provider: c.sendProvider, collapseID: c.collapse_id, expiresAt: c.expires_us.map(CauseBook.date),
+            notificationID: own, provider: c.sendProvider, collapseID: c.collapse_id,
+            expiresAt: c.expires_us.map(CauseBook.date),
             sentAt: CauseBook.sentAt, life: life, attempts: attempts, asOf: Rulebook.asOf)
         #expect(cause == c.cause)
     }
@@ -122,7 +126,11 @@ struct CauseRulebookTests {
     /// judge the send.
     @Test func sqlEngine() throws {
         let connection = try Connection.connect(url: try TestDatabase.fresh(prefix: "causes"))
-        var sends: [(app: String, event: UUID, cause: UnconfirmedCause?, outcome: SendOutcome, bucket: LatencyBucket?, name: String)] = []
+        var sends:
+            [(
+                app: String, event: UUID, cause: UnconfirmedCause?, outcome: SendOutcome, bucket: LatencyBucket?,
+                name: String
+            )] = []
         for (n, c) in Self.book.causes.enumerated() {
             let app = "cause-\(n)"
             let event = try CauseRows.insert(c, app: app, on: connection)
@@ -133,7 +141,8 @@ struct CauseRulebookTests {
             let event = try CauseRows.insertLatency(c, app: app, on: connection)
             sends.append((app, event, nil, c.outcome, c.bucket, c.name))
         }
-        try connection.execute("create temp table rollup_send_set (app_id text, sent_at timestamptz, event_id uuid, scope smallint)")
+        try connection.execute(
+            "create temp table rollup_send_set (app_id text, sent_at timestamptz, event_id uuid, scope smallint)")
         try connection.execute(
             """
             insert into instrumented_slices_daily (app_id, day, platform, app_version)
@@ -144,14 +153,24 @@ struct CauseRulebookTests {
             let engine = try connection.query(
                 """
                 select outcome, cause, latency_bucket
-                  from pushledger_classified_sends(\(s.app), \(Rulebook.time(hoursAgo: 72)), \(Rulebook.time(hoursAgo: -1)),
+                  from pushledger_classified_sends(\(s.app), \(Rulebook.time(hoursAgo: 72)), \
+                \(Rulebook.time(hoursAgo: -1)),
                                                    \(Rulebook.asOf), '24 hours'::interval)
                  where event_id = \(s.event)
                 """)
             try connection.execute("truncate rollup_send_set")
-            try connection.execute("insert into rollup_send_set select app_id, sent_at, event_id, 2 from sends where app_id = \(s.app) and event_id = \(s.event)")
+            try connection.execute(
+                """
+                insert into rollup_send_set select app_id, sent_at, event_id, 2 from sends where app_id = \
+                \(s.app) and event_id = \(s.event)
+                """
+            )
             let perSend = try connection.query(
-                "select outcome, cause, latency_bucket from pushledger_classify_send_set(\(Rulebook.asOf), '24 hours'::interval)")
+                """
+                select outcome, cause, latency_bucket from pushledger_classify_send_set(\(Rulebook.asOf), '24 \
+                hours'::interval)
+                """
+            )
             for (path, rows) in [("engine", engine), ("per send", perSend)] {
                 #expect(rows.count == 1, "\(path): \(s.name)")
                 guard let row = rows.first else { continue }
@@ -175,8 +194,9 @@ enum CauseRows {
         let installation = UUID()
         let own = UUID()
         var names: [String: UUID] = [:]
-        let event = try base(app: app, installation: installation, notification: own, provider: c.sendProvider,
-                             collapseID: c.collapse_id, expiresUs: c.expires_us, instrumented: c.instrumented ?? true, on: connection)
+        let event = try base(
+            app: app, installation: installation, notification: own, provider: c.sendProvider,
+            collapseID: c.collapse_id, expiresUs: c.expires_us, instrumented: c.instrumented ?? true, on: connection)
         let platform = c.platform.rawValue
         for l in c.life {
             let at = CauseRows.at(l.at_us)
@@ -196,35 +216,43 @@ enum CauseRows {
                 try connection.execute(
                     (l.type == "opened"
                         ? """
-                        insert into notification_opens (app_id, event_id, installation_id, platform, notification_id, action,
+                        insert into notification_opens (app_id, event_id, installation_id, platform, notification_id, \
+                        action,
                                                         at, occurred_at, received_at)
-                        values (\(app), \(id), \(installation), \(platform), \(notification), 'default', \(at), \(at), \(received))
+                        values (\(app), \(id), \(installation), \(platform), \(notification), 'default', \(at), \(at), \
+                        \(received))
                         """
                         : """
-                        insert into notification_receipts (app_id, event_id, installation_id, platform, notification_id, displayed,
+                        insert into notification_receipts (app_id, event_id, installation_id, platform, \
+                        notification_id, displayed,
                                                            at, occurred_at, received_at)
-                        values (\(app), \(id), \(installation), \(platform), \(notification), true, \(at), \(at), \(received))
+                        values (\(app), \(id), \(installation), \(platform), \(notification), true, \(at), \(at), \
+                        \(received))
                         """))
             case "prompt":
                 try connection.execute(
                     """
-                    insert into permission_prompts (app_id, event_id, installation_id, platform, placement, prompt, result,
+                    insert into permission_prompts (app_id, event_id, installation_id, platform, placement, prompt, \
+                    result,
                                                     at, occurred_at, received_at)
-                    values (\(app), \(id), \(installation), \(platform), 'settings_banner', 'primer', 'granted', \(at), \(at), \(received))
+                    values (\(app), \(id), \(installation), \(platform), 'settings_banner', 'primer', 'granted', \
+                    \(at), \(at), \(received))
                     """)
             case "exposure":
                 try connection.execute(
                     """
                     insert into experiment_exposures (app_id, event_id, installation_id, platform, experiment, variant,
                                                       at, occurred_at, received_at)
-                    values (\(app), \(id), \(installation), \(platform), 'push_prompt_timing', 'early', \(at), \(at), \(received))
+                    values (\(app), \(id), \(installation), \(platform), 'push_prompt_timing', 'early', \(at), \(at), \
+                    \(received))
                     """)
             case "push_token":
                 try connection.execute(
                     """
                     insert into token_registrations (app_id, event_id, installation_id, platform, provider, token,
                                                      at, occurred_at, received_at)
-                    values (\(app), \(id), \(installation), \(platform), \(c.sendProvider), 'token', \(at), \(at), \(received))
+                    values (\(app), \(id), \(installation), \(platform), \(c.sendProvider), 'token', \(at), \(at), \
+                    \(received))
                     """)
             default:
                 Issue.record("unknown life type \(l.type) in \(c.name)")
@@ -236,7 +264,8 @@ enum CauseRows {
             let at = CauseRows.at(a.at_us)
             try connection.execute(
                 """
-                insert into sends (app_id, event_id, notification_id, provider, token, installation_id, resolved_by, channel,
+                insert into sends (app_id, event_id, notification_id, provider, token, installation_id, resolved_by, \
+                channel,
                                    sent_at, status, collapse_id, received_at)
                 values (\(app), \(UUID()), \(notification), \(a.provider), 'token', \(target), 'explicit', 'orders',
                         \(at), \(a.status ?? 200), \(a.collapse_id), \(at))
@@ -248,19 +277,22 @@ enum CauseRows {
     static func insertLatency(_ c: CauseBook.LatencyCase, app: String, on connection: Connection) throws -> UUID {
         let installation = UUID()
         let own = UUID()
-        let event = try base(app: app, installation: installation, notification: own, provider: "fcm", collapseID: nil,
-                             expiresUs: nil, instrumented: true, on: connection)
+        let event = try base(
+            app: app, installation: installation, notification: own, provider: "fcm", collapseID: nil,
+            expiresUs: nil, instrumented: true, on: connection)
         for r in c.receipts {
             let at = CauseRows.at(r.at_us)
             try connection.execute(
                 (r.kind == "opened"
                     ? """
-                    insert into notification_opens (app_id, event_id, installation_id, platform, notification_id, action,
+                    insert into notification_opens (app_id, event_id, installation_id, platform, notification_id, \
+                    action,
                                                     at, occurred_at, received_at)
                     values (\(app), \(UUID()), \(installation), 'android', \(own), 'default', \(at), \(at), \(at))
                     """
                     : """
-                    insert into notification_receipts (app_id, event_id, installation_id, platform, notification_id, displayed,
+                    insert into notification_receipts (app_id, event_id, installation_id, platform, notification_id, \
+                    displayed,
                                                        at, occurred_at, received_at)
                     values (\(app), \(UUID()), \(installation), 'android', \(own), \(r.displayed), \(at), \(at), \(at))
                     """))
@@ -293,7 +325,8 @@ enum CauseRows {
         let expires: SQL = expiresUs.map(at) ?? "null"
         try connection.execute(
             """
-            insert into sends (app_id, event_id, notification_id, provider, token, installation_id, resolved_by, channel,
+            insert into sends (app_id, event_id, notification_id, provider, token, installation_id, resolved_by, \
+            channel,
                                sent_at, status, collapse_id, expires_at, received_at)
             values (\(app), \(event), \(notification), \(provider), 'token', \(installation), 'explicit', 'orders',
                     \(sentAt), 200, \(collapseID), \(expires), \(sentAt))
@@ -302,7 +335,8 @@ enum CauseRows {
             let at = sentAt.addingTimeInterval(1_800)
             try connection.execute(
                 """
-                insert into notification_receipts (app_id, event_id, installation_id, platform, notification_id, displayed,
+                insert into notification_receipts (app_id, event_id, installation_id, platform, notification_id, \
+                displayed,
                                                    at, occurred_at, received_at)
                 values (\(app), \(UUID()), \(UUID()), \(platform), \(UUID()), true, \(at), \(at), \(at))
                 """)

@@ -1,7 +1,7 @@
 import Foundation
 import Postgres
-import Testing
 import TestSupport
+import Testing
 
 /// pushledger_classified (sql/engine/outcome.sql) is the one projection of a classified send:
 /// the planner must inline it into the caller's query and look a cause up only for a send that
@@ -15,8 +15,10 @@ import TestSupport
             explain (costs off)
             select c.* from (values ('00000000-0000-4000-8000-000000000001'::uuid)) s(event_id)
              cross join lateral pushledger_classified(
-                   row('app', s.event_id, '00000000-0000-4000-8000-000000000002', '00000000-0000-4000-8000-000000000003',
-                       'explicit', now(), 'fcm', '00000000-0000-4000-8000-000000000004', 'default', null, 200, null, null,
+                   row('app', s.event_id, '00000000-0000-4000-8000-000000000002', \
+            '00000000-0000-4000-8000-000000000003',
+                       'explicit', now(), 'fcm', '00000000-0000-4000-8000-000000000004', 'default', null, 200, null, \
+            null,
                        null, null, 'android', null, null, null, null, null, null, null, null, null, false, false, false,
                        false, null, false, true)::pushledger_send_facts,
                    now(), '24 hours') c

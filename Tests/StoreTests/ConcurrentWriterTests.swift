@@ -46,7 +46,9 @@ import Testing
     @Test func refreshesDuringIngestConvergeToTheEngine() throws {
         let db = try StoreDatabase()
         let url = db.url
-        _ = try db.write(F.telemetry(F.envelope(installation: F.installation(1)), [F.event(900, at: -60, F.androidSettings(enabled: true))]))
+        _ = try db.write(
+            F.telemetry(
+                F.envelope(installation: F.installation(1)), [F.event(900, at: -60, F.androidSettings(enabled: true))]))
         let failures = Mutex<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 2) { worker in
             do {
@@ -59,11 +61,14 @@ import Testing
                     // Sends on two days, and receipts confirming the previous round's sends.
                     let base = round * 10
                     let sends = (0..<10).map { i in
-                        F.send(base + i, notification: base + i, at: Double(i % 2) * -24 - 5, installation: F.installation(1))
+                        F.send(
+                            base + i, notification: base + i, at: Double(i % 2) * -24 - 5,
+                            installation: F.installation(1))
                     }
                     let receipts = (0..<10).map { i in F.event(10_000 + base + i, at: 30, F.received(base + i - 10)) }
                     _ = try EventWriter().write(
-                        [F.sends(sends), F.telemetry(F.envelope(installation: F.installation(1)), receipts)], on: connection)
+                        [F.sends(sends), F.telemetry(F.envelope(installation: F.installation(1)), receipts)],
+                        on: connection)
                 }
             } catch {
                 failures.withLock { $0.append("\(error)") }
@@ -74,7 +79,8 @@ import Testing
         let rolled: Int = try db.value("select sum(received)::int from send_rollups_daily")
         let direct: Int = try db.value(
             """
-            select count(*)::int from pushledger_classified_sends(\(F.app), \(F.time(-48)), \(F.time(48)), \(F.time(200)))
+            select count(*)::int from pushledger_classified_sends(\(F.app), \(F.time(-48)), \(F.time(48)), \
+            \(F.time(200)))
              where outcome = 'received'
             """)
         #expect(direct == 140)
@@ -98,7 +104,9 @@ import Testing
         try blocker.executeScript("begin")
         try blocker.execute("insert into event_ids values (\(F.app), \(F.event(2)), now())")
 
-        let unit = F.telemetry(F.envelope(installation: F.installation(1)), [F.event(1, at: 1, F.received(1)), F.event(2, at: 1, F.received(2))])
+        let unit = F.telemetry(
+            F.envelope(installation: F.installation(1)),
+            [F.event(1, at: 1, F.received(1)), F.event(2, at: 1, F.received(2))])
         let write = BlockedWrite([unit], on: writer)
         // Wait until the writer holds event 1 and waits for event 2 ...
         try write.waitUntilWaiting(seenFrom: blocker)
@@ -134,7 +142,8 @@ import Testing
         try refresh.executeScript("begin")
         _ = try refresh.query("select count(*) from settings_snapshots")
 
-        let unit = F.telemetry(F.envelope(installation: F.installation(1)), [F.event(1, at: hours, F.androidSettings(enabled: true))])
+        let unit = F.telemetry(
+            F.envelope(installation: F.installation(1)), [F.event(1, at: hours, F.androidSettings(enabled: true))])
         let sends = F.sends([F.send(2, notification: 2, at: hours, installation: F.installation(1))])
         let write = BlockedWrite([unit, sends], on: writer)
         // The writer waits for settings_snapshots behind the refresh ...
@@ -171,7 +180,8 @@ private final class BlockedWrite: @unchecked Sendable {
     /// Returns once the writer waits for a lock, as `observer` sees in pg_locks.
     func waitUntilWaiting(seenFrom observer: Connection) throws {
         while try observer.query("select count(*)::int as n from pg_locks where pid = \(pid) and not granted")[0]
-            .decode("n", as: Int.self) == 0 {
+            .decode("n", as: Int.self) == 0
+        {
             usleep(10_000)
         }
     }

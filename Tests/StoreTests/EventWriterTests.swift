@@ -12,17 +12,28 @@ import Testing
     @Test func everyTelemetryTypeRoundTripsWithSkewCorrectedTime() throws {
         let ios = F.envelope(installation: F.installation(1), platform: .ios, appVersion: "3.1")
         let settings = SettingsSnapshot(
-            authorizationStatus: .provisional, alertSetting: .disabled, soundSetting: .enabled, badgeSetting: .notSupported,
+            authorizationStatus: .provisional, alertSetting: .disabled, soundSetting: .enabled,
+            badgeSetting: .notSupported,
             lockScreenSetting: .enabled, notificationCenterSetting: .enabled, timeSensitiveSetting: .disabled,
             scheduledDeliverySetting: .enabled, alertStyle: .banner)
         let events = [
             F.event(1, at: 1, skew: -0.5, .notificationSettings(settings)),
-            F.event(2, at: 2, .permissionPrompt(PermissionPrompt(placement: "first_screen", prompt: .system, result: .granted))),
-            F.event(3, at: 3, .experimentExposure(ExperimentExposure(experiment: "push_prompt_timing", variant: "late"))),
+            F.event(
+                2, at: 2,
+                .permissionPrompt(PermissionPrompt(placement: "first_screen", prompt: .system, result: .granted))),
+            F.event(
+                3, at: 3, .experimentExposure(ExperimentExposure(experiment: "push_prompt_timing", variant: "late"))),
             F.event(4, at: 4, F.token("ab12", provider: .apns)),
-            F.event(5, at: 5, .notificationReceived(NotificationReceipt(notificationID: F.notification(1), channel: "orders", displayed: false))),
-            F.event(6, at: 6, .notificationOpened(NotificationOpen(notificationID: F.notification(1), action: "reply",
-                                                                   link: "https://shop.example.com/o/1", landed: .fallback))),
+            F.event(
+                5, at: 5,
+                .notificationReceived(
+                    NotificationReceipt(notificationID: F.notification(1), channel: "orders", displayed: false))),
+            F.event(
+                6, at: 6,
+                .notificationOpened(
+                    NotificationOpen(
+                        notificationID: F.notification(1), action: "reply",
+                        link: "https://shop.example.com/o/1", landed: .fallback))),
         ]
         #expect(try db.write(F.telemetry(ios, events)) == [WriteOutcome(accepted: 6, duplicates: 0)])
 
@@ -42,10 +53,12 @@ import Testing
         #expect(try prompt.decode("placement", as: String.self) == "first_screen")
         #expect(try prompt.decode("result", as: String.self) == "granted")
         #expect(try db.value("select variant from experiment_exposures", as: String.self) == "late")
-        let reg = try db.connection.query("select provider, token, environment, installation_id from token_registrations")[0]
+        let reg = try db.connection.query(
+            "select provider, token, environment, installation_id from token_registrations")[0]
         #expect(try reg.decode("environment", as: String?.self) == "production")
         #expect(try reg.decode("installation_id", as: UUID.self) == F.installation(1))
-        let receipt = try db.connection.query("select notification_id, channel, displayed from notification_receipts")[0]
+        let receipt = try db.connection.query("select notification_id, channel, displayed from notification_receipts")[
+            0]
         #expect(try receipt.decode("notification_id", as: UUID.self) == F.notification(1))
         #expect(try receipt.decode("displayed", as: Bool?.self) == false)
         let open = try db.connection.query("select action, link, landed from notification_opens")[0]
@@ -69,10 +82,16 @@ import Testing
             ChannelState(id: "promo", importance: 0),
             ChannelState(id: "news", importance: 3, group: "media", groupBlocked: true),
         ]
-        let unit = F.telemetry(F.envelope(installation: F.installation(1)), [F.event(1, at: 1, F.androidSettings(enabled: true, channels: channels))])
+        let unit = F.telemetry(
+            F.envelope(installation: F.installation(1)),
+            [F.event(1, at: 1, F.androidSettings(enabled: true, channels: channels))])
         _ = try db.write(unit)
         let rows = try db.connection.query(
-            "select channel_id, blocked, occurred_at, installation_id, snapshot_event_id from channel_states order by channel_id")
+            """
+            select channel_id, blocked, occurred_at, installation_id, snapshot_event_id from channel_states order \
+            by channel_id
+            """
+        )
         #expect(try rows.map { try $0.decode("channel_id", as: String.self) } == ["news", "orders", "promo"])
         #expect(try rows.map { try $0.decode("blocked", as: Bool.self) } == [true, false, true])
         #expect(try rows[0].decode("occurred_at", as: Date.self) == F.time(1))
@@ -82,8 +101,9 @@ import Testing
     }
 
     @Test func sendsRoundTripWithEveryField() throws {
-        var send = F.send(1, notification: 1, at: 2, installation: F.installation(7), provider: .apns, status: 410,
-                          reason: "Unregistered", unregisteredAt: F.time(1))
+        var send = F.send(
+            1, notification: 1, at: 2, installation: F.installation(7), provider: .apns, status: 410,
+            reason: "Unregistered", unregisteredAt: F.time(1))
         send.apnsID = "abc"
         send.priority = 10
         send.pushType = "alert"
@@ -115,15 +135,20 @@ import Testing
         var ios = SettingsSnapshot(authorizationStatus: .authorized)
         ios.lowPowerMode = true
         _ = try db.write(
-            F.telemetry(F.envelope(installation: F.installation(1)), [F.event(1, at: 0, .notificationSettings(android))]),
-            F.telemetry(F.envelope(installation: F.installation(2), platform: .ios), [F.event(2, at: 0, .notificationSettings(ios))]))
+            F.telemetry(
+                F.envelope(installation: F.installation(1)), [F.event(1, at: 0, .notificationSettings(android))]),
+            F.telemetry(
+                F.envelope(installation: F.installation(2), platform: .ios),
+                [F.event(2, at: 0, .notificationSettings(ios))]))
         let rows = try db.connection.query(
             """
             select coalesce(standby_bucket, '-') || ' ' || coalesce(background_restricted::text, '-') || ' ' ||
-                   coalesce(ignoring_battery_optimizations::text, '-') || ' ' || coalesce(force_stopped_before_start::text, '-') || ' ' ||
+                   coalesce(ignoring_battery_optimizations::text, '-') || ' ' || \
+            coalesce(force_stopped_before_start::text, '-') || ' ' ||
                    coalesce(low_power_mode::text, '-') as state
               from settings_snapshots order by platform
-            """).map { try $0.decode("state", as: String.self) }
+            """
+        ).map { try $0.decode("state", as: String.self) }
         #expect(rows == ["rare true false true -", "- - - - true"])
     }
 
@@ -131,37 +156,58 @@ import Testing
     /// retried with TOAST staging, stored whole, and the session keeps those tables.
     @Test func aRowTooBigForTOASTLessStagingIsStoredByARetryWithTOAST() throws {
         let env = F.envelope(installation: F.installation(1))
-        let stagingTOAST: SQL = "select reltoastrelid <> 0 from pg_class where oid = to_regclass('pg_temp.stage_telemetry')"
-        #expect(try db.write(F.telemetry(env, [F.event(1, at: 1, F.received(1))])) == [WriteOutcome(accepted: 1, duplicates: 0)])
+        let stagingTOAST: SQL =
+            "select reltoastrelid <> 0 from pg_class where oid = to_regclass('pg_temp.stage_telemetry')"
+        #expect(
+            try db.write(F.telemetry(env, [F.event(1, at: 1, F.received(1))])) == [
+                WriteOutcome(accepted: 1, duplicates: 0)
+            ])
         #expect(try db.value(stagingTOAST, as: Bool.self) == false)
 
         // Random text does not compress: 20,000 bytes cannot fit in an 8 kB page as PLAIN.
         var generator = SystemRandomNumberGenerator()
-        let link = "https://shop.example.com/o/" + String((0..<20_000).map { _ in "abcdefghijklmnopqrstuvwxyz0123456789".randomElement(using: &generator)! })
-        let open = F.event(2, at: 2, .notificationOpened(NotificationOpen(notificationID: F.notification(1), action: "default",
-                                                                           link: link, landed: .target)))
+        let link =
+            "https://shop.example.com/o/"
+            + String((0..<20_000).map { _ in "abcdefghijklmnopqrstuvwxyz0123456789".randomElement(using: &generator)! })
+        let open = F.event(
+            2, at: 2,
+            .notificationOpened(
+                NotificationOpen(
+                    notificationID: F.notification(1), action: "default",
+                    link: link, landed: .target)))
         let neighbour = F.telemetry(F.envelope(installation: F.installation(2)), [F.event(3, at: 2, F.received(3))])
-        #expect(try db.write(F.telemetry(env, [open]), neighbour)
-            == [WriteOutcome(accepted: 1, duplicates: 0), WriteOutcome(accepted: 1, duplicates: 0)])
+        #expect(
+            try db.write(F.telemetry(env, [open]), neighbour)
+                == [WriteOutcome(accepted: 1, duplicates: 0), WriteOutcome(accepted: 1, duplicates: 0)])
         #expect(try db.value("select link from notification_opens", as: String.self) == link)
         #expect(try db.count("notification_receipts") == 2)
         #expect(try db.value(stagingTOAST, as: Bool.self) == true)
 
-        #expect(try db.write(F.telemetry(env, [F.event(4, at: 3, F.received(4))])) == [WriteOutcome(accepted: 1, duplicates: 0)])
+        #expect(
+            try db.write(F.telemetry(env, [F.event(4, at: 3, F.received(4))])) == [
+                WriteOutcome(accepted: 1, duplicates: 0)
+            ])
         #expect(try db.count("event_ids") == 4)
     }
 
     @Test func duplicatesWithinAndAcrossBatchesAreCountedNeverStoredTwice() throws {
         let env = F.envelope(installation: F.installation(1))
-        let first = F.telemetry(env, [F.event(1, at: 1, F.received(1)), F.event(2, at: 2, F.received(2)),
-                                      F.event(1, at: 1, F.received(9))])
+        let first = F.telemetry(
+            env,
+            [
+                F.event(1, at: 1, F.received(1)), F.event(2, at: 2, F.received(2)),
+                F.event(1, at: 1, F.received(9)),
+            ])
         let again = F.telemetry(env, [F.event(2, at: 2, F.received(2)), F.event(3, at: 3, F.received(3))])
         // A send that reuses a telemetry event_id of the same app is a duplicate too.
-        let send = F.sends([F.send(3, notification: 3, at: 1, installation: F.installation(1)), F.send(4, notification: 4, at: 1)])
-        #expect(try db.write(first, again, send) == [
-            WriteOutcome(accepted: 2, duplicates: 1), WriteOutcome(accepted: 1, duplicates: 1),
-            WriteOutcome(accepted: 1, duplicates: 1),
+        let send = F.sends([
+            F.send(3, notification: 3, at: 1, installation: F.installation(1)), F.send(4, notification: 4, at: 1),
         ])
+        #expect(
+            try db.write(first, again, send) == [
+                WriteOutcome(accepted: 2, duplicates: 1), WriteOutcome(accepted: 1, duplicates: 1),
+                WriteOutcome(accepted: 1, duplicates: 1),
+            ])
         #expect(try db.write(first) == [WriteOutcome(accepted: 0, duplicates: 3)])
         #expect(try db.count("notification_receipts") == 3)
         // The first copy by order won: event 1 kept notification 1, not 9.
@@ -172,20 +218,32 @@ import Testing
 
     @Test func sameEventIDInAnotherAppIsNotADuplicate() throws {
         let a = F.telemetry(F.envelope(installation: F.installation(1)), [F.event(1, at: 1, F.received(1))])
-        let b = F.telemetry(F.envelope(installation: F.installation(1), app: "com.other"), [F.event(1, at: 1, F.received(1))])
-        #expect(try db.write(a, b) == [WriteOutcome(accepted: 1, duplicates: 0), WriteOutcome(accepted: 1, duplicates: 0)])
+        let b = F.telemetry(
+            F.envelope(installation: F.installation(1), app: "com.other"), [F.event(1, at: 1, F.received(1))])
+        #expect(
+            try db.write(a, b) == [WriteOutcome(accepted: 1, duplicates: 0), WriteOutcome(accepted: 1, duplicates: 0)])
     }
 
     @Test func rejectionsAndFailedRequestsGoToTheFailedEventStore() throws {
-        let rejection = Rejection(index: 1, eventID: "not-a-uuid", code: .invalidField, message: "event_id: expected a UUID",
-                                  rawJSON: "{\"event_id\":\"not-a-uuid\",\"type\":\"x\\ty\"}")
-        let telemetry = F.telemetry(F.envelope(installation: F.installation(1)), [F.event(1, at: 1, F.received(1))],
-                                    rejections: [rejection])
-        let failed = IngestUnit.failedRequest(endpoint: .sends, appID: F.app, code: "invalid_body", message: "not NDJSON",
-                                              rawBody: "garbage\nline", receivedAt: F.time(100))
-        #expect(try db.write(telemetry, failed) == [WriteOutcome(accepted: 1, duplicates: 0), WriteOutcome(accepted: 0, duplicates: 0)])
+        let rejection = Rejection(
+            index: 1, eventID: "not-a-uuid", code: .invalidField, message: "event_id: expected a UUID",
+            rawJSON: "{\"event_id\":\"not-a-uuid\",\"type\":\"x\\ty\"}")
+        let telemetry = F.telemetry(
+            F.envelope(installation: F.installation(1)), [F.event(1, at: 1, F.received(1))],
+            rejections: [rejection])
+        let failed = IngestUnit.failedRequest(
+            endpoint: .sends, appID: F.app, code: "invalid_body", message: "not NDJSON",
+            rawBody: "garbage\nline", receivedAt: F.time(100))
+        #expect(
+            try db.write(telemetry, failed) == [
+                WriteOutcome(accepted: 1, duplicates: 0), WriteOutcome(accepted: 0, duplicates: 0),
+            ])
         let rows = try db.connection.query(
-            "select endpoint, error_code, message, event_index, event_id, raw_json, received_at from failed_events order by id")
+            """
+            select endpoint, error_code, message, event_index, event_id, raw_json, received_at from failed_events \
+            order by id
+            """
+        )
         #expect(rows.count == 2)
         #expect(try rows[0].decode("endpoint", as: String.self) == "/v1/telemetry")
         #expect(try rows[0].decode("error_code", as: String.self) == "invalid_field")
@@ -200,7 +258,8 @@ import Testing
     @Test func aFailedWriteStoresNothing() throws {
         let env = F.envelope(installation: F.installation(1))
         // The writer's transaction: a server error (here a broken staging table) rolls back everything.
-        try db.connection.execute("alter table notification_receipts add constraint no_receipts check (false) not valid")
+        try db.connection.execute(
+            "alter table notification_receipts add constraint no_receipts check (false) not valid")
         #expect(throws: PostgresError.self) {
             try db.write(F.telemetry(env, [F.event(1, at: 1, F.received(1)), F.event(2, at: 1, F.token("t"))]))
         }
@@ -216,13 +275,22 @@ import Testing
     @Test func stagingTablesOnceASessionAndAgainWhenLost() throws {
         let env = F.envelope(installation: F.installation(1))
         let connection = try Connection.connect(url: db.url)
-        _ = try EventWriter().write([F.telemetry(env, [F.event(9, at: 1, F.received(9))])], on: connection, dryRun: true)
+        _ = try EventWriter().write(
+            [F.telemetry(env, [F.event(9, at: 1, F.received(9))])], on: connection, dryRun: true)
         #expect(connection.sessionMarks.isEmpty)
-        #expect(try connection.query("select to_regclass('pg_temp.stage_telemetry') is null as gone")[0].decode("gone", as: Bool.self))
-        #expect(try EventWriter().write([F.telemetry(env, [F.event(1, at: 1, F.received(1))])], on: connection) == [WriteOutcome(accepted: 1, duplicates: 0)])
+        #expect(
+            try connection.query("select to_regclass('pg_temp.stage_telemetry') is null as gone")[0].decode(
+                "gone", as: Bool.self))
+        #expect(
+            try EventWriter().write([F.telemetry(env, [F.event(1, at: 1, F.received(1))])], on: connection) == [
+                WriteOutcome(accepted: 1, duplicates: 0)
+            ])
         #expect(connection.sessionMarks.contains(EventWriter.stagingMark))
         try connection.execute("drop table pg_temp.stage_telemetry, pg_temp.stage_channels, pg_temp.stage_sends")
-        #expect(try EventWriter().write([F.telemetry(env, [F.event(2, at: 1, F.received(2))])], on: connection) == [WriteOutcome(accepted: 1, duplicates: 0)])
+        #expect(
+            try EventWriter().write([F.telemetry(env, [F.event(2, at: 1, F.received(2))])], on: connection) == [
+                WriteOutcome(accepted: 1, duplicates: 0)
+            ])
         #expect(try db.count("notification_receipts") == 2)
     }
 

@@ -28,20 +28,26 @@ enum Fixture {
             sdkInt: platform == .android ? 34 : nil, sentAt: nil)
     }
 
-    static func event(_ n: Int, at hours: Double, skew: Double = 0, _ payload: TelemetryPayload, index: Int = 0)
+    static func event(
+        _ n: Int, at hours: Double, skew: Double = 0, _ payload: TelemetryPayload, index: Int = 0
+    )
         -> TelemetryEvent
     {
-        TelemetryEvent(index: index, eventID: event(n), at: time(hours + skew), occurredAt: time(hours), payload: payload)
+        TelemetryEvent(
+            index: index, eventID: event(n), at: time(hours + skew), occurredAt: time(hours), payload: payload)
     }
 
-    static func telemetry(_ envelope: TelemetryEnvelope, _ events: [TelemetryEvent], rejections: [Rejection] = [],
-                          receivedAt: Date = time(100)) -> IngestUnit {
+    static func telemetry(
+        _ envelope: TelemetryEnvelope, _ events: [TelemetryEvent], rejections: [Rejection] = [],
+        receivedAt: Date = time(100)
+    ) -> IngestUnit {
         let indexed = events.enumerated().map { i, e in
             var e = e
             e.index = i
             return e
         }
-        return .telemetry(ValidatedTelemetry(envelope: envelope, events: indexed, rejections: rejections), receivedAt: receivedAt)
+        return .telemetry(
+            ValidatedTelemetry(envelope: envelope, events: indexed, rejections: rejections), receivedAt: receivedAt)
     }
 
     static func send(
@@ -65,19 +71,23 @@ enum Fixture {
     }
 
     static func androidSettings(enabled: Bool, channels: [ChannelState]? = nil) -> TelemetryPayload {
-        .notificationSettings(SettingsSnapshot(notificationsEnabled: enabled, postNotifications: .granted, channels: channels))
+        .notificationSettings(
+            SettingsSnapshot(notificationsEnabled: enabled, postNotifications: .granted, channels: channels))
     }
 
     static func received(_ notification: Int, displayed: Bool? = nil) -> TelemetryPayload {
-        .notificationReceived(NotificationReceipt(notificationID: Fixture.notification(notification), displayed: displayed))
+        .notificationReceived(
+            NotificationReceipt(notificationID: Fixture.notification(notification), displayed: displayed))
     }
 
     static func opened(_ notification: Int, landed: Landing? = .target) -> TelemetryPayload {
-        .notificationOpened(NotificationOpen(notificationID: Fixture.notification(notification), action: "default", landed: landed))
+        .notificationOpened(
+            NotificationOpen(notificationID: Fixture.notification(notification), action: "default", landed: landed))
     }
 
     static func token(_ token: String, provider: PushProvider = .fcm) -> TelemetryPayload {
-        .pushToken(PushTokenRegistration(provider: provider, token: token, environment: provider == .apns ? .production : nil))
+        .pushToken(
+            PushTokenRegistration(provider: provider, token: token, environment: provider == .apns ? .production : nil))
     }
 }
 
@@ -96,7 +106,8 @@ struct StoreDatabase {
     }
 
     func count(_ table: String, _ condition: String = "true") throws -> Int {
-        try connection.query("select count(*) as n from \(identifier: table) where \(unsafeRaw: condition)")[0].decode("n")
+        try connection.query("select count(*) as n from \(identifier: table) where \(unsafeRaw: condition)")[0].decode(
+            "n")
     }
 
     func value<T: PostgresDecodable>(_ sql: SQL, as type: T.Type = T.self) throws -> T {

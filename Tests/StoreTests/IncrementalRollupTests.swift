@@ -20,11 +20,28 @@ import Testing
 
     /// Every rollup table as text, one sorted row a line, without refresh times and as_of.
     static let tables: [(name: String, columns: String)] = [
-        ("send_rollups_daily", "app_id, day, platform, channel, app_version, campaign, provider, sends, accepted, rejected, opened, received, pending, blocked_app, blocked_channel, unattributed, unconfirmed, token_invalid, to_invalid_token, unattributed_uninstrumented, os_version, sdk_int, standby_bucket, background_restricted, ignoring_battery_optimizations, low_power_mode, superseded, app_stopped, expired, device_inactive, unexplained, superseded_uninstrumented, app_stopped_uninstrumented, expired_uninstrumented, device_inactive_uninstrumented, unexplained_uninstrumented, latency_lt_10s, latency_lt_1m, latency_lt_10m, latency_lt_1h, latency_lt_6h, latency_lt_24h, latency_ge_24h"),
+        (
+            "send_rollups_daily",
+            """
+            app_id, day, platform, channel, app_version, campaign, provider, sends, accepted, rejected, opened, \
+            received, pending, blocked_app, blocked_channel, unattributed, unconfirmed, token_invalid, \
+            to_invalid_token, unattributed_uninstrumented, os_version, sdk_int, standby_bucket, \
+            background_restricted, ignoring_battery_optimizations, low_power_mode, superseded, app_stopped, \
+            expired, device_inactive, unexplained, superseded_uninstrumented, app_stopped_uninstrumented, \
+            expired_uninstrumented, device_inactive_uninstrumented, unexplained_uninstrumented, latency_lt_10s, \
+            latency_lt_1m, latency_lt_10m, latency_lt_1h, latency_lt_6h, latency_lt_24h, latency_ge_24h
+            """
+        ),
         ("send_rejections_daily", "app_id, day, platform, provider, reason_class, reason, status, rejected"),
         ("instrumented_slices_daily", "app_id, day, platform, app_version"),
         ("open_landings_daily", "app_id, day, channel, campaign, opens, landed_reported, misrouted"),
-        ("prompt_cohorts_daily", "app_id, experiment, day, cohort, platform, installs, prompted, granted, provisional, reached, granted_without_prompt, retained_eligible, retained, hours_to_prompt"),
+        (
+            "prompt_cohorts_daily",
+            """
+            app_id, experiment, day, cohort, platform, installs, prompted, granted, provisional, reached, \
+            granted_without_prompt, retained_eligible, retained, hours_to_prompt
+            """
+        ),
         ("prompt_cohort_members", "*"),
         ("send_outcomes", "*"),
         ("open_landing_notifications", "*"),
@@ -63,14 +80,24 @@ import Testing
         let rebuilt = try contents(db.connection)
         try db.connection.execute("rollback")
         for table in tables {
-            let (mine, theirs) = (Set((incremental[table.name] ?? "").split(separator: "\n")), Set((rebuilt[table.name] ?? "").split(separator: "\n")))
-            #expect(mine.symmetricDifference(theirs).isEmpty,
-                    "\(context), as of \(asOf): \(table.name) differs from a rebuild; only incremental: \(mine.subtracting(theirs).sorted()); only rebuilt: \(theirs.subtracting(mine).sorted())")
+            let (mine, theirs) = (
+                Set((incremental[table.name] ?? "").split(separator: "\n")),
+                Set((rebuilt[table.name] ?? "").split(separator: "\n"))
+            )
+            #expect(
+                mine.symmetricDifference(theirs).isEmpty,
+                """
+                \(context), as of \(asOf): \(table.name) differs from a rebuild; only incremental: \
+                \(mine.subtracting(theirs).sorted()); only rebuilt: \(theirs.subtracting(mine).sorted())
+                """
+            )
         }
     }
 
     static var seeds: [UInt64] {
-        if let text = ProcessInfo.processInfo.environment["PUSHLEDGER_ROLLUP_SEED"], let seed = UInt64(text) { return [seed] }
+        if let text = ProcessInfo.processInfo.environment["PUSHLEDGER_ROLLUP_SEED"], let seed = UInt64(text) {
+            return [seed]
+        }
         return [1, 2, 3, 4]
     }
 
@@ -89,7 +116,12 @@ import Testing
                 for unit in units { _ = try db.write(unit) }
             }
             if world.chance(0.15) {
-                try db.connection.execute("select pushledger_mark_rollups_dirty(\(F.app), \(F.time(hour - 30))::date, \(F.time(hour - 6))::date)")
+                try db.connection.execute(
+                    """
+                    select pushledger_mark_rollups_dirty(\(F.app), \(F.time(hour - 30))::date, \
+                    \(F.time(hour - 6))::date)
+                    """
+                )
             }
             if world.chance(0.1) {
                 let victim = world.pick(world.installations)
@@ -98,16 +130,21 @@ import Testing
             let asOf = F.time(hour)
             let summary = try Self.refresh(db.connection, asOf: asOf)
             refreshes += 1
-            if !summary.full { reclassified += summary.reclassifiedSends; promptMoves += summary.promptCohortDays }
+            if !summary.full {
+                reclassified += summary.reclassifiedSends
+                promptMoves += summary.promptCohortDays
+            }
             try Self.expectEqualToRebuild(db, asOf: asOf, "seed \(seed), step \(step)")
-            let seen: String = try db.value("select coalesce(string_agg(distinct coalesce(cause, latency_bucket), ','), '') from send_outcomes")
+            let seen: String = try db.value(
+                "select coalesce(string_agg(distinct coalesce(cause, latency_bucket), ','), '') from send_outcomes")
             causesSeen.formUnion(seen.split(separator: ",").map(String.init))
             hour += world.chance(0.3) ? Double(world.int(20...30)) : Double(world.int(1...6))
         }
         let sends: Int = try db.value("select count(*)::int from send_outcomes")
         #expect(refreshes == 14 && sends > 0 && reclassified > 0)
         #expect(causesSeen.count >= 2, "\(causesSeen.sorted())")
-        let members: Int = try db.value("select count(*)::int from prompt_cohort_members where first_prompt_at is not null")
+        let members: Int = try db.value(
+            "select count(*)::int from prompt_cohort_members where first_prompt_at is not null")
         let days: Int = try db.value("select count(distinct (experiment, day))::int from prompt_cohorts_daily")
         #expect(members > 0 && days > 1 && promptMoves > 0)
     }
@@ -127,11 +164,13 @@ import Testing
                 for unit in world.causeUnits(at: hour) { _ = try db.write(unit) }
             }
             if world.chance(0.08) {
-                _ = try db.connection.query("select * from pushledger_erase(\(F.app), \(world.pick(world.installations).id), null)")
+                _ = try db.connection.query(
+                    "select * from pushledger_erase(\(F.app), \(world.pick(world.installations).id), null)")
             }
             _ = try Self.refresh(db.connection, asOf: F.time(hour))
             try Self.expectEqualToRebuild(db, asOf: F.time(hour), "causes seed \(seed), step \(step)")
-            let held: String = try db.value("select coalesce(string_agg(distinct coalesce(cause, latency_bucket), ','), '') from send_outcomes")
+            let held: String = try db.value(
+                "select coalesce(string_agg(distinct coalesce(cause, latency_bucket), ','), '') from send_outcomes")
             seen.formUnion(held.split(separator: ",").map(String.init))
             hour += world.chance(0.3) ? Double(world.int(20...30)) : Double(world.int(1...6))
         }
@@ -149,13 +188,18 @@ import Testing
         let other = F.installation(2)
         let envelope = F.envelope(installation: phone)
         // Displayable, instrumented (another installation's receipt that day), and two sends.
-        _ = try db.write(F.telemetry(envelope, [F.event(1, at: -40, F.androidSettings(enabled: true))], receivedAt: F.time(-40)))
-        _ = try db.write(F.telemetry(F.envelope(installation: other), [F.event(2, at: -30, F.received(99))], receivedAt: F.time(-30)))
+        _ = try db.write(
+            F.telemetry(envelope, [F.event(1, at: -40, F.androidSettings(enabled: true))], receivedAt: F.time(-40)))
+        _ = try db.write(
+            F.telemetry(F.envelope(installation: other), [F.event(2, at: -30, F.received(99))], receivedAt: F.time(-30))
+        )
         var first = F.send(10, notification: 1, at: -35, installation: phone, provider: .fcm)
         first.collapseID = "order-7"
         first.expiresAt = F.time(-34)
         _ = try db.write(F.sends([first], receivedAt: F.time(-35)))
-        func cause() throws -> String? { try db.value("select cause from send_outcomes where event_id = \(F.event(10))") }
+        func cause() throws -> String? {
+            try db.value("select cause from send_outcomes where event_id = \(F.event(10))")
+        }
         _ = try Self.refresh(db.connection, asOf: F.time(0))
         #expect(try cause() == "device_inactive")
         // The phone comes back after the expiry: expired.
@@ -166,7 +210,8 @@ import Testing
         // Earlier still, a snapshot after a force-stop: app_stopped.
         var stopped = SettingsSnapshot(notificationsEnabled: true)
         stopped.forceStoppedBeforeStart = true
-        _ = try db.write(F.telemetry(envelope, [F.event(4, at: -30, .notificationSettings(stopped))], receivedAt: F.time(2)))
+        _ = try db.write(
+            F.telemetry(envelope, [F.event(4, at: -30, .notificationSettings(stopped))], receivedAt: F.time(2)))
         _ = try Self.refresh(db.connection, asOf: F.time(2))
         #expect(try cause() == "app_stopped")
         try Self.expectEqualToRebuild(db, asOf: F.time(2), "a late force-stop")
@@ -198,7 +243,8 @@ import Testing
         for step in 0..<24 {
             for _ in 0..<world.int(2...4) { _ = try db.write(world.promptUnit(at: hour)) }
             if world.chance(0.1) {
-                _ = try db.connection.query("select * from pushledger_erase(\(F.app), \(world.pick(world.installations).id), null)")
+                _ = try db.connection.query(
+                    "select * from pushledger_erase(\(F.app), \(world.pick(world.installations).id), null)")
             }
             let summary = try Self.refresh(db.connection, asOf: F.time(hour))
             if step > 0 { moved += summary.promptCohortDays }
@@ -214,7 +260,12 @@ import Testing
 /// A small fleet and its random traffic, every choice drawn from one seeded generator.
 struct RandomIngest {
     typealias F = Fixture
-    struct Installation { var id: UUID; var platform: Platform; var version: String; var token: String }
+    struct Installation {
+        var id: UUID
+        var platform: Platform
+        var version: String
+        var token: String
+    }
 
     var random: SplitMix64
     /// The draws of collapse ids, expiries and device state, apart: the other draws of a seed stay
@@ -234,15 +285,22 @@ struct RandomIngest {
         causeRandom = SplitMix64(seed: seed &+ 0x5eed)
         for n in 1...fleet {
             let platform: Platform = n % 3 == 0 ? .ios : .android
-            installations.append(Installation(id: F.installation(500 + n), platform: platform, version: "5.\(n % 2).0", token: "tok-\(n)-0"))
+            installations.append(
+                Installation(
+                    id: F.installation(500 + n), platform: platform, version: "5.\(n % 2).0", token: "tok-\(n)-0"))
         }
     }
 
     mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &random) }
     mutating func chance(_ p: Double) -> Bool { Double.random(in: 0..<1, using: &random) < p }
     mutating func pick<T>(_ values: [T]) -> T { values[int(0...(values.count - 1))] }
-    mutating func causePick<T>(_ values: [T]) -> T { values[Int.random(in: 0...(values.count - 1), using: &causeRandom)] }
-    mutating func event() -> Int { nextEvent += 1; return nextEvent }
+    mutating func causePick<T>(_ values: [T]) -> T {
+        values[Int.random(in: 0...(values.count - 1), using: &causeRandom)]
+    }
+    mutating func event() -> Int {
+        nextEvent += 1
+        return nextEvent
+    }
 
     /// One or two ingest units of a random kind, received at `hour`.
     mutating func units(at hour: Double) -> [IngestUnit] {
@@ -253,9 +311,14 @@ struct RandomIngest {
         case 0...2: unit = sends(at: hour, receivedAt: receivedAt)
         case 3...5: unit = confirmations(at: hour, receivedAt: receivedAt)
         case 6: unit = snapshot(at: hour, receivedAt: receivedAt)
-        case 7: unit = chance(0.5) ? registration(at: hour, receivedAt: receivedAt) : prompts(at: hour, receivedAt: receivedAt)
+        case 7:
+            unit =
+                chance(0.5) ? registration(at: hour, receivedAt: receivedAt) : prompts(at: hour, receivedAt: receivedAt)
         case 8: unit = backFilledInvalidation(at: hour, receivedAt: receivedAt)
-        default: unit = chance(0.2) ? platformChange(at: hour, receivedAt: receivedAt) : prompts(at: hour, receivedAt: receivedAt)
+        default:
+            unit =
+                chance(0.2)
+                ? platformChange(at: hour, receivedAt: receivedAt) : prompts(at: hour, receivedAt: receivedAt)
         }
         sent.append(unit)
         return [unit]
@@ -270,9 +333,12 @@ struct RandomIngest {
             // Every installation can display from the start.
             primed = true
             for i in installations.indices {
-                let payload: TelemetryPayload = installations[i].platform == .ios
-                    ? .notificationSettings(SettingsSnapshot(authorizationStatus: .authorized)) : F.androidSettings(enabled: true)
-                units.append(F.telemetry(envelope(i), [F.event(event(), at: hour - 100, payload)], receivedAt: receivedAt))
+                let payload: TelemetryPayload =
+                    installations[i].platform == .ios
+                    ? .notificationSettings(SettingsSnapshot(authorizationStatus: .authorized))
+                    : F.androidSettings(enabled: true)
+                units.append(
+                    F.telemetry(envelope(i), [F.event(event(), at: hour - 100, payload)], receivedAt: receivedAt))
             }
         }
         switch int(0...9) {
@@ -282,7 +348,10 @@ struct RandomIngest {
             let attempt = pick(attempts)
             let delay = pick([0.001, 0.01, 0.1, 0.5, 2.0, 8.0, 30.0])
             let payload = chance(0.7) ? F.received(attempt.notification) : F.opened(attempt.notification)
-            units.append(F.telemetry(envelope(attempt.installation), [F.event(event(), at: attempt.at + delay, payload)], receivedAt: receivedAt))
+            units.append(
+                F.telemetry(
+                    envelope(attempt.installation), [F.event(event(), at: attempt.at + delay, payload)],
+                    receivedAt: receivedAt))
         case 3...5: units.append(confirmations(at: hour, receivedAt: receivedAt))
         case 6: units.append(snapshot(at: hour, receivedAt: receivedAt))
         case 7: units.append(registration(at: hour, receivedAt: receivedAt))
@@ -310,7 +379,8 @@ struct RandomIngest {
 
     mutating func envelope(_ i: Int) -> TelemetryEnvelope {
         let installation = installations[i]
-        return F.envelope(installation: installation.id, platform: installation.platform, appVersion: installation.version)
+        return F.envelope(
+            installation: installation.id, platform: installation.platform, appVersion: installation.version)
     }
 
     mutating func sends(at hour: Double, receivedAt: Date) -> IngestUnit {
@@ -319,15 +389,24 @@ struct RandomIngest {
             let i = int(0...(installations.count - 1))
             let installation = installations[i]
             let notification = chance(0.15) && !notifications.isEmpty ? pick(notifications) : nextNotification
-            if notification == nextNotification { notifications.append(notification); nextNotification += 1 }
+            if notification == nextNotification {
+                notifications.append(notification)
+                nextNotification += 1
+            }
             // Mostly now; some late (back-filled), a few ahead of the clock.
             let at = hour - (chance(0.2) ? Double(int(2...40)) : Double(int(0...2))) + (chance(0.07) ? 3 : 0)
-            let (status, reason): (Int, String?) = pick([(200, nil), (200, nil), (200, nil), (200, nil), (503, nil), (429, nil),
-                                                       (installation.platform == .ios ? 410 : 404, installation.platform == .ios ? "Unregistered" : "UNREGISTERED")])
-            var send = F.send(event(), notification: notification, at: at, token: installation.token,
-                              installation: chance(0.7) ? installation.id : nil,
-                              provider: installation.platform == .ios ? .apns : .fcm, channel: pick(["orders", "promo"]),
-                              campaign: pick(["order_update", "sale", nil]), status: status, reason: reason)
+            let (status, reason): (Int, String?) = pick([
+                (200, nil), (200, nil), (200, nil), (200, nil), (503, nil), (429, nil),
+                (
+                    installation.platform == .ios ? 410 : 404,
+                    installation.platform == .ios ? "Unregistered" : "UNREGISTERED"
+                ),
+            ])
+            var send = F.send(
+                event(), notification: notification, at: at, token: installation.token,
+                installation: chance(0.7) ? installation.id : nil,
+                provider: installation.platform == .ios ? .apns : .fcm, channel: pick(["orders", "promo"]),
+                campaign: pick(["order_update", "sale", nil]), status: status, reason: reason)
             // Collapse ids and expiries on a share: superseded and expired sends.
             send.collapseID = causePick(["order-1", "order-2", nil, nil])
             send.expiresAt = causePick([nil, nil, 0.0, 1.0, 6.0]).map { F.time(at + $0) }
@@ -344,7 +423,10 @@ struct RandomIngest {
             let notification = pick(notifications)
             // Late receipts of earlier sends, and now and then one dated ahead of the clock.
             let at = hour - Double(int(0...30)) + (chance(0.08) ? 5 : 0)
-            let payload = chance(0.6) ? F.received(notification, displayed: pick([nil, true, false])) : F.opened(notification, landed: pick([.target, .fallback, .rejected, nil]))
+            let payload =
+                chance(0.6)
+                ? F.received(notification, displayed: pick([nil, true, false]))
+                : F.opened(notification, landed: pick([.target, .fallback, .rejected, nil]))
             events.append(F.event(event(), at: at, payload))
         }
         if events.isEmpty { return snapshot(at: hour, receivedAt: receivedAt) }
@@ -357,9 +439,12 @@ struct RandomIngest {
     mutating func snapshot(at hour: Double, receivedAt: Date) -> IngestUnit {
         let i = int(0...(installations.count - 1))
         let at = hour - (chance(0.4) ? Double(int(3...50)) : 0) + (chance(0.1) ? 4 : 0)
-        var payload: TelemetryPayload = installations[i].platform == .ios
+        var payload: TelemetryPayload =
+            installations[i].platform == .ios
             ? .notificationSettings(SettingsSnapshot(authorizationStatus: pick([.authorized, .denied, .provisional])))
-            : F.androidSettings(enabled: chance(0.75), channels: chance(0.5) ? [ChannelState(id: "promo", importance: pick([0, 3]))] : nil)
+            : F.androidSettings(
+                enabled: chance(0.75),
+                channels: chance(0.5) ? [ChannelState(id: "promo", importance: pick([0, 3]))] : nil)
         // Device state: new slices, and force-stops (app_stopped).
         if case .notificationSettings(var settings) = payload {
             if installations[i].platform == .ios {
@@ -379,17 +464,24 @@ struct RandomIngest {
         if chance(0.3) { installations[i].token = "tok-\(i + 1)-\(int(1...3))" }
         let installation = installations[i]
         let at = hour - Double(int(0...30))
-        return F.telemetry(envelope(i), [F.event(event(), at: at, F.token(installation.token, provider: installation.platform == .ios ? .apns : .fcm))],
-                           receivedAt: receivedAt)
+        return F.telemetry(
+            envelope(i),
+            [
+                F.event(
+                    event(), at: at, F.token(installation.token, provider: installation.platform == .ios ? .apns : .fcm)
+                )
+            ],
+            receivedAt: receivedAt)
     }
 
     /// An invalidating result dated well before later sends to the token.
     mutating func backFilledInvalidation(at hour: Double, receivedAt: Date) -> IngestUnit {
         let installation = pick(installations)
         let ios = installation.platform == .ios
-        let result = F.send(event(), notification: nextNotification, at: hour - Double(int(10...45)), token: installation.token,
-                            installation: installation.id, provider: ios ? .apns : .fcm,
-                            status: ios ? 410 : 404, reason: ios ? "Unregistered" : "UNREGISTERED")
+        let result = F.send(
+            event(), notification: nextNotification, at: hour - Double(int(10...45)), token: installation.token,
+            installation: installation.id, provider: ios ? .apns : .fcm,
+            status: ios ? 410 : 404, reason: ios ? "Unregistered" : "UNREGISTERED")
         notifications.append(nextNotification)
         nextNotification += 1
         return F.sends([result], receivedAt: receivedAt)
@@ -403,12 +495,22 @@ struct RandomIngest {
         let at = hour - (chance(0.5) ? Double(int(0...200)) : Double(int(0...20))) + (chance(0.1) ? 3 : 0)
         var events: [TelemetryEvent] = []
         if chance(0.7) {
-            events.append(F.event(event(), at: at, .experimentExposure(ExperimentExposure(
-                experiment: pick(["push_prompt_timing", "push_prompt_timing", "primer_copy"]), variant: pick(["early", "late"])))))
+            events.append(
+                F.event(
+                    event(), at: at,
+                    .experimentExposure(
+                        ExperimentExposure(
+                            experiment: pick(["push_prompt_timing", "push_prompt_timing", "primer_copy"]),
+                            variant: pick(["early", "late"])))))
         }
         if events.isEmpty || chance(0.7) {
-            events.append(F.event(event(), at: at + 0.5, .permissionPrompt(PermissionPrompt(
-                placement: pick(["first_screen", "after_order"]), prompt: .system, result: pick([.granted, .granted, .denied, .provisional, .alreadyDetermined])))))
+            events.append(
+                F.event(
+                    event(), at: at + 0.5,
+                    .permissionPrompt(
+                        PermissionPrompt(
+                            placement: pick(["first_screen", "after_order"]), prompt: .system,
+                            result: pick([.granted, .granted, .denied, .provisional, .alreadyDetermined])))))
         }
         return F.telemetry(envelope(i), events, receivedAt: receivedAt)
     }
@@ -423,6 +525,8 @@ struct RandomIngest {
         let platform: Platform = early ? installation.platform : (installation.platform == .ios ? .android : .ios)
         let envelope = F.envelope(installation: installation.id, platform: platform, appVersion: installation.version)
         let payload = F.token(installation.token, provider: platform == .ios ? .apns : .fcm)
-        return F.telemetry(envelope, [F.event(event(), at: early ? hour - Double(int(200...300)) : hour, payload)], receivedAt: receivedAt)
+        return F.telemetry(
+            envelope, [F.event(event(), at: early ? hour - Double(int(200...300)) : hour, payload)],
+            receivedAt: receivedAt)
     }
 }

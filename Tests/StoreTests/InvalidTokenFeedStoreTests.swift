@@ -1,8 +1,8 @@
 import Foundation
 import Postgres
 import Store
-import Testing
 import TestSupport
+import Testing
 
 /// The feed's store side: what the writer keeps in token_invalidations, and the paging horizon.
 @Suite struct InvalidTokenFeedStoreTests {
@@ -17,7 +17,8 @@ import TestSupport
         return try unsettledPage(cursor, limit: limit, since: since)
     }
 
-    func unsettledPage(_ cursor: String? = nil, limit: Int = 1000, since: String? = nil) throws -> InvalidTokenFeed.Page {
+    func unsettledPage(_ cursor: String? = nil, limit: Int = 1000, since: String? = nil) throws -> InvalidTokenFeed.Page
+    {
         let query = try InvalidTokenFeed.Query.parse(since: since, limit: String(limit), cursor: cursor).get()
         return try InvalidTokenFeed().page(appID: F.app, query: query, on: db.connection)
     }
@@ -25,10 +26,11 @@ import TestSupport
     @Test func aTokenIsInTheFeedFromItsFirstInvalidationAfterItsLatestRegistration() throws {
         let env = F.envelope(installation: F.installation(1))
         _ = try db.write(F.telemetry(env, [F.event(1, at: 1, F.token("a"))]))
-        _ = try db.write(F.sends([
-            F.send(10, notification: 1, at: 3, token: "a", status: 404, reason: "UNREGISTERED"),
-            F.send(11, notification: 2, at: 4, token: "a", status: 404, reason: "UNREGISTERED"),
-        ]))
+        _ = try db.write(
+            F.sends([
+                F.send(10, notification: 1, at: 3, token: "a", status: 404, reason: "UNREGISTERED"),
+                F.send(11, notification: 2, at: 4, token: "a", status: 404, reason: "UNREGISTERED"),
+            ]))
         let first = try page()
         #expect(first.tokens.map(\.token) == ["a"])
         #expect(first.tokens.first?.invalidatedAt == F.time(3))
@@ -47,7 +49,12 @@ import TestSupport
     }
 
     @Test func cursorsRoundTripAndForgedOnesAreRefused() throws {
-        _ = try db.write(F.sends((0..<5).map { F.send(10 + $0, notification: $0, at: Double($0), token: "t\($0)", status: 404, reason: "UNREGISTERED") }))
+        _ = try db.write(
+            F.sends(
+                (0..<5).map {
+                    F.send(
+                        10 + $0, notification: $0, at: Double($0), token: "t\($0)", status: 404, reason: "UNREGISTERED")
+                }))
         var seen: [String] = []
         var cursor: String? = nil
         for _ in 0..<3 {
@@ -57,9 +64,14 @@ import TestSupport
         }
         #expect(seen.sorted() == ["t0", "t1", "t2", "t3", "t4"])
         #expect(try page(cursor, limit: 2).tokens.isEmpty)
-        for forged in ["", "f1", "f1.-.x.apns.00000000-0000-0000-0000-000000000000.-", "f2.-.1.apns.00000000-0000-0000-0000-000000000000.-",
-                       "f1.-.1.mail.00000000-0000-0000-0000-000000000000.-"] {
-            #expect(throws: InvalidTokenFeed.QueryError.self) { try InvalidTokenFeed.Query.parse(since: nil, limit: nil, cursor: forged).get() }
+        for forged in [
+            "", "f1", "f1.-.x.apns.00000000-0000-0000-0000-000000000000.-",
+            "f2.-.1.apns.00000000-0000-0000-0000-000000000000.-",
+            "f1.-.1.mail.00000000-0000-0000-0000-000000000000.-",
+        ] {
+            #expect(throws: InvalidTokenFeed.QueryError.self) {
+                try InvalidTokenFeed.Query.parse(since: nil, limit: nil, cursor: forged).get()
+            }
         }
     }
 
@@ -70,7 +82,8 @@ import TestSupport
         let slow = try Connection.connect(url: db.url)
         try slow.execute("begin")
         _ = try slow.query("select pg_current_xact_id()")  // takes its id now: lower than the next writer's
-        _ = try db.write(F.sends([F.send(10, notification: 1, at: 1, token: "fast", status: 404, reason: "UNREGISTERED")]))
+        _ = try db.write(
+            F.sends([F.send(10, notification: 1, at: 1, token: "fast", status: 404, reason: "UNREGISTERED")]))
         let first = try unsettledPage()
         #expect(first.tokens.isEmpty, "the fast writer's row sits above the running transaction")
         try slow.execute(

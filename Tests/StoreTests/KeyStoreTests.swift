@@ -59,7 +59,8 @@ import Testing
         #expect(abs(expiry.timeIntervalSince(created) - 90 * 86_400) < 5)
         #expect(listed[forever]?.expiresAt == nil)
 
-        let rotated = try #require(try store.rotate(id: old, overlap: .hours(1), lifetime: .days(30), on: db.connection))
+        let rotated = try #require(
+            try store.rotate(id: old, overlap: .hours(1), lifetime: .days(30), on: db.connection))
         let after = Dictionary(uniqueKeysWithValues: try store.list(on: db.connection).map { ($0.id, $0) })
         let overlapEnd = try #require(after[old]?.expiresAt)
         #expect(abs(overlapEnd.timeIntervalSinceNow - 3_600) < 60)

@@ -19,7 +19,9 @@ import Testing
             at: directory.appendingPathComponent("migrations"), withIntermediateDirectories: true)
         try write("migrations/0001_first.sql", "create table a (id int); insert into a values (1);")
         try write("migrations/0002_second.sql", "create table b (id int);")
-        try write("fns/a.sql", "create or replace function a_count() returns bigint language sql as $$ select count(*) from a $$;")
+        try write(
+            "fns/a.sql",
+            "create or replace function a_count() returns bigint language sql as $$ select count(*) from a $$;")
         try write("views/b.sql", "drop view if exists b_ids; create view b_ids as select id, a_count() as a from b;")
         try write("definitions.list", "# apply order\nfns/a.sql\n\nviews/b.sql  # uses a_count\n")
     }
@@ -31,15 +33,18 @@ import Testing
     }
 
     private func states(_ connection: Connection) throws -> [String] {
-        try Migrator(directory: directory).status(connection).map { "\($0.kind.rawValue) \($0.name) \($0.state.rawValue)" }
+        try Migrator(directory: directory).status(connection).map {
+            "\($0.kind.rawValue) \($0.name) \($0.state.rawValue)"
+        }
     }
 
     @Test func appliesMigrationsThenDefinitionsOnceAndRecordsChecksums() throws {
         let connection = try Connection.connect(url: url)
-        #expect(try states(connection) == [
-            "migration 0001_first.sql pending", "migration 0002_second.sql pending",
-            "definition fns/a.sql pending", "definition views/b.sql pending",
-        ])
+        #expect(
+            try states(connection) == [
+                "migration 0001_first.sql pending", "migration 0002_second.sql pending",
+                "definition fns/a.sql pending", "definition views/b.sql pending",
+            ])
         var order: [String] = []
         let first = try Migrator(directory: directory).migrate(connection) { order.append($0) }
         #expect(first.migrations == ["0001_first.sql", "0002_second.sql"])
@@ -47,20 +52,33 @@ import Testing
         #expect(order == first.migrations + first.definitions)
         #expect(try Migrator(directory: directory).migrate(connection) == Migrator.Outcome())
         #expect(try connection.query("select a_count() as c")[0].decode("c", as: Int.self) == 1)
-        let sums = try connection.query("select checksum from schema_definitions order by path").map { try $0.decode(0, as: String.self) }
-        #expect(sums == [SHA256.hex(SHA256.hash(try String(contentsOf: directory.appendingPathComponent("fns/a.sql"), encoding: .utf8))),
-                         SHA256.hex(SHA256.hash(try String(contentsOf: directory.appendingPathComponent("views/b.sql"), encoding: .utf8)))])
+        let sums = try connection.query("select checksum from schema_definitions order by path").map {
+            try $0.decode(0, as: String.self)
+        }
+        #expect(
+            sums == [
+                SHA256.hex(
+                    SHA256.hash(try String(contentsOf: directory.appendingPathComponent("fns/a.sql"), encoding: .utf8))),
+                SHA256.hex(
+                    SHA256.hash(
+                        try String(contentsOf: directory.appendingPathComponent("views/b.sql"), encoding: .utf8))),
+            ])
         #expect(try states(connection).allSatisfy { $0.hasSuffix(" applied") })
     }
 
     @Test func anEditedDefinitionIsAppliedAgainAlone() throws {
         let connection = try Connection.connect(url: url)
         try Migrator(directory: directory).migrate(connection)
-        try write("fns/a.sql", "create or replace function a_count() returns bigint language sql as $$ select count(*) + 10 from a $$;")
+        try write(
+            "fns/a.sql",
+            "create or replace function a_count() returns bigint language sql as $$ select count(*) + 10 from a $$;")
         #expect(try states(connection)[2] == "definition fns/a.sql changed")
         let again = try Migrator(directory: directory).migrate(connection)
         #expect(again.migrations.isEmpty && again.definitions == ["fns/a.sql"])
-        #expect(try connection.query("select a from b_ids union all select a_count()").map { try $0.decode(0, as: Int.self) } == [11])
+        #expect(
+            try connection.query("select a from b_ids union all select a_count()").map {
+                try $0.decode(0, as: Int.self)
+            } == [11])
     }
 
     @Test func aFailingDefinitionRollsBackEveryDefinitionOfTheRun() throws {
@@ -74,11 +92,14 @@ import Testing
                 && "\(error)".hasPrefix("views/b.sql failed: database error 42P01")
         }
         // The migrations committed; no definition did.
-        #expect(try states(connection) == [
-            "migration 0001_first.sql applied", "migration 0002_second.sql applied",
-            "definition fns/a.sql pending", "definition views/b.sql pending",
-        ])
-        #expect(try connection.query("select to_regprocedure('a_count()') is null as gone")[0].decode("gone", as: Bool.self))
+        #expect(
+            try states(connection) == [
+                "migration 0001_first.sql applied", "migration 0002_second.sql applied",
+                "definition fns/a.sql pending", "definition views/b.sql pending",
+            ])
+        #expect(
+            try connection.query("select to_regprocedure('a_count()') is null as gone")[0].decode("gone", as: Bool.self)
+        )
     }
 
     @Test func aDefinitionNoLongerListedIsForgotten() throws {
@@ -87,7 +108,10 @@ import Testing
         try FileManager.default.removeItem(at: directory.appendingPathComponent("views/b.sql"))
         try write("definitions.list", "fns/a.sql\n")
         #expect(try Migrator(directory: directory).migrate(connection) == Migrator.Outcome())
-        #expect(try connection.query("select path from schema_definitions").map { try $0.decode(0, as: String.self) } == ["fns/a.sql"])
+        #expect(
+            try connection.query("select path from schema_definitions").map { try $0.decode(0, as: String.self) } == [
+                "fns/a.sql"
+            ])
     }
 
     @Test func changedMigrationIsRefused() throws {
@@ -97,7 +121,8 @@ import Testing
         #expect(throws: Migrator.Failure.changed(file: "0002_second.sql")) {
             try Migrator(directory: directory).migrate(connection)
         }
-        #expect(try states(connection)[0...1] == ["migration 0001_first.sql applied", "migration 0002_second.sql changed"])
+        #expect(
+            try states(connection)[0...1] == ["migration 0001_first.sql applied", "migration 0002_second.sql changed"])
     }
 
     @Test func failedMigrationRollsBackAndNamesItsFile() throws {
@@ -109,9 +134,11 @@ import Testing
             guard case .failed(let file, let message, _) = error as? Migrator.Failure else { return false }
             return file == "0003_broken.sql" && message.contains("missing_table")
         }
-        #expect(try states(connection)[0...2] == [
-            "migration 0001_first.sql applied", "migration 0002_second.sql applied", "migration 0003_broken.sql pending",
-        ])
+        #expect(
+            try states(connection)[0...2] == [
+                "migration 0001_first.sql applied", "migration 0002_second.sql applied",
+                "migration 0003_broken.sql pending",
+            ])
         let exists: Bool = try connection.query("select to_regclass('c') is not null as e")[0].decode("e")
         #expect(!exists)
     }
@@ -139,9 +166,13 @@ import Testing
         try write("stray/c.sql", "select 1;")
         #expect(throws: Migrator.Failure.unlistedDefinition("stray/c.sql")) { try Migrator(directory: directory) }
         try FileManager.default.removeItem(at: directory.appendingPathComponent("stray"))
-        for (line, entry) in [(2, "../a.sql"), (2, "/abs/a.sql"), (2, "fns/a.sql"), (2, "migrations/0001_first.sql"), (2, "fns/a.txt")] {
+        for (line, entry) in [
+            (2, "../a.sql"), (2, "/abs/a.sql"), (2, "fns/a.sql"), (2, "migrations/0001_first.sql"), (2, "fns/a.txt"),
+        ] {
             try write("definitions.list", "fns/a.sql\n\(entry)\n")
-            #expect(throws: Migrator.Failure.badDefinitionList(line: line, entry)) { try Migrator(directory: directory) }
+            #expect(throws: Migrator.Failure.badDefinitionList(line: line, entry)) {
+                try Migrator(directory: directory)
+            }
         }
         try write("definitions.list", "fns/a.sql\nviews/b.sql\nviews/gone.sql\n")
         #expect(throws: Migrator.Failure.unreadable("views/gone.sql")) { try Migrator(directory: directory) }

@@ -2,15 +2,17 @@ import Foundation
 import Postgres
 import PushLedgerRules
 import Reports
-import Testing
 import TestSupport
+import Testing
 
 /// The outcome counters are one list in each language: Swift's ``OutcomeCounter`` and SQL's
 /// `pushledger_outcome_counters()` with `pushledger_counts_in` (sql/engine/outcome_counters.sql).
 /// These tests hold the two equal, name by name and meaning by meaning, and hold every place SQL
 /// carries the counters to that list.
 @Suite struct OutcomeCounterTests {
-    static func connection() throws -> Connection { try Connection.connect(url: try TestDatabase.fresh(prefix: "counters")) }
+    static func connection() throws -> Connection {
+        try Connection.connect(url: try TestDatabase.fresh(prefix: "counters"))
+    }
 
     @Test func swiftAndSQLListTheSameCountersInTheSameOrder() throws {
         let sql = try Self.connection().query("select counter from pushledger_outcome_counters() order by ordinal")
@@ -43,10 +45,12 @@ import TestSupport
             let toInvalid: Bool = try row.decode("to_invalid_token")
             let sql = try row.decode("counts", as: Bool?.self)
             #expect(sql != nil, "pushledger_counts_in has no case for \(name)")
-            #expect(sql == counter.counts(outcome, tokenInvalid: tokenInvalid, toInvalidToken: toInvalid),
-                    "\(name) of \(outcomeName), token_invalid \(tokenInvalid), to_invalid_token \(toInvalid)")
+            #expect(
+                sql == counter.counts(outcome, tokenInvalid: tokenInvalid, toInvalidToken: toInvalid),
+                "\(name) of \(outcomeName), token_invalid \(tokenInvalid), to_invalid_token \(toInvalid)")
         }
-        let unknown = try Self.connection().query("select pushledger_counts_in('delivered', 'opened', true, true) as counts")
+        let unknown = try Self.connection().query(
+            "select pushledger_counts_in('delivered', 'opened', true, true) as counts")
         #expect(try unknown[0].decode("counts", as: Bool?.self) == nil)
     }
 
@@ -57,7 +61,9 @@ import TestSupport
             #expect(OutcomeCounter.sends.counts(outcome, tokenInvalid: false, toInvalidToken: false))
             var counts = OutcomeCounts()
             counts.add(outcome, tokenInvalid: true, toInvalidToken: false)
-            #expect(counts.count(of: outcome) == 1 && counts.sends == 1 && counts.tokenInvalid == 1 && counts.toInvalidToken == 0)
+            #expect(
+                counts.count(of: outcome) == 1 && counts.sends == 1 && counts.tokenInvalid == 1
+                    && counts.toInvalidToken == 0)
         }
     }
 
@@ -90,8 +96,10 @@ import TestSupport
         #expect(functions.count >= 5)
         for f in functions {
             let name: String = try f.decode("proname")
-            #expect(try f.decode("counters", as: String.self) == OutcomeCounter.allCases.map(\.rawValue).joined(separator: ","),
-                    "\(name) returns the counters otherwise")
+            #expect(
+                try f.decode("counters", as: String.self)
+                    == OutcomeCounter.allCases.map(\.rawValue).joined(separator: ","),
+                "\(name) returns the counters otherwise")
         }
     }
 }

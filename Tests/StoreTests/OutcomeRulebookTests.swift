@@ -24,9 +24,12 @@ struct Rulebook: Decodable {
 
         var settings: SettingsSnapshot {
             SettingsSnapshot(
-                authorizationStatus: authorization_status, alertSetting: alert_setting, lockScreenSetting: lock_screen_setting,
+                authorizationStatus: authorization_status, alertSetting: alert_setting,
+                lockScreenSetting: lock_screen_setting,
                 notificationCenterSetting: notification_center_setting, notificationsEnabled: notifications_enabled,
-                channels: channels?.map { ChannelState(id: $0.id, importance: $0.importance, groupBlocked: $0.group_blocked) })
+                channels: channels?.map {
+                    ChannelState(id: $0.id, importance: $0.importance, groupBlocked: $0.group_blocked)
+                })
         }
     }
     struct Confirmation: Decodable {
@@ -87,7 +90,9 @@ struct OutcomeRulebookTests {
     func swiftRules(_ c: Rulebook.Case) {
         let state = c.snapshot.map { DisplayState(snapshot: $0.settings, platform: $0.platform) }
         let receipts = (c.receipts ?? []).map { r in
-            Receipt(kind: r.kind == "opened" ? .opened : .received(displayed: r.displayed), at: Rulebook.time(hoursAgo: c.hoursAgo(r)))
+            Receipt(
+                kind: r.kind == "opened" ? .opened : .received(displayed: r.displayed),
+                at: Rulebook.time(hoursAgo: c.hoursAgo(r)))
         }
         let outcome = OutcomeRules.classify(
             status: c.status ?? 200, sentAt: Rulebook.time(hoursAgo: c.sentHoursAgo), channel: c.channel ?? "orders",
@@ -113,8 +118,10 @@ struct OutcomeRulebookTests {
             let rows = try connection.query(
                 """
                 select outcome, display_state, reason_class, token_invalid
-                  from pushledger_classified_sends(\("rule-\(n)"), \(Rulebook.time(hoursAgo: 72)), \(Rulebook.time(hoursAgo: -1)),
-                                                   \(Rulebook.asOf), \("\(Int(Self.book.confirmation_window_hours)) hours")::interval)
+                  from pushledger_classified_sends(\("rule-\(n)"), \(Rulebook.time(hoursAgo: 72)), \
+                \(Rulebook.time(hoursAgo: -1)),
+                                                   \(Rulebook.asOf), \
+                \("\(Int(Self.book.confirmation_window_hours)) hours")::interval)
                 """)
             #expect(rows.count == 1, "\(c.name)")
             guard let row = rows.first else { continue }
@@ -123,10 +130,16 @@ struct OutcomeRulebookTests {
             #expect(try row.decode("reason_class", as: String?.self) == c.reason_class?.rawValue, "\(c.name)")
             #expect(try row.decode("token_invalid", as: Bool.self) == (c.token_invalid ?? false), "\(c.name)")
         }
-        let classes = try connection.query("select * from pushledger_alert_reason_classes()").map { try $0.decode(0, as: String.self) }
-        #expect(Set(classes) == Set(RejectionClass.allCases.map(\.rawValue)) && classes.count == RejectionClass.allCases.count)
+        let classes = try connection.query("select * from pushledger_alert_reason_classes()").map {
+            try $0.decode(0, as: String.self)
+        }
+        #expect(
+            Set(classes) == Set(RejectionClass.allCases.map(\.rawValue))
+                && classes.count == RejectionClass.allCases.count)
         for c in Self.book.rejection_classes {
-            let found = try connection.query("select pushledger_reason_class(\(c.status)::integer, \(c.reason)) as c")[0].decode("c", as: String?.self)
+            let found = try connection.query("select pushledger_reason_class(\(c.status)::integer, \(c.reason)) as c")[
+                0
+            ].decode("c", as: String?.self)
             #expect(found == c.class?.rawValue, "\(c.testDescription)")
         }
     }
@@ -144,7 +157,8 @@ enum RulebookRows {
         if resolved {
             try connection.execute(
                 """
-                insert into installations (app_id, installation_id, platform, first_seen_at, last_seen_at, last_received_at)
+                insert into installations (app_id, installation_id, platform, first_seen_at, last_seen_at, \
+                last_received_at)
                 values (\(app), \(installation), \(platform), \(sentAt), \(sentAt), \(sentAt))
                 """)
         }
@@ -153,8 +167,10 @@ enum RulebookRows {
             let at = sentAt.addingTimeInterval(-3_600)
             try connection.execute(
                 """
-                insert into settings_snapshots (app_id, event_id, installation_id, platform, authorization_status, alert_setting,
-                    lock_screen_setting, notification_center_setting, notifications_enabled, channel_count, at, occurred_at, received_at)
+                insert into settings_snapshots (app_id, event_id, installation_id, platform, authorization_status, \
+                alert_setting,
+                    lock_screen_setting, notification_center_setting, notifications_enabled, channel_count, at, \
+                occurred_at, received_at)
                 values (\(app), \(event), \(installation), \(platform), \(snapshot.authorization_status?.rawValue),
                         \(snapshot.alert_setting?.rawValue), \(snapshot.lock_screen_setting?.rawValue),
                         \(snapshot.notification_center_setting?.rawValue), \(snapshot.notifications_enabled),
@@ -163,15 +179,18 @@ enum RulebookRows {
             for channel in snapshot.channels ?? [] {
                 try connection.execute(
                     """
-                    insert into channel_states (app_id, snapshot_event_id, installation_id, channel_id, importance, group_blocked,
+                    insert into channel_states (app_id, snapshot_event_id, installation_id, channel_id, importance, \
+                    group_blocked,
                                                 occurred_at, received_at)
-                    values (\(app), \(event), \(installation), \(channel.id), \(channel.importance), \(channel.group_blocked), \(at), \(at))
+                    values (\(app), \(event), \(installation), \(channel.id), \(channel.importance), \
+                    \(channel.group_blocked), \(at), \(at))
                     """)
             }
         }
         try connection.execute(
             """
-            insert into sends (app_id, event_id, notification_id, provider, token, installation_id, resolved_by, channel,
+            insert into sends (app_id, event_id, notification_id, provider, token, installation_id, resolved_by, \
+            channel,
                                sent_at, status, reason, received_at)
             values (\(app), \(UUID()), \(notification), \(c.platform == .ios ? "apns" : "fcm"), 'token',
                     \(resolved ? installation : nil), \(resolved ? "explicit" : "unresolved"), \(c.channel ?? "orders"),
@@ -184,14 +203,16 @@ enum RulebookRows {
             if kind == "opened" {
                 try connection.execute(
                     """
-                    insert into notification_opens (app_id, event_id, installation_id, platform, notification_id, action,
+                    insert into notification_opens (app_id, event_id, installation_id, platform, notification_id, \
+                    action,
                                                     at, occurred_at, received_at)
                     values (\(app), \(UUID()), \(installation), \(platform), \(id), 'default', \(at), \(at), \(at))
                     """)
             } else {
                 try connection.execute(
                     """
-                    insert into notification_receipts (app_id, event_id, installation_id, platform, notification_id, displayed,
+                    insert into notification_receipts (app_id, event_id, installation_id, platform, notification_id, \
+                    displayed,
                                                        at, occurred_at, received_at)
                     values (\(app), \(UUID()), \(installation), \(platform), \(id), \(displayed), \(at), \(at), \(at))
                     """)

@@ -1,7 +1,7 @@
 import Foundation
 import Postgres
-import Testing
 import TestSupport
+import Testing
 
 /// docs/rollups.md "The flow" draws which function writes which table from what; the engine's
 /// SQL files say the same in each function's header. These tests keep the drawing and the
@@ -12,8 +12,9 @@ import TestSupport
     /// The text block under "## The flow" of docs/rollups.md.
     static func drawing() throws -> String {
         let doc = try String(contentsOf: root.appendingPathComponent("docs/rollups.md"), encoding: .utf8)
-        guard let section = doc.range(of: "## The flow"), let open = doc.range(of: "```text\n", range: section.upperBound..<doc.endIndex),
-              let close = doc.range(of: "\n```", range: open.upperBound..<doc.endIndex)
+        guard let section = doc.range(of: "## The flow"),
+            let open = doc.range(of: "```text\n", range: section.upperBound..<doc.endIndex),
+            let close = doc.range(of: "\n```", range: open.upperBound..<doc.endIndex)
         else { throw Failure("docs/rollups.md has no drawing under \"## The flow\"") }
         return String(doc[open.upperBound..<close.lowerBound])
     }
@@ -25,17 +26,19 @@ import TestSupport
 
     static func matches(_ pattern: String, in text: String) throws -> Set<String> {
         let regex = try NSRegularExpression(pattern: pattern)
-        return Set(regex.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap {
-            Range($0.range(at: 1), in: text).map { String(text[$0]) }
-        })
+        return Set(
+            regex.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap {
+                Range($0.range(at: 1), in: text).map { String(text[$0]) }
+            })
     }
 
     /// The engine's definition files: (path below sql/, text).
     static func engineFiles() throws -> [(name: String, text: String)] {
         let folder = root.appendingPathComponent("sql/engine")
-        return try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".sql") }.sorted().map {
-            ("engine/" + $0, try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8))
-        }
+        return try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".sql") }.sorted()
+            .map {
+                ("engine/" + $0, try String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8))
+            }
     }
 
     /// Functions are drawn `name()`, tables `[name]`: each must exist after `migrate` (the working
@@ -44,23 +47,30 @@ import TestSupport
         let drawing = try Self.drawing()
         let functions = try Self.matches(#"\b(pushledger_[a-z0-9_]+)\(\)"#, in: drawing)
         let tables = try Self.matches(#"\[([a-z0-9_]+)\]"#, in: drawing)
-        #expect(functions.count >= 25 && tables.count >= 25, "the drawing names \(functions.count) functions, \(tables.count) tables")
+        #expect(
+            functions.count >= 25 && tables.count >= 25,
+            "the drawing names \(functions.count) functions, \(tables.count) tables")
         let connection = try Connection.connect(url: try TestDatabase.fresh(prefix: "flow"))
         try connection.transaction { c in
             _ = try c.query("select pushledger_rollup_work_tables()")
             for function in functions.sorted() {
                 let found = try c.query("select count(*)::int as n from pg_proc where proname = \(function)")
-                #expect(try found[0].decode("n", as: Int.self) > 0, "docs/rollups.md draws \(function)(), which does not exist")
+                #expect(
+                    try found[0].decode("n", as: Int.self) > 0,
+                    "docs/rollups.md draws \(function)(), which does not exist")
             }
             for table in tables.sorted() {
                 let found = try c.query("select to_regclass(\(table)) is not null as found")
-                #expect(try found[0].decode("found", as: Bool.self), "docs/rollups.md draws [\(table)], which does not exist")
+                #expect(
+                    try found[0].decode("found", as: Bool.self),
+                    "docs/rollups.md draws [\(table)], which does not exist")
             }
             let working = try c.query(
                 "select relname::text as name from pg_class where relnamespace = pg_my_temp_schema() and relkind = 'r'")
             let names = Set(try working.map { try $0.decode("name", as: String.self) })
             #expect(names.count >= 10)
-            #expect(names.subtracting(tables).isEmpty, "working tables not drawn: \(names.subtracting(tables).sorted())")
+            #expect(
+                names.subtracting(tables).isEmpty, "working tables not drawn: \(names.subtracting(tables).sorted())")
         }
     }
 
@@ -87,13 +97,18 @@ import TestSupport
             let lines = file.text.components(separatedBy: "\n")
             for (i, line) in lines.enumerated() {
                 guard let m = create.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)),
-                      let nameRange = Range(m.range(at: 1), in: line) else { continue }
+                    let nameRange = Range(m.range(at: 1), in: line)
+                else { continue }
                 var j = i - 1
                 while j >= 0 && lines[j].hasPrefix("drop ") { j -= 1 }
                 var header: [String] = []
-                while j >= 0 && lines[j].hasPrefix("--") { header.append(lines[j]); j -= 1 }
-                #expect(header.contains { $0.hasPrefix("-- Reads ") },
-                        "\(file.name): \(line[nameRange]) has no \"-- Reads …; writes …\" line in its header")
+                while j >= 0 && lines[j].hasPrefix("--") {
+                    header.append(lines[j])
+                    j -= 1
+                }
+                #expect(
+                    header.contains { $0.hasPrefix("-- Reads ") },
+                    "\(file.name): \(line[nameRange]) has no \"-- Reads …; writes …\" line in its header")
                 checked += 1
             }
         }
@@ -105,9 +120,13 @@ import TestSupport
         let dynamic = try NSRegularExpression(pattern: #"\bexecute\s+(?!function\b)|\breplace\s*\(|\bformat\s*\("#)
         var found: Set<String> = []
         for file in try Self.engineFiles() {
-            let code = file.text.components(separatedBy: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("--") }
-                .joined(separator: "\n")
-            if dynamic.firstMatch(in: code, range: NSRange(code.startIndex..., in: code)) != nil { found.insert(file.name) }
+            let code = file.text.components(separatedBy: "\n").filter {
+                !$0.trimmingCharacters(in: .whitespaces).hasPrefix("--")
+            }
+            .joined(separator: "\n")
+            if dynamic.firstMatch(in: code, range: NSRange(code.startIndex..., in: code)) != nil {
+                found.insert(file.name)
+            }
         }
         #expect(found == ["engine/bulk_load.sql"])
     }

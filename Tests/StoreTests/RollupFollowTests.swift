@@ -29,7 +29,9 @@ import Testing
     static func caughtUp(_ connection: Connection, timeout: Double = 30) throws -> Bool {
         let written: Date = try connection.query("select clock_timestamp() as t")[0].decode("t")
         return try eventually(timeout: timeout) {
-            let started: Date? = try connection.query("select (select pass_started_at from rollup_refresh_state) as t")[0].decode("t")
+            let started: Date? = try connection.query("select (select pass_started_at from rollup_refresh_state) as t")[
+                0
+            ].decode("t")
             return started.map { $0 > written } ?? false
         }
     }
@@ -39,7 +41,8 @@ import Testing
         let row = try connection.query(
             """
             select count(*)::int as all, (count(*) filter (where wait_event = 'advisory'))::int as waiting
-              from pg_stat_activity where datname = current_database() and application_name = \(RollupFollower.applicationName)
+              from pg_stat_activity where datname = current_database() and application_name = \
+            \(RollupFollower.applicationName)
             """)[0]
         return (try row.decode("all"), try row.decode("waiting"))
     }
@@ -67,7 +70,9 @@ import Testing
                 #expect(follower.waitForExit() == (false, SIGKILL))
                 // Its backend notices the lost client within a second and rolls the pass back.
                 #expect(try Self.eventually { try Self.followerBackends(db.connection).all == 0 })
-                #expect(try db.value("select as_of from prompt_rollup_state") as Date == promptAsOf, "the prompt cohorts' half of the pass was rolled back")
+                #expect(
+                    try db.value("select as_of from prompt_rollup_state") as Date == promptAsOf,
+                    "the prompt cohorts' half of the pass was rolled back")
                 #expect(try db.count("rollup_inputs") >= queued, "the queue the killed pass took is back")
                 try blocker.execute("select pg_advisory_unlock(hashtext('pushledger_refresh_rollups'))")
                 follower = try FollowProcess(databaseURL: db.url, freshness: "1s")
@@ -99,7 +104,9 @@ import Testing
             usleep(300_000)
         }
         #expect(try Self.caughtUp(db.connection))
-        #expect(second.lines("rollup pass").isEmpty && second.lines(Self.leading).isEmpty, "\(first.logText)\n\(second.logText)")
+        #expect(
+            second.lines("rollup pass").isEmpty && second.lines(Self.leading).isEmpty,
+            "\(first.logText)\n\(second.logText)")
         #expect(first.lines("rollup pass").count >= 2)
         // The spare takes over once the leader has gone, and only then.
         first.send(SIGTERM)
@@ -135,7 +142,10 @@ import Testing
         // New input while it runs: rolled up within the freshness (slack for a loaded machine).
         for unit in world.units(at: -30) { _ = try db.write(unit) }
         let arrived = Date()
-        #expect(try Self.eventually { try RollupStatus.read(connection: db.connection).lagSeconds == 0 && db.count("rollup_inputs") == 0 })
+        #expect(
+            try Self.eventually {
+                try RollupStatus.read(connection: db.connection).lagSeconds == 0 && db.count("rollup_inputs") == 0
+            })
         let caughtUp = Date().timeIntervalSince(arrived)
         #expect(caughtUp < 3 + 2, "caught up after \(caughtUp) s")
 
@@ -147,7 +157,9 @@ import Testing
         #expect(reply.status == 200)
         let lines = reply.text.split(separator: "\n")
         #expect(lines.contains("pushledger_rollup_lag_seconds 0"), "\(reply.text)")
-        #expect(lines.contains("pushledger_rollup_follower_leading 1") && lines.contains("pushledger_rollup_freshness_seconds 3"))
+        #expect(
+            lines.contains("pushledger_rollup_follower_leading 1")
+                && lines.contains("pushledger_rollup_freshness_seconds 3"))
         #expect(lines.contains { $0.hasPrefix("pushledger_rollup_last_pass_seconds ") })
 
         // SIGINT in the middle of a pass: the pass finishes and commits, then the follower exits 0.

@@ -25,8 +25,10 @@ import Testing
     @Test func aRebuildKeepsTheIndexesAndKeys() throws {
         let db = try StoreDatabase()
         let before = try Self.definitions(db.connection)
-        #expect(before.contains("send_outcomes_pkey") && before.contains("send_outcomes_pending")
-                && before.contains("send_outcomes_uninstrumented") && before.contains("open_landing_notifications_pkey"))
+        #expect(
+            before.contains("send_outcomes_pkey") && before.contains("send_outcomes_pending")
+                && before.contains("send_outcomes_uninstrumented") && before.contains("open_landing_notifications_pkey")
+        )
         var world = RandomIngest(seed: 7)
         for hour in stride(from: -40.0, to: 0, by: 4) {
             _ = try db.write(world.sends(at: hour, receivedAt: F.time(hour)))

@@ -53,27 +53,37 @@ import Testing
     }
 
     private func rollupSum(_ column: String, day: String) throws -> Int {
-        try db.value("select coalesce(sum(\(identifier: column)), 0)::int from send_rollups_daily where day = \(day)::date")
+        try db.value(
+            "select coalesce(sum(\(identifier: column)), 0)::int from send_rollups_daily where day = \(day)::date")
     }
 
     private func seed() throws {
         let android = F.envelope(installation: F.installation(1))
         _ = try db.write(
-            F.telemetry(android, [F.event(900, at: -40, F.androidSettings(enabled: true)),
-                                  F.event(901, at: -30, F.received(1)), F.event(902, at: -5, F.received(11))]),
-            F.telemetry(F.envelope(installation: F.installation(2)), [F.event(903, at: -40, F.androidSettings(enabled: false))]))
-        _ = try db.write(F.sends([
-            F.send(1, notification: 1, at: -30, installation: F.installation(1)),
-            F.send(2, notification: 2, at: -30, installation: F.installation(1), campaign: nil),
-            F.send(3, notification: 3, at: -30, installation: F.installation(2), status: 503),
-            F.send(11, notification: 11, at: -5, installation: F.installation(1)),
-            F.send(12, notification: 12, at: -5, installation: F.installation(2), channel: "promo"),
-            F.send(13, notification: 13, at: -5, token: "unknown", provider: .apns),
-        ]))
+            F.telemetry(
+                android,
+                [
+                    F.event(900, at: -40, F.androidSettings(enabled: true)),
+                    F.event(901, at: -30, F.received(1)), F.event(902, at: -5, F.received(11)),
+                ]),
+            F.telemetry(
+                F.envelope(installation: F.installation(2)), [F.event(903, at: -40, F.androidSettings(enabled: false))])
+        )
+        _ = try db.write(
+            F.sends([
+                F.send(1, notification: 1, at: -30, installation: F.installation(1)),
+                F.send(2, notification: 2, at: -30, installation: F.installation(1), campaign: nil),
+                F.send(3, notification: 3, at: -30, installation: F.installation(2), status: 503),
+                F.send(11, notification: 11, at: -5, installation: F.installation(1)),
+                F.send(12, notification: 12, at: -5, installation: F.installation(2), channel: "promo"),
+                F.send(13, notification: 13, at: -5, token: "unknown", provider: .apns),
+            ]))
     }
 
     // Monthly and daily partitions alike.
-    @Test(arguments: PartitionGranularity.allCases) func refreshComputesDirtyDaysAndMatchesTheEngine(_ partitions: PartitionGranularity) throws {
+    @Test(arguments: PartitionGranularity.allCases) func refreshComputesDirtyDaysAndMatchesTheEngine(
+        _ partitions: PartitionGranularity
+    ) throws {
         try partitions.store(on: db.connection)
         try seed()
         #expect(try refresh(asOf: 100) == [nov9, nov10])
@@ -82,32 +92,44 @@ import Testing
         #expect(try rollupSum("sends", day: nov9) == 3)
         #expect(try rollupSum("unconfirmed", day: nov9) == 1)
         #expect(try rollupSum("rejected", day: nov9) == 1)
-        #expect(try db.value("select sum(rejected)::int from send_rejections_daily where reason_class = 'provider_error'") == 1)
+        #expect(
+            try db.value("select sum(rejected)::int from send_rejections_daily where reason_class = 'provider_error'")
+                == 1)
         // Nothing changed: nothing to do.
         #expect(try refresh(asOf: 100).isEmpty)
     }
 
     // Monthly and daily partitions alike.
-    @Test(arguments: PartitionGranularity.allCases) func aLateReceiptRefreshesOnlyTheDayOfItsSend(_ partitions: PartitionGranularity) throws {
+    @Test(arguments: PartitionGranularity.allCases) func aLateReceiptRefreshesOnlyTheDayOfItsSend(
+        _ partitions: PartitionGranularity
+    ) throws {
         try partitions.store(on: db.connection)
         try seed()
         _ = try refresh(asOf: 100)
-        let before = try db.value("select max(refreshed_at) from send_rollups_daily where day = \(nov10)::date", as: Date.self)
+        let before = try db.value(
+            "select max(refreshed_at) from send_rollups_daily where day = \(nov10)::date", as: Date.self)
         // Send 2 (Nov 9) is confirmed days later (Nov 12 for the device, still Nov 9 sends).
-        _ = try db.write(F.telemetry(F.envelope(installation: F.installation(1)), [F.event(904, at: 40, F.received(2))]))
+        _ = try db.write(
+            F.telemetry(F.envelope(installation: F.installation(1)), [F.event(904, at: 40, F.received(2))]))
         #expect(try refresh(asOf: 100) == [nov9, "2026-11-12"])
         #expect(try rollupSum("received", day: nov9) == 2)
         #expect(try mismatches(day: nov9, asOf: 100) == 0)
-        #expect(try db.value("select max(refreshed_at) from send_rollups_daily where day = \(nov10)::date", as: Date.self) == before)
+        #expect(
+            try db.value("select max(refreshed_at) from send_rollups_daily where day = \(nov10)::date", as: Date.self)
+                == before)
     }
 
     // Monthly and daily partitions alike.
-    @Test(arguments: PartitionGranularity.allCases) func aLateSnapshotRefreshesTheDaysOfTheInstallationsLaterSends(_ partitions: PartitionGranularity) throws {
+    @Test(arguments: PartitionGranularity.allCases) func aLateSnapshotRefreshesTheDaysOfTheInstallationsLaterSends(
+        _ partitions: PartitionGranularity
+    ) throws {
         try partitions.store(on: db.connection)
         try seed()
         _ = try refresh(asOf: 100)
         // Installation 2's new snapshot at hour -20 changes its Nov 10 send only.
-        _ = try db.write(F.telemetry(F.envelope(installation: F.installation(2)), [F.event(905, at: -20, F.androidSettings(enabled: true))]))
+        _ = try db.write(
+            F.telemetry(
+                F.envelope(installation: F.installation(2)), [F.event(905, at: -20, F.androidSettings(enabled: true))]))
         #expect(try refresh(asOf: 100) == [nov10])
         #expect(try mismatches(day: nov10, asOf: 100) == 0)
         #expect(try rollupSum("blocked_app", day: nov10) == 0)
@@ -116,17 +138,26 @@ import Testing
     /// Token history changes other days' sends: a back-filled invalidating result makes a later
     /// send "to a token already known invalid", and a late registration of the token undoes it.
     // Monthly and daily partitions alike.
-    @Test(arguments: PartitionGranularity.allCases) func lateTokenHistoryRefreshesTheDaysOfLaterSendsToTheToken(_ partitions: PartitionGranularity) throws {
+    @Test(arguments: PartitionGranularity.allCases) func lateTokenHistoryRefreshesTheDaysOfLaterSendsToTheToken(
+        _ partitions: PartitionGranularity
+    ) throws {
         try partitions.store(on: db.connection)
         let nov11 = "2026-11-11"
         let owner = F.installation(7)
-        _ = try db.write(F.sends([F.send(31, notification: 31, at: 30, token: "tok-z", installation: owner),
-                                  F.send(32, notification: 32, at: 30, token: "tok-q", installation: owner)]))
+        _ = try db.write(
+            F.sends([
+                F.send(31, notification: 31, at: 30, token: "tok-z", installation: owner),
+                F.send(32, notification: 32, at: 30, token: "tok-q", installation: owner),
+            ]))
         #expect(try refresh(asOf: 100) == [nov11])
         #expect(try rollupSum("to_invalid_token", day: nov11) == 0)
 
-        _ = try db.write(F.sends([F.send(30, notification: 30, at: -30, token: "tok-z", installation: owner,
-                                         status: 404, reason: "UNREGISTERED")]))
+        _ = try db.write(
+            F.sends([
+                F.send(
+                    30, notification: 30, at: -30, token: "tok-z", installation: owner,
+                    status: 404, reason: "UNREGISTERED")
+            ]))
         #expect(try refresh(asOf: 100) == [nov9, nov11])
         #expect(try rollupSum("to_invalid_token", day: nov11) == 1)
         #expect(try mismatches(day: nov11, asOf: 100) == 0)
@@ -146,13 +177,23 @@ import Testing
     /// Consecutive dirty days are classified in one pass, each still its own window: a slice
     /// that reported receipts on Nov 10 only is not instrumented on Nov 9.
     // Monthly and daily partitions alike.
-    @Test(arguments: PartitionGranularity.allCases) func aRunOfDaysKeepsEachDayItsOwnWindow(_ partitions: PartitionGranularity) throws {
+    @Test(arguments: PartitionGranularity.allCases) func aRunOfDaysKeepsEachDayItsOwnWindow(
+        _ partitions: PartitionGranularity
+    ) throws {
         try partitions.store(on: db.connection)
         let ios = F.envelope(installation: F.installation(5), platform: .ios, appVersion: "7.0")
-        _ = try db.write(F.telemetry(ios, [F.event(920, at: -40, .notificationSettings(SettingsSnapshot(authorizationStatus: .authorized))),
-                                           F.event(921, at: -5, F.received(99))]))
-        _ = try db.write(F.sends([F.send(41, notification: 41, at: -30, installation: F.installation(5), provider: .apns),
-                                  F.send(42, notification: 42, at: -5, installation: F.installation(5), provider: .apns)]))
+        _ = try db.write(
+            F.telemetry(
+                ios,
+                [
+                    F.event(920, at: -40, .notificationSettings(SettingsSnapshot(authorizationStatus: .authorized))),
+                    F.event(921, at: -5, F.received(99)),
+                ]))
+        _ = try db.write(
+            F.sends([
+                F.send(41, notification: 41, at: -30, installation: F.installation(5), provider: .apns),
+                F.send(42, notification: 42, at: -5, installation: F.installation(5), provider: .apns),
+            ]))
         #expect(try refresh(asOf: 100) == [nov9, nov10])
         #expect(try mismatches(day: nov9, asOf: 100) == 0)
         #expect(try mismatches(day: nov10, asOf: 100) == 0)
@@ -163,22 +204,33 @@ import Testing
 
     /// Dirty (app, day)s become runs of consecutive days, at most 7 days each.
     // Monthly and daily partitions alike.
-    @Test(arguments: PartitionGranularity.allCases) func dirtyDaysAreGroupedInRunsOfAtMostAWeek(_ partitions: PartitionGranularity) throws {
+    @Test(arguments: PartitionGranularity.allCases) func dirtyDaysAreGroupedInRunsOfAtMostAWeek(
+        _ partitions: PartitionGranularity
+    ) throws {
         try partitions.store(on: db.connection)
         let runs: [String] = try db.connection.query(
             """
             select app_id || ' ' || first_day || ' ' || last_day as run
               from pushledger_day_runs(array['a', 'a', 'a', 'b', 'a', 'a', 'a', 'a', 'a', 'a', 'a'],
-                                       array['2026-01-01', '2026-01-02', '2026-01-04', '2026-01-01', '2026-01-05', '2026-01-06',
-                                             '2026-01-07', '2026-01-08', '2026-01-09', '2026-01-10', '2026-01-10']::date[])
-            """).map { try $0.decode("run") }
-        #expect(runs == ["a 2026-01-01 2026-01-02", "a 2026-01-04 2026-01-08", "a 2026-01-09 2026-01-10", "b 2026-01-01 2026-01-01"])
+                                       array['2026-01-01', '2026-01-02', '2026-01-04', '2026-01-01', '2026-01-05', \
+            '2026-01-06',
+                                             '2026-01-07', '2026-01-08', '2026-01-09', '2026-01-10', \
+            '2026-01-10']::date[])
+            """
+        ).map { try $0.decode("run") }
+        #expect(
+            runs == [
+                "a 2026-01-01 2026-01-02", "a 2026-01-04 2026-01-08", "a 2026-01-09 2026-01-10",
+                "b 2026-01-01 2026-01-01",
+            ])
         let none: Int = try db.value("select count(*)::int from pushledger_day_runs(null, null)")
         #expect(none == 0)
     }
 
     // Monthly and daily partitions alike.
-    @Test(arguments: PartitionGranularity.allCases) func pendingDaysAreReevaluatedUntilTheirWindowPassed(_ partitions: PartitionGranularity) throws {
+    @Test(arguments: PartitionGranularity.allCases) func pendingDaysAreReevaluatedUntilTheirWindowPassed(
+        _ partitions: PartitionGranularity
+    ) throws {
         try partitions.store(on: db.connection)
         try seed()
         #expect(try refresh(asOf: 0) == [nov9, nov10])
@@ -192,7 +244,8 @@ import Testing
     }
 
     @Test func theReaderRoleMayReadRollupsButNotKeys() throws {
-        let canRead: Bool = try db.value("select has_table_privilege('pushledger_reader', 'send_rollups_daily', 'select')")
+        let canRead: Bool = try db.value(
+            "select has_table_privilege('pushledger_reader', 'send_rollups_daily', 'select')")
         let canReadKeys: Bool = try db.value("select has_table_privilege('pushledger_reader', 'api_keys', 'select')")
         let canWrite: Bool = try db.value("select has_table_privilege('pushledger_reader', 'sends', 'insert')")
         #expect(canRead && !canReadKeys && !canWrite)

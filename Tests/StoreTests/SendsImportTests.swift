@@ -14,12 +14,14 @@ import Testing
     /// One NDJSON send line, sent `hours` after the fixture's noon.
     private func line(_ n: Int, app: String = F.app, hours: Double = -1) -> String {
         let stamp = ISO8601DateFormatter().string(from: F.time(hours))
-        return #"{"event_id":"\#(F.event(n).uuidString.lowercased())","notification_id":"\#(F.notification(n).uuidString.lowercased())","app_id":"\#(app)","provider":"fcm","token":"tok-\#(n)","channel":"orders","sent_at":"\#(stamp)","status":200}"#
+        return
+            #"{"event_id":"\#(F.event(n).uuidString.lowercased())","notification_id":"\#(F.notification(n).uuidString.lowercased())","app_id":"\#(app)","provider":"fcm","token":"tok-\#(n)","channel":"orders","sent_at":"\#(stamp)","status":200}"#
     }
 
     private func file(_ lines: [String], newlineAtEnd: Bool = true) throws -> FileHandle {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("sends-\(UUID()).ndjson")
-        try (lines.joined(separator: "\n") + (newlineAtEnd ? "\n" : "")).write(to: url, atomically: true, encoding: .utf8)
+        try (lines.joined(separator: "\n") + (newlineAtEnd ? "\n" : "")).write(
+            to: url, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: url) }
         return try FileHandle(forReadingFrom: url)
     }
@@ -28,7 +30,8 @@ import Testing
         var rejections: [LineRejection] = []
         var progress: [Int] = []
         let totals = try importer.run(
-            reading: handle, on: db.connection, now: { F.time(0) }, rejected: { rejections.append($0) }, progress: { progress.append($0.lines) })
+            reading: handle, on: db.connection, now: { F.time(0) }, rejected: { rejections.append($0) },
+            progress: { progress.append($0.lines) })
         return (totals, rejections, progress)
     }
 
@@ -37,7 +40,8 @@ import Testing
         lines[3] = "{not json"
         lines[7] = line(7, app: "com.other.app")
         lines[11] = line(11, hours: -40 * 24)
-        let (totals, rejections, progress) = try run(SendsImporter(app: F.app, linesPerChunk: 10), try file(lines, newlineAtEnd: false))
+        let (totals, rejections, progress) = try run(
+            SendsImporter(app: F.app, linesPerChunk: 10), try file(lines, newlineAtEnd: false))
         #expect(totals.lines == 25 && totals.accepted == 22 && totals.duplicates == 0 && totals.rejected == 3)
         #expect(totals.rejectedByCode == ["invalid_field": 1, "app_mismatch": 1, "too_old": 1])
         #expect(rejections.map(\.line) == [4, 8, 12])
@@ -45,7 +49,10 @@ import Testing
         #expect(progress == [10, 20, 25], "one report per chunk of ten lines")
         #expect(try db.count("sends") == 22)
         #expect(try db.count("failed_events") == 3)
-        #expect(totals.summary == "imported 25 sends: 22 stored, 0 duplicates, 3 rejected (app_mismatch 1, invalid_field 1, too_old 1)")
+        #expect(
+            totals.summary
+                == "imported 25 sends: 22 stored, 0 duplicates, 3 rejected (app_mismatch 1, invalid_field 1, too_old 1)"
+        )
     }
 
     @Test func aReimportOnlyCountsDuplicatesAndAllowOldLiftsTheAgeLimit() throws {
@@ -66,8 +73,11 @@ import Testing
     }
 
     @Test func aLineOverTheEventSizeLimitIsRejectedAlone() throws {
-        let huge = #"{"event_id":"\#(F.event(99).uuidString.lowercased())","pad":""# + String(repeating: "x", count: 40_000) + #""}"#
-        let (totals, rejections, _) = try run(SendsImporter(app: F.app, linesPerChunk: 2), try file([line(0), huge, line(1)]))
+        let huge =
+            #"{"event_id":"\#(F.event(99).uuidString.lowercased())","pad":""# + String(repeating: "x", count: 40_000)
+            + #""}"#
+        let (totals, rejections, _) = try run(
+            SendsImporter(app: F.app, linesPerChunk: 2), try file([line(0), huge, line(1)]))
         #expect(totals.accepted == 2 && rejections.map(\.line) == [2] && rejections.map(\.code) == ["too_large"])
         #expect(try db.count("sends") == 2)
     }

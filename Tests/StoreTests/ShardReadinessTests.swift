@@ -10,12 +10,14 @@ import Testing
     init() throws { db = try StoreDatabase() }
 
     /// Tables that are not split by app: replicated to every node (`create_reference_table`) or
-    /// local metadata (the migrator's two tables). `api_keys` is read by key hash before the app is known; the staging shapes
+    /// local metadata (the migrator's two tables). `api_keys` is read by key hash before the app is known; the staging
+    /// shapes
     /// hold no rows (they are templates for per-session temporary tables); `pushledger_settings`
     /// is the deployment's one row of settings; `rollup_refresh_state` and `prompt_rollup_state`
     /// its one row each of the last refresh.
     static let referenceTables: Set<String> = [
-        "api_keys", "schema_migrations", "schema_definitions", "pushledger_settings", "pushledger_stage_telemetry_shape", "pushledger_stage_sends_shape",
+        "api_keys", "schema_migrations", "schema_definitions", "pushledger_settings",
+        "pushledger_stage_telemetry_shape", "pushledger_stage_sends_shape",
         "pushledger_stage_channels_shape", "rollup_refresh_state", "prompt_rollup_state",
     ]
 
@@ -43,7 +45,8 @@ import Testing
     }
 
     @Test func everyAppScopedTableHasAnAppIDColumn() throws {
-        let missing = try tables().filter { !Self.referenceTables.contains($0.key) && !$0.value.contains("app_id") }.keys
+        let missing = try tables().filter { !Self.referenceTables.contains($0.key) && !$0.value.contains("app_id") }
+            .keys
         #expect(missing.sorted() == [])
     }
 
@@ -58,8 +61,10 @@ import Testing
                                 where a.attrelid = c.oid and a.attname = 'app_id' and a.attnum = any(x.indkey::int2[]))
              order by 1, 2
             """)
-        let violations = try rows.map { "\(try $0.decode("table_name", as: String.self)).\(try $0.decode("index_name", as: String.self))" }
-            .filter { !Self.referenceTables.contains(String($0.prefix { $0 != "." })) }
+        let violations = try rows.map {
+            "\(try $0.decode("table_name", as: String.self)).\(try $0.decode("index_name", as: String.self))"
+        }
+        .filter { !Self.referenceTables.contains(String($0.prefix { $0 != "." })) }
         #expect(violations == [])
         #expect(try !rows.isEmpty, "api_keys' unique key hash is a reference table's index the query must see")
     }
@@ -111,12 +116,13 @@ import Testing
               join lateral (select 1 from sends p where p.token_key = r.token and 'app_id' = '') l on true
             """
         let found = JoinCheck.check(bad, appScoped: scoped)
-        #expect(found.violations == [
-            "join sends s on s.notification_id = r.notification_id",
-            "join installations using ( installation_id )",
-            "cross join sends",
-            "join lateral ( … from sends p where p.token_key = r.token and = )",
-        ])
+        #expect(
+            found.violations == [
+                "join sends s on s.notification_id = r.notification_id",
+                "join installations using ( installation_id )",
+                "cross join sends",
+                "join lateral ( … from sends p where p.token_key = r.token and = )",
+            ])
         let good = """
             select * from notification_receipts r
               join sends s on s.app_id = r.app_id and s.notification_id = r.notification_id
@@ -166,7 +172,12 @@ enum JoinCheck {
         func clause(from start: Int) -> ArraySlice<String> {
             var depth = 0, end = start
             while end < t.count {
-                if t[end] == "(" { depth += 1 } else if t[end] == ")" { if depth == 0 { break }; depth -= 1 }
+                if t[end] == "(" {
+                    depth += 1
+                } else if t[end] == ")" {
+                    if depth == 0 { break }
+                    depth -= 1
+                }
                 if depth == 0 && end > start && clauseEnds.contains(t[end]) { break }
                 end += 1
             }
@@ -211,7 +222,10 @@ enum JoinCheck {
             var k = j + 1
             if k < t.count && t[k] == "as" { k += 1 }
             var alias = table
-            if k < t.count && t[k] != "on" && t[k] != "using" { alias = t[k]; k += 1 }
+            if k < t.count && t[k] != "on" && t[k] != "using" {
+                alias = t[k]
+                k += 1
+            }
             guard k < t.count else { continue }
             if t[k] == "using" {
                 let list = clause(from: k + 1).prefix { $0 != ")" }

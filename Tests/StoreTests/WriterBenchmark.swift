@@ -23,21 +23,29 @@ import Testing
             for u in 0..<unitsPerBatch {
                 let installation = F.installation(batch * unitsPerBatch + u)
                 if u % 5 == 4 {
-                    units.append(F.sends((0..<eventsPerUnit).map { i in
-                        n += 1
-                        return F.send(n, notification: n, at: Double(i) / 100, token: "tok-\(u)-\(batch)")
-                    }))
+                    units.append(
+                        F.sends(
+                            (0..<eventsPerUnit).map { i in
+                                n += 1
+                                return F.send(n, notification: n, at: Double(i) / 100, token: "tok-\(u)-\(batch)")
+                            }))
                     continue
                 }
                 let events: [TelemetryEvent] = (0..<eventsPerUnit).map { i in
                     n += 1
-                    let payload: TelemetryPayload = switch i % 4 {
-                    case 0: F.androidSettings(enabled: true, channels: [ChannelState(id: "orders", importance: 3),
-                                                                         ChannelState(id: "promo", importance: 0)])
-                    case 1: F.received(n)
-                    case 2: F.opened(n)
-                    default: F.token("tok-\(u)-\(batch)")
-                    }
+                    let payload: TelemetryPayload =
+                        switch i % 4 {
+                        case 0:
+                            F.androidSettings(
+                                enabled: true,
+                                channels: [
+                                    ChannelState(id: "orders", importance: 3),
+                                    ChannelState(id: "promo", importance: 0),
+                                ])
+                        case 1: F.received(n)
+                        case 2: F.opened(n)
+                        default: F.token("tok-\(u)-\(batch)")
+                        }
                     return F.event(n, at: Double(i) / 100, payload)
                 }
                 units.append(F.telemetry(F.envelope(installation: installation), events))
@@ -50,9 +58,13 @@ import Testing
         #expect(total == batches * unitsPerBatch * eventsPerUnit)
         let client = Self.clientCPU() - cpuBefore.client
         let server = Self.processCPU(pid: backend) - cpuBefore.server
-        print("writer: \(total) events in \(String(format: "%.2f", seconds)) s = \(Int(Double(total) / seconds)) events/s;",
-              "CPU: client \(String(format: "%.2f", client)) s, Postgres backend \(String(format: "%.2f", server)) s",
-              "= \(Int(Double(total) / max(server, 0.001))) events per backend CPU-second")
+        print(
+            """
+            writer: \(total) events in \(String(format: "%.2f", seconds)) s = \(Int(Double(total) / seconds)) \
+            events/s;
+            """,
+            "CPU: client \(String(format: "%.2f", client)) s, Postgres backend \(String(format: "%.2f", server)) s",
+            "= \(Int(Double(total) / max(server, 0.001))) events per backend CPU-second")
     }
 
     /// CPU seconds of this process (the machine is shared: wall time says little).
@@ -66,7 +78,8 @@ import Testing
     /// CPU seconds of a local process from /proc (the Postgres backend serving the writer).
     static func processCPU(pid: Int) -> Double {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return 0 }
+            let close = stat.lastIndex(of: ")")
+        else { return 0 }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         // After the command: state is field 3, utime 14 and stime 15 (1-based, man proc).
         guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }

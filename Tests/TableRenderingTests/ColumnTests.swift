@@ -5,8 +5,10 @@ import Testing
 /// A 12-column table with long cells, far wider than a terminal.
 private let wide = ReportTable(
     title: "Silent loss", columns: ["channel", "sends", "note"] + (1...9).map { "rate_\($0)" },
-    rows: [[.text("promotions"), .integer(120_000), .text(String(repeating: "a long campaign name ", count: 6))]
-        + (1...9).map { _ in .percent(0.123, digits: 1) }],
+    rows: [
+        [.text("promotions"), .integer(120_000), .text(String(repeating: "a long campaign name ", count: 6))]
+            + (1...9).map { _ in .percent(0.123, digits: 1) }
+    ],
     notes: [String(repeating: "a note that goes on ", count: 12)],
     key: ["channel", "sends", "note", "rate_1"])
 
@@ -18,7 +20,9 @@ struct ColumnTests {
     @Test func theDefaultShowsKeyColumnsWithinTheTerminalWidth() {
         let text = wide.rendered(.table)
         #expect(widest(text) <= Table.terminalWidth, "\(text)")
-        #expect(lines(text)[2].contains("channel") && lines(text)[2].contains("rate_1") && !lines(text)[2].contains("rate_2"))
+        #expect(
+            lines(text)[2].contains("channel") && lines(text)[2].contains("rate_1")
+                && !lines(text)[2].contains("rate_2"))
         #expect(text.contains("…"), "the long note cell is cut")
         #expect(text.contains("more columns (--wide, or --columns by name): rate_2, rate_3"))
         let plain = wide.rendered(.text)
@@ -33,20 +37,27 @@ struct ColumnTests {
     }
 
     @Test func columnsPicksInTheOrderGiven() throws {
-        let text = wide.rendered(.text, columns: try ColumnChoice.named(["rate_9", "channel"]).checked(against: [wide.table]))
+        let text = wide.rendered(
+            .text, columns: try ColumnChoice.named(["rate_9", "channel"]).checked(against: [wide.table]))
         let header = lines(text)[1]
         #expect(header.hasPrefix("rate_9") && header.contains("channel") && !header.contains("sends"), "\(header)")
         #expect(text.contains("more columns (--wide, or --columns by name): sends, note, rate_1"))
     }
 
     @Test func anUnknownColumnNamesTheColumnsThereAre() {
-        #expect(throws: UnknownColumnError(reason: "unknown column 'nope' (columns: channel, sends, note, " + (1...9).map { "rate_\($0)" }.joined(separator: ", ") + ")")) {
+        #expect(
+            throws: UnknownColumnError(
+                reason: "unknown column 'nope' (columns: channel, sends, note, "
+                    + (1...9).map { "rate_\($0)" }.joined(separator: ", ") + ")")
+        ) {
             try ColumnChoice.named(["nope"]).checked(against: [wide.table])
         }
     }
 
     @Test func machineFormatsKeepEveryField() {
-        #expect(wide.rendered(.csv).hasPrefix("channel,sends,note,rate_1,rate_2,rate_3,rate_4,rate_5,rate_6,rate_7,rate_8,rate_9\r\n"))
+        #expect(
+            wide.rendered(.csv).hasPrefix(
+                "channel,sends,note,rate_1,rate_2,rate_3,rate_4,rate_5,rate_6,rate_7,rate_8,rate_9\r\n"))
         #expect(wide.rendered(.markdown).contains("| rate\\_9 |"))
         let json = wide.rendered(.json)
         #expect(json.contains("\"rate_9\" : 0.123") || json.contains("\"rate_9\": 0.123"), "\(json)")

@@ -77,7 +77,9 @@ struct RenderTests {
 
     @Test func alignmentRules() {
         let table = Table(
-            columns: [Table.Column("id", alignment: .left), Table.Column("note", alignment: .right), Table.Column("mixed")],
+            columns: [
+                Table.Column("id", alignment: .left), Table.Column("note", alignment: .right), Table.Column("mixed"),
+            ],
             rows: [[1, "a", 2], [22, "bb", "x"], [.null]])
         #expect(
             table.terminal(style: .plain) == """
@@ -93,7 +95,8 @@ struct RenderTests {
     }
 
     @Test func wideCharactersAndControlCharacters() {
-        let table = Table(headers: ["campaign", "n"], rows: [["新年セール", 3], ["evil\u{1B}[31mred\ttab\nline", 4], ["café", 5]])
+        let table = Table(
+            headers: ["campaign", "n"], rows: [["新年セール", 3], ["evil\u{1B}[31mred\ttab\nline", 4], ["café", 5]])
         #expect(
             table.terminal(style: .ascii) == """
                 +-----------------------+---+
@@ -117,9 +120,13 @@ struct RenderTests {
     @Test func csvNeutralisesFormulasInTextButNotNumbers() {
         let table = Table(
             headers: ["=title", "value"],
-            rows: [["=HYPERLINK(\"http://x\")", -5], ["+1", .number(-0.5, digits: 1)], ["-2", 0], ["@SUM(A1)", 1], ["\tx", 2], ["a=b", 3]])
+            rows: [
+                ["=HYPERLINK(\"http://x\")", -5], ["+1", .number(-0.5, digits: 1)], ["-2", 0], ["@SUM(A1)", 1],
+                ["\tx", 2], ["a=b", 3],
+            ])
         let records = [
-            "'=title,value", "\"'=HYPERLINK(\"\"http://x\"\")\",-5", "'+1,-0.5", "'-2,0", "'@SUM(A1),1", "'\tx,2", "a=b,3",
+            "'=title,value", "\"'=HYPERLINK(\"\"http://x\"\")\",-5", "'+1,-0.5", "'-2,0", "'@SUM(A1),1", "'\tx,2",
+            "a=b,3",
         ]
         #expect(table.csv() == records.map { $0 + "\r\n" }.joined())
     }
@@ -132,7 +139,8 @@ struct RenderTests {
                 [" spaced ", .null], ["", .number(0.5, digits: 2)],
             ])
         let records = [
-            "name,value", "plain,1", "\"with,comma\",2", "\"with \"\"quote\"\"\",3", "\"two\nlines\",4", "\"cr\r\nlf\",5", " spaced ,", ",0.50",
+            "name,value", "plain,1", "\"with,comma\",2", "\"with \"\"quote\"\"\",3", "\"two\nlines\",4",
+            "\"cr\r\nlf\",5", " spaced ,", ",0.50",
         ]
         #expect(table.csv() == records.map { $0 + "\r\n" }.joined())
         #expect(Table(headers: ["a,b"]).csv() == "\"a,b\"\r\n")
@@ -152,7 +160,9 @@ struct RenderTests {
     @Test func markdownEscaping() {
         #expect(Table.markdownCell("a|b") == #"a\|b"#)
         #expect(Table.markdownCell(#"back\slash|pipe"#) == #"back\\slash\|pipe"#)
-        #expect(Table.markdownCell("spring_sale *now* `x` [link](u) <b>") == #"spring\_sale \*now\* \`x\` \[link\](u) \<b\>"#)
+        #expect(
+            Table.markdownCell("spring_sale *now* `x` [link](u) <b>")
+                == #"spring\_sale \*now\* \`x\` \[link\](u) \<b\>"#)
         #expect(Table.markdownCell("one\ntwo\r\nthree") == "one<br>two<br>three")
         #expect(Table.markdownCell("tab\there\u{1B}") == "tab here ")
         let table = Table(headers: ["a|b"], rows: [["x|y"]])

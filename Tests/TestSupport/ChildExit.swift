@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Waits for a child process to end without depending on Foundation noticing it.
@@ -16,7 +16,8 @@ public enum ChildExit {
         if !process.isRunning { return (process.terminationReason == .exit, process.terminationStatus) }
         var info = siginfo_t()
         let pid = process.processIdentifier
-        guard waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT | WNOHANG) == 0, info._sifields._sigchld.si_pid == pid else {
+        guard waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT | WNOHANG) == 0, info._sifields._sigchld.si_pid == pid
+        else {
             return nil  // running, or just reaped by Foundation (isRunning says so on the next poll)
         }
         return (info.si_code == Int32(CLD_EXITED), info._sifields._sigchld.si_status)

@@ -12,7 +12,9 @@ public enum CommandRunner {
         let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         var folder = bundle
         // The test runner may be the .xctest bundle itself or a file inside it.
-        while !FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent("pushledger").path), folder.path != "/" {
+        while !FileManager.default.isExecutableFile(atPath: folder.appendingPathComponent("pushledger").path),
+            folder.path != "/"
+        {
             folder.deleteLastPathComponent()
         }
         return folder.appendingPathComponent("pushledger")
@@ -60,7 +62,10 @@ public enum CommandRunner {
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n > 0 { data.append(contentsOf: buffer[0..<n]); continue }
+            if n > 0 {
+                data.append(contentsOf: buffer[0..<n])
+                continue
+            }
             if n < 0 && errno == EINTR { continue }
             return data
         }

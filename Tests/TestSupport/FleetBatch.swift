@@ -14,17 +14,20 @@ public struct FleetBatch: Sendable {
     /// The output's telemetry batches, posted with `key`.
     public static func telemetry(_ output: Simulation.Output, key: String) -> [FleetBatch] {
         output.telemetry.map { batch in
-            FleetBatch(path: "/v1/telemetry", contentType: "application/json", key: key,
-                       eventIDs: eventIDs(json: batch.body, list: "events"), body: { batch.stamped(nowMs: $0) })
+            FleetBatch(
+                path: "/v1/telemetry", contentType: "application/json", key: key,
+                eventIDs: eventIDs(json: batch.body, list: "events"), body: { batch.stamped(nowMs: $0) })
         }
     }
 
     /// The output's sends batches (JSON or NDJSON), posted with `key`.
     public static func sends(_ output: Simulation.Output, key: String) -> [FleetBatch] {
         output.sends.map { batch in
-            FleetBatch(path: "/v1/sends", contentType: batch.contentType, key: key,
-                       eventIDs: batch.contentType == "application/x-ndjson" ? eventIDs(ndjson: batch.body) : eventIDs(json: batch.body, list: "sends"),
-                       body: { _ in batch.body })
+            FleetBatch(
+                path: "/v1/sends", contentType: batch.contentType, key: key,
+                eventIDs: batch.contentType == "application/x-ndjson"
+                    ? eventIDs(ndjson: batch.body) : eventIDs(json: batch.body, list: "sends"),
+                body: { _ in batch.body })
         }
     }
 

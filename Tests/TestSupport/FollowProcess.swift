@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `pushledger rollup --follow` as a child process of the test.
@@ -14,7 +14,8 @@ public final class FollowProcess: PushLedgerProcess, @unchecked Sendable {
         metricsPort = metrics ? ServeProcess.freePort() : nil
         try super.init(
             name: "follow",
-            arguments: ["rollup", "--follow", "--freshness", freshness] + (metricsPort.map { ["--metrics-listen", "127.0.0.1:\($0)"] } ?? []),
+            arguments: ["rollup", "--follow", "--freshness", freshness]
+                + (metricsPort.map { ["--metrics-listen", "127.0.0.1:\($0)"] } ?? []),
             environment: ["DATABASE_URL": databaseURL])
     }
 

@@ -10,13 +10,15 @@ public final class LinkFixture: @unchecked Sendable {
     public var connectTo: String { "::127.0.0.1:\(port)" }
 
     static var repository: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
     }
     static var script: String { repository.appendingPathComponent("scripts/link-fixture.sh").path }
 
     /// Starts nginx on a free port of 127.0.0.1 serving `sites` (one folder per host name).
     public init(sites: URL) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushledger-links-\(UUID().uuidString)")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pushledger-links-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let (status, out, err) = try Self.run(["start", directory.path, sites.path])
         guard status == 0, let port = Int(out.trimmingCharacters(in: .whitespacesAndNewlines)) else {
@@ -33,7 +35,8 @@ public final class LinkFixture: @unchecked Sendable {
     deinit { stop() }
 
     static func run(_ arguments: [String]) throws -> (Int32, String, String) {
-        let output = try CommandRunner.run(arguments, environment: ["HOME": NSTemporaryDirectory()], program: URL(fileURLWithPath: script))
+        let output = try CommandRunner.run(
+            arguments, environment: ["HOME": NSTemporaryDirectory()], program: URL(fileURLWithPath: script))
         return (output.status, output.stdout, output.stderr)
     }
 

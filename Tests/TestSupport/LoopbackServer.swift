@@ -23,7 +23,9 @@ public final class LoopbackServer: @unchecked Sendable {
             self.hang = hang
         }
 
-        public static func status(_ code: Int, _ body: String = "{}", headers: [String] = [], close: Bool = false) -> Reply {
+        public static func status(
+            _ code: Int, _ body: String = "{}", headers: [String] = [], close: Bool = false
+        ) -> Reply {
             var head = "HTTP/1.1 \(code) X\r\nContent-Length: \(body.utf8.count)\r\n"
             for h in headers { head += h + "\r\n" }
             return Reply(bytes: Array((head + "\r\n" + body).utf8), close: close)
@@ -52,7 +54,9 @@ public final class LoopbackServer: @unchecked Sendable {
         address.sin_port = 0
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0
+            }
         }
         guard bound, listen(listener, 16) == 0 else { throw POSIXError(.EADDRINUSE) }
         port = Int(UInt16(bigEndian: address.sin_port))
@@ -70,7 +74,9 @@ public final class LoopbackServer: @unchecked Sendable {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
         }
         guard bound else { throw POSIXError(.EADDRINUSE) }
         return try body(Int(UInt16(bigEndian: address.sin_port)))
@@ -124,7 +130,9 @@ public final class LoopbackServer: @unchecked Sendable {
             var headEnd: Int?
             while headEnd == nil {
                 if buffer.count >= 4 {
-                    headEnd = (0...(buffer.count - 4)).first { buffer[$0] == 13 && buffer[$0 + 1] == 10 && buffer[$0 + 2] == 13 && buffer[$0 + 3] == 10 }
+                    headEnd = (0...(buffer.count - 4)).first {
+                        buffer[$0] == 13 && buffer[$0 + 1] == 10 && buffer[$0 + 2] == 13 && buffer[$0 + 3] == 10
+                    }
                 }
                 if headEnd == nil && !fill() { return }
             }
@@ -132,7 +140,8 @@ public final class LoopbackServer: @unchecked Sendable {
             var headers: [String: String] = [:]
             for line in head.dropFirst() {
                 if let colon = line.firstIndex(of: ":") {
-                    headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                    headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                        in: .whitespaces)
                 }
             }
             let length = Int(headers["content-length"] ?? "0") ?? 0

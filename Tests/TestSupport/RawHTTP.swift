@@ -44,7 +44,9 @@ public final class RawHTTPConnection {
         address.sin_port = port.bigEndian
         inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard connected == 0 else {
             close(socket)
@@ -82,11 +84,14 @@ public final class RawHTTPConnection {
         buffer.removeFirst(headerEnd + 4)
         var lines = headText.components(separatedBy: "\r\n")
         let statusLine = lines.removeFirst().split(separator: " ")
-        guard statusLine.count >= 2, let status = Int(statusLine[1]) else { throw RawHTTPError(description: "bad status line") }
+        guard statusLine.count >= 2, let status = Int(statusLine[1]) else {
+            throw RawHTTPError(description: "bad status line")
+        }
         var headers: [String: String] = [:]
         for line in lines {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         var body: [UInt8] = []
         if toHead {
@@ -156,7 +161,8 @@ public final class RawHTTPConnection {
 /// Builds request bytes.
 public enum RawRequest {
     public static func make(
-        _ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8] = [], contentLength: Bool = true
+        _ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8] = [],
+        contentLength: Bool = true
     ) -> [UInt8] {
         var text = "\(method) \(path) HTTP/1.1\r\nHost: test\r\n"
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
@@ -170,6 +176,8 @@ public enum RawRequest {
         make("POST", path, headers: headers + [("Transfer-Encoding", "chunked")], contentLength: false)
     }
 
-    public static func chunk(_ bytes: [UInt8]) -> [UInt8] { Array(String(bytes.count, radix: 16).utf8) + [13, 10] + bytes + [13, 10] }
+    public static func chunk(_ bytes: [UInt8]) -> [UInt8] {
+        Array(String(bytes.count, radix: 16).utf8) + [13, 10] + bytes + [13, 10]
+    }
     public static let lastChunk: [UInt8] = Array("0\r\n\r\n".utf8)
 }

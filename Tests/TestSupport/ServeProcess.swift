@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A `pushledger` child process of the test, so signals (SIGTERM, SIGKILL) hit it and never the
@@ -56,7 +56,10 @@ public final class ServeProcess: PushLedgerProcess, @unchecked Sendable {
         self.port = port
         try super.init(
             name: "serve-\(port)", arguments: ["serve", "--listen", "127.0.0.1:\(port)"] + arguments,
-            environment: ["DATABASE_URL": databaseURL, "PUSHLEDGER_SQL_DIR": TestDatabase.repositoryRoot.appendingPathComponent("sql").path])
+            environment: [
+                "DATABASE_URL": databaseURL,
+                "PUSHLEDGER_SQL_DIR": TestDatabase.repositoryRoot.appendingPathComponent("sql").path,
+            ])
         let process = process
         guard Self.waitForListener(port: port, while: { ChildExit.poll(process) == nil }) else {
             throw RawHTTPError(description: "serve never listened: \(logText)")
@@ -69,7 +72,9 @@ public final class ServeProcess: PushLedgerProcess, @unchecked Sendable {
     public func memory() -> (rss: Int, peak: Int)? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
         func kibibytes(_ field: String) -> Int? {
-            guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }) else { return nil }
+            guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }) else {
+                return nil
+            }
             return line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
         }
         guard let rss = kibibytes("VmRSS"), let peak = kibibytes("VmHWM") else { return nil }

@@ -4,7 +4,8 @@ import Postgres
 /// checks on them shared by the suites that post real traffic.
 public enum StoredEvents {
     public static let telemetryTables = [
-        "settings_snapshots", "permission_prompts", "experiment_exposures", "notification_receipts", "notification_opens", "token_registrations",
+        "settings_snapshots", "permission_prompts", "experiment_exposures", "notification_receipts",
+        "notification_opens", "token_registrations",
     ]
 
     /// `select app_id, event_id from T union all …` over `tables`, for checks of what is stored once.
@@ -15,6 +16,7 @@ public enum StoredEvents {
     /// Rows of the event tables beyond one per (app, event id): 0 when nothing is stored twice.
     public static func storedTwice(_ connection: Connection) throws -> Int {
         try connection.query(
-            "select (count(*) - count(distinct (app_id, event_id)))::int8 from (\(unsafeRaw: unionAll())) stored")[0].decode(0)
+            "select (count(*) - count(distinct (app_id, event_id)))::int8 from (\(unsafeRaw: unionAll())) stored")[0]
+            .decode(0)
     }
 }

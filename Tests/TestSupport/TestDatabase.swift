@@ -66,7 +66,11 @@ extension TestDatabase {
     /// the feed's horizon, i.e. no transaction anywhere in the cluster (other tests' included)
     /// older than the latest one is still running. Feed reads after this serve every stored row.
     public static func waitForFeedHorizon(on connection: Connection) throws {
-        let sql: SQL = "select coalesce(max(feed_xid) < pushledger_invalid_tokens_horizon(), true) as settled from token_invalidations"
+        let sql: SQL =
+            """
+            select coalesce(max(feed_xid) < pushledger_invalid_tokens_horizon(), true) as settled from \
+            token_invalidations
+            """
         while try !connection.query(sql)[0].decode("settled", as: Bool.self) { usleep(2_000) }
     }
 }

@@ -91,7 +91,9 @@ final class KeyVerifier: Sendable {
         return uses.withLock { uses in
             uses.compactMap { id, use in
                 guard use.flushed.map({ use.latest > $0 }) ?? true else { return nil }
-                guard all || use.flushedAt.map({ now.timeIntervalSince($0) >= flushInterval }) ?? true else { return nil }
+                guard all || use.flushedAt.map({ now.timeIntervalSince($0) >= flushInterval }) ?? true else {
+                    return nil
+                }
                 return (id, use.latest)
             }.sorted { $0.id < $1.id }
         }

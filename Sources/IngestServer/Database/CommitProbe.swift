@@ -45,7 +45,8 @@ final class CommitProbe: Sendable {
     /// Waits until a probe after the `count`th has finished, at most `bound`: a caller that
     /// just woke the probe sees its answer when commits are quick, and is not held by one that hangs.
     func waitForProbe(after count: Int) {
-        let deadline = Date(timeIntervalSinceNow: Double(bound.components.seconds) + Double(bound.components.attoseconds) / 1e18)
+        let deadline = Date(
+            timeIntervalSinceNow: Double(bound.components.seconds) + Double(bound.components.attoseconds) / 1e18)
         condition.withLock { while finished <= count && condition.wait(until: deadline) {} }
     }
 
@@ -68,7 +69,10 @@ final class CommitProbe: Sendable {
         }
         if let failure {
             if failure.isConnectionProblem { health.set(up: false) }
-            if !wasFailing { logger.warning("commit probe failed", ["error": failure.description, "detail": failure.debugDescription]) }
+            if !wasFailing {
+                logger.warning(
+                    "commit probe failed", ["error": failure.description, "detail": failure.debugDescription])
+            }
         } else if wasFailing || elapsed > bound {
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             logger.info("commits complete", ["probe_seconds": String(format: "%.2f", seconds)])

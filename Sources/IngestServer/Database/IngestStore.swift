@@ -55,7 +55,8 @@ public struct StoreError: Error, CustomStringConvertible, CustomDebugStringConve
     public var debugDescription: String
 
     public init(
-        isConnectionProblem: Bool, isOutcomeUnknown: Bool = false, sqlState: String? = nil, description: String, detail: String? = nil
+        isConnectionProblem: Bool, isOutcomeUnknown: Bool = false, sqlState: String? = nil, description: String,
+        detail: String? = nil
     ) {
         self.isConnectionProblem = isConnectionProblem || isOutcomeUnknown
         self.isOutcomeUnknown = isOutcomeUnknown
@@ -81,7 +82,8 @@ public struct KeyRecord: Sendable, Equatable {
     public var rateLimit: KeyRateLimit?
 
     public init(
-        id: String, hash: [UInt8], appID: String, scope: String, revoked: Bool, expiresAt: Date? = nil, rateLimit: KeyRateLimit? = nil
+        id: String, hash: [UInt8], appID: String, scope: String, revoked: Bool, expiresAt: Date? = nil,
+        rateLimit: KeyRateLimit? = nil
     ) {
         self.id = id
         self.hash = hash

@@ -1,8 +1,8 @@
-import HTTPServer
 import Foundation
+import HTTPServer
 import Postgres
-import PushLedgerSupport
 import PushLedgerContract
+import PushLedgerSupport
 import Store
 
 /// The production `IngestStore`: two pools of libpq connections, `Store.EventWriter` for the
@@ -43,7 +43,9 @@ public final class PostgresIngestStore: IngestStore {
     /// On a standby it fails (25006): not writable.
     public func probeCommit() throws(StoreError) {
         try withConnection(probePool) { connection in
-            try connection.transaction { _ = try $0.query("select pg_logical_emit_message(true, 'pushledger', 'commit probe')") }
+            try connection.transaction {
+                _ = try $0.query("select pg_logical_emit_message(true, 'pushledger', 'commit probe')")
+            }
         }
     }
 
@@ -54,7 +56,8 @@ public final class PostgresIngestStore: IngestStore {
 
     /// `pushledger_rollup_status()`'s lag on one database (a shard's too).
     static func rollupLag(on connection: Connection) throws -> Double? {
-        try connection.query("select lag_seconds from pushledger_rollup_status()").first?.decode("lag_seconds", as: Double.self)
+        try connection.query("select lag_seconds from pushledger_rollup_status()").first?.decode(
+            "lag_seconds", as: Double.self)
     }
 
     public func loadKeys() throws(StoreError) -> [KeyRecord] {
@@ -63,7 +66,8 @@ public final class PostgresIngestStore: IngestStore {
         }
     }
 
-    public func invalidTokens(appID: String, query: InvalidTokenFeed.Query) throws(StoreError) -> InvalidTokenFeed.Page {
+    public func invalidTokens(appID: String, query: InvalidTokenFeed.Query) throws(StoreError) -> InvalidTokenFeed.Page
+    {
         try withConnection(reads) { try InvalidTokenFeed().page(appID: appID, query: query, on: $0) }
     }
 
@@ -73,7 +77,9 @@ public final class PostgresIngestStore: IngestStore {
 
     /// Runs `body` on a pooled connection; a connection problem also drops the idle ones, which
     /// are likely broken the same way (the database restarted).
-    private func withConnection<T>(_ pool: ConnectionPool? = nil, _ body: (Connection) throws -> T) throws(StoreError) -> T {
+    private func withConnection<T>(
+        _ pool: ConnectionPool? = nil, _ body: (Connection) throws -> T
+    ) throws(StoreError) -> T {
         let pool = pool ?? self.pool
         do {
             return try pool.withConnection(body)
@@ -83,7 +89,8 @@ public final class PostgresIngestStore: IngestStore {
             }
             throw StoreError(error)
         } catch {
-            throw StoreError(isConnectionProblem: false, description: "database work failed", detail: String(describing: error))
+            throw StoreError(
+                isConnectionProblem: false, description: "database work failed", detail: String(describing: error))
         }
     }
 }
@@ -94,7 +101,8 @@ extension IngestServer {
         config: IngestServerConfig, databaseURL: String, logger: Logger, version: String = "dev",
         started: (IngestServer) -> Void = { _ in }
     ) throws(HTTPServerError) {
-        let store = PostgresIngestStore(url: databaseURL, connections: config.writerCount, readConnections: config.feedConcurrency + 1)
+        let store = PostgresIngestStore(
+            url: databaseURL, connections: config.writerCount, readConnections: config.feedConcurrency + 1)
         try run(config: config, store: store, logger: logger, version: version, started: started)
     }
 }

@@ -1,5 +1,5 @@
-import HTTPServer
 import Foundation
+import HTTPServer
 import Postgres
 import PushLedgerContract
 import PushLedgerSupport
@@ -84,28 +84,41 @@ public final class ShardedIngestStore: IngestStore {
         }
     }
 
-    private func write(_ units: [IngestUnit], apps: [String], dryRun: Bool, on connection: Connection) throws -> [WriteOutcome] {
-            let list = Self.arrayLiteral(apps)
-            // Shared write locks first, then (a statement of its own, so its snapshot follows
-            // the locks) the departures: a move that flipped before the locks were taken is seen.
-            let locks = try connection.query(
-                "select bool_and(pg_try_advisory_lock_shared(\(Self.writeLockClass), hashtext(app))) as held from unnest(\(list)::text[]) as a(app)")
-            defer {
-                if connection.isHealthy {
-                    _ = try? connection.query(
-                        "select pg_advisory_unlock_shared(\(Self.writeLockClass), hashtext(app)) from unnest(\(list)::text[]) as a(app)")
-                }
+    private func write(
+        _ units: [IngestUnit], apps: [String], dryRun: Bool, on connection: Connection
+    ) throws -> [WriteOutcome] {
+        let list = Self.arrayLiteral(apps)
+        // Shared write locks first, then (a statement of its own, so its snapshot follows
+        // the locks) the departures: a move that flipped before the locks were taken is seen.
+        let locks = try connection.query(
+            """
+            select bool_and(pg_try_advisory_lock_shared(\(Self.writeLockClass), hashtext(app))) as held from \
+            unnest(\(list)::text[]) as a(app)
+            """
+        )
+        defer {
+            if connection.isHealthy {
+                _ = try? connection.query(
+                    """
+                    select pg_advisory_unlock_shared(\(Self.writeLockClass), hashtext(app)) from \
+                    unnest(\(list)::text[]) as a(app)
+                    """
+                )
             }
-            guard try locks[0].decode("held", as: Bool.self) else { throw Refusal.paused(apps.joined(separator: ",")) }
-            let departed: [String] = try connection.query("select app_id from shard_departures where app_id = any(\(list)::text[])").map { try $0.decode(0) }
-            guard departed.isEmpty else { throw Refusal.departed(departed.joined(separator: ",")) }
-            return try writer.write(units, on: connection, dryRun: dryRun)
+        }
+        guard try locks[0].decode("held", as: Bool.self) else { throw Refusal.paused(apps.joined(separator: ",")) }
+        let departed: [String] = try connection.query(
+            "select app_id from shard_departures where app_id = any(\(list)::text[])"
+        ).map { try $0.decode(0) }
+        guard departed.isEmpty else { throw Refusal.departed(departed.joined(separator: ",")) }
+        return try writer.write(units, on: connection, dryRun: dryRun)
     }
 
     /// `values` as a Postgres text-array literal, each element quoted.
     static func arrayLiteral(_ values: [String]) -> String {
         let quoted = values.map { value in
-            "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+            "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+                + "\""
         }
         return "{" + quoted.joined(separator: ",") + "}"
     }
@@ -140,7 +153,9 @@ public final class ShardedIngestStore: IngestStore {
         for shard in shards where !isDown(shard) {
             do throws(StoreError) {
                 try onShard(shard, shard.reads) { connection in
-                    try connection.transaction { _ = try $0.query("select pg_logical_emit_message(true, 'pushledger', 'commit probe')") }
+                    try connection.transaction {
+                        _ = try $0.query("select pg_logical_emit_message(true, 'pushledger', 'commit probe')")
+                    }
                 }
                 committed = true
             } catch {
@@ -160,12 +175,14 @@ public final class ShardedIngestStore: IngestStore {
             return keys
         } catch {
             guard error.isConnectionProblem, let keys = state.withLock({ $0.keys }) else { throw error }
-            logger.warning("directory unreachable, keeping the keys and shard map last read", ["error": error.description])
+            logger.warning(
+                "directory unreachable, keeping the keys and shard map last read", ["error": error.description])
             return keys
         }
     }
 
-    public func invalidTokens(appID: String, query: InvalidTokenFeed.Query) throws(StoreError) -> InvalidTokenFeed.Page {
+    public func invalidTokens(appID: String, query: InvalidTokenFeed.Query) throws(StoreError) -> InvalidTokenFeed.Page
+    {
         let shard = try owner(of: [appID])
         return try onShard(shard, shard.reads) { try InvalidTokenFeed().page(appID: appID, query: query, on: $0) }
     }
@@ -186,7 +203,8 @@ public final class ShardedIngestStore: IngestStore {
                 if let existing = state.shards[shard.name], existing.url == shard.url {
                     pools[shard.name] = existing
                 } else {
-                    pools[shard.name] = ShardPools(name: shard.name, url: shard.url, writers: writerConnections, readers: readConnections)
+                    pools[shard.name] = ShardPools(
+                        name: shard.name, url: shard.url, writers: writerConnections, readers: readConnections)
                 }
             }
             state.shards = pools
@@ -224,14 +242,17 @@ public final class ShardedIngestStore: IngestStore {
 
     /// Runs `body` on a connection of `shard`: a connection problem marks the shard down for a
     /// second and drops its idle connections; a pause or a departure is a 503 of that app alone.
-    private func onShard<T>(_ shard: ShardPools, _ pool: ConnectionPool, _ body: (Connection) throws -> T) throws(StoreError) -> T {
+    private func onShard<T>(
+        _ shard: ShardPools, _ pool: ConnectionPool, _ body: (Connection) throws -> T
+    ) throws(StoreError) -> T {
         do {
             return try pool.withConnection(body)
         } catch Refusal.paused(let apps) {
             throw StoreError(isConnectionProblem: true, description: "app \(apps) is paused for a move; retry later")
         } catch Refusal.departed(let apps) {
             reloadMapSoon()
-            throw StoreError(isConnectionProblem: true, description: "app \(apps) has moved off shard \(shard.name); retry")
+            throw StoreError(
+                isConnectionProblem: true, description: "app \(apps) has moved off shard \(shard.name); retry")
         } catch let error as PostgresError {
             if error.isConnectionProblem {
                 let first = shard.downUntil.withLock { until in
@@ -244,7 +265,8 @@ public final class ShardedIngestStore: IngestStore {
             }
             throw StoreError(error)
         } catch {
-            throw StoreError(isConnectionProblem: false, description: "database work failed", detail: String(describing: error))
+            throw StoreError(
+                isConnectionProblem: false, description: "database work failed", detail: String(describing: error))
         }
     }
 
@@ -255,7 +277,8 @@ public final class ShardedIngestStore: IngestStore {
             if error.isConnectionProblem { directory.drain() }
             throw StoreError(error)
         } catch {
-            throw StoreError(isConnectionProblem: false, description: "directory work failed", detail: String(describing: error))
+            throw StoreError(
+                isConnectionProblem: false, description: "directory work failed", detail: String(describing: error))
         }
     }
 }
@@ -264,7 +287,8 @@ extension StoreError {
     /// A database error, classified for the HTTP answer.
     init(_ error: PostgresError) {
         self.init(
-            isConnectionProblem: error.isConnectionProblem, isOutcomeUnknown: error.isOutcomeUnknown, sqlState: error.sqlState,
+            isConnectionProblem: error.isConnectionProblem, isOutcomeUnknown: error.isOutcomeUnknown,
+            sqlState: error.sqlState,
             description: error.description, detail: error.debugDescription)
     }
 }
@@ -281,7 +305,8 @@ extension KeyRecord {
 
     /// Stores the keys' last uses (ids as `KeyRecord.id`).
     static func recordUse(_ uses: [(id: String, at: Date)], on connection: Connection) throws {
-        try KeyStore().recordUse(uses.compactMap { use in UUID(uuidString: use.id).map { (id: $0, at: use.at) } }, on: connection)
+        try KeyStore().recordUse(
+            uses.compactMap { use in UUID(uuidString: use.id).map { (id: $0, at: use.at) } }, on: connection)
     }
 }
 
@@ -303,7 +328,8 @@ extension IngestServer {
         started: (IngestServer) -> Void = { _ in }
     ) throws(HTTPServerError) {
         let store = ShardedIngestStore(
-            directoryURL: directoryURL, connections: config.writerCount, readConnections: config.feedConcurrency + 1, logger: logger)
+            directoryURL: directoryURL, connections: config.writerCount, readConnections: config.feedConcurrency + 1,
+            logger: logger)
         try run(config: config, store: store, logger: logger, version: version, started: started)
     }
 }

@@ -56,10 +56,13 @@ struct BatchWriter: Sendable {
         do throws(StoreError) {
             let outcomes = dryRun ? try store.dryRun(jobs.map(\.unit)) : try store.write(jobs.map(\.unit))
             guard outcomes.count == jobs.count else {
-                throw StoreError(isConnectionProblem: false, description: "writer returned \(outcomes.count) outcomes for \(jobs.count) units")
+                throw StoreError(
+                    isConnectionProblem: false,
+                    description: "writer returned \(outcomes.count) outcomes for \(jobs.count) units")
             }
             let elapsed = clock.now - started
-            metrics.commitSeconds.observe(Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds))
+            metrics.commitSeconds.observe(
+                Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds))
             metrics.batchUnits.observe(Double(jobs.count))
             metrics.batchEvents.observe(Double(jobs.reduce(0) { $0 + $1.unit.eventCount }))
             for (job, outcome) in zip(jobs, outcomes) {
@@ -73,15 +76,19 @@ struct BatchWriter: Sendable {
                 for job in jobs { job.completion(.failure(error.isOutcomeUnknown ? .outcomeUnknown : .unavailable)) }
             } else if error.isConnectionProblem {
                 if health.set(up: false) {
-                    logger.error("database unreachable", ["error": error.description, "detail": error.debugDescription])
+                    logger.error(
+                        "database unreachable", ["error": error.description, "detail": error.debugDescription])
                 }
                 let failure: WriteFailure = error.isOutcomeUnknown ? .outcomeUnknown : .unavailable
                 if error.isOutcomeUnknown {
-                    logger.warning("commit outcome unknown", ["requests": "\(jobs.count)", "error": error.debugDescription])
+                    logger.warning(
+                        "commit outcome unknown", ["requests": "\(jobs.count)", "error": error.debugDescription])
                 }
                 for job in jobs { job.completion(.failure(failure)) }
             } else if jobs.count > 1 {
-                logger.warning("batch failed, writing it in halves", ["requests": "\(jobs.count)", "error": error.debugDescription])
+                logger.warning(
+                    "batch failed, writing it in halves",
+                    ["requests": "\(jobs.count)", "error": error.debugDescription])
                 metrics.batchSplits.increment([])
                 let half = jobs.count / 2
                 write(Array(jobs[..<half]), dryRun: dryRun)
@@ -95,7 +102,9 @@ struct BatchWriter: Sendable {
     /// Stores `job`'s request in the failed-event store in place of its unit and answers 400.
     /// A dry run is answered the same without storing anything.
     private func quarantine(_ job: IngestJob, _ error: StoreError, dryRun: Bool) {
-        logger.warning("request quarantined", ["app": job.app, "sqlstate": error.sqlState ?? "none", "error": error.debugDescription])
+        logger.warning(
+            "request quarantined",
+            ["app": job.app, "sqlstate": error.sqlState ?? "none", "error": error.debugDescription])
         let refusal = EnvelopeError.unstorable(sqlState: error.sqlState)
         guard !dryRun, let unit = job.unit.quarantined(refusal, body: job.body) else {
             return job.completion(dryRun ? .failure(.quarantined(refusal)) : .failure(.failed))
@@ -139,12 +148,14 @@ extension IngestUnit {
         case .sends(let validated, let app, let at):
             (endpoint, appID, receivedAt) = (.sends, app, at)
             // A request of many sends may name many tokens: the first, and the raw-text fallback for the rest.
-            subject = FailedSubject(installationID: validated.sends.first?.installationID, token: validated.sends.first?.token)
+            subject = FailedSubject(
+                installationID: validated.sends.first?.installationID, token: validated.sends.first?.token)
         case .failedRequest:
             return nil
         }
         return .failedRequest(
-            endpoint: endpoint, appID: appID, code: refusal.code, message: refusal.message, rawBody: FailedText(body[...]),
+            endpoint: endpoint, appID: appID, code: refusal.code, message: refusal.message,
+            rawBody: FailedText(body[...]),
             receivedAt: receivedAt, subject: subject)
     }
 }

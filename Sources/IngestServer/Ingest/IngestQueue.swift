@@ -50,7 +50,8 @@ struct IngestJob: Sendable {
 /// request in progress, small ones still get a writer of their own. Each transaction costs
 /// Postgres a fixed set of statements, triggers and a WAL flush whatever its size, so under
 /// load the writers share the requests in flight in a few full transactions instead of many
-/// small ones (docs/performance.md has the counts), and still work side by side. A request of an app with no transaction in progress
+/// small ones (docs/performance.md has the counts), and still work side by side. A request of an app with no
+/// transaction in progress
 /// is taken at once, and other apps' jobs are never held back.
 final class IngestQueue: Sendable {
     private let condition = NSCondition()
@@ -92,7 +93,8 @@ final class IngestQueue: Sendable {
     /// `share` defaults to the whole capacity (no per-app bound); `appWriters` to
     /// `IngestQueue.defaultAppWriters(writers)`, at most `writers`.
     init(
-        capacity: Int, share: Int? = nil, maxBytes: Int = .max, maxBatch: Int, maxEvents: Int = .max, writers: Int, appWriters: Int? = nil,
+        capacity: Int, share: Int? = nil, maxBytes: Int = .max, maxBatch: Int, maxEvents: Int = .max, writers: Int,
+        appWriters: Int? = nil,
         recentApps: Duration = .seconds(10), write: @escaping @Sendable ([IngestJob]) -> Void
     ) {
         self.capacity = max(1, capacity)
@@ -148,7 +150,9 @@ final class IngestQueue: Sendable {
             guard !closed else { return .closed }
             guard count < capacity, count == 0 || queuedBytes + job.bytes <= maxBytes else { return .full }
             let waiting = lanes[job.app]?.count ?? 0
-            guard waiting < share, waiting == 0 || (laneBytes[job.app] ?? 0) + job.bytes <= shareBytes else { return .shareFull }
+            guard waiting < share, waiting == 0 || (laneBytes[job.app] ?? 0) + job.bytes <= shareBytes else {
+                return .shareFull
+            }
             if waiting == 0 { turns.append(job.app) }
             noteSubmission(job.app)
             lanes[job.app, default: []].append(job)

@@ -65,7 +65,8 @@ final class KeyRateLimiter: Sendable {
         guard let limit = key.rateLimit else { return nil }
         let now = clock()
         let wait = buckets.withLock { buckets -> Double? in
-            var bucket = buckets[key.id] ?? TokenBucket(rate: limit.eventsPerSecond, burst: Double(limit.burst), now: now)
+            var bucket =
+                buckets[key.id] ?? TokenBucket(rate: limit.eventsPerSecond, burst: Double(limit.burst), now: now)
             if bucket.rate != limit.eventsPerSecond || bucket.burst != Double(limit.burst) {
                 bucket.setLimit(rate: limit.eventsPerSecond, burst: Double(limit.burst), now: now)
             }

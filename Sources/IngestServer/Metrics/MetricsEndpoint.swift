@@ -1,5 +1,5 @@
-import HTTPServer
 import Foundation
+import HTTPServer
 
 /// A plain-HTTP listener that answers `GET /metrics` with what `render` returns (Prometheus
 /// text) and `GET /healthz` with "ok", for processes other than the ingest server, such as
@@ -32,10 +32,13 @@ private final class MetricsHandler: HTTPHandler {
 
     func decide(_ head: RequestHead) -> HeadDecision {
         guard ["/metrics", "/healthz"].contains(head.path) else { return .respond(.notFound) }
-        guard head.method == "GET" || head.method == "HEAD" else { return .respond(.methodNotAllowed(allow: ["GET", "HEAD"])) }
-        return .respond(head.path == "/healthz"
-            ? .content(200, "ok\n", type: "text/plain; charset=utf-8")
-            : .content(200, render(), type: Prometheus.contentType))
+        guard head.method == "GET" || head.method == "HEAD" else {
+            return .respond(.methodNotAllowed(allow: ["GET", "HEAD"]))
+        }
+        return .respond(
+            head.path == "/healthz"
+                ? .content(200, "ok\n", type: "text/plain; charset=utf-8")
+                : .content(200, render(), type: Prometheus.contentType))
     }
 
     func bodyTooLarge(_ head: RequestHead) -> HTTPResponse { .notFound }

@@ -37,9 +37,12 @@ public struct MetricFamily: Sendable, Hashable {
     }
 
     /// A histogram; one per label set (none may use the label `le`).
-    public static func histogram(_ name: String, help: String, _ histograms: [([MetricLabel], Histogram)]) -> MetricFamily {
+    public static func histogram(
+        _ name: String, help: String, _ histograms: [([MetricLabel], Histogram)]
+    ) -> MetricFamily {
         precondition(histograms.allSatisfy { !$0.0.contains { $0.name == "le" } }, "'le' is reserved in histograms")
-        return MetricFamily(name: name, help: help, kind: .histogram, series: histograms.map { .histogram(labels: $0.0, $0.1) })
+        return MetricFamily(
+            name: name, help: help, kind: .histogram, series: histograms.map { .histogram(labels: $0.0, $0.1) })
     }
 
     private init(name: String, help: String, kind: Kind, series: [Series]) {

@@ -31,49 +31,87 @@ final class ServerMetrics: Sendable {
     init(version: String) {
         self.version = version
         httpRequests = registry.register(
-            CounterMetric("pushledger_http_requests_total", help: "HTTP requests answered, by endpoint and status.", labels: ["endpoint", "status"]))
+            CounterMetric(
+                "pushledger_http_requests_total", help: "HTTP requests answered, by endpoint and status.",
+                labels: ["endpoint", "status"]))
         events = registry.register(
-            CounterMetric("pushledger_events_total", help: "Events received, by kind (telemetry or send) and result (accepted, duplicate, rejected).",
-                    labels: ["kind", "result"]))
+            CounterMetric(
+                "pushledger_events_total",
+                help: "Events received, by kind (telemetry or send) and result (accepted, duplicate, rejected).",
+                labels: ["kind", "result"]))
         rejectedEvents = registry.register(
-            CounterMetric("pushledger_events_rejected_total", help: "Events rejected by validation, by kind and contract error code.",
-                    labels: ["kind", "code"]))
+            CounterMetric(
+                "pushledger_events_rejected_total",
+                help: "Events rejected by validation, by kind and contract error code.",
+                labels: ["kind", "code"]))
         // Series alerts rate over exist from the start (an absent series never reads 0).
         for kind in ["telemetry", "send"] {
             for result in ["accepted", "duplicate", "rejected"] { events.increment([kind, result], by: 0) }
         }
         validEvents = registry.register(
-            CounterMetric("pushledger_events_valid_total", help: "Valid events committed (stored or duplicate), by event type (`send` for sends).",
-                    labels: ["type"]))
+            CounterMetric(
+                "pushledger_events_valid_total",
+                help: "Valid events committed (stored or duplicate), by event type (`send` for sends).",
+                labels: ["type"]))
         failedRequests = registry.register(
-            CounterMetric("pushledger_requests_failed_total", help: "Requests refused as a whole (400, 403, 413), by endpoint and code.",
-                    labels: ["endpoint", "code"]))
+            CounterMetric(
+                "pushledger_requests_failed_total",
+                help: "Requests refused as a whole (400, 403, 413), by endpoint and code.",
+                labels: ["endpoint", "code"]))
         batchUnits = registry.register(
-            HistogramMetric("pushledger_write_batch_requests", help: "Requests written per database transaction.",
-                      buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256]))
+            HistogramMetric(
+                "pushledger_write_batch_requests", help: "Requests written per database transaction.",
+                buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256]))
         batchEvents = registry.register(
-            HistogramMetric("pushledger_write_batch_events", help: "Events (valid and rejected) written per database transaction.",
-                      buckets: [1, 10, 100, 1_000, 5_000, 20_000, 100_000]))
+            HistogramMetric(
+                "pushledger_write_batch_events", help: "Events (valid and rejected) written per database transaction.",
+                buckets: [1, 10, 100, 1_000, 5_000, 20_000, 100_000]))
         commitSeconds = registry.register(
-            HistogramMetric("pushledger_write_commit_duration_seconds", help: "Time to write and commit one batch.",
-                      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]))
+            HistogramMetric(
+                "pushledger_write_commit_duration_seconds", help: "Time to write and commit one batch.",
+                buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]))
         dryRunRequests = registry.register(
-            CounterMetric("pushledger_dry_run_requests_total", help: "Requests with ?dry_run=true (validated, nothing stored), by endpoint and status.",
-                    labels: ["endpoint", "status"]))
+            CounterMetric(
+                "pushledger_dry_run_requests_total",
+                help: "Requests with ?dry_run=true (validated, nothing stored), by endpoint and status.",
+                labels: ["endpoint", "status"]))
         throttled = registry.register(
-            CounterMetric("pushledger_http_throttled_total", help: "Requests answered 429 for one app only, by app and reason (queue_share: the app's share of the queue was full; rate_limit: its key's rate limit). The first 100 apps throttled are named, later ones count as _other.",
-                    labels: ["app", "reason"]))
+            CounterMetric(
+                "pushledger_http_throttled_total",
+                help:
+                    """
+                    Requests answered 429 for one app only, by app and reason (queue_share: the app's share of \
+                    the queue was full; rate_limit: its key's rate limit). The first 100 apps throttled are \
+                    named, later ones count as _other.
+                    """,
+                labels: ["app", "reason"]))
         batchSplits = registry.register(
-            CounterMetric("pushledger_write_batch_splits_total", help: "Batches the database refused and the writer split in halves.", labels: []))
+            CounterMetric(
+                "pushledger_write_batch_splits_total",
+                help: "Batches the database refused and the writer split in halves.", labels: []))
         quarantined = registry.register(
-            CounterMetric("pushledger_requests_quarantined_total", help: "Requests stored in the failed-event store because their valid unit could not be stored even alone (answered 400 unstorable).",
-                    labels: []))
+            CounterMetric(
+                "pushledger_requests_quarantined_total",
+                help:
+                    """
+                    Requests stored in the failed-event store because their valid unit could not be stored even \
+                    alone (answered 400 unstorable).
+                    """,
+                labels: []))
         failedEventsNotStored = registry.register(
-            CounterMetric("pushledger_failed_requests_not_stored_total", help: "Refused requests answered without a failed-event row: over their key's rate limit or their app's queue share.",
-                    labels: ["reason"]))
+            CounterMetric(
+                "pushledger_failed_requests_not_stored_total",
+                help:
+                    """
+                    Refused requests answered without a failed-event row: over their key's rate limit or their \
+                    app's queue share.
+                    """,
+                labels: ["reason"]))
         databaseErrors = registry.register(
-            CounterMetric("pushledger_database_errors_total", help: "Database errors, by SQLSTATE (`connection` when the server was unreachable).",
-                    labels: ["sqlstate"]))
+            CounterMetric(
+                "pushledger_database_errors_total",
+                help: "Database errors, by SQLSTATE (`connection` when the server was unreachable).",
+                labels: ["sqlstate"]))
     }
 
     /// The gauges, read at scrape time from the parts they describe.
@@ -84,11 +122,23 @@ final class ServerMetrics: Sendable {
         rollupLag: @escaping @Sendable () -> Double? = { nil }
     ) {
         let capacity = Double(queue.capacity)
-        _ = registry.register(GaugeMetric("pushledger_queue_depth", help: "Requests validated and waiting for a writer.") { Double(queue.depth) })
-        _ = registry.register(GaugeMetric("pushledger_queue_capacity", help: "Requests the queue holds before answering 429.") { capacity })
-        _ = registry.register(GaugeMetric("pushledger_database_up", help: "1 when Postgres answered the last probe.") { health.isUp ? 1 : 0 })
         _ = registry.register(
-            GaugeMetric("pushledger_database_commits_complete", help: "1 when the last probe commit succeeded and none waits past the readiness bound.") {
+            GaugeMetric("pushledger_queue_depth", help: "Requests validated and waiting for a writer.") {
+                Double(queue.depth)
+            })
+        _ = registry.register(
+            GaugeMetric("pushledger_queue_capacity", help: "Requests the queue holds before answering 429.") {
+                capacity
+            })
+        _ = registry.register(
+            GaugeMetric("pushledger_database_up", help: "1 when Postgres answered the last probe.") {
+                health.isUp ? 1 : 0
+            })
+        _ = registry.register(
+            GaugeMetric(
+                "pushledger_database_commits_complete",
+                help: "1 when the last probe commit succeeded and none waits past the readiness bound."
+            ) {
                 commitProbe.commitsComplete ? 1 : 0
             })
         _ = registry.register(
@@ -96,20 +146,39 @@ final class ServerMetrics: Sendable {
                 Double(listeners.reduce(0) { $0 + $1.requestsInFlight })
             })
         _ = registry.register(
-            GaugeMetric("pushledger_http_slow_connections_closed", help: "Connections closed since start for missing the header deadline (`deadline`) or shed at the connection limit (`shed`).",
-                        labels: ["reason"]) {
+            GaugeMetric(
+                "pushledger_http_slow_connections_closed",
+                help:
+                    """
+                    Connections closed since start for missing the header deadline (`deadline`) or shed at the \
+                    connection limit (`shed`).
+                    """,
+                labels: ["reason"]
+            ) {
                 let counts = listeners.map(\.slowConnections)
-                return [(["deadline"], Double(counts.reduce(0) { $0 + $1.deadline })), (["shed"], Double(counts.reduce(0) { $0 + $1.shed }))]
+                return [
+                    (["deadline"], Double(counts.reduce(0) { $0 + $1.deadline })),
+                    (["shed"], Double(counts.reduce(0) { $0 + $1.shed })),
+                ]
             })
         _ = registry.register(
-            GaugeMetric("pushledger_rollup_lag_seconds",
-                        help: "Age of the oldest committed input not yet rolled up (0: caught up), from pushledger_rollup_status().") {
+            GaugeMetric(
+                "pushledger_rollup_lag_seconds",
+                help:
+                    """
+                    Age of the oldest committed input not yet rolled up (0: caught up), from \
+                    pushledger_rollup_status().
+                    """
+            ) {
                 guard health.isUp, let lag = rollupLag() else { return [] }
                 return [([], lag)]
             })
         let labels = [version, HTTPDaemon.libraryVersion]
         _ = registry.register(
-            GaugeMetric("pushledger_build_info", help: "Build information; the value is always 1.", labels: ["version", "libmicrohttpd"]) {
+            GaugeMetric(
+                "pushledger_build_info", help: "Build information; the value is always 1.",
+                labels: ["version", "libmicrohttpd"]
+            ) {
                 [(labels, 1)]
             })
     }

@@ -1,8 +1,8 @@
-import HTTPServer
 import Foundation
 import Gzip
-import PushLedgerSupport
+import HTTPServer
 import PushLedgerContract
+import PushLedgerSupport
 import Store
 import Synchronization
 
@@ -36,8 +36,10 @@ final class IngestService: HTTPHandler {
     let draining = Atomic<Bool>(false)
 
     init(
-        config: IngestServerConfig, keys: KeyVerifier, queue: IngestQueue, health: DatabaseHealth, commitProbe: CommitProbe? = nil,
-        metrics: ServerMetrics, logger: Logger, feed: @escaping @Sendable (String, InvalidTokenFeed.Query) throws(StoreError) -> InvalidTokenFeed.Page
+        config: IngestServerConfig, keys: KeyVerifier, queue: IngestQueue, health: DatabaseHealth,
+        commitProbe: CommitProbe? = nil,
+        metrics: ServerMetrics, logger: Logger,
+        feed: @escaping @Sendable (String, InvalidTokenFeed.Query) throws(StoreError) -> InvalidTokenFeed.Page
     ) {
         validators = FairWorkers(threads: config.validatorCount, name: "validator")
         feedWorkers = FairWorkers(threads: config.feedConcurrency, name: "feed")
@@ -54,7 +56,8 @@ final class IngestService: HTTPHandler {
     /// Ready means writable: Postgres reachable and commits completing within the probe's bound
     /// (not while a new primary waits for its synchronous standby), keys loaded, queue not full.
     var isReady: Bool {
-        health.isUp && commitProbe?.commitsComplete ?? true && keys.isLoaded && !queue.isSaturated && !draining.load(ordering: .relaxed)
+        health.isUp && commitProbe?.commitsComplete ?? true && keys.isLoaded && !queue.isSaturated
+            && !draining.load(ordering: .relaxed)
     }
 
     // MARK: HTTPHandler
@@ -88,7 +91,8 @@ final class IngestService: HTTPHandler {
         }
         guard let endpoint = route.endpoint else { return decideFeed(head, key: key) }
         let format: BodyFormat
-        switch BodyFormat.negotiate(route: route, contentType: head.contentType, contentEncoding: head.contentEncoding) {
+        switch BodyFormat.negotiate(route: route, contentType: head.contentType, contentEncoding: head.contentEncoding)
+        {
         case .success(let negotiated): format = negotiated
         case .failure(.unsupportedType(let type)):
             let allowed = route == .sends ? "application/json or application/x-ndjson" : "application/json"
@@ -100,11 +104,17 @@ final class IngestService: HTTPHandler {
             return .respond(.error(400, "invalid_query", "dry_run must be true or false"))
         }
         // Known trouble answers before the body is read.
-        guard !draining.load(ordering: .relaxed) else { return .respond(.shuttingDown(retryAfter: config.retryAfterUnavailable)) }
+        guard !draining.load(ordering: .relaxed) else {
+            return .respond(.shuttingDown(retryAfter: config.retryAfterUnavailable))
+        }
         guard health.isUp else { return .respond(.unavailable(retryAfter: config.retryAfterUnavailable)) }
         guard !queue.isSaturated else { return .respond(.saturated(retryAfter: config.retryAfterSaturated)) }
-        guard !queue.isShareFull(key.appID) else { return .respond(throttle(.queueShare, key: key, retryAfter: config.retryAfterSaturated)) }
-        return .readBody(limit: config.limits.maxBodyBytes, context: IngestRequest(route: route, endpoint: endpoint, key: key, format: format, dryRun: dryRun))
+        guard !queue.isShareFull(key.appID) else {
+            return .respond(throttle(.queueShare, key: key, retryAfter: config.retryAfterSaturated))
+        }
+        return .readBody(
+            limit: config.limits.maxBodyBytes,
+            context: IngestRequest(route: route, endpoint: endpoint, key: key, format: format, dryRun: dryRun))
     }
 
     func bodyTooLarge(_ head: RequestHead) -> HTTPResponse {
@@ -116,11 +126,16 @@ final class IngestService: HTTPHandler {
         let receivedAt = Date()
         let shuttingDown = HTTPResponse.shuttingDown(retryAfter: config.retryAfterUnavailable)
         if let request = context as? FeedRequest {
-            guard feedWorkers.submit(app: request.appID, { [self] in handleFeed(request, reply: reply) }) else { return reply.send(shuttingDown) }
+            guard feedWorkers.submit(app: request.appID, { [self] in handleFeed(request, reply: reply) }) else {
+                return reply.send(shuttingDown)
+            }
             return
         }
         guard let request = context as? IngestRequest else { return reply.send(.internalError) }
-        guard validators.submit(app: request.key.appID, { [self] in process(body, request, receivedAt: receivedAt, reply: reply) }) else {
+        guard
+            validators.submit(
+                app: request.key.appID, { [self] in process(body, request, receivedAt: receivedAt, reply: reply) })
+        else {
             return reply.send(shuttingDown)
         }
     }
@@ -142,10 +157,14 @@ final class IngestService: HTTPHandler {
         let retryAfter = (saturated: config.retryAfterSaturated, unavailable: config.retryAfterUnavailable)
         // Held until written: the decoded body (for a quarantine) and the parsed unit, about as large again.
         let bytes = refusal == nil ? 2 * decoded.count : FailedText.maxStoredBytes
-        let job = IngestJob(unit: unit, dryRun: request.dryRun, app: request.key.appID, body: refusal == nil ? decoded : [], bytes: bytes) { result in
+        let job = IngestJob(
+            unit: unit, dryRun: request.dryRun, app: request.key.appID, body: refusal == nil ? decoded : [],
+            bytes: bytes
+        ) { result in
             switch (result, refusal) {
             case (_, let refusal?): reply.send(.envelope(refusal))
-            case (.success(let outcome), nil): reply.send(.json(200, IngestResponse.accepted(outcome, rejected: unit.rejections)))
+            case (.success(let outcome), nil):
+                reply.send(.json(200, IngestResponse.accepted(outcome, rejected: unit.rejections)))
             case (.failure(.quarantined(let quarantine)), nil): reply.send(.envelope(quarantine))
             case (.failure(.unavailable), nil): reply.send(.unavailable(retryAfter: retryAfter.unavailable))
             case (.failure(.outcomeUnknown), nil): reply.send(.outcomeUnknown(retryAfter: retryAfter.unavailable))
@@ -173,9 +192,16 @@ final class IngestService: HTTPHandler {
 
     func responded(_ head: RequestHead, status: Int) {
         metrics.httpRequests.increment([Route.metricsLabel(path: head.path), String(status)])
-        if head.dryRun == "true" { metrics.dryRunRequests.increment([Route.metricsLabel(path: head.path), String(status)]) }
+        if head.dryRun == "true" {
+            metrics.dryRunRequests.increment([Route.metricsLabel(path: head.path), String(status)])
+        }
         // Failures are logged where they happen (writer, key check); this is the access log.
-        logger.debug("request", ["method": head.method, "path": Route.metricsLabel(path: head.path), "status": status, "client": client(head)])
+        logger.debug(
+            "request",
+            [
+                "method": head.method, "path": Route.metricsLabel(path: head.path), "status": status,
+                "client": client(head),
+            ])
     }
 
     /// The client's address: the peer, or what a trusted proxy forwarded.
@@ -189,7 +215,9 @@ final class IngestService: HTTPHandler {
     /// refusal to answer after storing it. A 400 or 413 is kept in the failed-event store with
     /// a bounded prefix of the body's text (empty when it was gzip that would not decompress)
     /// and the installation it named; a 403 is not stored (no unit).
-    private func prepare(_ body: [UInt8], _ request: IngestRequest, receivedAt: Date) -> (IngestUnit?, [UInt8], EnvelopeError?) {
+    private func prepare(
+        _ body: [UInt8], _ request: IngestRequest, receivedAt: Date
+    ) -> (IngestUnit?, [UInt8], EnvelopeError?) {
         var text: [UInt8] = request.format.gzip ? [] : body
         do {
             let decoded = try decode(body, request)
@@ -202,7 +230,9 @@ final class IngestService: HTTPHandler {
             let unit = IngestUnit.failedRequest(
                 endpoint: request.endpoint, appID: request.key.appID, code: error.code,
                 message: Rejection.storableText(Array(error.message.utf8)[...]), rawBody: FailedText(text[...]),
-                receivedAt: receivedAt, subject: error.code == "invalid_json" ? FailedSubject() : FailedSubject.ofBody(text, limits: config.limits))
+                receivedAt: receivedAt,
+                subject: error.code == "invalid_json"
+                    ? FailedSubject() : FailedSubject.ofBody(text, limits: config.limits))
             return (unit, [], error)
         }
     }
@@ -216,21 +246,27 @@ final class IngestService: HTTPHandler {
         } catch {
             switch error {
             case .tooLarge:
-                throw EnvelopeError(status: 413, code: "decompressed_too_large", message: "the body decompresses to more than \(limit) bytes")
+                throw EnvelopeError(
+                    status: 413, code: "decompressed_too_large",
+                    message: "the body decompresses to more than \(limit) bytes")
             case .corrupt(let why):
                 throw EnvelopeError(status: 400, code: "invalid_gzip", message: "the body is not valid gzip: \(why)")
             }
         }
     }
 
-    private func validate(_ body: [UInt8], _ request: IngestRequest, receivedAt: Date) throws(EnvelopeError) -> IngestUnit {
+    private func validate(
+        _ body: [UInt8], _ request: IngestRequest, receivedAt: Date
+    ) throws(EnvelopeError) -> IngestUnit {
         switch request.endpoint {
         case .telemetry:
-            let validated = try TelemetryValidator.validate(body: body, keyAppID: request.key.appID, receivedAt: receivedAt, limits: config.limits)
+            let validated = try TelemetryValidator.validate(
+                body: body, keyAppID: request.key.appID, receivedAt: receivedAt, limits: config.limits)
             return .telemetry(validated, receivedAt: receivedAt)
         case .sends:
             let validated = try SendsValidator.validate(
-                body: body, format: request.format.sendsFormat, keyAppID: request.key.appID, receivedAt: receivedAt, limits: config.limits)
+                body: body, format: request.format.sendsFormat, keyAppID: request.key.appID, receivedAt: receivedAt,
+                limits: config.limits)
             return .sends(validated, appID: request.key.appID, receivedAt: receivedAt)
         }
     }
@@ -241,7 +277,9 @@ final class IngestService: HTTPHandler {
         case .healthz:
             return .content(200, "ok\n", type: "text/plain; charset=utf-8")
         case .readyz:
-            return isReady ? .content(200, "ready\n", type: "text/plain; charset=utf-8") : .content(503, "not ready\n", type: "text/plain; charset=utf-8")
+            return isReady
+                ? .content(200, "ready\n", type: "text/plain; charset=utf-8")
+                : .content(503, "not ready\n", type: "text/plain; charset=utf-8")
         case .metrics:
             return .content(200, metrics.render(), type: Prometheus.contentType)
         case .telemetry, .sends, .invalidTokens:

@@ -1,6 +1,6 @@
-import HTTPServer
 import Dispatch
 import Foundation
+import HTTPServer
 import Store
 
 /// What `decideFeed` checked of a `GET /v1/tokens/invalid`, handed back with its (empty) body.
@@ -13,7 +13,9 @@ struct FeedRequest: Sendable {
 extension IngestService {
     /// Checks the query before anything is read; the key was checked (scope `sends`).
     func decideFeed(_ head: RequestHead, key: KeyRecord) -> HeadDecision {
-        switch InvalidTokenFeed.Query.parse(since: head.query["since"], limit: head.query["limit"], cursor: head.query["cursor"]) {
+        switch InvalidTokenFeed.Query.parse(
+            since: head.query["since"], limit: head.query["limit"], cursor: head.query["cursor"])
+        {
         case .failure(let problem):
             metrics.failedRequests.increment([Route.invalidTokens.rawValue, "invalid_query"])
             return .respond(.error(400, "invalid_query", problem.description))
@@ -37,7 +39,8 @@ extension IngestService {
             logger.error("invalid-token feed read failed", ["app_id": request.appID, "detail": error.debugDescription])
             reply.send(
                 error.isConnectionProblem
-                    ? .error(503, "unavailable", "the database is unreachable; retry later").adding("Retry-After", "\(config.retryAfterUnavailable)")
+                    ? .error(503, "unavailable", "the database is unreachable; retry later").adding(
+                        "Retry-After", "\(config.retryAfterUnavailable)")
                     : .error(500, "internal_error", "the feed could not be read"))
         }
     }

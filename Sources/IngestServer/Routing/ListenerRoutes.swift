@@ -1,5 +1,5 @@
-import HTTPServer
 import Foundation
+import HTTPServer
 
 /// The routes one listener answers; the others are 404 there. With `serve --admin-listen` the
 /// public listener answers the ingest API and the admin listener the operations endpoints.

@@ -1,5 +1,5 @@
-import HTTPServer
 import Foundation
+import HTTPServer
 import PushLedgerContract
 
 /// The paths the server answers; anything else is 404.

@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 // POSIX calls the journal's guarantees rest on (write + fsync + rename + directory fsync,
@@ -27,7 +27,9 @@ enum DurableFile {
 
     /// Creates `path` holding `bytes` unless it exists; either way returns what `path` holds.
     /// Two processes racing both get the winner's bytes (link(2) fails when the name exists).
-    static func createOnce(_ bytes: [UInt8], path: String, temporary: String, directory: String) throws(PushLedgerError) -> [UInt8] {
+    static func createOnce(
+        _ bytes: [UInt8], path: String, temporary: String, directory: String
+    ) throws(PushLedgerError) -> [UInt8] {
         try write(bytes, to: temporary)
         defer { unlink(temporary) }
         if link(temporary, path) == 0 {
@@ -53,7 +55,9 @@ enum DurableFile {
     }
 
     static func read(_ path: String) throws(PushLedgerError) -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: path) else { throw .journal(operation: "read", path: path, errno: errno) }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw .journal(operation: "read", path: path, errno: errno)
+        }
         return [UInt8](data)
     }
 
@@ -67,7 +71,9 @@ enum DurableFile {
 
     /// Removes `path`; a file already gone (another flusher's doing) is fine.
     static func remove(_ path: String) throws(PushLedgerError) {
-        guard unlink(path) == 0 || errno == ENOENT else { throw .journal(operation: "unlink", path: path, errno: errno) }
+        guard unlink(path) == 0 || errno == ENOENT else {
+            throw .journal(operation: "unlink", path: path, errno: errno)
+        }
     }
 }
 

@@ -55,7 +55,7 @@ struct Journal: Sendable {
             }
         }
         #if canImport(Darwin)
-        try Self.protect(directories: [root, events, incoming], root: root)
+            try Self.protect(directories: [root, events, incoming], root: root)
         #endif
     }
 
@@ -76,7 +76,8 @@ struct Journal: Sendable {
         bytes += event
         bytes.append(0x0A)
         let micros = UInt64(max(0, RFC3339.microseconds(of: at)))
-        let name = String(repeating: "0", count: 16 - String(micros, radix: 16).count) + String(micros, radix: 16)
+        let name =
+            String(repeating: "0", count: 16 - String(micros, radix: 16).count) + String(micros, radix: 16)
             + "-" + eventID.uuidString.lowercased() + ".event"
         try DurableFile.publish(bytes, temporary: temporaryName(), final: events + "/" + name, directory: events)
     }
@@ -137,7 +138,9 @@ struct Journal: Sendable {
 
     /// Events dropped by the cap since the directory was created.
     var droppedCount: Int {
-        FileManager.default.contents(atPath: root + "/dropped-count").flatMap { Int(String(decoding: $0, as: UTF8.self)) } ?? 0
+        FileManager.default.contents(atPath: root + "/dropped-count").flatMap {
+            Int(String(decoding: $0, as: UTF8.self))
+        } ?? 0
     }
 
     private func addDropped(_ count: Int) throws(PushLedgerError) {

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// One HTTP request the uploader makes.
@@ -67,7 +67,8 @@ public final class URLSessionTransport: PushLedgerTransport, @unchecked Sendable
                 for (name, value) in http.allHeaderFields {
                     if let name = name as? String, let value = value as? String { headers[name] = value }
                 }
-                continuation.resume(returning: TransportResponse(status: http.statusCode, headers: headers, body: data ?? Data()))
+                continuation.resume(
+                    returning: TransportResponse(status: http.statusCode, headers: headers, body: data ?? Data()))
             }
             task.resume()
         }

@@ -38,7 +38,8 @@ struct Uploader: Sendable {
     func body(_ batch: Batch, sentAt: Date) -> [UInt8] {
         let envelope = TelemetryEnvelope(
             appID: configuration.appID, installationID: installationID, platform: configuration.platform,
-            appVersion: batch.context.appVersion, osVersion: batch.context.osVersion, sdkInt: batch.context.sdkInt, sentAt: sentAt)
+            appVersion: batch.context.appVersion, osVersion: batch.context.osVersion, sdkInt: batch.context.sdkInt,
+            sentAt: sentAt)
         return envelope.jsonValue(events: batch.events).serialized()
     }
 
@@ -47,9 +48,13 @@ struct Uploader: Sendable {
         var attempt = 1
         while true {
             let outcome = await attemptOnce(batch)
-            guard case .failed(_, true, let retryAfter) = outcome, attempt < configuration.retry.maxAttempts else { return outcome }
-            let delay = configuration.retry.delay(afterAttempt: attempt, retryAfter: retryAfter, random: Double.random(in: 0...1))
-            configuration.logger.info("upload retry", ["attempt": attempt, "delay_s": String(format: "%.2f", delay), "outcome": "\(outcome)"])
+            guard case .failed(_, true, let retryAfter) = outcome, attempt < configuration.retry.maxAttempts else {
+                return outcome
+            }
+            let delay = configuration.retry.delay(
+                afterAttempt: attempt, retryAfter: retryAfter, random: Double.random(in: 0...1))
+            configuration.logger.info(
+                "upload retry", ["attempt": attempt, "delay_s": String(format: "%.2f", delay), "outcome": "\(outcome)"])
             await sleep(delay)
             attempt += 1
         }
@@ -82,12 +87,17 @@ struct Uploader: Sendable {
             guard let accepted = answer?["accepted"]?.numberValue?.int64Value,
                 let duplicates = answer?["duplicates"]?.numberValue?.int64Value,
                 let rejected = answer?["rejected"]?.arrayValue
-            else { return .failed(.unexpected(status: 200, code: "unreadable_answer"), retryable: false, retryAfter: nil) }
+            else {
+                return .failed(.unexpected(status: 200, code: "unreadable_answer"), retryable: false, retryAfter: nil)
+            }
             let rejections = rejected.map { item -> RejectedEvent in
                 let index = item["index"]?.numberValue?.int64Value.map(Int.init)
-                let id = item["event_id"]?.stringValue.flatMap(ContractFormat.uuid)
+                let id =
+                    item["event_id"]?.stringValue.flatMap(ContractFormat.uuid)
                     ?? index.flatMap { batch.entries.indices.contains($0) ? batch.entries[$0].eventID : nil }
-                return RejectedEvent(eventID: id, code: item["error"]?.stringValue ?? "unknown", message: item["message"]?.stringValue ?? "")
+                return RejectedEvent(
+                    eventID: id, code: item["error"]?.stringValue ?? "unknown",
+                    message: item["message"]?.stringValue ?? "")
             }
             return .stored(accepted: Int(accepted), duplicates: Int(duplicates), rejected: rejections)
         case 400:
@@ -97,7 +107,9 @@ struct Uploader: Sendable {
         case 401, 403:
             return .failed(.unauthorized(status: response.status, code: code), retryable: false, retryAfter: nil)
         case 429, 500...599:
-            return .failed(.unavailable(status: response.status, code: code), retryable: true, retryAfter: response.headers["retry-after"])
+            return .failed(
+                .unavailable(status: response.status, code: code), retryable: true,
+                retryAfter: response.headers["retry-after"])
         default:
             return .failed(.unexpected(status: response.status, code: code), retryable: false, retryAfter: nil)
         }

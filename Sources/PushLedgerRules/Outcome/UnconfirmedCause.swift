@@ -74,7 +74,8 @@ public enum CauseRules {
         case .receipt(let other) where other != notificationID:
             let replaced = attempts.contains { a in
                 a.notificationID == other && (200...299).contains(a.status) && a.sentAt > sentAt && a.sentAt <= asOf
-                    && ((provider == "apns" && a.provider == "apns") || (collapseID != nil && a.collapseID == collapseID))
+                    && ((provider == "apns" && a.provider == "apns")
+                        || (collapseID != nil && a.collapseID == collapseID))
             }
             if replaced { return .superseded }
         case .settings(let forceStopped) where forceStopped == true:

@@ -1,6 +1,7 @@
 /// The rates of docs/metrics.md "Rates" of one set of outcome counts, in report order. Reports
 /// read them from SQL (`pushledger_rates`, sql/views/rates.sql, the one definition the alerts and
-/// dashboards read too); ``init(sends:accepted:rejected:opened:received:blockedApp:blockedChannel:unconfirmed:tokenInvalid:)``
+/// dashboards read too);
+/// ``init(sends:accepted:rejected:opened:received:blockedApp:blockedChannel:unconfirmed:tokenInvalid:)``
 /// is the Swift definition for callers without a database, held equal to SQL by RatesTests.
 public struct OutcomeRates: Sendable, Hashable {
     /// The rates with their SQL and JSON names, in report order.
@@ -21,9 +22,10 @@ public struct OutcomeRates: Sendable, Hashable {
     }
 
     /// The rates of these counts, computed in Swift (`accepted` is 2xx and not pending).
-    public init(sends: Int, accepted: Int, rejected: Int, opened: Int, received: Int, blockedApp: Int, blockedChannel: Int,
-                unconfirmed: Int, tokenInvalid: Int)
-    {
+    public init(
+        sends: Int, accepted: Int, rejected: Int, opened: Int, received: Int, blockedApp: Int, blockedChannel: Int,
+        unconfirmed: Int, tokenInvalid: Int
+    ) {
         self.init { (name: Name) -> Rate in
             switch name {
             case .silentLossRate: Rate(blockedApp + blockedChannel + unconfirmed, of: accepted)

@@ -8,7 +8,9 @@ public struct Rate: Sendable, Hashable {
 
     /// A rate of `numerator` out of `denominator`; the counts must satisfy 0 ≤ numerator ≤ denominator.
     public init(_ numerator: Int, of denominator: Int) {
-        precondition(numerator >= 0 && numerator <= denominator, "Rate needs 0 ≤ numerator ≤ denominator, got \(numerator)/\(denominator)")
+        precondition(
+            numerator >= 0 && numerator <= denominator,
+            "Rate needs 0 ≤ numerator ≤ denominator, got \(numerator)/\(denominator)")
         self.numerator = numerator
         self.denominator = denominator
     }
@@ -52,7 +54,8 @@ extension Rate: Codable {
         let numerator = try container.decode(Int.self, forKey: .numerator)
         let denominator = try container.decode(Int.self, forKey: .denominator)
         guard numerator >= 0, numerator <= denominator else {
-            throw DecodingError.dataCorruptedError(forKey: .numerator, in: container, debugDescription: "needs 0 ≤ numerator ≤ denominator")
+            throw DecodingError.dataCorruptedError(
+                forKey: .numerator, in: container, debugDescription: "needs 0 ≤ numerator ≤ denominator")
         }
         self.init(numerator, of: denominator)
     }

@@ -11,14 +11,17 @@ extension Statistics {
     /// clusters (several sends to one device share its state): the number of independent units
     /// behind each rate. nil when either denominator (or sample size) is 0, or when the pooled
     /// variance is 0 (both rates 0 or both 1): there is then no spread to measure against.
-    public static func pooledZ(_ candidate: Rate, versus baseline: Rate, sampleSizes: (candidate: Int, baseline: Int)? = nil)
+    public static func pooledZ(
+        _ candidate: Rate, versus baseline: Rate, sampleSizes: (candidate: Int, baseline: Int)? = nil
+    )
         -> Double?
     {
         guard let p1 = candidate.value, let p2 = baseline.value else { return nil }
         let n1 = Double(min(sampleSizes?.candidate ?? candidate.denominator, candidate.denominator))
         let n2 = Double(min(sampleSizes?.baseline ?? baseline.denominator, baseline.denominator))
         guard n1 > 0, n2 > 0 else { return nil }
-        let pooled = Double(candidate.numerator + baseline.numerator) / Double(candidate.denominator + baseline.denominator)
+        let pooled =
+            Double(candidate.numerator + baseline.numerator) / Double(candidate.denominator + baseline.denominator)
         let variance = pooled * (1 - pooled) * (1 / n1 + 1 / n2)
         guard variance > 0 else { return nil }
         return (p1 - p2) / variance.squareRoot()
@@ -39,7 +42,8 @@ extension Statistics {
     /// 1.0 when both rates are 0 or both 1: the rates are equal, so there is no evidence of a
     /// move either way. nil when either denominator is 0.
     public static func oneSidedPValue(
-        _ candidate: Rate, versus baseline: Rate, direction: ChangeDirection, sampleSizes: (candidate: Int, baseline: Int)? = nil
+        _ candidate: Rate, versus baseline: Rate, direction: ChangeDirection,
+        sampleSizes: (candidate: Int, baseline: Int)? = nil
     ) -> Double? {
         guard candidate.denominator > 0, baseline.denominator > 0 else { return nil }
         guard let z = pooledZ(candidate, versus: baseline, sampleSizes: sampleSizes) else { return 1 }

@@ -86,7 +86,9 @@ extension Reader {
             }
             appendUTF8(scalar)
         default:
-            throw error(at: at, "invalid escape \\\(e < 0x80 && e >= 0x20 ? String(Character(Unicode.Scalar(e))) : "0x" + hex2(e))")
+            throw error(
+                at: at,
+                "invalid escape \\\(e < 0x80 && e >= 0x20 ? String(Character(Unicode.Scalar(e))) : "0x" + hex2(e))")
         }
     }
 
@@ -137,12 +139,20 @@ extension Reader {
         var high: UInt8 = 0xBF
         switch lead {
         case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; low = 0xA0
+        case 0xE0:
+            length = 3
+            low = 0xA0
         case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: length = 3; high = 0x9F
-        case 0xF0: length = 4; low = 0x90
+        case 0xED:
+            length = 3
+            high = 0x9F
+        case 0xF0:
+            length = 4
+            low = 0x90
         case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; high = 0x8F
+        case 0xF4:
+            length = 4
+            high = 0x8F
         default: throw error(at: i, "invalid UTF-8 (byte 0x\(hex2(lead)))")
         }
         guard i + length <= b.count else { throw error(at: i, "truncated UTF-8 sequence") }

@@ -60,15 +60,19 @@ public enum JSONParser {
     }
 
     /// The same over memory the caller owns (e.g. a request buffer), without copying it.
-    public static func parse(_ buffer: UnsafeRawBufferPointer, options: JSONParseOptions = .init()) throws(JSONError) -> JSONDocument {
+    public static func parse(
+        _ buffer: UnsafeRawBufferPointer, options: JSONParseOptions = .init()
+    ) throws(JSONError) -> JSONDocument {
         // Bytes may alias any byte-sized type; assuming (not binding) leaves the caller's memory as it is.
-        let bytes = UnsafeBufferPointer(start: buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), count: buffer.count)
+        let bytes = UnsafeBufferPointer(
+            start: buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), count: buffer.count)
         var reader = Reader(bytes, options: options)
         return try reader.parseDocument()
     }
 
     /// Just the value, for callers that don't slice.
-    public static func parseValue(_ bytes: [UInt8], options: JSONParseOptions = .init()) throws(JSONError) -> JSONValue {
+    public static func parseValue(_ bytes: [UInt8], options: JSONParseOptions = .init()) throws(JSONError) -> JSONValue
+    {
         try parse(bytes, options: options).value
     }
 
@@ -165,7 +169,9 @@ struct Reader {
             throw error(at: start, "number longer than \(options.maxNumberLength) characters")
         }
         i = end
-        return JSONNumber(validatedText: String(decoding: UnsafeBufferPointer(rebasing: b[start..<end]), as: UTF8.self), int64Value: int64)
+        return JSONNumber(
+            validatedText: String(decoding: UnsafeBufferPointer(rebasing: b[start..<end]), as: UTF8.self),
+            int64Value: int64)
     }
 
     @inline(__always) mutating func countValue() throws(JSONError) {
@@ -185,7 +191,9 @@ struct Reader {
         i += 1
         if c == UInt8(ascii: ",") { return false }
         if c == close { return true }
-        throw error(at: i - 1, "unexpected \(describe(c)) in \(container), expected ',' or '\(Character(Unicode.Scalar(close)))'")
+        throw error(
+            at: i - 1,
+            "unexpected \(describe(c)) in \(container), expected ',' or '\(Character(Unicode.Scalar(close)))'")
     }
 
     mutating func parseArray(depth: Int, recordRanges: Bool) throws(JSONError) -> ([JSONValue], [Range<Int>]) {
@@ -208,7 +216,9 @@ struct Reader {
         }
     }
 
-    mutating func parseObject(depth: Int, recordMemberArrays: Bool) throws(JSONError) -> (JSONObject, [Int: [Range<Int>]]) {
+    mutating func parseObject(
+        depth: Int, recordMemberArrays: Bool
+    ) throws(JSONError) -> (JSONObject, [Int: [Range<Int>]]) {
         try enter(depth)
         if recordMemberArrays { try countValue() }
         i += 1  // '{'
@@ -222,7 +232,11 @@ struct Reader {
         while true {
             skipWhitespace()
             guard i < b.count, b[i] == quote else {
-                throw error(at: i, i < b.count ? "unexpected \(describe(b[i])), expected a string key" : "unexpected end of input in an object")
+                throw error(
+                    at: i,
+                    i < b.count
+                        ? "unexpected \(describe(b[i])), expected a string key" : "unexpected end of input in an object"
+                )
             }
             let key = try parseString()
             skipWhitespace()

@@ -14,7 +14,10 @@ public struct Logger: Sendable {
     private let sink: @Sendable (String) -> Void
 
     /// `sink` receives each finished line (without newline); the default writes to stderr.
-    public init(component: String, minimumLevel: Level = .info, sink: @escaping @Sendable (String) -> Void = Logger.standardError) {
+    public init(
+        component: String, minimumLevel: Level = .info,
+        sink: @escaping @Sendable (String) -> Void = Logger.standardError
+    ) {
         self.component = component
         self.minimumLevel = minimumLevel
         self.sink = sink
@@ -25,14 +28,23 @@ public struct Logger: Sendable {
         Logger(component: component, minimumLevel: minimumLevel, sink: sink)
     }
 
-    public func debug(_ message: String, _ fields: KeyValuePairs<String, CustomStringConvertible> = [:]) { log(.debug, message, fields) }
-    public func info(_ message: String, _ fields: KeyValuePairs<String, CustomStringConvertible> = [:]) { log(.info, message, fields) }
-    public func warning(_ message: String, _ fields: KeyValuePairs<String, CustomStringConvertible> = [:]) { log(.warning, message, fields) }
-    public func error(_ message: String, _ fields: KeyValuePairs<String, CustomStringConvertible> = [:]) { log(.error, message, fields) }
+    public func debug(_ message: String, _ fields: KeyValuePairs<String, CustomStringConvertible> = [:]) {
+        log(.debug, message, fields)
+    }
+    public func info(_ message: String, _ fields: KeyValuePairs<String, CustomStringConvertible> = [:]) {
+        log(.info, message, fields)
+    }
+    public func warning(_ message: String, _ fields: KeyValuePairs<String, CustomStringConvertible> = [:]) {
+        log(.warning, message, fields)
+    }
+    public func error(_ message: String, _ fields: KeyValuePairs<String, CustomStringConvertible> = [:]) {
+        log(.error, message, fields)
+    }
 
     public func log(_ level: Level, _ message: String, _ fields: KeyValuePairs<String, CustomStringConvertible>) {
         guard level >= minimumLevel else { return }
-        var line = "ts=\(Self.timestamp()) level=\(level.name) component=\(Self.quote(component)) msg=\(Self.quote(message))"
+        var line =
+            "ts=\(Self.timestamp()) level=\(level.name) component=\(Self.quote(component)) msg=\(Self.quote(message))"
         for (key, value) in fields { line += " \(key)=\(Self.quote(value.description))" }
         sink(line)
     }
@@ -49,7 +61,11 @@ public struct Logger: Sendable {
     }
 
     static func quote(_ value: String) -> String {
-        let plain = !value.isEmpty && value.unicodeScalars.allSatisfy { $0.value > 0x20 && $0 != "\"" && $0 != "=" && $0 != "\\" && $0.value != 0x7f }
+        let plain =
+            !value.isEmpty
+            && value.unicodeScalars.allSatisfy {
+                $0.value > 0x20 && $0 != "\"" && $0 != "=" && $0 != "\\" && $0.value != 0x7f
+            }
         if plain { return value }
         var out = "\""
         for scalar in value.unicodeScalars {
@@ -60,7 +76,11 @@ public struct Logger: Sendable {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             default:
-                if scalar.value < 0x20 || scalar.value == 0x7f { out += String(format: "\\u%04x", scalar.value) } else { out.unicodeScalars.append(scalar) }
+                if scalar.value < 0x20 || scalar.value == 0x7f {
+                    out += String(format: "\\u%04x", scalar.value)
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
             }
         }
         return out + "\""

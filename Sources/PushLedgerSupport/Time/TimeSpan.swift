@@ -18,7 +18,9 @@ public struct TimeSpan: Sendable, Hashable, Comparable {
     /// Parses one or more `<number><unit>` parts, e.g. `7d` or `1d12h`.
     public init(parsing text: String) throws(TimeParseError) {
         var scanner = ByteScanner(Array(text.utf8))
-        guard !scanner.isAtEnd else { throw TimeParseError(.duration, text, "expected a number and a unit, like 24h or 7d") }
+        guard !scanner.isAtEnd else {
+            throw TimeParseError(.duration, text, "expected a number and a unit, like 24h or 7d")
+        }
         var total = 0
         while !scanner.isAtEnd {
             guard let run = scanner.digitRun(significant: 18) else {
@@ -53,7 +55,9 @@ extension TimeSpan: CustomStringConvertible, LosslessStringConvertible {
     /// (weeks are not used, so `400d` stays `400d`).
     public var description: String {
         guard seconds > 0 else { return "0s" }
-        let parts = [(seconds / 86_400, "d"), (seconds / 3_600 % 24, "h"), (seconds / 60 % 60, "m"), (seconds % 60, "s")]
+        let parts = [
+            (seconds / 86_400, "d"), (seconds / 3_600 % 24, "h"), (seconds / 60 % 60, "m"), (seconds % 60, "s"),
+        ]
         return parts.filter { $0.0 > 0 }.map { "\($0.0)\($0.1)" }.joined()
     }
 

@@ -98,7 +98,9 @@ public enum Timestamp {
             return date.start(in: timeZone)
         }
 
-        let separators = strict ? [UInt8(ascii: "T"), UInt8(ascii: "t")] : [UInt8(ascii: "T"), UInt8(ascii: "t"), UInt8(ascii: " ")]
+        let separators =
+            strict
+            ? [UInt8(ascii: "T"), UInt8(ascii: "t")] : [UInt8(ascii: "T"), UInt8(ascii: "t"), UInt8(ascii: " ")]
         guard scanner.skip(anyOf: separators) != nil, let hour = scanner.digits(exactly: 2),
             scanner.skip(UInt8(ascii: ":")), let minute = scanner.digits(exactly: 2)
         else { throw fail("expected a time hh:mm:ss after the date") }

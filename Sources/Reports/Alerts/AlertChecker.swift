@@ -42,7 +42,9 @@ public struct AlertChecker: Sendable {
     /// Evaluates every enabled rule as of `at` and records the transitions, in one transaction
     /// that concurrent checks take in turns. With `reading` (a hot standby) the rules are
     /// evaluated there, before the transaction; the alert state is always on `connection`.
-    public func check(connection: Connection, reading: Connection? = nil, at: Date) throws(AlertError) -> AlertCheckResult {
+    public func check(
+        connection: Connection, reading: Connection? = nil, at: Date
+    ) throws(AlertError) -> AlertCheckResult {
         do {
             let standbyFindings = try reading.map { reading in try reading.transaction { try findings($0, at: at) } }
             return try connection.transaction { connection in
@@ -67,14 +69,17 @@ public struct AlertChecker: Sendable {
         try connection.execute("set local jit = off")
         var findings: [AlertFinding] = []
         for rule in rules.enabledRules {
-            findings += try AlertQueries.findings(for: rule, at: at, confirmationWindow: rules.confirmationWindow, connection: connection)
+            findings += try AlertQueries.findings(
+                for: rule, at: at, confirmationWindow: rules.confirmationWindow, connection: connection)
         }
         return findings
     }
 
     /// `check`, then the webhook (when given) for each transition; never throws: trouble is in
     /// the outcome's problems and exit status.
-    public func run(connection: Connection, reading: Connection? = nil, at: Date, webhook: AlertWebhook? = nil) -> AlertCheckOutcome {
+    public func run(
+        connection: Connection, reading: Connection? = nil, at: Date, webhook: AlertWebhook? = nil
+    ) -> AlertCheckOutcome {
         let result: AlertCheckResult
         do {
             result = try check(connection: connection, reading: reading, at: at)

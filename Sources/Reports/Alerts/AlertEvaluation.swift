@@ -1,6 +1,6 @@
 import Foundation
-import PushLedgerSupport
 import PushLedgerRules
+import PushLedgerSupport
 
 /// The slice an alert is about, besides its app: e.g. platform and channel, or provider and
 /// reason class. Stored as a JSON object in `alert_transitions.slice`.
@@ -12,8 +12,10 @@ public struct AlertSlice: Sendable, Hashable {
 
     /// The dimensions in a fixed, readable order: platform, provider, channel, reason_class, then by name.
     public var ordered: [(name: String, value: String)] {
-        dimensions.sorted { Self.rank($0.key) < Self.rank($1.key) || (Self.rank($0.key) == Self.rank($1.key) && $0.key < $1.key) }
-            .map { (name: $0.key, value: $0.value) }
+        dimensions.sorted {
+            Self.rank($0.key) < Self.rank($1.key) || (Self.rank($0.key) == Self.rank($1.key) && $0.key < $1.key)
+        }
+        .map { (name: $0.key, value: $0.value) }
     }
 
     /// `platform=android channel=promotions`.
@@ -55,8 +57,10 @@ public struct AlertObservation: Sendable, Hashable {
     private var currentUnits: Int?
     private var baselineUnits: Int?
 
-    public init(rule: AlertRuleKind, appID: String, slice: AlertSlice, current: Rate, baseline: Rate,
-                units: (current: Int, baseline: Int)? = nil) {
+    public init(
+        rule: AlertRuleKind, appID: String, slice: AlertSlice, current: Rate, baseline: Rate,
+        units: (current: Int, baseline: Int)? = nil
+    ) {
         self.rule = rule
         self.appID = appID
         self.slice = slice
@@ -115,7 +119,8 @@ public enum AlertEvaluator {
     /// pooled z-test in that direction gives p below `maxP`, and the recent denominator is at
     /// least `minVolume`. A slice with no volume in either window cannot fire. With `units`, the
     /// test's sample sizes are those units (clustered sends), not the denominators.
-    public static func evaluate(_ observation: AlertObservation, rule: AlertRule, windows: AlertWindows) -> AlertFinding {
+    public static func evaluate(_ observation: AlertObservation, rule: AlertRule, windows: AlertWindows) -> AlertFinding
+    {
         var finding = AlertFinding(
             rule: observation.rule, appID: observation.appID, slice: observation.slice, firing: false,
             currentValue: observation.current.value, baselineValue: observation.baseline.value,
@@ -125,13 +130,15 @@ public enum AlertEvaluator {
             let baseline = observation.baseline.value
         else { return finding }
         let delta = (current - baseline) * 100
-        let p = Statistics.oneSidedPValue(
-            observation.current, versus: observation.baseline, direction: direction,
-            sampleSizes: observation.units.map { (candidate: $0.current, baseline: $0.baseline) }) ?? 1
+        let p =
+            Statistics.oneSidedPValue(
+                observation.current, versus: observation.baseline, direction: direction,
+                sampleSizes: observation.units.map { (candidate: $0.current, baseline: $0.baseline) }) ?? 1
         finding.deltaPoints = delta
         finding.pValue = p
         let moved = direction == .up ? delta : -delta
-        finding.firing = moved >= rule.minDeltaPoints && p < rule.maxP && observation.current.denominator >= rule.minVolume
+        finding.firing =
+            moved >= rule.minDeltaPoints && p < rule.maxP && observation.current.denominator >= rule.minVolume
         return finding
     }
 

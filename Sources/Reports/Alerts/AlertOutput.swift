@@ -18,13 +18,16 @@ public enum AlertOutput {
         let changes = result.transitions.map(AlertRecord.init)
         switch format {
         case .json:
-            return AlertRecord.json(CheckDocument(
-                at: Timestamp.rfc3339(result.at), exitStatus: Int(result.exitStatus.rawValue),
-                firing: firing, transitions: changes)) + "\n"
+            return AlertRecord.json(
+                CheckDocument(
+                    at: Timestamp.rfc3339(result.at), exitStatus: Int(result.exitStatus.rawValue),
+                    firing: firing, transitions: changes)) + "\n"
         case .text:
             let opened = result.transitions.filter { $0.state == .firing }.count
-            var lines = ["alert check at \(Timestamp.rfc3339(result.at)): \(firing.count) firing, "
-                + "\(opened) newly firing, \(result.transitions.count - opened) resolved"]
+            var lines = [
+                "alert check at \(Timestamp.rfc3339(result.at)): \(firing.count) firing, "
+                    + "\(opened) newly firing, \(result.transitions.count - opened) resolved"
+            ]
             lines += firing.map(\.transition.message)
             lines += result.transitions.filter { $0.state == .resolved }.map(\.message)
             return lines.map { Table.wrap($0) }.joined(separator: "\n") + "\n"
@@ -38,7 +41,8 @@ public enum AlertOutput {
             return AlertRecord.json(["transitions": history.map(AlertRecord.init)]) + "\n"
         case .text:
             guard !history.isEmpty else { return "no alert transitions\n" }
-            return history.map { Table.wrap("\(Timestamp.rfc3339($0.at)) #\($0.id) \($0.message)") }.joined(separator: "\n") + "\n"
+            return history.map { Table.wrap("\(Timestamp.rfc3339($0.at)) #\($0.id) \($0.message)") }.joined(
+                separator: "\n") + "\n"
         }
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 import Postgres
-import PushLedgerSupport
 import PushLedgerRules
+import PushLedgerSupport
 
 /// Reads each rule's counts per slice from the functions of sql/alerts/counts.sql and
 /// turns them into findings. One query per rule: the recent and baseline windows full-joined.
@@ -23,19 +23,23 @@ enum AlertQueries {
         static func of(_ kind: AlertRuleKind) -> RateSource? {
             switch kind {
             case .silentLossUp:
-                RateSource(function: "pushledger_alert_delivery_counts", keys: ["platform", "channel"],
-                           numerator: "silent_loss", denominator: "accepted", units: "accepted_installations",
-                           takesConfirmationWindow: true, causes: true)
+                RateSource(
+                    function: "pushledger_alert_delivery_counts", keys: ["platform", "channel"],
+                    numerator: "silent_loss", denominator: "accepted", units: "accepted_installations",
+                    takesConfirmationWindow: true, causes: true)
             case .confirmedDeliveryDown:
-                RateSource(function: "pushledger_alert_delivery_counts", keys: ["platform", "channel"],
-                           numerator: "confirmed", denominator: "accepted", units: "accepted_installations",
-                           takesConfirmationWindow: true)
+                RateSource(
+                    function: "pushledger_alert_delivery_counts", keys: ["platform", "channel"],
+                    numerator: "confirmed", denominator: "accepted", units: "accepted_installations",
+                    takesConfirmationWindow: true)
             case .rejectionsUp:
-                RateSource(function: "pushledger_alert_rejection_counts", keys: ["provider", "reason_class"],
-                           numerator: "rejected", denominator: "sends", takesConfirmationWindow: false)
+                RateSource(
+                    function: "pushledger_alert_rejection_counts", keys: ["provider", "reason_class"],
+                    numerator: "rejected", denominator: "sends", takesConfirmationWindow: false)
             case .optInDown:
-                RateSource(function: "pushledger_alert_opt_in_counts", keys: ["platform"],
-                           numerator: "granted", denominator: "prompted", takesConfirmationWindow: false)
+                RateSource(
+                    function: "pushledger_alert_opt_in_counts", keys: ["platform"],
+                    numerator: "granted", denominator: "prompted", takesConfirmationWindow: false)
             case .ingestStale:
                 nil
             }
@@ -43,7 +47,8 @@ enum AlertQueries {
 
         /// The function called for [from, to) as of `at`.
         func call(from: Date, to: Date, at: Date, confirmationWindow: TimeSpan) -> SQL {
-            let window: SQL = takesConfirmationWindow
+            let window: SQL =
+                takesConfirmationWindow
                 ? ", make_interval(secs => \(Double(confirmationWindow.seconds)))" : ""
             return "\(unsafeRaw: function)(\(from), \(to), \(at)\(window))"
         }
@@ -59,16 +64,28 @@ enum AlertQueries {
         let windows = AlertWindows(rule: rule, at: at, confirmationWindow: confirmationWindow)
         let keys = source.keys.joined(separator: ", ")
         let num = source.numerator, den = source.denominator, units = source.units ?? source.denominator
-        let causeColumns = source.causes
-            ? UnconfirmedCause.allCases.map { "coalesce(r.\($0.rawValue), 0) as current_\($0.rawValue), coalesce(b.\($0.rawValue), 0) as baseline_\($0.rawValue), " }.joined()
+        let causeColumns =
+            source.causes
+            ? UnconfirmedCause.allCases.map {
+                """
+                coalesce(r.\($0.rawValue), 0) as current_\($0.rawValue), coalesce(b.\($0.rawValue), 0) as \
+                baseline_\($0.rawValue), 
+                """
+            }.joined()
             : ""
-        let rows = try connection.query("""
+        let rows = try connection.query(
+            """
             select app_id, \(unsafeRaw: keys), \(unsafeRaw: causeColumns)
-                   coalesce(r.\(unsafeRaw: num), 0) as current_numerator, coalesce(r.\(unsafeRaw: den), 0) as current_denominator,
-                   coalesce(b.\(unsafeRaw: num), 0) as baseline_numerator, coalesce(b.\(unsafeRaw: den), 0) as baseline_denominator,
-                   coalesce(r.\(unsafeRaw: units), 0) as current_units, coalesce(b.\(unsafeRaw: units), 0) as baseline_units
-              from \(source.call(from: windows.recentFrom, to: windows.recentTo, at: at, confirmationWindow: confirmationWindow)) r
-              full join \(source.call(from: windows.baselineFrom, to: windows.baselineTo, at: at, confirmationWindow: confirmationWindow)) b
+                   coalesce(r.\(unsafeRaw: num), 0) as current_numerator, coalesce(r.\(unsafeRaw: den), 0) as \
+            current_denominator,
+                   coalesce(b.\(unsafeRaw: num), 0) as baseline_numerator, coalesce(b.\(unsafeRaw: den), 0) as \
+            baseline_denominator,
+                   coalesce(r.\(unsafeRaw: units), 0) as current_units, coalesce(b.\(unsafeRaw: units), 0) as \
+            baseline_units
+              from \
+            \(source.call(from: windows.recentFrom, to: windows.recentTo, at: at, confirmationWindow: confirmationWindow)) r
+              full join \
+            \(source.call(from: windows.baselineFrom, to: windows.baselineTo, at: at, confirmationWindow: confirmationWindow)) b
              using (app_id, \(unsafeRaw: keys))
              order by app_id, \(unsafeRaw: keys)
             """)
@@ -85,19 +102,25 @@ enum AlertQueries {
             if source.causes {
                 func counts(_ window: String, accepted: Int) throws(PostgresError) -> CauseCounts {
                     var counts = CauseCounts(accepted: accepted)
-                    for cause in UnconfirmedCause.allCases { counts.causes[cause] = try row.decode("\(window)_\(cause.rawValue)", as: Int.self) }
+                    for cause in UnconfirmedCause.allCases {
+                        counts.causes[cause] = try row.decode("\(window)_\(cause.rawValue)", as: Int.self)
+                    }
                     return counts
                 }
-                finding.causeMove = CauseMove(current: try counts("current", accepted: observation.current.denominator),
-                                              baseline: try counts("baseline", accepted: observation.baseline.denominator))
+                finding.causeMove = CauseMove(
+                    current: try counts("current", accepted: observation.current.denominator),
+                    baseline: try counts("baseline", accepted: observation.baseline.denominator))
             }
             findings.append(finding)
         }
         return findings
     }
 
-    private static func staleness(rule: AlertRule, at: Date, connection: Connection) throws(PostgresError) -> [AlertFinding] {
-        let rows = try connection.query("""
+    private static func staleness(
+        rule: AlertRule, at: Date, connection: Connection
+    ) throws(PostgresError) -> [AlertFinding] {
+        let rows = try connection.query(
+            """
             select app_id, latest_received_at
               from pushledger_alert_latest_telemetry(\(at), make_interval(secs => \(Double(rule.retireAfter.seconds))))
              order by app_id
@@ -105,7 +128,9 @@ enum AlertQueries {
         var findings: [AlertFinding] = []
         for row in rows {
             let latest: Date? = try row.decode("latest_received_at")
-            if let finding = AlertEvaluator.staleness(appID: try row.decode("app_id"), latest: latest, rule: rule, at: at) {
+            if let finding = AlertEvaluator.staleness(
+                appID: try row.decode("app_id"), latest: latest, rule: rule, at: at)
+            {
                 findings.append(finding)
             }
         }

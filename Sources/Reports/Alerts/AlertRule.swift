@@ -1,5 +1,5 @@
-import PushLedgerSupport
 import PushLedgerRules
+import PushLedgerSupport
 
 /// The built-in regression rules of docs/metrics.md "Regression alerts".
 public enum AlertRuleKind: String, Sendable, Hashable, Codable, CaseIterable {

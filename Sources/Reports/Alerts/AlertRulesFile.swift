@@ -49,16 +49,21 @@ public enum AlertRulesFile {
         try checkKeys(rules, allowed: Set(AlertRuleKind.allCases.map(\.rawValue)), at: "rules", source)
         for (name, settings) in rules.members.map({ ($0.key, $0.value) }) {
             let kind = AlertRuleKind(rawValue: name)!  // checked above
-            guard case .object(let settings) = settings else { throw invalid(source, "rule \"\(name)\" must be an object") }
+            guard case .object(let settings) = settings else {
+                throw invalid(source, "rule \"\(name)\" must be an object")
+            }
             let index = set.rules.firstIndex { $0.kind == kind }!
             set.rules[index] = try apply(settings, to: set.rules[index], source)
         }
         return set
     }
 
-    private static func apply(_ settings: PushLedgerSupport.JSONObject, to base: AlertRule, _ source: String) throws(AlertError) -> AlertRule {
+    private static func apply(
+        _ settings: PushLedgerSupport.JSONObject, to base: AlertRule, _ source: String
+    ) throws(AlertError) -> AlertRule {
         let name = base.kind.rawValue
-        try checkKeys(settings, allowed: base.kind == .ingestStale ? staleSettings : rateSettings, at: "rule \"\(name)\"", source)
+        try checkKeys(
+            settings, allowed: base.kind == .ingestStale ? staleSettings : rateSettings, at: "rule \"\(name)\"", source)
         var rule = base
         for (key, value) in settings.members.map({ ($0.key, $0.value) }) {
             let path = "\(name).\(key)"
@@ -87,25 +92,35 @@ public enum AlertRulesFile {
     }
 
     /// Unknown and repeated keys are errors: either would leave a setting other than intended.
-    private static func checkKeys(_ object: PushLedgerSupport.JSONObject, allowed: Set<String>, at place: String, _ source: String) throws(AlertError) {
+    private static func checkKeys(
+        _ object: PushLedgerSupport.JSONObject, allowed: Set<String>, at place: String, _ source: String
+    ) throws(AlertError) {
         if let unknown = object.members.map(\.key).first(where: { !allowed.contains($0) }) {
             let what = place == "rules" ? "rule" : "setting"
-            throw invalid(source, "unknown \(what) \"\(unknown)\" at \(place) (allowed: \(allowed.sorted().joined(separator: ", ")))")
+            throw invalid(
+                source,
+                "unknown \(what) \"\(unknown)\" at \(place) (allowed: \(allowed.sorted().joined(separator: ", ")))")
         }
         if let repeated = object.firstDuplicateKey {
             throw invalid(source, "\"\(repeated)\" is given twice at \(place)")
         }
     }
 
-    private static func number(_ value: JSONValue, _ path: String, _ source: String, in range: ClosedRange<Double>) throws(AlertError) -> Double {
+    private static func number(
+        _ value: JSONValue, _ path: String, _ source: String, in range: ClosedRange<Double>
+    ) throws(AlertError) -> Double {
         guard case .number(let json) = value, case let number = json.doubleValue, range.contains(number) else {
-            throw invalid(source, "\(path) must be a number in \(range.lowerBound == 0 ? "[0" : "(0"), \(range.upperBound.formatted())]")
+            throw invalid(
+                source,
+                "\(path) must be a number in \(range.lowerBound == 0 ? "[0" : "(0"), \(range.upperBound.formatted())]")
         }
         return number
     }
 
     private static func span(_ value: JSONValue, _ path: String, _ source: String) throws(AlertError) -> TimeSpan {
-        guard case .string(let text) = value else { throw invalid(source, "\(path) must be a duration like \"24h\" or \"7d\"") }
+        guard case .string(let text) = value else {
+            throw invalid(source, "\(path) must be a duration like \"24h\" or \"7d\"")
+        }
         let span: TimeSpan
         do {
             span = try TimeSpan(parsing: text)
@@ -120,4 +135,3 @@ public enum AlertRulesFile {
         AlertError(.rulesFile, "\(source): \(message)")
     }
 }
-

@@ -42,11 +42,13 @@ public enum AlertStateStore {
     /// The transitions at or after `since` (all when nil), oldest first.
     public static func history(since: Date?, connection: Connection) throws(AlertError) -> [AlertTransition] {
         do {
-            return try transitions(connection.query("""
-                select \(unsafeRaw: columns) from alert_transitions
-                 where \(since) is null or at >= \(since)
-                 order by at, id
-                """))
+            return try transitions(
+                connection.query(
+                    """
+                    select \(unsafeRaw: columns) from alert_transitions
+                     where \(since) is null or at >= \(since)
+                     order by at, id
+                    """))
         } catch {
             throw AlertError(error)
         }
@@ -63,7 +65,8 @@ public enum AlertStateStore {
         var record = AlertRecord(
             AlertFinding(rule: kind, appID: key.appID, slice: key.slice, firing: false), state: .resolved, at: at)
         let subject = ["RESOLVED", key.rule, key.appID, key.slice.label].filter { !$0.isEmpty }.joined(separator: " ")
-        record.transition.message = kind == .ingestStale
+        record.transition.message =
+            kind == .ingestStale
             ? "\(subject): no telemetry within the retirement period; the app is retired from this rule"
             : "\(subject): the slice has no volume in the recent or baseline window any more"
         return record
@@ -72,48 +75,54 @@ public enum AlertStateStore {
     private static func firingKeys(_ connection: Connection) throws -> Set<Key> {
         var keys: Set<Key> = []
         for row in try connection.query("select rule, app_id, slice::text as slice from alert_states") {
-            keys.insert(Key(rule: try row.decode("rule"), appID: try row.decode("app_id"), slice: try slice(row.decode("slice"))))
+            keys.insert(
+                Key(
+                    rule: try row.decode("rule"), appID: try row.decode("app_id"), slice: try slice(row.decode("slice"))
+                ))
         }
         return keys
     }
 
     /// One statement: insert the transitions, then move `alert_states` along with them.
     private static func insert(_ records: [AlertRecord], _ connection: Connection) throws -> [AlertTransition] {
-        try transitions(connection.query("""
-            with input as (
-                select * from jsonb_to_recordset(\(AlertRecord.json(records))::jsonb) as t(
-                    rule text, app_id text, slice jsonb, state text, at timestamptz, current_rate float8,
-                    baseline_rate float8, current_volume int8, baseline_volume int8, delta_pp float8,
-                    p_value float8, message text)
-            ), inserted as (
-                insert into alert_transitions (rule, app_id, slice, state, at, current_rate, baseline_rate,
-                                               current_volume, baseline_volume, delta_pp, p_value, message)
-                select rule, app_id, slice, state, at, current_rate, baseline_rate, current_volume,
-                       baseline_volume, delta_pp, p_value, message
-                  from input order by rule, app_id, slice
-                returning *
-            ), cleared as (
-                delete from alert_states s using inserted i
-                 where i.state = 'resolved' and s.rule = i.rule and s.app_id = i.app_id and s.slice = i.slice
-            ), added as (
-                insert into alert_states (rule, app_id, slice, firing_since, transition_id)
-                select rule, app_id, slice, at, id from inserted where state = 'firing'
-            )
-            select \(unsafeRaw: columns) from inserted order by id
-            """))
+        try transitions(
+            connection.query(
+                """
+                with input as (
+                    select * from jsonb_to_recordset(\(AlertRecord.json(records))::jsonb) as t(
+                        rule text, app_id text, slice jsonb, state text, at timestamptz, current_rate float8,
+                        baseline_rate float8, current_volume int8, baseline_volume int8, delta_pp float8,
+                        p_value float8, message text)
+                ), inserted as (
+                    insert into alert_transitions (rule, app_id, slice, state, at, current_rate, baseline_rate,
+                                                   current_volume, baseline_volume, delta_pp, p_value, message)
+                    select rule, app_id, slice, state, at, current_rate, baseline_rate, current_volume,
+                           baseline_volume, delta_pp, p_value, message
+                      from input order by rule, app_id, slice
+                    returning *
+                ), cleared as (
+                    delete from alert_states s using inserted i
+                     where i.state = 'resolved' and s.rule = i.rule and s.app_id = i.app_id and s.slice = i.slice
+                ), added as (
+                    insert into alert_states (rule, app_id, slice, firing_since, transition_id)
+                    select rule, app_id, slice, at, id from inserted where state = 'firing'
+                )
+                select \(unsafeRaw: columns) from inserted order by id
+                """))
     }
 
     private static func transitions(_ rows: QueryResult) throws(PostgresError) -> [AlertTransition] {
         var result: [AlertTransition] = []
         for row in rows {
             let state: String = try row.decode("state")
-            result.append(AlertTransition(
-                id: try row.decode("id"), rule: try row.decode("rule"), appID: try row.decode("app_id"),
-                slice: try slice(row.decode("slice")), state: AlertState(rawValue: state) ?? .resolved,
-                at: try row.decode("at"), currentRate: try row.decode("current_rate"),
-                baselineRate: try row.decode("baseline_rate"), currentVolume: try row.decode("current_volume"),
-                baselineVolume: try row.decode("baseline_volume"), deltaPoints: try row.decode("delta_pp"),
-                pValue: try row.decode("p_value"), message: try row.decode("message")))
+            result.append(
+                AlertTransition(
+                    id: try row.decode("id"), rule: try row.decode("rule"), appID: try row.decode("app_id"),
+                    slice: try slice(row.decode("slice")), state: AlertState(rawValue: state) ?? .resolved,
+                    at: try row.decode("at"), currentRate: try row.decode("current_rate"),
+                    baselineRate: try row.decode("baseline_rate"), currentVolume: try row.decode("current_volume"),
+                    baselineVolume: try row.decode("baseline_volume"), deltaPoints: try row.decode("delta_pp"),
+                    pValue: try row.decode("p_value"), message: try row.decode("message")))
         }
         return result
     }

@@ -36,10 +36,14 @@ public enum AlertText {
         if let delta = finding.deltaPoints { text += ", \(String(format: "%+.2f", delta)) pp" }
         if let p = finding.pValue { text += ", p=\(pValue(p))" }
         if let move = finding.causeMove {
-            text += "; cause moved most: \(move.cause.rawValue) " + String(format: "%.2f%% vs %.2f%%, %+.2f pp", move.current * 100, move.baseline * 100, move.deltaPoints)
+            text +=
+                "; cause moved most: \(move.cause.rawValue) "
+                + String(
+                    format: "%.2f%% vs %.2f%%, %+.2f pp", move.current * 100, move.baseline * 100, move.deltaPoints)
         }
         if let windows = finding.windows {
-            text += "; recent [\(Timestamp.rfc3339(windows.recentFrom)), \(Timestamp.rfc3339(windows.recentTo)))"
+            text +=
+                "; recent [\(Timestamp.rfc3339(windows.recentFrom)), \(Timestamp.rfc3339(windows.recentTo)))"
                 + ", baseline from \(Timestamp.rfc3339(windows.baselineFrom))"
         }
         return text
@@ -85,7 +89,9 @@ public enum AlertText {
     }
 
     static func shellQuoted(_ text: String) -> String {
-        let plain = text.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "._-:/".unicodeScalars.contains($0) }
+        let plain = text.unicodeScalars.allSatisfy {
+            CharacterSet.alphanumerics.contains($0) || "._-:/".unicodeScalars.contains($0)
+        }
         return plain && !text.isEmpty ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }

@@ -26,7 +26,8 @@ extension AlertTransition {
     init(_ finding: AlertFinding, state: AlertState, at: Date) {
         self.init(
             id: 0, rule: finding.rule.rawValue, appID: finding.appID, slice: finding.slice, state: state, at: at,
-            currentRate: finding.currentValue, baselineRate: finding.baselineValue, currentVolume: finding.currentVolume,
+            currentRate: finding.currentValue, baselineRate: finding.baselineValue,
+            currentVolume: finding.currentVolume,
             baselineVolume: finding.baselineVolume, deltaPoints: finding.deltaPoints, pValue: finding.pValue,
             message: AlertText.message(finding, state: state))
     }
@@ -54,7 +55,8 @@ struct AlertRecord: Encodable {
     }
 
     enum Key: String, CodingKey {
-        case text, id, rule, appID = "app_id", slice, state, at, currentRate = "current_rate", baselineRate = "baseline_rate"
+        case text, id, rule, appID = "app_id", slice, state, at, currentRate = "current_rate", baselineRate =
+            "baseline_rate"
         case currentVolume = "current_volume", baselineVolume = "baseline_volume", deltaPoints = "delta_pp"
         case pValue = "p_value", message, recentFrom = "recent_from", recentTo = "recent_to"
         case baselineFrom = "baseline_from", baselineTo = "baseline_to"

@@ -15,10 +15,14 @@ public struct AlertWebhook: Sendable {
     public var backoff: Duration
 
     /// Throws `invalidArgument` unless `url` is `http://host[:port][/path]`.
-    public init(url: String, timeout: Duration = .seconds(10), attempts: Int = 3, backoff: Duration = .seconds(1)) throws(AlertError) {
+    public init(
+        url: String, timeout: Duration = .seconds(10), attempts: Int = 3, backoff: Duration = .seconds(1)
+    ) throws(AlertError) {
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
         guard url.hasPrefix("http://"), let client = try? HTTPClient(baseURL: url, timeout: seconds) else {
-            throw AlertError(.invalidArgument, "webhook URL must be http://host[:port][/path] (put a TLS relay in front of https endpoints)")
+            throw AlertError(
+                .invalidArgument,
+                "webhook URL must be http://host[:port][/path] (put a TLS relay in front of https endpoints)")
         }
         self.url = url
         self.client = client
@@ -32,7 +36,9 @@ public struct AlertWebhook: Sendable {
         transitions.compactMap { transition in
             var record = AlertRecord(transition)
             record.includeSlackText = true
-            return deliver(Array(AlertRecord.json(record).utf8), what: "\(transition.rule) \(transition.state.rawValue) #\(transition.id)")
+            return deliver(
+                Array(AlertRecord.json(record).utf8),
+                what: "\(transition.rule) \(transition.state.rawValue) #\(transition.id)")
         }
     }
 
@@ -42,11 +48,14 @@ public struct AlertWebhook: Sendable {
         var last = ""
         for attempt in 1...attempts {
             if attempt > 1 {
-                Thread.sleep(forTimeInterval: Double(pause.components.seconds) + Double(pause.components.attoseconds) / 1e18)
+                Thread.sleep(
+                    forTimeInterval: Double(pause.components.seconds) + Double(pause.components.attoseconds) / 1e18)
                 pause *= 2
             }
             do {
-                let code = try client.post(path: client.basePath.isEmpty ? "/" : "", body: body, contentType: "application/json").status
+                let code = try client.post(
+                    path: client.basePath.isEmpty ? "/" : "", body: body, contentType: "application/json"
+                ).status
                 if (200...299).contains(code) { return nil }
                 last = "HTTP \(code)"
                 guard code >= 500 || code == 429 else { break }  // a status that retrying cannot fix

@@ -1,6 +1,6 @@
 import Foundation
-import PushLedgerSupport
 import PushLedgerRules
+import PushLedgerSupport
 import TableRendering
 
 /// Display formatting shared by the reports, on top of the core ``Format``.

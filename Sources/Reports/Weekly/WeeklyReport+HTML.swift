@@ -1,24 +1,41 @@
 import Foundation
-import TableRendering
 import PushLedgerRules
+import TableRendering
 
 extension WeeklyReport {
     /// One self-contained page: inline CSS and SVG, no scripts, nothing fetched. Reads on a
     /// laptop and a phone (fluid charts, scrolling tables) and prints cleanly.
     public var html: String {
         let e = SVGChart.escape
-        var body = "<header><h1>PushLedger weekly report</h1><p class=\"sub\">\(e(subtitle))</p><p class=\"sub\">\(e(rollups.text))</p></header>\n<main>\n"
+        var body =
+            """
+            <header><h1>PushLedger weekly report</h1><p class=\"sub\">\(e(subtitle))</p><p \
+            class=\"sub\">\(e(rollups.text))</p></header>\n<main>\n
+            """
         body += "<section class=\"charts\">\n"
         body += figure("Silent loss by channel, last \(Self.trendWeeks) weeks", trendChart)
         body += figure("Delivery funnel, \(week.description)", funnelChart)
         body += figure("Opt-in and reach by cohort (95% Wilson intervals)", cohortChart)
-        body += figure("Why unconfirmed: causes per platform and channel (of accepted), \(week.previous.description) and \(week.description)", causeChart)
-        body += figure("Delivery latency per platform and channel, \(week.previous.description) and \(week.description)", latencyChart)
+        body += figure(
+            """
+            Why unconfirmed: causes per platform and channel (of accepted), \(week.previous.description) and \
+            \(week.description)
+            """,
+            causeChart)
+        body += figure(
+            "Delivery latency per platform and channel, \(week.previous.description) and \(week.description)",
+            latencyChart)
         body += figure("Rejections by reason, \(week.description)", rejectionChart)
-        if hasFCMData { body += figure("FCM delivered vs confirmed by devices, per Los Angeles day", providerCheckChart) }
+        if hasFCMData {
+            body += figure("FCM delivered vs confirmed by devices, per Los Angeles day", providerCheckChart)
+        }
         body += "</section>\n"
         for table in sections { body += Self.htmlTable(table) }
-        body += "<p class=\"legend\">* denominator under \(Rate.lowVolumeThreshold) (low volume) · — undefined (denominator 0) · Δ for rates in percentage points · ! insufficient data for the comparison</p>\n"
+        body +=
+            """
+            <p class=\"legend\">* denominator under \(Rate.lowVolumeThreshold) (low volume) · — undefined \
+            (denominator 0) · Δ for rates in percentage points · ! insufficient data for the comparison</p>\n
+            """
         body += "</main>\n"
         return """
             <!DOCTYPE html>
@@ -47,7 +64,10 @@ extension WeeklyReport {
             title: "Silent loss rate by channel per week",
             xLabels: weeks.map { String($0.description.suffix(3)) },
             series: names.map { name in
-                (name, weeks.map { w in trend.first { $0.week == w && $0.channel == name }?.counts.silentLossRate.value })
+                (
+                    name,
+                    weeks.map { w in trend.first { $0.week == w && $0.channel == name }?.counts.silentLossRate.value }
+                )
             })
     }
 
@@ -61,7 +81,10 @@ extension WeeklyReport {
         return SVGChart.bars(
             title: "Delivery funnel",
             items: steps.map { label, count in
-                (label, Double(count), "\(count)" + (c.sends > 0 ? String(format: " (%.1f%%)", Double(count) * 100 / Double(c.sends)) : ""))
+                (
+                    label, Double(count),
+                    "\(count)" + (c.sends > 0 ? String(format: " (%.1f%%)", Double(count) * 100 / Double(c.sends)) : "")
+                )
             })
     }
 
@@ -69,10 +92,13 @@ extension WeeklyReport {
         SVGChart.intervals(
             title: "Opt-in and reach by cohort with 95% intervals",
             groups: promptTiming.cohorts.map { cohort in
-                (cohort.name, [cohort.optIn, cohort.reach].enumerated().map { i, rate in
-                    let ci = rate.wilsonInterval()
-                    return (i == 0 ? "opt-in" : "reach", rate.value, ci?.lower, ci?.upper)
-                })
+                (
+                    cohort.name,
+                    [cohort.optIn, cohort.reach].enumerated().map { i, rate in
+                        let ci = rate.wilsonInterval()
+                        return (i == 0 ? "opt-in" : "reach", rate.value, ci?.lower, ci?.upper)
+                    }
+                )
             },
             measures: ["opt-in", "reach"])
     }
@@ -81,7 +107,10 @@ extension WeeklyReport {
         SVGChart.bars(
             title: "Rejections by reason",
             items: rejections.filter { $0.current > 0 }.map {
-                ("\($0.provider) \($0.reason ?? $0.reasonClass)", Double($0.current), "\($0.current) (\($0.reasonClass))")
+                (
+                    "\($0.provider) \($0.reason ?? $0.reasonClass)", Double($0.current),
+                    "\($0.current) (\($0.reasonClass))"
+                )
             },
             color: "#dc2626")
     }
@@ -91,11 +120,15 @@ extension WeeklyReport {
         var out = "<section><h2>\(e(table.title))</h2><div class=\"scroll\"><table><thead><tr>"
         out += table.table.columns.map { "<th>\(e($0.title))</th>" }.joined() + "</tr></thead><tbody>"
         for row in table.table.rows {
-            out += "<tr>" + zip(row, table.table.columns).map { cell, column in
-                "<td\(column.alignment == .right ? " class=\"num\"" : "")>\(e(cell.displayText))</td>"
-            }.joined() + "</tr>"
+            out +=
+                "<tr>"
+                + zip(row, table.table.columns).map { cell, column in
+                    "<td\(column.alignment == .right ? " class=\"num\"" : "")>\(e(cell.displayText))</td>"
+                }.joined() + "</tr>"
         }
-        if table.table.rows.isEmpty { out += "<tr><td colspan=\"\(table.table.columns.count)\" class=\"empty\">none</td></tr>" }
+        if table.table.rows.isEmpty {
+            out += "<tr><td colspan=\"\(table.table.columns.count)\" class=\"empty\">none</td></tr>"
+        }
         out += "</tbody></table></div>"
         out += table.notes.map { "<p class=\"note\">\(e($0))</p>" }.joined()
         return out + "</section>\n"
@@ -104,7 +137,8 @@ extension WeeklyReport {
     static let css = """
         :root{--fg:#111827;--muted:#6b7280;--line:#e5e7eb;--bg:#fff;--head:#f3f4f6}
         *{box-sizing:border-box}
-        body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
+        body{margin:0;font:15px/1.45 system-ui,-apple-system,"Segoe \
+        UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
         header,main{max-width:1100px;margin:0 auto;padding:16px}
         h1{font-size:1.5rem;margin:0 0 4px}
         h2{font-size:1.15rem;margin:28px 0 8px}

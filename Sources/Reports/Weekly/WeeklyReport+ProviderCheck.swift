@@ -1,7 +1,7 @@
 import Foundation
-import TableRendering
 import PushLedgerRules
 import PushLedgerSupport
+import TableRendering
 
 /// The weekly report's "Provider says vs devices say" section (metrics.md "Provider cross-check").
 extension WeeklyReport {
@@ -11,15 +11,19 @@ extension WeeklyReport {
     var providerCheckTable: ReportTable {
         guard let check = providerCheck, hasFCMData else {
             return ReportTable(
-                title: "Provider says vs devices say", columns: ["day", "fcm_delivered", "confirmed", "gap_pp"], rows: [],
-                notes: ["no FCM Aggregated Delivery Data for this week: download it from the FCM Data API",
-                        "(projects.androidApps.deliveryData.list) and import it with",
-                        "pushledger import fcm-delivery-data FILE --app \(app) --fcm-app-id 1:…:android:…"])
+                title: "Provider says vs devices say", columns: ["day", "fcm_delivered", "confirmed", "gap_pp"],
+                rows: [],
+                notes: [
+                    "no FCM Aggregated Delivery Data for this week: download it from the FCM Data API",
+                    "(projects.androidApps.deliveryData.list) and import it with",
+                    "pushledger import fcm-delivery-data FILE --app \(app) --fcm-app-id 1:…:android:…",
+                ])
         }
         let table = check.table(for: .table)
-        return ReportTable(title: "Provider says vs devices say", table: table.table,
-                           notes: ["FCM delivered % against the share of accepted FCM sends a device confirmed, per Los Angeles day"]
-                               + table.notes.dropFirst())
+        return ReportTable(
+            title: "Provider says vs devices say", table: table.table,
+            notes: ["FCM delivered % against the share of accepted FCM sends a device confirmed, per Los Angeles day"]
+                + table.notes.dropFirst())
     }
 
     /// FCM delivered % and confirmed delivery % per day of the week.
@@ -31,7 +35,9 @@ extension WeeklyReport {
         }
         return SVGChart.lines(
             title: "FCM delivered vs confirmed", xLabels: days.map { String($0.iso.dropFirst(5)) },
-            series: [("FCM delivered", days.map { d in value(d) { $0.fcm?.deliveredPct.map { $0 / 100 } } }),
-                     ("confirmed by devices", days.map { d in value(d) { $0.devices?.confirmedDeliveryRate.value } })])
+            series: [
+                ("FCM delivered", days.map { d in value(d) { $0.fcm?.deliveredPct.map { $0 / 100 } } }),
+                ("confirmed by devices", days.map { d in value(d) { $0.devices?.confirmedDeliveryRate.value } }),
+            ])
     }
 }

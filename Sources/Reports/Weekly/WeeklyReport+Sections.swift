@@ -21,8 +21,11 @@ extension WeeklyReport {
 
     /// Every section as a titled table, in the order of docs/metrics.md "Weekly report".
     public var sections: [ReportTable] {
-        [headlineTable, sliceTable("Per channel", "channel", channels), sliceTable("Per platform", "platform", platforms),
-         causeTable, latencyTable, rejectionTable, hygieneTable, providerCheckTable]
+        [
+            headlineTable, sliceTable("Per channel", "channel", channels),
+            sliceTable("Per platform", "platform", platforms),
+            causeTable, latencyTable, rejectionTable, hygieneTable, providerCheckTable,
+        ]
             + (hasFCMData ? providerCheck.map { [$0.causeTable()] } ?? [] : [])
             + [landingTable, linkHostTable, promptTable, alertTable]
     }
@@ -31,12 +34,16 @@ extension WeeklyReport {
 
     private var headlineTable: ReportTable {
         let (c, p) = (headline.current, headline.previous)
-        var rows: [[Cell]] = [["sends"] + Self.countCells(c.sends, p.sends), ["accepted"] + Self.countCells(c.accepted, p.accepted)]
+        var rows: [[Cell]] = [
+            ["sends"] + Self.countCells(c.sends, p.sends), ["accepted"] + Self.countCells(c.accepted, p.accepted),
+        ]
         rows += Self.headlineRates.map { [.text($0.label)] + Self.rateCells($0.rate(c), $0.rate(p)) }
         // beside silent loss, the part of it nothing reported explains
         let unexplained = { (counts: OutcomeCounts) in (counts.causes ?? CauseCounts()).rate(.unexplained) }
         rows.insert(["silent loss: unexplained"] + Self.rateCells(unexplained(c), unexplained(p)), at: 4)
-        let notes = c.pending > 0 ? ["\(c.pending) sends still pending (within the confirmation window) are left out of accepted"] : []
+        let notes =
+            c.pending > 0
+            ? ["\(c.pending) sends still pending (within the confirmation window) are left out of accepted"] : []
         return ReportTable(title: "Headline", columns: ["figure"] + Self.changeColumns, rows: rows, notes: notes)
     }
 
@@ -44,8 +51,13 @@ extension WeeklyReport {
         var columns = [name, "sends", "Δ sends"]
         for rate in Self.headlineRates { columns += [rate.label, "prev", "Δ"] }
         let rows = slices.map { slice -> [Cell] in
-            var cells: [Cell] = [.text(slice.name), .integer(slice.current.sends), Display.change(slice.current.sends - slice.previous.sends)]
-            for rate in Self.headlineRates { cells += Self.rateCells(rate.rate(slice.current), rate.rate(slice.previous)) }
+            var cells: [Cell] = [
+                .text(slice.name), .integer(slice.current.sends),
+                Display.change(slice.current.sends - slice.previous.sends),
+            ]
+            for rate in Self.headlineRates {
+                cells += Self.rateCells(rate.rate(slice.current), rate.rate(slice.previous))
+            }
             return cells
         }
         return ReportTable(title: title, columns: columns, rows: rows, key: columns.filter { $0 != "prev" })
@@ -53,9 +65,11 @@ extension WeeklyReport {
 
     private var rejectionTable: ReportTable {
         ReportTable(
-            title: "Provider rejections by reason", columns: ["provider", "reason class", "reason"] + Self.changeColumns,
+            title: "Provider rejections by reason",
+            columns: ["provider", "reason class", "reason"] + Self.changeColumns,
             rows: rejections.map { r -> [Cell] in
-                [.text(r.provider), .text(r.reasonClass), .text(r.reason ?? "(none)")] + Self.countCells(r.current, r.previous)
+                [.text(r.provider), .text(r.reasonClass), .text(r.reason ?? "(none)")]
+                    + Self.countCells(r.current, r.previous)
             })
     }
 
@@ -63,8 +77,11 @@ extension WeeklyReport {
         let (c, p) = (headline.current, headline.previous)
         return ReportTable(
             title: "Token hygiene", columns: ["figure"] + Self.changeColumns,
-            rows: [["tokens invalidated (results marking a token invalid)"] + Self.countCells(c.tokenInvalid, p.tokenInvalid),
-                   ["sends to tokens already known invalid"] + Self.countCells(c.toInvalidToken, p.toInvalidToken)])
+            rows: [
+                ["tokens invalidated (results marking a token invalid)"]
+                    + Self.countCells(c.tokenInvalid, p.tokenInvalid),
+                ["sends to tokens already known invalid"] + Self.countCells(c.toInvalidToken, p.toInvalidToken),
+            ])
     }
 
     private var landingTable: ReportTable {
@@ -72,10 +89,18 @@ extension WeeklyReport {
             title: "Tap-through landing (misrouted opens)",
             columns: ["channel", "campaign", "opens", "reported landing", "misrouted", "misrouted rate", "prev", "Δ"],
             rows: landings.map { l -> [Cell] in
-                [.text(l.channel), .text(l.campaign ?? "(none)"), .integer(l.current.opens), .integer(l.current.landedReported),
-                 .integer(l.current.misrouted)] + Self.rateCells(l.current.misroutedRate, l.previous.misroutedRate)
+                [
+                    .text(l.channel), .text(l.campaign ?? "(none)"), .integer(l.current.opens),
+                    .integer(l.current.landedReported),
+                    .integer(l.current.misrouted),
+                ] + Self.rateCells(l.current.misroutedRate, l.previous.misroutedRate)
             },
-            notes: ["misrouted: opens that landed on the fallback screen or were rejected, out of opens that reported where they landed"],
+            notes: [
+                """
+                misrouted: opens that landed on the fallback screen or were rejected, out of opens that reported \
+                where they landed
+                """
+            ],
             key: ["channel", "campaign", "opens", "misrouted", "misrouted rate", "Δ"])
     }
 
@@ -86,9 +111,15 @@ extension WeeklyReport {
         let rows = promptTiming.cohorts.map { cohort -> [Cell] in
             let previous = previousPromptTiming.cohorts.first { $0.name == cohort.name }
             let versus = promptTiming.comparisons(cohort)?.first { $0.name == "opt_in_rate" }?.comparison
-            let versusCell: Cell = versus.map {
-                .text("\(Display.points($0.differencePoints)) p=\(Display.pValue($0.pValue))\($0.insufficientData ? " !" : "")")
-            } ?? (cohort.name == promptTiming.baseline ? "baseline" : .null)
+            let versusCell: Cell =
+                versus.map {
+                    .text(
+                        """
+                        \(Display.points($0.differencePoints)) \
+                        p=\(Display.pValue($0.pValue))\($0.insufficientData ? " !" : "")
+                        """
+                    )
+                } ?? (cohort.name == promptTiming.baseline ? "baseline" : .null)
             var cells: [Cell] = [.text(cohort.name), .integer(cohort.installs), .integer(cohort.prompted)]
             cells += Self.rateCells(cohort.optIn, previous?.optIn ?? Rate(0, of: 0))
             cells += [interval(cohort.optIn), Display.rate(cohort.reach), interval(cohort.reach), versusCell]
@@ -98,13 +129,19 @@ extension WeeklyReport {
         if promptTiming.cohorts.isEmpty { notes.append("no cohort this week") }
         return ReportTable(
             title: "Prompt timing",
-            columns: ["cohort", "installs", "prompted", "opt-in", "prev", "Δ", "opt-in 95% CI", "reach", "reach 95% CI", "opt-in vs baseline"],
-            rows: rows, notes: notes, key: ["cohort", "installs", "prompted", "opt-in", "Δ", "opt-in 95% CI", "reach", "opt-in vs baseline"])
+            columns: [
+                "cohort", "installs", "prompted", "opt-in", "prev", "Δ", "opt-in 95% CI", "reach", "reach 95% CI",
+                "opt-in vs baseline",
+            ],
+            rows: rows, notes: notes,
+            key: ["cohort", "installs", "prompted", "opt-in", "Δ", "opt-in 95% CI", "reach", "opt-in vs baseline"])
     }
 
     private var alertTable: ReportTable {
         let columns = ["rule", "slice", "at", "message"]
-        guard let alerts else { return ReportTable(title: "Alerts fired", columns: columns, rows: [], notes: ["alerting not set up"]) }
+        guard let alerts else {
+            return ReportTable(title: "Alerts fired", columns: columns, rows: [], notes: ["alerting not set up"])
+        }
         return ReportTable(
             title: "Alerts fired", columns: columns,
             rows: alerts.map { [.text($0.rule), .text($0.slice), .text(Display.timestamp($0.at)), .text($0.message)] },
@@ -119,13 +156,15 @@ extension WeeklyReport {
     public func rendered(_ format: ReportFormat, columns: ColumnChoice = .key) throws(ReportError) -> String {
         switch format {
         case .markdown:
-            return "# PushLedger weekly report\n\n\(subtitle)\n\n\(rollups.text)\n\n" + sections.map { $0.markdown() }.joined(separator: "\n")
+            return "# PushLedger weekly report\n\n\(subtitle)\n\n\(rollups.text)\n\n"
+                + sections.map { $0.markdown() }.joined(separator: "\n")
                 + "\n_\\* denominator under \(Rate.lowVolumeThreshold); Δ of rates in percentage points_\n"
         case .text, .table:
             let sections = sections
             let choice = try columns.checked(sections)
             return "PushLedger weekly report\n\(subtitle)\n\(rollups.text)\n\n"
-                + sections.map { $0.terminal(style: format == .table ? .unicode : .plain, columns: choice) }.joined(separator: "\n")
+                + sections.map { $0.terminal(style: format == .table ? .unicode : .plain, columns: choice) }.joined(
+                    separator: "\n")
         case .html: return html
         case .json: return json.jsonText(pretty: true) + "\n"
         case .csv: throw ReportError.unsupported(format, report: "report weekly")

@@ -1,9 +1,9 @@
 import Foundation
-import TableRendering
 import Postgres
-import PushLedgerSupport
 import PushLedgerContract
 import PushLedgerRules
+import PushLedgerSupport
+import TableRendering
 
 /// `report weekly`: the sections of docs/metrics.md "Weekly report", each with the previous
 /// week beside it. Reads only rollups (never refreshes them), so its time does not grow with events.
@@ -98,19 +98,23 @@ public struct WeeklyReport: Sendable {
         let byPlatform = try totals(connection, app, week.previous, week, by: "week,platform")
         func slices(_ rows: [(week: ISOWeek, name: String, counts: OutcomeCounts)]) -> [Slice] {
             Set(rows.filter { $0.week >= week.previous }.map(\.name)).sorted().map { name in
-                Slice(name: name, current: rows.first { $0.week == week && $0.name == name }?.counts ?? OutcomeCounts(),
-                      previous: rows.first { $0.week == week.previous && $0.name == name }?.counts ?? OutcomeCounts())
+                Slice(
+                    name: name, current: rows.first { $0.week == week && $0.name == name }?.counts ?? OutcomeCounts(),
+                    previous: rows.first { $0.week == week.previous && $0.name == name }?.counts ?? OutcomeCounts())
             }
         }
         let options = PromptTimingReport.Options(experiment: experiment, includeSends: false, fromRollups: true)
         func prompts(_ w: ISOWeek) throws(ReportError) -> PromptTimingReport {
-            try PromptTimingReport.run(connection: connection, query: ReportQuery(app: app, from: w.start(), to: w.end(), asOf: asOf), options: options)
+            try PromptTimingReport.run(
+                connection: connection, query: ReportQuery(app: app, from: w.start(), to: w.end(), asOf: asOf),
+                options: options)
         }
         return WeeklyReport(
             app: app, week: week, asOf: asOf, rollups: rollups,
             headline: slices(byWeek).first.map { Slice(name: "all", current: $0.current, previous: $0.previous) }
                 ?? Slice(name: "all", current: OutcomeCounts(), previous: OutcomeCounts()),
-            channels: slices(byChannel), platforms: slices(byPlatform), causeSlices: try causeSlices(connection, app, week),
+            channels: slices(byChannel), platforms: slices(byPlatform),
+            causeSlices: try causeSlices(connection, app, week),
             trend: byChannel.map { ($0.week, $0.name, $0.counts) },
             rejections: try rejections(connection, app, week),
             landings: try landings(connection, app, week),
@@ -122,74 +126,107 @@ public struct WeeklyReport: Sendable {
 
     /// The cross-check of the week's Los Angeles days; nil without FCM data for them, whose check
     /// would show devices only (the section says how to import it) and costs an engine pass a day.
-    private static func providerCheck(_ connection: Connection, _ app: String, _ week: ISOWeek, asOf: Date)
+    private static func providerCheck(
+        _ connection: Connection, _ app: String, _ week: ISOWeek, asOf: Date
+    )
         throws(ReportError) -> ProviderCheckReport?
     {
         let from = CivilDate(week.start()), to = CivilDate(daysSinceEpoch: CivilDate(week.start()).daysSinceEpoch + 7)
         let imported = try databaseStep("looking for FCM delivery data") {
             try connection.query(
-                "select exists (select 1 from fcm_delivery_data where app_id = \(app) and day >= \(from.iso)::date and day < \(to.iso)::date) as found"
+                """
+                select exists (select 1 from fcm_delivery_data where app_id = \(app) and day >= \(from.iso)::date \
+                and day < \(to.iso)::date) as found
+                """
             )[0].decode("found", as: Bool.self)
         }
         guard imported else { return nil }
-        return try ProviderCheckReport.run(connection: connection, app: app, from: from, to: to, byCampaign: false, asOf: asOf)
+        return try ProviderCheckReport.run(
+            connection: connection, app: app, from: from, to: to, byCampaign: false, asOf: asOf)
     }
 
     /// Rollup sums per week (and the second dimension in `by`, if any) over weeks [first, last].
-    private static func totals(_ connection: Connection, _ app: String, _ first: ISOWeek, _ last: ISOWeek, by: String)
+    private static func totals(
+        _ connection: Connection, _ app: String, _ first: ISOWeek, _ last: ISOWeek, by: String
+    )
         throws(ReportError) -> [(week: ISOWeek, name: String, counts: OutcomeCounts)]
     {
         try databaseStep("reading rollups") {
-            try connection.query(OutcomeCounts.withRates(
-                """
-                select week::timestamp at time zone 'UTC' as week, coalesce(channel, platform, 'all') as name,
-                       \(unsafeRaw: OutcomeCounts.sqlColumns), \(unsafeRaw: CauseCounts.sqlColumns)
-                  from pushledger_rollup_totals(\(app), \(Display.day(first.start()))::date, \(Display.day(last.end()))::date,
-                                                string_to_array(\(by), ','))
-                """
-            )).map { row in
-                (ISOWeek(containing: try row.decode("week", as: Date.self) as Date), try row.decode("name"), try OutcomeCounts(row: row, causes: true))
+            try connection.query(
+                OutcomeCounts.withRates(
+                    """
+                    select week::timestamp at time zone 'UTC' as week, coalesce(channel, platform, 'all') as name,
+                           \(unsafeRaw: OutcomeCounts.sqlColumns), \(unsafeRaw: CauseCounts.sqlColumns)
+                      from pushledger_rollup_totals(\(app), \(Display.day(first.start()))::date, \
+                    \(Display.day(last.end()))::date,
+                                                    string_to_array(\(by), ','))
+                    """
+                )
+            ).map { row in
+                (
+                    ISOWeek(containing: try row.decode("week", as: Date.self) as Date), try row.decode("name"),
+                    try OutcomeCounts(row: row, causes: true)
+                )
             }
         }
     }
 
-    private static func rejections(_ connection: Connection, _ app: String, _ week: ISOWeek) throws(ReportError) -> [ReasonRow] {
+    private static func rejections(
+        _ connection: Connection, _ app: String, _ week: ISOWeek
+    ) throws(ReportError) -> [ReasonRow] {
         let load = { (w: ISOWeek) throws(ReportError) -> [ReasonRow] in
             try databaseStep("reading rejection rollups") {
                 try connection.query(
                     """
                     select provider, reason_class, reason, rejected
-                      from pushledger_rollup_rejections(\(app), \(Display.day(w.start()))::date, \(Display.day(w.end()))::date)
+                      from pushledger_rollup_rejections(\(app), \(Display.day(w.start()))::date, \
+                    \(Display.day(w.end()))::date)
                     """
                 ).map { row in
-                    ReasonRow(provider: try row.decode("provider"), reasonClass: try row.decode("reason_class"),
-                              reason: try row.decode("reason"), current: try row.decode("rejected"), previous: 0)
+                    ReasonRow(
+                        provider: try row.decode("provider"), reasonClass: try row.decode("reason_class"),
+                        reason: try row.decode("reason"), current: try row.decode("rejected"), previous: 0)
                 }
             }
         }
         var rows = try load(week)
         for old in try load(week.previous) {
-            if let i = rows.firstIndex(where: { ($0.provider, $0.reasonClass, $0.reason) == (old.provider, old.reasonClass, old.reason) }) {
+            if let i = rows.firstIndex(where: {
+                ($0.provider, $0.reasonClass, $0.reason) == (old.provider, old.reasonClass, old.reason)
+            }) {
                 rows[i].previous = old.current
             } else {
-                rows.append(ReasonRow(provider: old.provider, reasonClass: old.reasonClass, reason: old.reason, current: 0, previous: old.current))
+                rows.append(
+                    ReasonRow(
+                        provider: old.provider, reasonClass: old.reasonClass, reason: old.reason, current: 0,
+                        previous: old.current))
             }
         }
-        return rows.sorted { ($1.current, $1.previous, $0.provider, $0.reason ?? "") < ($0.current, $0.previous, $1.provider, $1.reason ?? "") }
+        return rows.sorted {
+            ($1.current, $1.previous, $0.provider, $0.reason ?? "") < (
+                $0.current, $0.previous, $1.provider, $1.reason ?? ""
+            )
+        }
     }
 
-    private static func landings(_ connection: Connection, _ app: String, _ week: ISOWeek) throws(ReportError) -> [LandingRow] {
+    private static func landings(
+        _ connection: Connection, _ app: String, _ week: ISOWeek
+    ) throws(ReportError) -> [LandingRow] {
         let load = { (w: ISOWeek) throws(ReportError) -> [(channel: String, campaign: String?, landing: Landing)] in
             try databaseStep("reading landing rollups") {
                 try connection.query(
                     """
                     select channel, campaign, opens, landed_reported, misrouted
-                      from pushledger_rollup_landings(\(app), \(Display.day(w.start()))::date, \(Display.day(w.end()))::date)
+                      from pushledger_rollup_landings(\(app), \(Display.day(w.start()))::date, \
+                    \(Display.day(w.end()))::date)
                     """
                 ).map { row in
-                    (try row.decode("channel"), try row.decode("campaign"),
-                     Landing(opens: try row.decode("opens"), landedReported: try row.decode("landed_reported"),
-                             misrouted: try row.decode("misrouted")))
+                    (
+                        try row.decode("channel"), try row.decode("campaign"),
+                        Landing(
+                            opens: try row.decode("opens"), landedReported: try row.decode("landed_reported"),
+                            misrouted: try row.decode("misrouted"))
+                    )
                 }
             }
         }
@@ -199,9 +236,10 @@ public struct WeeklyReport: Sendable {
             keys.append((row.channel, row.campaign))
         }
         return keys.map { key in
-            LandingRow(channel: key.0, campaign: key.1,
-                       current: current.first { ($0.channel, $0.campaign) == key }?.landing ?? Landing(),
-                       previous: previous.first { ($0.channel, $0.campaign) == key }?.landing ?? Landing())
+            LandingRow(
+                channel: key.0, campaign: key.1,
+                current: current.first { ($0.channel, $0.campaign) == key }?.landing ?? Landing(),
+                previous: previous.first { ($0.channel, $0.campaign) == key }?.landing ?? Landing())
         }.sorted { ($0.channel, $0.campaign ?? "") < ($1.channel, $1.campaign ?? "") }
     }
 
@@ -215,10 +253,11 @@ public struct WeeklyReport: Sendable {
                   from pushledger_fired_alerts(\(app), \(week.start()), \(week.end()))
                 """
             ).map { row in
-                FiredAlert(rule: try row.decode("rule"), slice: try row.decode("slice"), at: try row.decode("at"),
-                           currentRate: try row.decode("current_rate"), baselineRate: try row.decode("baseline_rate"),
-                           deltaPoints: try row.decode("delta_pp"), pValue: try row.decode("p_value"),
-                           message: try row.decode("message"))
+                FiredAlert(
+                    rule: try row.decode("rule"), slice: try row.decode("slice"), at: try row.decode("at"),
+                    currentRate: try row.decode("current_rate"), baselineRate: try row.decode("baseline_rate"),
+                    deltaPoints: try row.decode("delta_pp"), pValue: try row.decode("p_value"),
+                    message: try row.decode("message"))
             }
         }
     }

@@ -108,7 +108,8 @@ struct ServeCommand: Command {
     @Option(help: "Open connections at most", default: ServeCommand.defaults.http.connectionLimit)
     var connections: Int
 
-    @Option(help: "Bytes of libmicrohttpd memory per connection", default: ServeCommand.defaults.http.connectionMemoryLimit)
+    @Option(
+        help: "Bytes of libmicrohttpd memory per connection", default: ServeCommand.defaults.http.connectionMemoryLimit)
     var connectionMemory: Int
 
     @Option(help: "Seconds an idle connection stays open", default: ServeCommand.defaults.http.requestTimeoutSeconds)
@@ -166,7 +167,8 @@ struct ServeCommand: Command {
                     started: started)
             } else {
                 try IngestServer.run(
-                    config: config, databaseURL: context.databaseURL, logger: context.logger.named("serve"), version: version,
+                    config: config, databaseURL: context.databaseURL, logger: context.logger.named("serve"),
+                    version: version,
                     started: started)
             }
         } catch {

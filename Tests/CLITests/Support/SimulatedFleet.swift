@@ -19,16 +19,20 @@ struct SimulatedFleet {
         var keys: [String] = []
         for scope in ["telemetry", "sends"] {
             let key = try CommandRunner.run(
-                ["keys", "create", "--app", "com.example.shop", "--scope", scope, "--log-level", "warning"], environment: environment)
+                ["keys", "create", "--app", "com.example.shop", "--scope", scope, "--log-level", "warning"],
+                environment: environment)
             try #require(key.status == 0, "\(key.stderr)")
             keys.append(key.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
         }
         serve = try ServeProcess(databaseURL: database)
         truthFile = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-truth-\(UUID()).json")
         let simulate = try CommandRunner.run(
-            ["simulate", "--url", "http://127.0.0.1:\(serve.port)", "--telemetry-key", keys[0], "--sends-key", keys[1],
-             "--installs", "\(installs)", "--warmup-days", "\(warmupDays)", "--days", "\(days)", "--seed", "\(seed)",
-             "--no-progress", "--truth", truthFile.path],
+            [
+                "simulate", "--url", "http://127.0.0.1:\(serve.port)", "--telemetry-key", keys[0], "--sends-key",
+                keys[1],
+                "--installs", "\(installs)", "--warmup-days", "\(warmupDays)", "--days", "\(days)", "--seed", "\(seed)",
+                "--no-progress", "--truth", truthFile.path,
+            ],
             environment: environment)
         try #require(simulate.status == 0, "\(simulate.stderr)")
     }
@@ -41,8 +45,10 @@ struct SimulatedFleet {
     /// `--from`, `--to` and `--as-of` of the simulated window.
     func window() throws -> [String] {
         let truth = try truth()
-        return ["--from", try #require(truth["from"] as? String), "--to", try #require(truth["to"] as? String),
-                "--as-of", try #require(truth["as_of"] as? String)]
+        return [
+            "--from", try #require(truth["from"] as? String), "--to", try #require(truth["to"] as? String),
+            "--as-of", try #require(truth["as_of"] as? String),
+        ]
     }
 
     func removeTruth() { try? FileManager.default.removeItem(at: truthFile) }

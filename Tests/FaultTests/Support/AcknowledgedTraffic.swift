@@ -54,7 +54,9 @@ final class AcknowledgedTraffic: Sendable {
     /// `https://` base URL.
     func post(to baseURL: String, clients: Int, policy: RetryPolicy, caFile: String? = nil) -> Background<Summary> {
         Background { [self] in
-            let workers = (0..<clients).map { _ in Background { [self] in try postLoop(baseURL: baseURL, policy: policy, caFile: caFile) } }
+            let workers = (0..<clients).map { _ in
+                Background { [self] in try postLoop(baseURL: baseURL, policy: policy, caFile: caFile) }
+            }
             for worker in workers { try worker.value() }
             return summary.withLock { $0 }
         }

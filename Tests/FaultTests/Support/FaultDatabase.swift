@@ -14,7 +14,9 @@ struct FaultDatabase: Sendable {
     let sendsKey: String
 
     /// A fresh database on the test cluster.
-    static func fresh() throws -> FaultDatabase { try FaultDatabase(url: TestDatabase.fresh(prefix: "fault"), migrate: false) }
+    static func fresh() throws -> FaultDatabase {
+        try FaultDatabase(url: TestDatabase.fresh(prefix: "fault"), migrate: false)
+    }
 
     /// Keys for `url`, after `pushledger migrate` when `migrate` (a database of its own cluster).
     init(url: String, migrate: Bool) throws {
@@ -25,13 +27,15 @@ struct FaultDatabase: Sendable {
     }
 
     static func createKey(app: String, scope: String, _ url: String) throws -> String {
-        try pushledger(["keys", "create", "--app", app, "--scope", scope], url).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try pushledger(["keys", "create", "--app", app, "--scope", scope], url).stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
     }
 
     /// Revokes a key with `pushledger keys revoke`, finding its id by the key's SHA-256 (the
     /// only form of it the database holds).
     func revokeKey(_ secret: String) throws {
-        let id = try connect().query("select id::text from api_keys where key_hash = sha256(convert_to(\(secret), 'UTF8'))")[0]
+        let id = try connect().query(
+            "select id::text from api_keys where key_hash = sha256(convert_to(\(secret), 'UTF8'))")[0]
             .decode(0, as: String.self)
         try Self.pushledger(["keys", "revoke", id], url)
     }
@@ -41,7 +45,8 @@ struct FaultDatabase: Sendable {
     static func pushledger(_ arguments: [String], _ url: String) throws -> CommandRunner.Output {
         let output = try CommandRunner.run(arguments + ["--log-level", "warning"], environment: ["DATABASE_URL": url])
         guard output.status == 0 else {
-            throw RawHTTPError(description: "pushledger \(arguments.joined(separator: " ")) exited \(output.status): \(output.stderr)")
+            throw RawHTTPError(
+                description: "pushledger \(arguments.joined(separator: " ")) exited \(output.status): \(output.stderr)")
         }
         return output
     }

@@ -14,7 +14,8 @@ extension HostileCorpus {
         ("year_0", #""0000-01-01T00:00:00Z""#), ("year_1_plus_23_59", #""0001-01-01T00:00:00+23:59""#),
         ("year_1_minus_23_59", #""0001-01-01T00:00:00-23:59""#), ("year_9999", #""9999-12-31T23:59:59.999999Z""#),
         ("year_9999_minus_23_59", #""9999-12-31T23:59:59-23:59""#), ("year_1", #""0001-01-01T00:00:00Z""#),
-        ("huge_integer", "9223372036854775808"), ("huge_negative", "-9223372036854775809"), ("huge_exponent", "1e999999"),
+        ("huge_integer", "9223372036854775808"), ("huge_negative", "-9223372036854775809"),
+        ("huge_exponent", "1e999999"),
         ("tiny_exponent", "1e-400"), ("negative_zero", "-0"), ("long_digits", String(repeating: "9", count: 60)),
         ("nested_63", String(repeating: "[", count: 62) + String(repeating: "]", count: 62)),
         ("nested_objects", String(repeating: "{\"a\":", count: 30) + "1" + String(repeating: "}", count: 30)),
@@ -25,7 +26,8 @@ extension HostileCorpus {
     static func contractTemplates() throws -> [(path: String, key: String, body: Any)] {
         let folder = TestDatabase.repositoryRoot.appendingPathComponent("docs/contract/vectors")
         var templates: [(String, String, Any)] = []
-        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() where name.hasSuffix(".json") {
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        where name.hasSuffix(".json") {
             let data = try Data(contentsOf: folder.appendingPathComponent(name))
             guard let vector = try JSONSerialization.jsonObject(with: data) as? [String: Any],
                 (vector["expect"] as? [String: Any])?["status"] as? Int == 200, let body = vector["body"],
@@ -109,10 +111,12 @@ extension HostileCorpus {
             return array
         }
         let original = value(at: path, in: root)
-        let data = try! JSONSerialization.data(withJSONObject: replaced(root, path[...]), options: [.sortedKeys, .fragmentsAllowed])
+        let data = try! JSONSerialization.data(
+            withJSONObject: replaced(root, path[...]), options: [.sortedKeys, .fragmentsAllowed])
         let text = String(decoding: data, as: UTF8.self)
         let originalText = String(
-            decoding: try! JSONSerialization.data(withJSONObject: original, options: [.sortedKeys, .fragmentsAllowed]), as: UTF8.self)
+            decoding: try! JSONSerialization.data(withJSONObject: original, options: [.sortedKeys, .fragmentsAllowed]),
+            as: UTF8.self)
         let replacement: String
         if let json {
             replacement = json

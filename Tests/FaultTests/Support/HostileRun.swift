@@ -33,7 +33,9 @@ enum HostileRun {
             byVariant.merge(other.byVariant, uniquingKeysWith: +)
         }
 
-        var variantSummary: String { byVariant.keys.sorted().map { "\($0): \(byVariant[$0]!)" }.joined(separator: "\n") }
+        var variantSummary: String {
+            byVariant.keys.sorted().map { "\($0): \(byVariant[$0]!)" }.joined(separator: "\n")
+        }
 
         var statusSummary: String { statuses.keys.sorted().map { "\($0):\(statuses[$0]!)" }.joined(separator: ",") }
     }
@@ -63,7 +65,9 @@ enum HostileRun {
             tally.byVariant["\(request.category)/\(request.variant)", default: 0] += 1
             if tally.examples.count < 10 { tally.examples.append("\(request.category): \(what)") }
         }
-        guard let connection = try? RawHTTPConnection(port: port, receiveTimeout: 30) else { return violation("connect refused") }
+        guard let connection = try? RawHTTPConnection(port: port, receiveTimeout: 30) else {
+            return violation("connect refused")
+        }
         let reply: RawReply?
         switch request.delivery {
         case .whole:

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A throwaway CA and the server certificate it signed for 127.0.0.1 and localhost
@@ -14,7 +14,8 @@ struct TestCA {
     var key: String { directory.appendingPathComponent("server.key").path }
 
     init(_ name: String) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushledger-tls-\(name)-\(UUID().uuidString)")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pushledger-tls-\(name)-\(UUID().uuidString)")
         let script = TestDatabase.repositoryRoot.appendingPathComponent("scripts/test-ca.sh")
         let made = try CommandRunner.run(
             [directory.path, "PushLedger \(name) test CA", "IP:127.0.0.1", "DNS:localhost"], program: script)
@@ -22,7 +23,9 @@ struct TestCA {
     }
 
     /// The server certificate's serial, as `openssl x509 -serial` prints it.
-    var serial: String { get throws { try TLSTools.serial(ofPEM: Data(contentsOf: URL(fileURLWithPath: certificate))) } }
+    var serial: String {
+        get throws { try TLSTools.serial(ofPEM: Data(contentsOf: URL(fileURLWithPath: certificate))) }
+    }
 
     func remove() { try? FileManager.default.removeItem(at: directory) }
 }
@@ -30,7 +33,8 @@ struct TestCA {
 enum TLSTools {
     /// Runs curl (`-sS`, no proxy from the environment): its exit status, stdout and stderr.
     static func curl(_ arguments: [String]) throws -> CommandRunner.Output {
-        try CommandRunner.run(["-sS", "--noproxy", "*", "--max-time", "30"] + arguments, program: URL(fileURLWithPath: "/usr/bin/curl"))
+        try CommandRunner.run(
+            ["-sS", "--noproxy", "*", "--max-time", "30"] + arguments, program: URL(fileURLWithPath: "/usr/bin/curl"))
     }
 
     /// The HTTP status curl got for `url` (0 when there was no answer).
@@ -47,14 +51,17 @@ enum TLSTools {
     }
 
     static func serial(ofPEM pem: Data) throws -> String {
-        let printed = try CommandRunner.run(["x509", "-noout", "-serial"], input: pem, program: URL(fileURLWithPath: "/usr/bin/openssl"))
+        let printed = try CommandRunner.run(
+            ["x509", "-noout", "-serial"], input: pem, program: URL(fileURLWithPath: "/usr/bin/openssl"))
         guard printed.status == 0 else { throw RawHTTPError(description: "no certificate: \(printed.stderr)") }
         return printed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// `pushledger serve extra…` expected to refuse to start: its exit status and stderr. A
     /// server that starts anyway is killed after a while and reported as status -1.
-    static func refusedServe(_ arguments: [String], databaseURL: String) throws -> (status: Int32, stderr: String, portBound: Bool) {
+    static func refusedServe(
+        _ arguments: [String], databaseURL: String
+    ) throws -> (status: Int32, stderr: String, portBound: Bool) {
         let port = try ServeProcess.freePort() ?? { throw RawHTTPError(description: "no free port") }()
         let process = Process()
         process.executableURL = CommandRunner.executable

@@ -40,10 +40,12 @@ final class FaultyStore: IngestStore {
             state.writes += 1
             return state.poison
         }
-        if let poison, units.contains(where: { unit in
-            if case .telemetry(let validated, _) = unit { return validated.envelope.installationID == poison }
-            return false
-        }) {
+        if let poison,
+            units.contains(where: { unit in
+                if case .telemetry(let validated, _) = unit { return validated.envelope.installationID == poison }
+                return false
+            })
+        {
             throw StoreError(isConnectionProblem: false, sqlState: "22008", description: "datetime field overflow")
         }
         let outcomes = try inner.write(units)

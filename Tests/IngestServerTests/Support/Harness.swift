@@ -43,7 +43,9 @@ enum TestKeys {
 /// Collects log lines for assertions.
 final class LogCapture: Sendable {
     let lines = Mutex<[String]>([])
-    var logger: Logger { Logger(component: "serve", minimumLevel: .debug) { [self] line in lines.withLock { $0.append(line) } } }
+    var logger: Logger {
+        Logger(component: "serve", minimumLevel: .debug) { [self] line in lines.withLock { $0.append(line) } }
+    }
     var text: String { lines.withLock { $0.joined(separator: "\n") } }
 }
 
@@ -56,7 +58,10 @@ final class Harness: Sendable {
 
     /// `down`: the server starts with the database unreachable. `proxy`: the server reaches
     /// the database through it (the tests' own connections do not).
-    init(keys: Bool = true, down: Bool = false, proxy: TCPProxy? = nil, configure: (inout IngestServerConfig) -> Void = { _ in }) throws {
+    init(
+        keys: Bool = true, down: Bool = false, proxy: TCPProxy? = nil,
+        configure: (inout IngestServerConfig) -> Void = { _ in }
+    ) throws {
         let url = try TestDatabase.fresh(prefix: "srv")
         self.databaseURL = url
         if keys { try TestKeys.insert(into: Connection.connect(url: url)) }
@@ -88,7 +93,9 @@ final class Harness: Sendable {
     var storedCount: Int { get throws { try count("select count(*)::int8 from event_ids") } }
 
     /// One request on a new connection.
-    func request(_ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8] = []) throws -> RawReply {
+    func request(
+        _ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8] = []
+    ) throws -> RawReply {
         let connection = try connect()
         connection.write(RawRequest.make(method, path, headers: headers, body: body))
         return try connection.readReply(toHead: method == "HEAD")
@@ -98,7 +105,8 @@ final class Harness: Sendable {
 
     /// POSTs a body with a key; `gzip` compresses it and says so.
     func post(
-        _ path: String, _ body: [UInt8], key: String? = TestKeys.telemetry, type: String = "application/json", gzip: Bool = false,
+        _ path: String, _ body: [UInt8], key: String? = TestKeys.telemetry, type: String = "application/json",
+        gzip: Bool = false,
         extra: [(String, String)] = []
     ) throws -> RawReply {
         var headers: [(String, String)] = [("Content-Type", type)]
@@ -109,7 +117,8 @@ final class Harness: Sendable {
 
     /// Sends only the headers of a POST that announces `contentLength` bytes, and reads the
     /// answer: what the server says before any body byte arrives.
-    func announce(_ path: String, key: String, type: String = "application/json", contentLength: Int) throws -> RawReply {
+    func announce(_ path: String, key: String, type: String = "application/json", contentLength: Int) throws -> RawReply
+    {
         let connection = try connect()
         connection.write(
             "POST \(path) HTTP/1.1\r\nHost: t\r\nContent-Type: \(type)\r\nAuthorization: Bearer \(key)\r\n"
@@ -126,7 +135,9 @@ final class Harness: Sendable {
         return held
     }
 
-    func telemetry(_ body: [UInt8], key: String = TestKeys.telemetry) throws -> RawReply { try post("/v1/telemetry", body, key: key) }
+    func telemetry(_ body: [UInt8], key: String = TestKeys.telemetry) throws -> RawReply {
+        try post("/v1/telemetry", body, key: key)
+    }
 
     func sends(_ body: [UInt8], ndjson: Bool = false) throws -> RawReply {
         try post("/v1/sends", body, key: TestKeys.sends, type: ndjson ? "application/x-ndjson" : "application/json")

@@ -1,6 +1,6 @@
 import Foundation
-import TestSupport
 import Synchronization
+import TestSupport
 
 /// A TCP relay in front of Postgres that a test can cut and restore: a real outage for the
 /// server's libpq connections (reset sockets, refused logins) without stopping the cluster.
@@ -17,7 +17,9 @@ final class TCPProxy: Sendable {
         address.sin_family = sa_family_t(AF_INET)
         inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, listen(listener, 64) == 0 else { throw RawHTTPError(description: "proxy: cannot listen") }
         var actual = sockaddr_in()
@@ -83,7 +85,9 @@ final class TCPProxy: Sendable {
         loop: while poll(&fds, 2, -1) > 0 {
             for (index, entry) in fds.enumerated() where entry.revents != 0 {
                 let count = recv(entry.fd, &buffer, buffer.count, 0)
-                guard count > 0, send(fds[1 - index].fd, buffer, count, Int32(MSG_NOSIGNAL)) == count else { break loop }
+                guard count > 0, send(fds[1 - index].fd, buffer, count, Int32(MSG_NOSIGNAL)) == count else {
+                    break loop
+                }
             }
         }
         state.withLock { $0.sockets.subtract([a, b]) }

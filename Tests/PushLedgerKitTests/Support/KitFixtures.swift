@@ -5,7 +5,7 @@ import PushLedgerSupport
 import TestSupport
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Storage directories, configurations and a captured log for the SDK's tests.
@@ -24,7 +24,8 @@ enum KitFixtures {
     static func configuration(
         endpoint: String = "http://127.0.0.1:9", key: String = key, directory: URL = directory(), log: LogCapture? = nil
     ) -> PushLedger.Configuration {
-        var configuration = PushLedger.Configuration(appID: app, endpoint: URL(string: endpoint)!, telemetryKey: key, storageDirectory: directory)
+        var configuration = PushLedger.Configuration(
+            appID: app, endpoint: URL(string: endpoint)!, telemetryKey: key, storageDirectory: directory)
         configuration.appVersion = "2.1.0"
         configuration.osVersion = "17.5"
         configuration.retry = RetryPolicy(maxAttempts: 3, baseDelay: 0.02, maxDelay: 0.1, maxRetryAfter: 0.2)
@@ -34,17 +35,24 @@ enum KitFixtures {
     }
 
     /// The `pushledger-kit-probe` executable built next to the tests.
-    static var probe: URL { CommandRunner.executable.deletingLastPathComponent().appendingPathComponent("pushledger-kit-probe") }
+    static var probe: URL {
+        CommandRunner.executable.deletingLastPathComponent().appendingPathComponent("pushledger-kit-probe")
+    }
 
     /// One of every event type, valid for the contract.
     static func everyEventType(notification: UUID = UUID()) -> [PushLedgerEvent] {
         [
-            .notificationSettings(.init(authorizationStatus: .authorized, alertSetting: .enabled, timeSensitiveSetting: .notSupported, alertStyle: .banner)),
+            .notificationSettings(
+                .init(
+                    authorizationStatus: .authorized, alertSetting: .enabled, timeSensitiveSetting: .notSupported,
+                    alertStyle: .banner)),
             .permissionPrompt(placement: "after_first_order", prompt: .system, result: .granted),
             .experimentExposure(experiment: "push_prompt_timing", variant: "after_first_order"),
             .pushToken(provider: .apns, token: String(repeating: "ab", count: 32), environment: .production),
             .notificationReceived(notificationID: notification, channel: "orders", displayed: true),
-            .notificationOpened(notificationID: notification, action: "default", link: "https://shop.example.com/orders/42", landed: .target),
+            .notificationOpened(
+                notificationID: notification, action: "default", link: "https://shop.example.com/orders/42",
+                landed: .target),
         ]
     }
 }
@@ -66,7 +74,8 @@ final class KitServer: @unchecked Sendable {
 
     init() throws {
         databaseURL = try TestDatabase.fresh(prefix: "kit")
-        telemetryKey = try Self.pushledger(["keys", "create", "--app", KitFixtures.app, "--scope", "telemetry"], databaseURL)
+        telemetryKey = try Self.pushledger(
+            ["keys", "create", "--app", KitFixtures.app, "--scope", "telemetry"], databaseURL)
         sendsKey = try Self.pushledger(["keys", "create", "--app", KitFixtures.app, "--scope", "sends"], databaseURL)
         serve = try ServeProcess(databaseURL: databaseURL)
     }
@@ -85,7 +94,11 @@ final class KitServer: @unchecked Sendable {
     /// Stored telemetry event ids with how many event-table rows each has (1 when stored once).
     func storedEventIDs() throws -> [String: Int] {
         let rows = try connect().query(
-            "select event_id::text from (\(unsafeRaw: StoredEvents.unionAll(StoredEvents.telemetryTables))) stored where app_id = \(KitFixtures.app)")
+            """
+            select event_id::text from (\(unsafeRaw: StoredEvents.unionAll(StoredEvents.telemetryTables))) stored \
+            where app_id = \(KitFixtures.app)
+            """
+        )
         var counts: [String: Int] = [:]
         for row in rows { counts[try row.decode(0, as: String.self), default: 0] += 1 }
         return counts
@@ -94,7 +107,10 @@ final class KitServer: @unchecked Sendable {
     @discardableResult
     static func pushledger(_ arguments: [String], _ url: String) throws -> String {
         let output = try CommandRunner.run(arguments + ["--log-level", "warning"], environment: ["DATABASE_URL": url])
-        guard output.status == 0 else { throw RawHTTPError(description: "pushledger \(arguments.first ?? "") exited \(output.status): \(output.stderr)") }
+        guard output.status == 0 else {
+            throw RawHTTPError(
+                description: "pushledger \(arguments.first ?? "") exited \(output.status): \(output.stderr)")
+        }
         return output.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

@@ -53,7 +53,9 @@ final class FailoverTraffic: Sendable {
             for phase in [0..<telemetryCount, telemetryCount..<batches.count] {
                 next.store(phase.lowerBound, ordering: .relaxed)
                 let workers = (0..<clients).map { index in
-                    Background { [self] in try postLoop(servers[index % servers.count], phase: phase, deadline: deadline) }
+                    Background { [self] in
+                        try postLoop(servers[index % servers.count], phase: phase, deadline: deadline)
+                    }
                 }
                 for worker in workers { try worker.value() }
             }
@@ -97,7 +99,8 @@ final class FailoverTraffic: Sendable {
                 var retryAfter = 0.2
                 do {
                     let response = try client.post(
-                        path: batch.path, body: batch.body(Int64(Date().timeIntervalSince1970 * 1_000)), contentType: batch.contentType,
+                        path: batch.path, body: batch.body(Int64(Date().timeIntervalSince1970 * 1_000)),
+                        contentType: batch.contentType,
                         gzip: true, bearer: batch.key)
                     attempt.status = response.status
                     let object = (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any]

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Debian's nginx as a child process, running the project's own `deploy/nginx/pushledger.conf`
@@ -34,11 +34,12 @@ final class NginxProcess: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = ["-p", folder.path + "/", "-c", folder.appendingPathComponent("nginx.conf").path]
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = try FileHandle(forWritingTo: { () -> URL in
-            let log = folder.appendingPathComponent("stderr.log")
-            FileManager.default.createFile(atPath: log.path, contents: nil)
-            return log
-        }())
+        process.standardError = try FileHandle(
+            forWritingTo: { () -> URL in
+                let log = folder.appendingPathComponent("stderr.log")
+                FileManager.default.createFile(atPath: log.path, contents: nil)
+                return log
+            }())
         try process.run()
         let process = process
         guard ServeProcess.waitForListener(port: port, while: { ChildExit.poll(process) == nil }) else {
@@ -55,15 +56,18 @@ final class NginxProcess: @unchecked Sendable {
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
     var errorLog: String {
-        ["stderr.log", "error.log"].compactMap { try? String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8) }
-            .joined(separator: "\n")
+        ["stderr.log", "error.log"].compactMap {
+            try? String(contentsOf: folder.appendingPathComponent($0), encoding: .utf8)
+        }
+        .joined(separator: "\n")
     }
 
     /// The deployed file with the test's ports, wrapped in a main configuration whose paths all
     /// lie in `folder` (no daemon, no /var/log, no /run).
     static func configuration(upstreams: [UInt16], port: UInt16, folder: URL) throws -> String {
         let deployed = try String(
-            contentsOf: TestDatabase.repositoryRoot.appendingPathComponent("deploy/nginx/pushledger.conf"), encoding: .utf8)
+            contentsOf: TestDatabase.repositoryRoot.appendingPathComponent("deploy/nginx/pushledger.conf"),
+            encoding: .utf8)
         var site: [String] = []
         var replacedServers = false, replacedListen = false
         for line in deployed.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -79,7 +83,9 @@ final class NginxProcess: @unchecked Sendable {
             }
         }
         guard replacedServers, replacedListen else {
-            throw ScaleTestError(description: "deploy/nginx/pushledger.conf has no `server …:8080;` or `listen` line to point at the test")
+            throw ScaleTestError(
+                description:
+                    "deploy/nginx/pushledger.conf has no `server …:8080;` or `listen` line to point at the test")
         }
         let sitePath = folder.appendingPathComponent("pushledger.conf")
         try site.joined(separator: "\n").write(to: sitePath, atomically: true, encoding: .utf8)

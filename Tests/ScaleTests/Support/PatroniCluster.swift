@@ -29,17 +29,20 @@ final class PatroniCluster: Sendable {
 
     /// The URL of database `name` on the cluster, as `user`.
     func url(database name: String, user: String = "pushledger") -> String {
-        url.replacingOccurrences(of: "/pushledger?", with: "/\(name)?").replacingOccurrences(of: "pushledger@", with: "\(user)@")
+        url.replacingOccurrences(of: "/pushledger?", with: "/\(name)?").replacingOccurrences(
+            of: "pushledger@", with: "\(user)@")
     }
 
     /// A new migrated database (copied from one migrated on first use); returns its URL.
     func freshDatabase(prefix: String) throws -> String {
         let admin = try Connection.connect(url: url(database: "postgres", user: "postgres"))
         let template = "pl_failover_template"
-        let exists: Bool = try admin.query("select exists (select 1 from pg_database where datname = \(template)) as e")[0].decode("e")
+        let exists: Bool = try admin.query(
+            "select exists (select 1 from pg_database where datname = \(template)) as e")[0].decode("e")
         if !exists {
             try admin.execute("create database \(identifier: template) owner pushledger")
-            try Migrator(directory: TestDatabase.sqlDirectory).migrate(Connection.connect(url: visible(url(database: template))))
+            try Migrator(directory: TestDatabase.sqlDirectory).migrate(
+                Connection.connect(url: visible(url(database: template))))
         }
         let name = "pl_\(prefix)_\(UUID().uuidString.prefix(8).lowercased())"
         try admin.execute("create database \(identifier: name) owner pushledger template \(identifier: template)")

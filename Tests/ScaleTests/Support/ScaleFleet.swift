@@ -17,7 +17,8 @@ struct ScaleFleet {
 
     /// `app` (default: the simulator's) gets keys of its own when given.
     init(installs: Int, days: Int = 3, seed: UInt64, app: String? = nil) {
-        config = SimulationConfig.endingBefore(nowMs: Int64(Date().timeIntervalSince1970 * 1000) - 3_600_000, days: days)
+        config = SimulationConfig.endingBefore(
+            nowMs: Int64(Date().timeIntervalSince1970 * 1000) - 3_600_000, days: days)
         if let app {
             config.appID = app
             telemetryKey = "pl_t_\(app)-telemetry-key-0123456789abcdef"

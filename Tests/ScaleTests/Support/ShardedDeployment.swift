@@ -33,7 +33,8 @@ struct ShardedDeployment {
     func run(_ arguments: [String]) throws -> CommandRunner.Output {
         let output = try CommandRunner.run(arguments, environment: ["PUSHLEDGER_DIRECTORY_URL": directoryURL])
         guard output.status == 0 else {
-            throw ShardTestError(description: "pushledger \(arguments.joined(separator: " ")) exited \(output.status): \(output.stderr)")
+            throw ShardTestError(
+                description: "pushledger \(arguments.joined(separator: " ")) exited \(output.status): \(output.stderr)")
         }
         return output
     }

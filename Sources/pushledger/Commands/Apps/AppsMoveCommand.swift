@@ -39,7 +39,9 @@ struct AppsMoveCommand: Command {
     enum MoveFormat: String, CaseIterable, OptionValue { case text, json }
 
     func run(_ context: CommandContext) throws -> Int32 {
-        guard let directory = context.directoryURL else { throw OptionError("apps move needs --directory-url (or PUSHLEDGER_DIRECTORY_URL)") }
+        guard let directory = context.directoryURL else {
+            throw OptionError("apps move needs --directory-url (or PUSHLEDGER_DIRECTORY_URL)")
+        }
         var move = AppMove(app: app, directoryURL: directory)
         move.catchUpLimit = catchUpLimit.timeInterval
         let logger = context.logger, app = app
@@ -55,15 +57,18 @@ struct AppsMoveCommand: Command {
             ShardsCommand.sync(context, try context.connectDirectory())
             if format == .json {
                 let json: JSONValue = [
-                    "app": .string(report.app), "from": .string(report.from), "to": .string(report.to), "rows": .int(report.rows),
+                    "app": .string(report.app), "from": .string(report.from), "to": .string(report.to),
+                    "rows": .int(report.rows),
                     "deleted_from_source": .int(report.deletedFromSource), "copy_seconds": .double(report.copySeconds),
                     "pause_seconds": .double(report.pauseSeconds), "total_seconds": .double(report.totalSeconds),
                 ]
                 context.print(json.jsonText(pretty: true))
             } else {
-                context.print(String(
-                    format: "moved %@ from %@ to %@: %d rows; copy %.2f s, writes paused %.3f s, %.2f s in all",
-                    report.app, report.from, report.to, report.rows, report.copySeconds, report.pauseSeconds, report.totalSeconds))
+                context.print(
+                    String(
+                        format: "moved %@ from %@ to %@: %d rows; copy %.2f s, writes paused %.3f s, %.2f s in all",
+                        report.app, report.from, report.to, report.rows, report.copySeconds, report.pauseSeconds,
+                        report.totalSeconds))
             }
             return 0
         } catch let failure as AppMove.Failure {

@@ -13,7 +13,9 @@ struct ShardsCommand: ParsableCommand {
                 Each shard is an ordinary PushLedger database (migrated by pushledger migrate --directory-url); each \
                 app lives on one shard, placed with pushledger apps place. See docs/operations/scaling.md.
                 """,
-            subcommands: [ShardsAddCommand.self, ShardsListCommand.self, ShardsSyncCommand.self, ShardsTotalsCommand.self])
+            subcommands: [
+                ShardsAddCommand.self, ShardsListCommand.self, ShardsSyncCommand.self, ShardsTotalsCommand.self,
+            ])
     }
 
     /// A directory refusal as the command's one-line error.
@@ -79,7 +81,10 @@ struct ShardsListCommand: Command {
         let placements = try ShardDirectory().placements(on: directory)
         let rows: [[Cell]] = try ShardDirectory().shards(on: directory).map { shard in
             let apps = placements.filter { $0.value == shard.name }.keys.sorted()
-            return [.text(shard.name), .text(ShardsCommand.redacted(shard.url)), .integer(apps.count), .text(apps.joined(separator: " "))]
+            return [
+                .text(shard.name), .text(ShardsCommand.redacted(shard.url)), .integer(apps.count),
+                .text(apps.joined(separator: " ")),
+            ]
         }
         try context.printTable(format: format, headers: ["shard", "url", "apps", "app_ids"], rows: rows)
         return 0
@@ -91,7 +96,8 @@ struct ShardsSyncCommand: Command {
     static var configuration: CommandConfiguration {
         CommandConfiguration(
             "sync", summary: "Regenerate the directory's fleet-wide tables (postgres_fdw) from the shard map",
-            discussion: "Done by shards add, apps place and apps move too. Needs a superuser on the directory (postgres_fdw).")
+            discussion:
+                "Done by shards add, apps place and apps move too. Needs a superuser on the directory (postgres_fdw).")
     }
 
     func run(_ context: CommandContext) throws -> Int32 {
@@ -139,7 +145,10 @@ struct ShardsTotalsCommand: Command {
         }
         try context.printTable(
             format: format, headers: ["app"] + FleetReads.counted, rows: rows,
-            key: ["app", "sends", "accepted", "received", "opened", "blocked_app", "blocked_channel", "unconfirmed", "rejected"],
+            key: [
+                "app", "sends", "accepted", "received", "opened", "blocked_app", "blocked_channel", "unconfirmed",
+                "rejected",
+            ],
             columns: try columns.choice())
         return 0
     }
