@@ -16,6 +16,8 @@
 #   scripts/patroni.sh start-node NAME NODE  start Patroni on a node again (the machine is back)
 #   scripts/patroni.sh switchover NAME    planned switchover to the synchronous standby
 #   scripts/patroni.sh list NAME          patronictl list
+#   scripts/patroni.sh diagnose NAME      patronictl list, who holds each node's ports, and the
+#                                         last lines of each node's log (for a failed test)
 #   scripts/patroni.sh destroy NAME       kill everything and delete the cluster's folder
 set -euo pipefail
 
@@ -30,16 +32,8 @@ nodes=(n1 n2)
 . "$root/scripts/lib/pg-folder.sh"
 pg_folder "patroni-$name"
 
-# A free port below the ephemeral range, not one already handed out in this cluster.
-free_port() {
-    local p i start=$((RANDOM % 680))
-    for i in $(seq 0 679); do
-        p=$((24320 + (start + i) % 680))
-        grep -qx "$p" "$dir"/*.port 2>/dev/null && continue
-        if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
-    done
-    echo "patroni: no free port in 24320-24999" >&2; exit 1
-}
+# A port of the Patroni block (scripts/free-port.sh), not one already handed out in this cluster.
+free_port() { "$root/scripts/free-port.sh" --patroni $(cat "$dir"/*.port 2>/dev/null); }
 port() { cat "$dir/$1.port"; }
 ensure_port() { [ -s "$dir/$1.port" ] || free_port >"$dir/$1.port"; }
 
@@ -56,7 +50,7 @@ wait_for() {
     local what=$1 seconds=$2; shift 2
     for _ in $(seq 1 $((seconds * 10))); do "$@" && return 0; sleep 0.1; done
     echo "patroni: $what did not happen within $seconds s" >&2
-    for n in "${nodes[@]}"; do [ -f "$dir/$n/patroni.log" ] && tail -n 15 "$dir/$n/patroni.log" >&2; done
+    for n in "${nodes[@]}"; do [ -f "$dir/$n/patroni.log" ] && tail -n 40 "$dir/$n/patroni.log" >&2; done
     return 1
 }
 
@@ -169,6 +163,16 @@ switchover)
     patronictl_ switchover --leader "$from" --candidate "$to" --force >&2
     ;;
 list) patronictl_ list ;;
+diagnose)
+    patronictl_ list 2>&1 || true
+    for n in "${nodes[@]}"; do
+        for p in "$n-pg" "$n-api"; do
+            echo "== $p $(port "$p"): $(ss -ltnpH "sport = :$(port "$p")" 2>/dev/null | awk '{print $NF}' | head -n 1)"
+        done
+        echo "== $n patroni.log"
+        tail -n "${3:-40}" "$dir/$n/patroni.log" 2>/dev/null || true
+    done
+    ;;
 destroy)
     for n in "${nodes[@]}"; do
         pids=$( { cat "$dir/$n/patroni.pid" 2>/dev/null || true; postgres_pids "$n"; } | sort -u)

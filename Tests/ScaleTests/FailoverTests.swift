@@ -37,7 +37,8 @@ struct FailoverTests {
             // the whole suite's load its rewind and start-up have taken over two minutes.
             try run.cluster.startNode(old)
             let rejoined = try #require(
-                poll(seconds: 240) { run.cluster.syncStandby() == old }, "\(old) never became the synchronous standby")
+                poll(seconds: 240) { run.cluster.syncStandby() == old },
+                "\(old) never became the synchronous standby\n\(run.cluster.diagnosis())")
             let firstWrite = try #require(poll(seconds: 60) { run.traffic.first200(after: killed) != nil })
             let first200 = run.traffic.first200(after: killed)! - killed
             #expect(first200 <= .seconds(30), "first 200 \(first200) after the kill")
@@ -125,7 +126,9 @@ struct FailoverTests {
         #expect(!commit.isFinished)
         #expect(servers.allSatisfy { readyz($0) == 503 })
         try cluster.startNode(standby)
-        let ready = try #require(poll(seconds: 120) { servers.allSatisfy { readyz($0) == 200 } }, "never ready again")
+        let ready = try #require(
+            poll(seconds: 120) { servers.allSatisfy { readyz($0) == 200 } }, "never ready again\n\(cluster.diagnosis())"
+        )
         let committed = try commit.value()
         #expect(committed <= ready)
         Self.logger.info(

@@ -83,7 +83,8 @@ public final class ServeProcess: PushLedgerProcess, @unchecked Sendable {
 
     /// A port free now on 127.0.0.1, below the kernel's ephemeral range (the rule of
     /// scripts/free-port.sh: a client's outgoing connection can hold a port in that range, and a
-    /// server then cannot bind it), scanned from a random point and checked by binding it.
+    /// server then cannot bind it), scanned from a random point and checked by binding it. Never
+    /// one of the Patroni test cluster's block, whose killed nodes come back on their own ports.
     public static func freePort() -> UInt16? {
         let range = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
         let low = 20_000
@@ -92,6 +93,7 @@ public final class ServeProcess: PushLedgerProcess, @unchecked Sendable {
         let start = Int.random(in: low...high)
         for offset in 0...(high - low) {
             let port = UInt16(low + (start - low + offset) % (high - low + 1))
+            if patroniBlock.contains(port) { continue }
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             guard fd >= 0 else { return nil }
             defer { close(fd) }
@@ -104,6 +106,9 @@ public final class ServeProcess: PushLedgerProcess, @unchecked Sendable {
         }
         return nil
     }
+
+    /// scripts/free-port.sh's `--patroni` ports.
+    static let patroniBlock: ClosedRange<UInt16> = 24_320...24_999
 
     /// Polls until something accepts connections on `port`, while `alive` holds (at most ~60 s).
     public static func waitForListener(port: UInt16, while alive: () -> Bool = { true }) -> Bool {

@@ -71,6 +71,8 @@ final class PatroniCluster: Sendable {
     func crashPostgres(_ node: String) throws { try Self.script("crash", node) }
     /// The node's machine is back: Patroni starts again.
     func startNode(_ node: String) throws { try Self.script("start-node", node) }
+    /// What a failed test prints: the members, who holds each node's ports, each node's last log lines.
+    func diagnosis() -> String { (try? Self.script("diagnose")) ?? "patroni.sh diagnose failed" }
     /// `patronictl switchover` to the synchronous standby.
     func switchover() throws { try Self.script("switchover") }
 
