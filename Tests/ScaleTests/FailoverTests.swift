@@ -17,6 +17,24 @@ import Testing
 struct FailoverTests {
     static let logger = Logger(component: "failover-tests")
 
+    /// A killed node comes back on its own ports, so no other test may take one while it is
+    /// down: scripts/free-port.sh and `ServeProcess.freePort` keep the same block for Patroni.
+    @Test func thePatroniPortBlockIsTheScriptsAndNoOtherFreePortFallsInIt() throws {
+        let script = try String(
+            contentsOf: TestDatabase.repositoryRoot.appendingPathComponent("scripts/free-port.sh"), encoding: .utf8)
+        func value(_ name: String) -> UInt16? {
+            script.split(separator: "\n").first { $0.hasPrefix(name + "=") }.flatMap {
+                UInt16($0.dropFirst(name.count + 1))
+            }
+        }
+        #expect(value("block_low") == ServeProcess.patroniBlock.lowerBound)
+        #expect(value("block_high") == ServeProcess.patroniBlock.upperBound)
+        for _ in 0..<200 {
+            let port = try #require(ServeProcess.freePort())
+            #expect(!ServeProcess.patroniBlock.contains(port))
+        }
+    }
+
     @Test func theLeadersMachineKilledTwiceUnderLoadLosesNothing() throws {
         let run = try FailoverRun(prefix: "fokill", installs: 1_200, seed: 41)
         let readiness = ReadinessSampler(run.servers)

@@ -108,7 +108,7 @@ public final class ServeProcess: PushLedgerProcess, @unchecked Sendable {
     }
 
     /// scripts/free-port.sh's `--patroni` ports.
-    static let patroniBlock: ClosedRange<UInt16> = 24_320...24_999
+    public static let patroniBlock: ClosedRange<UInt16> = 24_320...24_999
 
     /// Polls until something accepts connections on `port`, while `alive` holds (at most ~60 s).
     public static func waitForListener(port: UInt16, while alive: () -> Bool = { true }) -> Bool {
