@@ -173,8 +173,40 @@ struct ShardsTests {
         let again = try moving.post(to: serve.baseURL, threads: 3).summary
         #expect(again.accepted == 0 && again.duplicates == again.eventsPosted)
         #expect(try moving.storedEvents(b) == truth.telemetryEvents + truth.sends)
+        try Self.expectAMoveWithoutASuperuserChangesNothing(deployment, app: moving.config.appID, stored: b)
         Logger(component: "shard-tests").info(
             "move figures", ["move": moved.replacingOccurrences(of: "\n", with: " "), "retries": summary.retries])
+    }
+
+    /// PostgreSQL 15 lets only a superuser create a subscription: a move to a shard whose login
+    /// is not one is refused with the reason before anything is recorded or copied.
+    static func expectAMoveWithoutASuperuserChangesNothing(
+        _ deployment: ShardedDeployment, app: String, stored shard: Connection
+    ) throws {
+        let role = "pl_plain_\(UUID().uuidString.prefix(8).lowercased())"
+        let admin = try Connection.connect(url: TestDatabase.adminURL)
+        try admin.execute("create role \(identifier: role) login nosuperuser")
+        try admin.execute("grant pg_read_all_data to \(identifier: role)")
+        let database = try TestDatabase.fresh(prefix: "shard_plain")
+        try deployment.run([
+            "shards", "add", "plain", database.replacingOccurrences(of: "pushledger@", with: "\(role)@"),
+        ])
+        let rows = try Self.rows(of: app, shard)
+        let refused = try CommandRunner.run(
+            ["--directory-url", deployment.directoryURL, "apps", "move", app, "--to", "plain"])
+        #expect(refused.status == 1, "\(refused.stderr)")
+        #expect(
+            refused.stderr.contains("needs a superuser login on both shards")
+                && refused.stderr.contains("role '\(role)' of shard 'plain'"), "\(refused.stderr)")
+        let directory = try deployment.directory()
+        #expect(try directory.query("select count(*) from app_moves")[0].decode(0, as: Int.self) == 0)
+        #expect(
+            try directory.query("select shard from app_placements where app_id = \(app)")[0].decode(0, as: String.self)
+                == "b")
+        #expect(try Self.rows(of: app, shard) == rows)
+        let plain = try Connection.connect(url: database)
+        #expect(try Self.rows(of: app, plain) == 0)
+        #expect(try plain.query("select count(*) from pg_subscription")[0].decode(0, as: Int.self) == 0)
     }
 
     /// `shards totals` through the directory's postgres_fdw tables equals each shard's own sums,
