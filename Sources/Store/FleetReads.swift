@@ -44,8 +44,8 @@ public struct FleetReads: Sendable {
                 try connection.executeScript(
                     """
                     drop server if exists \(server) cascade;
-                    create server \(server) foreign data wrapper postgres_fdw options (\(options.server), async_capable \
-                    'true', fetch_size '10000');
+                    create server \(server) foreign data wrapper postgres_fdw
+                        options (\(options.server), async_capable 'true', fetch_size '10000');
                     create user mapping for current_user server \(server) options (\(options.user));
                     drop schema if exists \(schema) cascade;
                     create schema \(schema);

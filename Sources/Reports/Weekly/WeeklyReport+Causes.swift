@@ -28,8 +28,8 @@ extension WeeklyReport {
         }
         let totals = scope.rows(keys: totalsKeys, sums: OutcomeCounts.summedColumns) { app in
             """
-            pushledger_rollup_totals(\(app), \(Display.day(week.previous.start()))::date, \(Display.day(week.end()))::date,
-                                     '{week,platform,channel}')
+            pushledger_rollup_totals(\(app), \(Display.day(week.previous.start()))::date,
+                                     \(Display.day(week.end()))::date, '{week,platform,channel}')
             """
         }
         let query: SQL = """

@@ -33,8 +33,10 @@ struct ReportSilentLossCommand: Command {
             guard source != .engine else {
                 throw CommandFailure(
                     report: ReportError.invalidQuery(
-                        "every app of a sharded deployment is read from the rollups: drop --source engine and --as-of, or name --app"
-                    ))
+                        """
+                        every app of a sharded deployment is read from the rollups: drop --source engine and --as-of, \
+                        or name --app
+                        """))
             }
             return try ReportCommand.report(context) {
                 try SilentLossReport.fleet(
