@@ -28,8 +28,11 @@ public struct CauseCounts: Sendable, Equatable {
     public static func column(_ bucket: LatencyBucket) -> String { "latency_" + bucket.rawValue }
 
     /// The count columns, for a query's select list.
-    static var sqlColumns: String {
-        (UnconfirmedCause.allCases.map(\.rawValue) + LatencyBucket.allCases.map(column)).joined(separator: ", ")
+    static var sqlColumns: String { sqlColumnNames.joined(separator: ", ") }
+
+    /// The count columns' names: the causes, then the latency buckets.
+    static var sqlColumnNames: [String] {
+        UnconfirmedCause.allCases.map(\.rawValue) + LatencyBucket.allCases.map(column)
     }
 
     public func count(_ cause: UnconfirmedCause) -> Int { causes[cause] ?? 0 }

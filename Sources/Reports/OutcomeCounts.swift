@@ -104,6 +104,10 @@ public struct OutcomeCounts: Sendable, Equatable {
     /// The counters' columns, for a query selecting what ``init(row:causes:)`` reads.
     static let sqlColumns = OutcomeCounter.columnList
 
+    /// Every count column an outcome query with causes returns (``sqlColumns``, then
+    /// ``CauseCounts/sqlColumns``): what a fleet-wide read sums per slice.
+    static var summedColumns: [String] { OutcomeCounter.allCases.map(\.rawValue) + CauseCounts.sqlColumnNames }
+
     public var silentLossRate: Rate { rates[.silentLossRate] }
     public var knownBlockedRate: Rate { rates[.knownBlockedRate] }
     public var unconfirmedRate: Rate { rates[.unconfirmedRate] }

@@ -82,10 +82,7 @@ public struct PromptTimingReport: Sendable, Equatable {
             throw ReportError.invalidQuery("unknown platform '\(platform)' (expected ios or android)")
         }
         if options.fromRollups {
-            let wholeDays = [query.from, query.to].allSatisfy {
-                $0.timeIntervalSince1970.truncatingRemainder(dividingBy: 86_400) == 0
-            }
-            guard wholeDays, !options.includeSends else {
+            guard query.isWholeDays, !options.includeSends else {
                 throw ReportError.invalidQuery("prompt-cohort rollups cover whole UTC days and no sends")
             }
         }

@@ -62,3 +62,18 @@ public struct RollupStatus: Sendable, Equatable {
         ]
     }
 }
+
+extension RollupStatus {
+    /// The freshness of several databases' rollups read together (the shards of a fleet-wide
+    /// report): as of the oldest refresh, never refreshed if one never was, every shard's
+    /// pending inputs, the largest lag.
+    public static func combined(_ statuses: [RollupStatus]) -> RollupStatus {
+        let never = statuses.isEmpty || statuses.contains { $0.asOf == nil }
+        return RollupStatus(
+            asOf: never ? nil : statuses.compactMap(\.asOf).min(),
+            refreshedAt: never ? nil : statuses.compactMap(\.refreshedAt).min(),
+            pendingInputs: statuses.map(\.pendingInputs).reduce(0, +),
+            lagSeconds: statuses.map(\.lagSeconds).max() ?? 0,
+            lastPassSeconds: statuses.compactMap(\.lastPassSeconds).max())
+    }
+}

@@ -41,13 +41,13 @@ extension SilentLossReport {
     /// where they are exact: refreshed at all, with the default confirmation window (the one
     /// `pushledger rollup` uses), over a window holding a whole UTC day (shorter windows gain
     /// nothing). `.rollups` makes each of these an error, `.auto` falls back to the engine.
+    /// `status`: the rollups' freshness when the caller read it elsewhere (the shards of a fleet read).
     static func plan(
-        _ connection: Connection, _ source: ReportSource, asOf: Date, window: (Date) -> ReportQuery
-    )
-        throws(ReportError) -> (ReportQuery, Answer)
-    {
+        _ connection: Connection, _ source: ReportSource, asOf: Date, status: RollupStatus? = nil,
+        window: (Date) -> ReportQuery
+    ) throws(ReportError) -> (ReportQuery, Answer) {
         guard source != .engine else { return (try window(asOf).validated(), .engine(reason: nil)) }
-        let status = try RollupStatus.read(connection: connection)
+        let status = if let status { status } else { try RollupStatus.read(connection: connection) }
         func engine(_ reason: String) throws(ReportError) -> (ReportQuery, Answer) {
             if source == .rollups { throw ReportError.invalidQuery("--source rollups: \(reason)") }
             return (try window(asOf).validated(), .engine(reason: reason))
@@ -68,6 +68,11 @@ extension SilentLossReport {
 }
 
 extension ReportQuery {
+    /// Whether from and to are both midnights UTC: the window is whole UTC days and nothing else.
+    var isWholeDays: Bool {
+        [from, to].allSatisfy { $0.timeIntervalSince1970.truncatingRemainder(dividingBy: 86_400) == 0 }
+    }
+
     /// Whether [from, to) holds at least one whole UTC day (the unit of the rollups).
     var holdsWholeDay: Bool {
         (from.timeIntervalSince1970 / 86_400).rounded(.up) < (to.timeIntervalSince1970 / 86_400).rounded(.down)

@@ -35,14 +35,21 @@ public struct SilentLossReport: Sendable, Equatable {
         return try read(connection, query, answer, by: dimensions)
     }
 
-    /// The report of `query` as `answer` says: from the rollups or the engine.
+    /// The report of `query` as `answer` says: from the rollups or the engine; `scope`: the
+    /// query's app (the default) or every app of a fleet.
     static func read(
-        _ connection: Connection, _ query: ReportQuery, _ answer: Answer, by dimensions: [ReportDimension]
-    )
-        throws(ReportError) -> SilentLossReport
-    {
+        _ connection: Connection, _ query: ReportQuery, _ answer: Answer, by dimensions: [ReportDimension],
+        scope: ReportScope? = nil
+    ) throws(ReportError) -> SilentLossReport {
         let source = answer.isRollups ? "rollups" : "engine"
         let by = dimensions.map(\.rawValue).joined(separator: ",")
+        let slices = (scope ?? .app(query.app)).rows(keys: Self.sliceColumns, sums: OutcomeCounts.summedColumns) {
+            app in
+            """
+            pushledger_silent_loss(\(app), \(query.from), \(query.to), \(query.asOf), \(query.windowInterval)::interval,
+                                   string_to_array(\(by), ','), \(source))
+            """
+        }
         let rows = try databaseStep(answer.isRollups ? "reading rollups" : "classifying sends") {
             try connection.query(
                 OutcomeCounts.withRates(
@@ -53,9 +60,7 @@ public struct SilentLossReport: Sendable, Equatable {
                            ignoring_battery_optimizations::text as ignoring_battery_optimizations, \
                     low_power_mode::text as low_power_mode,
                            \(unsafeRaw: OutcomeCounts.sqlColumns), \(unsafeRaw: CauseCounts.sqlColumns)
-                      from pushledger_silent_loss(\(query.app), \(query.from), \(query.to), \(query.asOf),
-                                                  \(query.windowInterval)::interval, string_to_array(\(by), ','), \
-                    \(source))
+                      from \(slices)
                     """
                 )
             ).map { row in
@@ -65,6 +70,35 @@ public struct SilentLossReport: Sendable, Equatable {
             }
         }
         return SilentLossReport(query: query, dimensions: dimensions, rows: rows, answer: answer)
+    }
+
+    /// The slice columns of `pushledger_silent_loss`, in its order.
+    static let sliceColumns = [
+        "channel", "platform", "app_version", "campaign", "day", "provider", "os_version", "sdk_int", "standby_bucket",
+        "background_restricted", "ignoring_battery_optimizations", "low_power_mode",
+    ]
+
+    /// Every app of a sharded deployment from the rollups, read on its directory's coordinator
+    /// (``ReportScope/fleet``): each app's answer as its shard gives it, summed per slice (the
+    /// outcome, cause and latency counts alike), rates from the sums. `rollups`: the shards'
+    /// freshness combined (``RollupStatus/combined(_:)``); the report is as of the oldest
+    /// shard's refresh.
+    public static func fleet(
+        directory: Connection, query: ReportQuery, by dimensions: [ReportDimension] = [], rollups: RollupStatus
+    ) throws(ReportError) -> SilentLossReport {
+        var window = query
+        if window.app.isEmpty { window.app = ReportScope.fleetName }
+        // The hours outside whole days are the engine's, which reads events: they stay on the shards.
+        guard query.isWholeDays else {
+            throw ReportError.invalidQuery(
+                "every app is read from whole UTC days: --from and --to at 00:00 UTC, or --week")
+        }
+        let (planned, answer) = try plan(directory, .rollups, asOf: query.asOf, status: rollups) { asOf in
+            var query = window
+            query.asOf = asOf
+            return query
+        }
+        return try read(directory, planned, answer, by: dimensions, scope: .fleet)
     }
 
     /// The JSON shape: `{"from", "to", "as_of", "rows": [{<dimensions>, counts, rates, "low_volume"}]}`.

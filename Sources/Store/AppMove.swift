@@ -34,6 +34,10 @@ public struct AppMove: Sendable {
         case countsDiffer(table: String, source: Int, target: Int)
         case nothingToRollBack
         case alreadyFlipped(to: String)
+        /// The login of a shard's URL is no superuser: PostgreSQL 15 lets only a superuser
+        /// create a subscription (the new shard) and turn triggers off to delete the app's rows
+        /// (either shard, `session_replication_role`).
+        case notSuperuser(shard: String, role: String)
 
         public var description: String {
             switch self {
@@ -58,6 +62,12 @@ public struct AppMove: Sendable {
                 the move has flipped: the app lives on shard '\(to)' now; run the move again to finish it (or \
                 move the app back)
                 """
+            case .notSuperuser(let shard, let role):
+                """
+                moving an app needs a superuser login on both shards (PostgreSQL 15 lets only a superuser create \
+                a subscription); role '\(role)' of shard '\(shard)' is not one: add the shard with a superuser's \
+                URL; nothing was changed
+                """
             }
         }
     }
@@ -76,6 +86,13 @@ public struct AppMove: Sendable {
     public func run(to target: String) throws -> MoveReport {
         let directory = try Connection.connect(url: directoryURL)
         let map = ShardDirectory()
+        // Both logins checked before anything is recorded: the source of a move in progress, else the app's shard.
+        let recorded = try directory.query("select from_shard from app_moves where app_id = \(app)").first.map {
+            try $0.decode("from_shard", as: String.self)
+        }
+        for name in [try recorded ?? map.shard(of: app, on: directory).name, target] {
+            try Self.requireSuperuser(try map.shard(named: name, on: directory))
+        }
         let (from, state) = try begin(to: target, directory: directory)
         let source = try map.shard(named: from, on: directory),
             destination = try map.shard(named: target, on: directory)
@@ -138,13 +155,24 @@ public struct AppMove: Sendable {
         let target: String = try row.decode("to_shard")
         guard try row.decode("state", as: String.self) != "flipped" else { throw Failure.alreadyFlipped(to: target) }
         let map = ShardDirectory()
-        let sourceConnection = try Connection.connect(
-            url: try map.shard(named: try row.decode("from_shard"), on: directory).url)
-        let targetConnection = try Connection.connect(url: try map.shard(named: target, on: directory).url)
+        let source = try map.shard(named: try row.decode("from_shard"), on: directory)
+        let destination = try map.shard(named: target, on: directory)
+        for shard in [source, destination] { try Self.requireSuperuser(shard) }
+        let sourceConnection = try Connection.connect(url: source.url)
+        let targetConnection = try Connection.connect(url: destination.url)
         try stopCopy(source: sourceConnection, target: targetConnection)
         let removed = try deleteRows(on: targetConnection)
         try directory.execute("delete from app_moves where app_id = \(app)")
         progress("rolled back: \(removed) copied rows removed from \(target)")
+    }
+
+    /// Throws ``Failure/notSuperuser(shard:role:)`` unless `shard`'s login is a superuser.
+    static func requireSuperuser(_ shard: Shard) throws {
+        let row = try Connection.connect(url: shard.url).query(
+            "select current_user::text as role, rolsuper from pg_roles where rolname = current_user")[0]
+        guard try row.decode("rolsuper", as: Bool.self) else {
+            throw Failure.notSuperuser(shard: shard.name, role: try row.decode("role"))
+        }
     }
 
     /// Records the move (or finds the one to resume): the source shard and the state.

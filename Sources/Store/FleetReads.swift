@@ -8,18 +8,28 @@ import Postgres
 /// aggregates, asynchronous foreign scans); only the per-app rows travel. Nothing is ever
 /// written through it: every write is a local transaction on the app's shard.
 public struct FleetReads: Sendable {
-    /// The rollups the coordinator exposes (the reports' inputs; no events).
+    /// The rollups the coordinator exposes (the reports' inputs), and the receipts the
+    /// silent-loss report reads for the hours of a window outside whole days (none for whole days).
     public static let tables = [
         "send_rollups_daily", "send_rejections_daily", "open_landings_daily", "instrumented_slices_daily",
-        "prompt_cohorts_daily",
+        "prompt_cohorts_daily", "notification_receipts",
+    ]
+
+    /// The definition files (sql/definitions.list) installed in schema `fleet` too, so the
+    /// fleet-wide reports call the very functions a shard's reports call, over `fleet.*`: the
+    /// column lists (outcome counters, causes, latency buckets) are the shards' own.
+    public static let reportDefinitions = [
+        "engine/day.sql", "engine/outcome_counters.sql", "views/rates.sql", "reports/weekly.sql",
+        "reports/silent_loss_rollups.sql",
     ]
 
     public init() {}
 
     /// Foreign server, user mapping and imported rollups of every shard, and the `fleet`
     /// tables partitioned by the current placements; run after every change of the map.
-    /// Needs a superuser on the directory (postgres_fdw is not a trusted extension).
-    public func sync(directory: Connection) throws {
+    /// Needs a superuser on the directory (postgres_fdw is not a trusted extension). `sql`: the
+    /// project's SQL, whose ``reportDefinitions`` are installed in `fleet`.
+    public func sync(directory: Connection, sql: MigrationSource) throws {
         let map = ShardDirectory()
         let shards = try map.shards(on: directory)
         let placements = try map.placements(on: directory)
@@ -28,13 +38,15 @@ public struct FleetReads: Sendable {
                 "create extension if not exists postgres_fdw; drop schema if exists fleet cascade; create schema fleet")
             for shard in shards {
                 let server = "pl_shard_\(shard.name)", schema = "fleet_shard_\(shard.name)"
-                let (options, user) = Self.serverOptions(shard.url)
+                guard let options = Self.serverOptions(shard.url) else {
+                    throw FleetFailure.unreadableURL(shard: shard.name)
+                }
                 try connection.executeScript(
                     """
                     drop server if exists \(server) cascade;
-                    create server \(server) foreign data wrapper postgres_fdw options (\(options), async_capable \
-                    'true', fetch_size '10000');
-                    create user mapping for current_user server \(server) options (\(user));
+                    create server \(server) foreign data wrapper postgres_fdw
+                        options (\(options.server), async_capable 'true', fetch_size '10000');
+                    create user mapping for current_user server \(server) options (\(options.user));
                     drop schema if exists \(schema) cascade;
                     create schema \(schema);
                     import foreign schema public limit to (\(Self.tables.joined(separator: ", "))) from server \
@@ -56,27 +68,88 @@ public struct FleetReads: Sendable {
                     )
                 }
             }
+            // Function bodies name the shards' tables unqualified: with `fleet` first on the
+            // search path (``prepareReads(on:)``) they read the fleet tables. `fleet` alone here,
+            // so that a definition's `drop function if exists` never reaches another schema. The
+            // reader role is the one a shard's migrations create; rates.sql grants it its view.
+            try connection.executeScript(
+                """
+                do $$ begin
+                    if not exists (select 1 from pg_roles where rolname = 'pushledger_reader') then
+                        create role pushledger_reader nologin;
+                    end if;
+                end $$;
+                set local search_path = fleet;
+                set local check_function_bodies = off
+                """)
+            for path in Self.reportDefinitions {
+                guard let definition = sql.definitions.first(where: { $0.path == path }) else {
+                    throw FleetFailure.missingDefinition(path)
+                }
+                try connection.executeScript(definition.sql)
+            }
         }
     }
 
-    /// `host`, `port`, `dbname` options of a libpq URL, and the user mapping's `user`/`password`.
-    static func serverOptions(_ url: String) -> (server: String, user: String) {
-        let parts = URLComponents(string: url)
-        var server: [String] = []
-        if let host = parts?.host, !host.isEmpty { server.append("host \(AppMove.literal(host))") }
-        if let port = parts?.port { server.append("port '\(port)'") }
-        let database = String((parts?.path ?? "").drop { $0 == "/" })
-        if !database.isEmpty { server.append("dbname \(AppMove.literal(database))") }
-        for item in parts?.queryItems ?? [] where ["sslmode", "host", "port", "dbname"].contains(item.name) {
-            if let value = item.value { server.append("\(item.name) \(AppMove.literal(value))") }
+    /// Why the fleet tables could not be generated.
+    public enum FleetFailure: Error, CustomStringConvertible {
+        /// A definition the fleet needs is not in sql/definitions.list.
+        case missingDefinition(String)
+        /// The shard's URL is no libpq URI (`postgres://…`).
+        case unreadableURL(shard: String)
+
+        public var description: String {
+            switch self {
+            case .missingDefinition(let path): "\(path) is not in sql/definitions.list"
+            case .unreadableURL(let shard):
+                "the URL of shard '\(shard)' is not a libpq URI (postgres://user@host:port,host:port/database?…)"
+            }
         }
-        var user: [String] = []
-        if let name = parts?.user { user.append("user \(AppMove.literal(name))") }
-        if let password = parts?.password { user.append("password \(AppMove.literal(password))") }
-        if user.isEmpty {
-            user.append("user \(AppMove.literal(ProcessInfo.processInfo.environment["PGUSER"] ?? "postgres"))")
+    }
+
+    /// Makes `directory` read the fleet: `fleet` first on the search path (the report
+    /// functions and tables the sync installed), partitionwise aggregates on.
+    public func prepareReads(on directory: Connection) throws {
+        try directory.executeScript("set search_path = fleet, public; set enable_partitionwise_aggregate = on")
+    }
+
+    /// The foreign server's options of a libpq URL (every connection option of its hosts,
+    /// database and parameters, a host list as libpq's comma-separated `host` and `port`), and
+    /// the user mapping's (`user`, `password`, `sslpassword`); nil when `url` is no libpq URI.
+    /// postgres_fdw sets `client_encoding` and `fallback_application_name` itself and refuses them.
+    public static func serverOptions(_ url: String) -> (server: String, user: String)? {
+        guard let parts = ConnectionURL(url) else { return nil }
+        var server: [(String, String)] = [], user: [(String, String)] = []
+        func set(_ list: inout [(String, String)], _ name: String, _ value: String) {
+            list.removeAll { $0.0 == name }
+            list.append((name, value))
         }
-        return (server.isEmpty ? "dbname 'postgres'" : server.joined(separator: ", "), user.joined(separator: ", "))
+        if !parts.endpoints.isEmpty {
+            set(&server, "host", parts.endpoints.map(\.host).joined(separator: ","))
+            if parts.endpoints.contains(where: { $0.port != nil }) {
+                set(&server, "port", parts.endpoints.map { $0.port ?? "" }.joined(separator: ","))
+            }
+        }
+        if let database = parts.database, !database.isEmpty { set(&server, "dbname", database) }
+        if let name = parts.user { set(&user, "user", name) }
+        if let password = parts.password { set(&user, "password", password) }
+        for (name, value) in parts.parameters where !["client_encoding", "fallback_application_name"].contains(name) {
+            if ["user", "password", "sslpassword"].contains(name) {
+                set(&user, name, value)
+            } else {
+                set(&server, name, value)
+            }
+        }
+        if !user.contains(where: { $0.0 == "user" }) {
+            user.insert(("user", ProcessInfo.processInfo.environment["PGUSER"] ?? "postgres"), at: 0)
+        }
+        if server.isEmpty { server = [("dbname", "postgres")] }
+        func options(_ list: [(String, String)]) -> String {
+            // Names quoted too: a URL's parameter names are not trusted SQL.
+            list.map { "\"\($0.0.replacingOccurrences(of: "\"", with: "\"\""))\" \(AppMove.literal($0.1))" }
+                .joined(separator: ", ")
+        }
+        return (options(server), options(user))
     }
 
     /// One app's send outcome counts over whole UTC days (from the rollups).

@@ -40,8 +40,10 @@ struct ShardsTests {
         return total
     }
 
+    /// Shard b is added by a Patroni-style URL (a list of hosts, read-write required): writes,
+    /// rollups and the fleet-wide reads through postgres_fdw reach it all the same.
     @Test func fourAppsOnTwoShardsAreStoredOnTheirShardsAloneAndReportAsOneDatabaseWould() throws {
-        let deployment = try ShardedDeployment(shards: ["a", "b"])
+        let deployment = try ShardedDeployment(shards: ["a", "b"], hostLists: ["b"])
         let single = try TestDatabase.fresh(prefix: "single")
         let fleets = Self.fleets()
         let directory = try deployment.directory()
@@ -83,6 +85,7 @@ struct ShardsTests {
         let refreshed = try CommandRunner.run(["--database-url", single, "rollup"])
         #expect(refreshed.status == 0)
         try Self.expectFleetTotalsEqualTheShards(deployment, fleets[0])
+        try Self.expectFleetReportsEqualTheAppsCombined(deployment, fleets)
         for fleet in fleets {
             for report in Self.reports(fleet) {
                 let fromShard = try deployment.run(report).stdout
@@ -170,8 +173,40 @@ struct ShardsTests {
         let again = try moving.post(to: serve.baseURL, threads: 3).summary
         #expect(again.accepted == 0 && again.duplicates == again.eventsPosted)
         #expect(try moving.storedEvents(b) == truth.telemetryEvents + truth.sends)
+        try Self.expectAMoveWithoutASuperuserChangesNothing(deployment, app: moving.config.appID, stored: b)
         Logger(component: "shard-tests").info(
             "move figures", ["move": moved.replacingOccurrences(of: "\n", with: " "), "retries": summary.retries])
+    }
+
+    /// PostgreSQL 15 lets only a superuser create a subscription: a move to a shard whose login
+    /// is not one is refused with the reason before anything is recorded or copied.
+    static func expectAMoveWithoutASuperuserChangesNothing(
+        _ deployment: ShardedDeployment, app: String, stored shard: Connection
+    ) throws {
+        let role = "pl_plain_\(UUID().uuidString.prefix(8).lowercased())"
+        let admin = try Connection.connect(url: TestDatabase.adminURL)
+        try admin.execute("create role \(identifier: role) login nosuperuser")
+        try admin.execute("grant pg_read_all_data to \(identifier: role)")
+        let database = try TestDatabase.fresh(prefix: "shard_plain")
+        try deployment.run([
+            "shards", "add", "plain", database.replacingOccurrences(of: "pushledger@", with: "\(role)@"),
+        ])
+        let rows = try Self.rows(of: app, shard)
+        let refused = try CommandRunner.run(
+            ["--directory-url", deployment.directoryURL, "apps", "move", app, "--to", "plain"])
+        #expect(refused.status == 1, "\(refused.stderr)")
+        #expect(
+            refused.stderr.contains("needs a superuser login on both shards")
+                && refused.stderr.contains("role '\(role)' of shard 'plain'"), "\(refused.stderr)")
+        let directory = try deployment.directory()
+        #expect(try directory.query("select count(*) from app_moves")[0].decode(0, as: Int.self) == 0)
+        #expect(
+            try directory.query("select shard from app_placements where app_id = \(app)")[0].decode(0, as: String.self)
+                == "b")
+        #expect(try Self.rows(of: app, shard) == rows)
+        let plain = try Connection.connect(url: database)
+        #expect(try Self.rows(of: app, plain) == 0)
+        #expect(try plain.query("select count(*) from pg_subscription")[0].decode(0, as: Int.self) == 0)
     }
 
     /// `shards totals` through the directory's postgres_fdw tables equals each shard's own sums,
@@ -219,6 +254,159 @@ struct ShardsTests {
         // Each shard's partition is a foreign scan that carries the aggregate: "Relations: Aggregate on (…)".
         #expect(plan.components(separatedBy: "Aggregate on (fleet_shard_").count - 1 == 2, "\(plan)")
         #expect(plan.contains("GROUP BY app_id") || plan.contains("GROUP BY 1"), "\(plan)")
+    }
+
+    /// `report silent-loss` and `report weekly` without `--app` read every app through the
+    /// directory: their counts (outcomes, causes of unconfirmed sends, latency buckets) are the
+    /// per-app answers (each read on its shard) summed; their rates, late shares and percentile
+    /// buckets are those of the sums, computed here from docs/metrics.md's definitions.
+    static func expectFleetReportsEqualTheAppsCombined(_ deployment: ShardedDeployment, _ fleets: [ScaleFleet]) throws {
+        typealias Sums = [String: Int]
+        typealias Object = [String: Any]
+        // Written out here from docs/metrics.md, not taken from the code under test.
+        let outcomes = [
+            "sends", "accepted", "rejected", "pending", "opened", "received", "blocked_app", "blocked_channel",
+            "unconfirmed", "unattributed", "token_invalid",
+        ]
+        let causes = ["superseded", "app_stopped", "expired", "device_inactive", "unexplained"]
+        let buckets = ["lt_10s", "lt_1m", "lt_10m", "lt_1h", "lt_6h", "lt_24h", "ge_24h"].map { "latency_" + $0 }
+        let counts = outcomes + causes + buckets
+        func object(_ text: String) throws -> Object {
+            try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? Object, "\(text.prefix(300))")
+        }
+        func list(_ report: Object, _ key: String) -> [Object] { report[key] as? [Object] ?? [] }
+        func add(_ row: Any?, into sums: inout Sums) {
+            for name in counts { if let value = (row as? Object)?[name] as? Int { sums[name, default: 0] += value } }
+        }
+        func sums(_ row: Any?) -> Sums {
+            var sums = Sums()
+            add(row, into: &sums)
+            return sums
+        }
+        /// Each figure whose counts `s` holds: rates of accepted, the late share (an hour or
+        /// more) of confirmed sends, the nearest-rank percentile buckets.
+        func expectFigures(_ row: Any?, _ s: Sums, _ label: String) {
+            let row = row as? Object ?? [:]
+            func expect(_ name: String, _ numerator: [String], _ denominator: [String]) {
+                guard (numerator + denominator).allSatisfy({ s[$0] != nil }) else { return }
+                let n = numerator.reduce(0) { $0 + s[$1]! }, d = denominator.reduce(0) { $0 + s[$1]! }
+                let actual = row[name] as? Double
+                if d == 0 {
+                    #expect(actual == nil, "\(label) \(name)")
+                } else {
+                    #expect(abs((actual ?? -1) - Double(n) / Double(d)) < 1e-9, "\(label) \(name)")
+                }
+            }
+            expect("silent_loss_rate", ["blocked_app", "blocked_channel", "unconfirmed"], ["accepted"])
+            expect("confirmed_delivery_rate", ["received", "opened"], ["accepted"])
+            for cause in causes { expect(cause + "_rate", [cause], ["accepted"]) }
+            expect("late_share", buckets.suffix(3), buckets)
+            guard buckets.allSatisfy({ s[$0] != nil }) else { return }
+            let confirmed = buckets.reduce(0) { $0 + s[$1]! }
+            for (name, perMille) in [("p50_bucket", 500), ("p90_bucket", 900), ("p99_bucket", 990)] {
+                let rank = max(1, (perMille * confirmed + 999) / 1000)
+                var seen = 0
+                let bucket =
+                    confirmed == 0
+                    ? nil
+                    : buckets.first {
+                        seen += s[$0]!
+                        return seen >= rank
+                    }
+                #expect(
+                    row[name] as? String == bucket.map { String($0.dropFirst("latency_".count)) }, "\(label) \(name)")
+            }
+        }
+
+        let start = Date(timeIntervalSince1970: Double(fleets[0].config.startMs) / 1000)
+        let window = [
+            "--from", Timestamp.rfc3339(start), "--to", Timestamp.rfc3339(start + 3 * 86_400), "--by",
+            "channel,platform",
+            "--format", "json",
+        ]
+        let fleetWide = try object(deployment.run(["report", "silent-loss"] + window).stdout)
+        func key(_ row: Object) -> String { "\(row["channel"] ?? "") \(row["platform"] ?? "")" }
+        var combined: [String: Sums] = [:]
+        for fleet in fleets {
+            let app = try object(
+                deployment.run(["report", "silent-loss", "--app", fleet.config.appID, "--source", "rollups"] + window)
+                    .stdout)
+            for row in list(app, "rows") { add(row, into: &combined[key(row), default: [:]]) }
+        }
+        #expect(fleetWide["source"] as? String == "rollups")
+        let hourLater = ["--from", Timestamp.rfc3339(start + 3_600)] + window.dropFirst(2)
+        for refused in [window + ["--source", "engine"], hourLater] {
+            let output = try CommandRunner.run(
+                ["--directory-url", deployment.directoryURL, "report", "silent-loss"] + refused)
+            #expect(
+                output.status != 0
+                    && (output.stderr.contains("--source engine") || output.stderr.contains("whole UTC days")),
+                "\(refused): \(output.stderr)")
+        }
+        // The figures under test are there to be wrong: causes and latency buckets counted.
+        let total = combined.values.reduce(into: Sums()) { total, s in total.merge(s, uniquingKeysWith: +) }
+        #expect(causes.map { total[$0] ?? 0 }.filter { $0 > 0 }.count >= 2, "\(total)")
+        #expect(buckets.map { total[$0] ?? 0 }.filter { $0 > 0 }.count >= 2, "\(total)")
+        #expect(list(fleetWide, "rows").count == combined.count && combined.count > 1)
+        for row in list(fleetWide, "rows") {
+            #expect(sums(row) == combined[key(row)], "\(key(row))")
+            expectFigures(row, sums(row), key(row))
+        }
+
+        // The weekly report of the week of the last simulated day, beside the week before: the
+        // headline, every channel, and the causes and latency per platform and channel.
+        let week = ISOWeek(containing: start + 2 * 86_400).description
+        let weekly = try object(deployment.run(["report", "weekly", "--week", week, "--format", "json"]).stdout)
+        #expect(
+            weekly["app"] as? String == "all apps" && weekly["prompt_timing"] == nil && weekly["per_app_only"] != nil)
+        var sections: [String: [String: (current: Sums, previous: Sums)]] = [:]
+        let sliced = ["channels": "name", "why_unconfirmed": "platform", "latency": "platform"]
+        func slices(_ report: Object) -> [String: [String: (current: Sums, previous: Sums)]] {
+            var found: [String: [String: (current: Sums, previous: Sums)]] = [:]
+            let headline = report["headline"] as? Object ?? [:]
+            found["headline", default: [:]]["all"] = (sums(headline["current"]), sums(headline["previous"]))
+            for (section, name) in sliced {
+                for slice in list(report, section) {
+                    let label = "\(slice[name] ?? "") \(slice["channel"] ?? "")"
+                    found[section, default: [:]][label] = (sums(slice["current"]), sums(slice["previous"]))
+                }
+            }
+            return found
+        }
+        for fleet in fleets {
+            let app = try object(
+                deployment.run(["report", "weekly", "--app", fleet.config.appID, "--week", week, "--format", "json"])
+                    .stdout)
+            for (section, found) in slices(app) {
+                for (label, figures) in found {
+                    var both = sections[section, default: [:]][label] ?? (Sums(), Sums())
+                    both.current.merge(figures.current, uniquingKeysWith: +)
+                    both.previous.merge(figures.previous, uniquingKeysWith: +)
+                    sections[section, default: [:]][label] = both
+                }
+            }
+        }
+        let fleetSlices = slices(weekly)
+        #expect(Set(fleetSlices.keys) == Set(sections.keys) && sections.keys.count == 4)
+        #expect((sections["headline"]?["all"]?.current["sends"] ?? 0) > 0)
+        #expect((sections["why_unconfirmed"]?.count ?? 0) > 1 && (sections["latency"]?.count ?? 0) > 1)
+        for (section, expected) in sections {
+            #expect(Set(fleetSlices[section].map { Array($0.keys) } ?? []) == Set(expected.keys), "\(section)")
+            for (label, figures) in expected {
+                #expect(fleetSlices[section]?[label]?.current == figures.current, "\(section) \(label)")
+                #expect(fleetSlices[section]?[label]?.previous == figures.previous, "\(section) \(label) previous")
+            }
+        }
+        // Rates and latency figures of the sums, this week's and last week's.
+        let headline = weekly["headline"] as? Object ?? [:]
+        for when in ["current", "previous"] {
+            expectFigures(headline[when], sums(headline[when]), "headline \(when)")
+            for section in ["why_unconfirmed", "latency"] {
+                for slice in list(weekly, section) {
+                    expectFigures(slice[when], sums(slice[when]), "\(section) \(slice["platform"] ?? "") \(when)")
+                }
+            }
+        }
     }
 
     /// Shard b refusing connections: its apps get 503 with Retry-After, shard a's are stored;

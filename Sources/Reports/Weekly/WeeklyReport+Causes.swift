@@ -18,7 +18,7 @@ extension WeeklyReport {
 
     /// Cause and latency counts per (platform, channel) over this week and the previous one.
     static func causeSlices(
-        _ connection: Connection, _ app: String, _ week: ISOWeek
+        _ connection: Connection, _ scope: ReportScope, _ week: ISOWeek
     ) throws(ReportError) -> [CauseSlice] {
         struct Read {
             var week: ISOWeek
@@ -26,12 +26,16 @@ extension WeeklyReport {
             var channel: String
             var counts: CauseCounts
         }
+        let totals = scope.rows(keys: totalsKeys, sums: OutcomeCounts.summedColumns) { app in
+            """
+            pushledger_rollup_totals(\(app), \(Display.day(week.previous.start()))::date,
+                                     \(Display.day(week.end()))::date, '{week,platform,channel}')
+            """
+        }
         let query: SQL = """
             select week::timestamp at time zone 'UTC' as week, platform, channel, accepted, \
             \(unsafeRaw: CauseCounts.sqlColumns)
-              from pushledger_rollup_totals(\(app), \(Display.day(week.previous.start()))::date, \
-            \(Display.day(week.end()))::date,
-                                            '{week,platform,channel}')
+              from \(totals)
             """
         let rows = try databaseStep("reading cause rollups") { () throws(PostgresError) -> [Read] in
             var rows: [Read] = []

@@ -8,7 +8,7 @@ extension WeeklyReport {
     /// Every section with this week's and last week's figures and the change (counts as a
     /// difference, rates in percentage points as `<rate>_pp`).
     public var json: JSONValue {
-        .object(
+        let fields: [(String, JSONValue)] =
             [
                 ("app", .string(app)),
                 ("week", .string(week.description)),
@@ -81,8 +81,16 @@ extension WeeklyReport {
                     } ?? .null
                 ),
                 ("alerts_note", .string(alerts == nil ? "alerting not set up" : "alerts that fired this week")),
-            ])
+            ]
+        guard isFleet else { return .object(fields) }
+        return .object(
+            fields.filter { !Self.perAppFields.contains($0.0) } + [("per_app_only", .string(Self.perAppNote))])
     }
+
+    /// The JSON fields of the sections that belong to one app, left out of a fleet-wide report.
+    static let perAppFields: Set = [
+        "link_hosts", "provider_check", "prompt_timing", "prompt_timing_previous_week", "alerts", "alerts_note",
+    ]
 
     static func pointChange(_ current: Rate, _ previous: Rate) -> Double? {
         current.value.flatMap { c in previous.value.map { (c - $0) * 100 } }

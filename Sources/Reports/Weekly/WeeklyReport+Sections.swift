@@ -21,7 +21,14 @@ extension WeeklyReport {
 
     /// Every section as a titled table, in the order of docs/metrics.md "Weekly report".
     public var sections: [ReportTable] {
-        [
+        if isFleet {
+            return [
+                headlineTable, sliceTable("Per channel", "channel", channels),
+                sliceTable("Per platform", "platform", platforms),
+                causeTable, latencyTable, rejectionTable, hygieneTable, landingTable,
+            ]
+        }
+        return [
             headlineTable, sliceTable("Per channel", "channel", channels),
             sliceTable("Per platform", "platform", platforms),
             causeTable, latencyTable, rejectionTable, hygieneTable, providerCheckTable,
@@ -150,7 +157,12 @@ extension WeeklyReport {
 
     var subtitle: String {
         "\(app) · \(week) (\(Display.day(week.start())) to \(Display.day(week.end().addingTimeInterval(-1))), UTC)"
+            + (isFleet ? "\n\n" + Self.perAppNote : "")
     }
+
+    /// What a fleet-wide report leaves to the per-app reports.
+    static let perAppNote =
+        "every app summed; prompt timing, link hosts, the provider check and alerts are per app: use --app"
 
     /// Renders in `markdown`, `text`, `html` or `json`; `columns` shapes the terminal tables.
     public func rendered(_ format: ReportFormat, columns: ColumnChoice = .key) throws(ReportError) -> String {
@@ -165,7 +177,9 @@ extension WeeklyReport {
             return "PushLedger weekly report\n\(subtitle)\n\(rollups.text)\n\n"
                 + sections.map { $0.terminal(style: format == .table ? .unicode : .plain, columns: choice) }.joined(
                     separator: "\n")
-        case .html: return html
+        case .html:
+            if isFleet { throw ReportError.unsupported(format, report: "report weekly without --app") }
+            return html
         case .json: return json.jsonText(pretty: true) + "\n"
         case .csv: throw ReportError.unsupported(format, report: "report weekly")
         }

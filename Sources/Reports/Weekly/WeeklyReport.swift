@@ -78,6 +78,9 @@ public struct WeeklyReport: Sendable {
     public let alerts: Alerts
     /// FCM's Aggregated Delivery Data beside the devices, per Los Angeles day of the week.
     public var providerCheck: ProviderCheckReport? = nil
+    /// Every app of a sharded deployment (``fleet(directory:week:rollups:)``): the sections that
+    /// add up across apps only.
+    public internal(set) var isFleet = false
 
     /// How many weeks the trend chart shows.
     public static let trendWeeks = 8
@@ -92,17 +95,7 @@ public struct WeeklyReport: Sendable {
         guard !app.isEmpty else { throw ReportError.invalidQuery("--app is required") }
         let rollups = try RollupStatus.read(connection: connection)
         let asOf = rollups.asOf ?? Date()
-        let weeks = week.recent(trendWeeks)
-        let byWeek = try totals(connection, app, weeks[0], week, by: "week")
-        let byChannel = try totals(connection, app, weeks[0], week, by: "week,channel")
-        let byPlatform = try totals(connection, app, week.previous, week, by: "week,platform")
-        func slices(_ rows: [(week: ISOWeek, name: String, counts: OutcomeCounts)]) -> [Slice] {
-            Set(rows.filter { $0.week >= week.previous }.map(\.name)).sorted().map { name in
-                Slice(
-                    name: name, current: rows.first { $0.week == week && $0.name == name }?.counts ?? OutcomeCounts(),
-                    previous: rows.first { $0.week == week.previous && $0.name == name }?.counts ?? OutcomeCounts())
-            }
-        }
+        let sums = try Sums(connection, .app(app), week)
         let options = PromptTimingReport.Options(experiment: experiment, includeSends: false, fromRollups: true)
         func prompts(_ w: ISOWeek) throws(ReportError) -> PromptTimingReport {
             try PromptTimingReport.run(
@@ -111,18 +104,68 @@ public struct WeeklyReport: Sendable {
         }
         return WeeklyReport(
             app: app, week: week, asOf: asOf, rollups: rollups,
-            headline: slices(byWeek).first.map { Slice(name: "all", current: $0.current, previous: $0.previous) }
-                ?? Slice(name: "all", current: OutcomeCounts(), previous: OutcomeCounts()),
-            channels: slices(byChannel), platforms: slices(byPlatform),
-            causeSlices: try causeSlices(connection, app, week),
-            trend: byChannel.map { ($0.week, $0.name, $0.counts) },
-            rejections: try rejections(connection, app, week),
-            landings: try landings(connection, app, week),
+            headline: sums.headline, channels: sums.channels, platforms: sums.platforms, causeSlices: sums.causeSlices,
+            trend: sums.trend, rejections: sums.rejections, landings: sums.landings,
             linkHosts: try linkHosts(connection, app, week),
             promptTiming: try prompts(week), previousPromptTiming: try prompts(week.previous),
             alerts: try alerts(connection, app, week),
             providerCheck: try providerCheck(connection, app, week, asOf: asOf))
     }
+
+    /// The report of every app of a sharded deployment, read on its directory's coordinator
+    /// (``ReportScope/fleet``): outcomes, causes, latency, rejections and landing, each app's as
+    /// its shard's rollups give them, summed (rates and latency figures from the sums). Prompt
+    /// timing, link hosts, alerts and the provider check belong to one app: `--app` reports them.
+    /// `rollups`: the shards' freshness combined (``RollupStatus/combined(_:)``).
+    public static func fleet(
+        directory: Connection, week: ISOWeek, rollups: RollupStatus
+    ) throws(ReportError) -> WeeklyReport {
+        let asOf = rollups.asOf ?? Date()
+        let sums = try Sums(directory, .fleet, week)
+        let query = ReportQuery(app: ReportScope.fleetName, from: week.start(), to: week.end(), asOf: asOf)
+        let prompts = PromptTimingReport(
+            query: query, options: PromptTimingReport.Options(fromRollups: true), mode: .intentToTreat,
+            fellBack: false, baseline: nil, cohorts: [])
+        return WeeklyReport(
+            app: ReportScope.fleetName, week: week, asOf: asOf, rollups: rollups, headline: sums.headline,
+            channels: sums.channels, platforms: sums.platforms, causeSlices: sums.causeSlices, trend: sums.trend,
+            rejections: sums.rejections, landings: sums.landings, promptTiming: prompts,
+            previousPromptTiming: prompts, alerts: [], isFleet: true)
+    }
+
+    /// The sections that add up across apps, read for one app or the fleet.
+    private struct Sums {
+        var headline: Slice, channels: [Slice], platforms: [Slice], causeSlices: [CauseSlice]
+        var trend: [(week: ISOWeek, channel: String, counts: OutcomeCounts)]
+        var rejections: [ReasonRow], landings: [LandingRow]
+
+        init(_ connection: Connection, _ scope: ReportScope, _ week: ISOWeek) throws(ReportError) {
+            let weeks = week.recent(WeeklyReport.trendWeeks)
+            let byWeek = try totals(connection, scope, weeks[0], week, by: "week")
+            let byChannel = try totals(connection, scope, weeks[0], week, by: "week,channel")
+            let byPlatform = try totals(connection, scope, week.previous, week, by: "week,platform")
+            func slices(_ rows: [(week: ISOWeek, name: String, counts: OutcomeCounts)]) -> [Slice] {
+                Set(rows.filter { $0.week >= week.previous }.map(\.name)).sorted().map { name in
+                    Slice(
+                        name: name,
+                        current: rows.first { $0.week == week && $0.name == name }?.counts ?? OutcomeCounts(),
+                        previous: rows.first { $0.week == week.previous && $0.name == name }?.counts ?? OutcomeCounts())
+                }
+            }
+            headline =
+                slices(byWeek).first.map { Slice(name: "all", current: $0.current, previous: $0.previous) }
+                ?? Slice(name: "all", current: OutcomeCounts(), previous: OutcomeCounts())
+            channels = slices(byChannel)
+            platforms = slices(byPlatform)
+            causeSlices = try WeeklyReport.causeSlices(connection, scope, week)
+            trend = byChannel.map { ($0.week, $0.name, $0.counts) }
+            rejections = try WeeklyReport.rejections(connection, scope, week)
+            landings = try WeeklyReport.landings(connection, scope, week)
+        }
+    }
+
+    /// The columns `pushledger_rollup_totals` groups by, in its order.
+    static let totalsKeys = ["channel", "platform", "app_version", "campaign", "provider", "week"]
 
     /// The cross-check of the week's Los Angeles days; nil without FCM data for them, whose check
     /// would show devices only (the section says how to import it) and costs an engine pass a day.
@@ -147,19 +190,21 @@ public struct WeeklyReport: Sendable {
 
     /// Rollup sums per week (and the second dimension in `by`, if any) over weeks [first, last].
     private static func totals(
-        _ connection: Connection, _ app: String, _ first: ISOWeek, _ last: ISOWeek, by: String
-    )
-        throws(ReportError) -> [(week: ISOWeek, name: String, counts: OutcomeCounts)]
-    {
-        try databaseStep("reading rollups") {
+        _ connection: Connection, _ scope: ReportScope, _ first: ISOWeek, _ last: ISOWeek, by: String
+    ) throws(ReportError) -> [(week: ISOWeek, name: String, counts: OutcomeCounts)] {
+        let rows = scope.rows(keys: totalsKeys, sums: OutcomeCounts.summedColumns) { app in
+            """
+            pushledger_rollup_totals(\(app), \(Display.day(first.start()))::date, \(Display.day(last.end()))::date,
+                                     string_to_array(\(by), ','))
+            """
+        }
+        return try databaseStep("reading rollups") {
             try connection.query(
                 OutcomeCounts.withRates(
                     """
                     select week::timestamp at time zone 'UTC' as week, coalesce(channel, platform, 'all') as name,
                            \(unsafeRaw: OutcomeCounts.sqlColumns), \(unsafeRaw: CauseCounts.sqlColumns)
-                      from pushledger_rollup_totals(\(app), \(Display.day(first.start()))::date, \
-                    \(Display.day(last.end()))::date,
-                                                    string_to_array(\(by), ','))
+                      from \(rows)
                     """
                 )
             ).map { row in
@@ -172,17 +217,14 @@ public struct WeeklyReport: Sendable {
     }
 
     private static func rejections(
-        _ connection: Connection, _ app: String, _ week: ISOWeek
+        _ connection: Connection, _ scope: ReportScope, _ week: ISOWeek
     ) throws(ReportError) -> [ReasonRow] {
         let load = { (w: ISOWeek) throws(ReportError) -> [ReasonRow] in
-            try databaseStep("reading rejection rollups") {
-                try connection.query(
-                    """
-                    select provider, reason_class, reason, rejected
-                      from pushledger_rollup_rejections(\(app), \(Display.day(w.start()))::date, \
-                    \(Display.day(w.end()))::date)
-                    """
-                ).map { row in
+            let rows = scope.rows(keys: ["provider", "reason_class", "reason"], sums: ["rejected"]) { app in
+                "pushledger_rollup_rejections(\(app), \(Display.day(w.start()))::date, \(Display.day(w.end()))::date)"
+            }
+            return try databaseStep("reading rejection rollups") {
+                try connection.query("select provider, reason_class, reason, rejected from \(rows)").map { row in
                     ReasonRow(
                         provider: try row.decode("provider"), reasonClass: try row.decode("reason_class"),
                         reason: try row.decode("reason"), current: try row.decode("rejected"), previous: 0)
@@ -210,17 +252,16 @@ public struct WeeklyReport: Sendable {
     }
 
     private static func landings(
-        _ connection: Connection, _ app: String, _ week: ISOWeek
+        _ connection: Connection, _ scope: ReportScope, _ week: ISOWeek
     ) throws(ReportError) -> [LandingRow] {
         let load = { (w: ISOWeek) throws(ReportError) -> [(channel: String, campaign: String?, landing: Landing)] in
-            try databaseStep("reading landing rollups") {
-                try connection.query(
-                    """
-                    select channel, campaign, opens, landed_reported, misrouted
-                      from pushledger_rollup_landings(\(app), \(Display.day(w.start()))::date, \
-                    \(Display.day(w.end()))::date)
-                    """
-                ).map { row in
+            let rows = scope.rows(keys: ["channel", "campaign"], sums: ["opens", "landed_reported", "misrouted"]) {
+                app in
+                "pushledger_rollup_landings(\(app), \(Display.day(w.start()))::date, \(Display.day(w.end()))::date)"
+            }
+            return try databaseStep("reading landing rollups") {
+                try connection.query("select channel, campaign, opens, landed_reported, misrouted from \(rows)").map {
+                    row in
                     (
                         try row.decode("channel"), try row.decode("campaign"),
                         Landing(

@@ -9,8 +9,10 @@ struct ShardedDeployment {
     /// Shard name → URL.
     let shards: [String: String]
 
-    /// Creates and migrates the directory and the shards `names`, and adds the shards.
-    init(shards names: [String]) throws {
+    /// Creates and migrates the directory and the shards `names`, and adds the shards. The
+    /// shards in `hostLists` are added by a Patroni-style URL: a host that refuses connections,
+    /// then the real one, read-write required (libpq tries them in order).
+    init(shards names: [String], hostLists: Set<String> = []) throws {
         directoryURL = try TestDatabase.empty(prefix: "dir")
         var shards: [String: String] = [:]
         for name in names { shards[name] = try TestDatabase.empty(prefix: "shard_\(name)") }
@@ -24,7 +26,7 @@ struct ShardedDeployment {
             }
             let migrated = try CommandRunner.run(["--database-url", shards[name]!, "migrate"])
             guard migrated.status == 0 else { throw ShardTestError(description: "migrate: \(migrated.stderr)") }
-            try run(["shards", "add", name, shards[name]!])
+            try run(["shards", "add", name, hostLists.contains(name) ? Self.hostList(shards[name]!) : shards[name]!])
         }
     }
 
@@ -37,6 +39,13 @@ struct ShardedDeployment {
                 description: "pushledger \(arguments.joined(separator: " ")) exited \(output.status): \(output.stderr)")
         }
         return output
+    }
+
+    /// `url` (one host, with a query) as a list of two hosts, the first refusing connections
+    /// (port 1 on loopback), read-write required.
+    static func hostList(_ url: String) -> String {
+        url.replacingOccurrences(of: "@", with: "@127.0.0.1:1,") + (url.contains("?") ? "&" : "?")
+            + "target_session_attrs=read-write"
     }
 
     func directory() throws -> Connection { try Connection.connect(url: directoryURL) }

@@ -13,8 +13,9 @@ struct AppsMoveCommand: Command {
                 requests get 503 with Retry-After, which the SDKs and senders honour), waits for the copy to catch up, \
                 compares every table's row count, flips the shard map and removes the app's rows from the old shard. A \
                 move cut short is recorded in the directory: run the same command again to resume it, or --rollback to \
-                undo it before the flip. Needs wal_level=logical on the old shard and a superuser on the new one (it \
-                creates a subscription).
+                undo it before the flip. Needs wal_level=logical on the old shard and a superuser login in both \
+                shards' URLs: PostgreSQL 15 lets only a superuser create a subscription, and the rows are deleted \
+                with triggers off; the move checks both first and changes nothing without (docs/operations/scaling.md).
                 """)
     }
 

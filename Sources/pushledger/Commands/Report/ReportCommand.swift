@@ -36,8 +36,10 @@ struct ReportCommand: ParsableCommand {
 
 /// Options every windowed report shares: which app, which window, as of when.
 struct WindowOptions: ParsableArguments {
-    @Option(help: "The app id to report on", environment: "PUSHLEDGER_APP")
-    var app: String
+    @Option(
+        help: "The app id to report on (with --directory-url, silent-loss without it reports every app)",
+        environment: "PUSHLEDGER_APP")
+    var app: String?
 
     @Option(help: "Window start, ISO 8601 date or time, UTC (default: 7 days before --to)")
     var from: Date?
@@ -63,11 +65,11 @@ struct WindowOptions: ParsableArguments {
                 throw CommandFailure(report: ReportError.invalidQuery("give either --week or --from/--to, not both"))
             }
             return ReportQuery(
-                app: app, from: week.start(), to: week.end(), asOf: asOf, confirmationWindow: confirmation)
+                app: app ?? "", from: week.start(), to: week.end(), asOf: asOf, confirmationWindow: confirmation)
         }
         let to = self.to ?? asOf
         let from = self.from ?? to - .days(7)
-        return ReportQuery(app: app, from: from, to: to, asOf: asOf, confirmationWindow: confirmation)
+        return ReportQuery(app: app ?? "", from: from, to: to, asOf: asOf, confirmationWindow: confirmation)
     }
 }
 

@@ -9,7 +9,8 @@ struct ReportSilentLossCommand: Command {
             discussion: """
                 Answered from the rollups (whole UTC days; the outcome engine for the window's other hours) or by the \
                 engine over the exact window; the output says which. With --as-of or --window other than 24h, auto \
-                uses the engine.
+                uses the engine. With --directory-url and no --app: every app, read from the rollups through the \
+                directory (docs/operations/scaling.md).
                 """ + " " + ReportCommand.rollupsNote)
     }
 
@@ -28,6 +29,22 @@ struct ReportSilentLossCommand: Command {
         let columns = try self.columns.choice()
         let query = try window.query()
         let source = try silentLossSource()
+        if let fleet = try context.fleetReading() {
+            guard source != .engine else {
+                throw CommandFailure(
+                    report: ReportError.invalidQuery(
+                        """
+                        every app of a sharded deployment is read from the rollups: drop --source engine and --as-of, \
+                        or name --app
+                        """))
+            }
+            return try ReportCommand.report(context) {
+                try SilentLossReport.fleet(
+                    directory: fleet.directory, query: query, by: ReportDimension.parseList(by), rollups: fleet.rollups
+                )
+                .rendered(output.format, columns: columns)
+            }
+        }
         let connection = try context.connectForReading()
         return try ReportCommand.report(context) {
             try SilentLossReport.run(

@@ -32,18 +32,14 @@ struct ShardsCommand: ParsableCommand {
     /// postgres_fdw (or a superuser) keeps working for everything else, with a warning.
     static func sync(_ context: CommandContext, _ directory: Connection) {
         do {
-            try FleetReads().sync(directory: directory)
+            try FleetReads().sync(directory: directory, sql: MigrationSource(directory: context.sqlDirectory()))
         } catch {
             context.logger.warning("fleet-wide tables not regenerated (pushledger shards sync)", ["error": "\(error)"])
         }
     }
 
     /// A URL without its password, for listings and logs.
-    static func redacted(_ url: String) -> String {
-        guard var parts = URLComponents(string: url), parts.password != nil else { return url }
-        parts.password = "***"
-        return parts.string ?? url
-    }
+    static func redacted(_ url: String) -> String { ConnectionURL.redacted(url) }
 }
 
 /// `pushledger shards add NAME URL`.
@@ -101,7 +97,8 @@ struct ShardsSyncCommand: Command {
     }
 
     func run(_ context: CommandContext) throws -> Int32 {
-        try FleetReads().sync(directory: context.connectDirectory())
+        try FleetReads().sync(
+            directory: context.connectDirectory(), sql: MigrationSource(directory: context.sqlDirectory()))
         return 0
     }
 }
