@@ -167,6 +167,7 @@ diagnose)
     patronictl_ list 2>&1 || true
     for n in "${nodes[@]}"; do
         for p in "$n-pg" "$n-api"; do
+            [ -s "$dir/$p.port" ] || continue
             echo "== $p $(port "$p"): $(ss -ltnpH "sport = :$(port "$p")" 2>/dev/null | awk '{print $NF}' | head -n 1)"
         done
         echo "== $n patroni.log"
