@@ -21,7 +21,7 @@ swift_tests() {
         swift test --skip-build --filter ProgrammingError
     else
         swift test --skip-build --filter "$1" --skip ProgrammingError
-        swift test --skip-build --filter "$1.*ProgrammingError"
+        swift test --skip-build --filter "($1).*ProgrammingError"
     fi
 }
 
