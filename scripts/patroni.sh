@@ -11,6 +11,9 @@
 #   scripts/patroni.sh sync NAME          print the node that is synchronous standby now, or nothing
 #   scripts/patroni.sh kill NAME NODE     the node's machine dies: SIGKILL to Patroni, the
 #                                         postmaster and every backend at once
+#   scripts/patroni.sh kill-diverged NAME NODE  the same, after NODE (the primary) committed WAL
+#                                         its standby never received: it must be rewound to rejoin
+#   scripts/patroni.sh rewinds NAME NODE  how many times the node's Patroni ran pg_rewind
 #   scripts/patroni.sh crash NAME NODE    PostgreSQL alone dies (SIGKILL to postmaster and
 #                                         backends); Patroni stays and restarts it in place
 #   scripts/patroni.sh start-node NAME NODE  start Patroni on a node again (the machine is back)
@@ -23,7 +26,7 @@ set -euo pipefail
 
 cmd=${1:-}
 name=${2:-}
-[ -n "$cmd" ] && [ -n "$name" ] || { sed -n '2,20p' "$0" >&2; exit 64; }
+[ -n "$cmd" ] && [ -n "$name" ] || { sed -n '2,24p' "$0" >&2; exit 64; }
 root=$(cd "$(dirname "$0")/.." && pwd)
 bindir=/usr/lib/postgresql/15/bin
 nodes=(n1 n2)
@@ -75,8 +78,15 @@ write_config() {
     mkdir -p "$nd/bin"
     for tool in "$bindir"/*; do ln -sf "$tool" "$nd/bin/"; done
     rm -f "$nd/bin/pg_rewind"
-    printf '#!/bin/sh\nexec %s/pg_rewind --no-sync "$@"\n' "$bindir" >"$nd/bin/pg_rewind"
+    # Patroni rewinds only if `pg_rewind --help` succeeds, and pg_rewind takes --help and
+    # --version as its first argument alone: those pass through unchanged.
+    cat >"$nd/bin/pg_rewind" <<EOF
+#!/bin/sh
+case "\${1:-}" in --help|-\?|--version|-V) exec $bindir/pg_rewind "\$@" ;; esac
+exec $bindir/pg_rewind --no-sync "\$@"
+EOF
     chmod 755 "$nd/bin/pg_rewind"
+    "$nd/bin/pg_rewind" --help >/dev/null || { echo "patroni: $nd/bin/pg_rewind --help fails" >&2; exit 1; }
     cp "$root/deploy/patroni/pushledger-post-bootstrap.sh" "$nd/post-bootstrap.sh"
     chmod 755 "$nd/post-bootstrap.sh"
     /usr/bin/python3 - "$root/deploy/patroni/patroni.yml" "$nd/patroni.yml" "$name" "$n" "$nd" "$nd/bin" \
@@ -145,11 +155,29 @@ start)
 url) url ;;
 leader) leader ;;
 sync) sync_standby ;;
-kill)
+kill | kill-diverged)
     n=${3:?node}
+    receiver=
+    if [ "$cmd" = kill-diverged ]; then
+        # The standby stops receiving, the primary commits WAL locally that the standby never
+        # gets, then dies: the old primary's history has diverged and only pg_rewind brings it back.
+        standby=$(sync_standby)
+        [ -n "$standby" ] && [ "$standby" != "$n" ] || { echo "patroni: no synchronous standby beside $n" >&2; exit 1; }
+        receiver=$(postgres_pids "$standby" | xargs -r ps -o pid=,args= -p | awk '/walreceiver/ { print $1 }')
+        [ -n "$receiver" ] || { echo "patroni: no WAL receiver on $standby" >&2; exit 1; }
+        kill -STOP "$receiver"
+        "${as_pg[@]}" "$bindir/psql" -X -q -h "$dir/$n/run" -p "$(port "$n-pg")" -U postgres -d postgres \
+            -c "begin; set local synchronous_commit = local;
+                select pg_logical_emit_message(true, 'pushledger-test', repeat('diverged', 4096)); commit;" >/dev/null
+    fi
     # Collected first, then killed in one call: nothing of the node gets to react.
     pids=$( { cat "$dir/$n/patroni.pid" 2>/dev/null || true; postgres_pids "$n"; } | sort -u)
     [ -n "$pids" ] && kill -9 $pids 2>/dev/null || true
+    [ -z "$receiver" ] || kill -CONT "$receiver"
+    ;;
+rewinds)
+    # How often the node's Patroni has run pg_rewind.
+    grep -c "running pg_rewind from" "$dir/${3:?node}/patroni.log" || true
     ;;
 crash)
     n=${3:?node}
@@ -182,5 +210,5 @@ destroy)
     if [ -s "$dir/etcd.pid" ]; then kill -9 "$(cat "$dir/etcd.pid")" 2>/dev/null || true; fi
     rm -rf "$dir"
     ;;
-*) sed -n '2,20p' "$0" >&2; exit 64 ;;
+*) sed -n '2,24p' "$0" >&2; exit 64 ;;
 esac

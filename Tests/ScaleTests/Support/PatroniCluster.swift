@@ -65,8 +65,13 @@ final class PatroniCluster: Sendable {
     func leader() -> String? { try? Self.script("leader").nonEmpty }
     /// The synchronous standby now, nil while there is none.
     func syncStandby() -> String? { try? Self.script("sync").nonEmpty }
-    /// The node's machine dies: Patroni, postmaster and backends SIGKILLed at once.
-    func killMachine(_ node: String) throws { try Self.script("kill", node) }
+    /// The node's machine dies: Patroni, postmaster and backends SIGKILLed at once. `diverged`:
+    /// the node, a primary, first commits WAL its standby never receives, so it must be rewound.
+    func killMachine(_ node: String, diverged: Bool = false) throws {
+        try Self.script(diverged ? "kill-diverged" : "kill", node)
+    }
+    /// How many times the node's Patroni has run pg_rewind.
+    func rewinds(_ node: String) -> Int { (try? Self.script("rewinds", node)).flatMap { Int($0) } ?? 0 }
     /// PostgreSQL dies on the node; its Patroni stays.
     func crashPostgres(_ node: String) throws { try Self.script("crash", node) }
     /// The node's machine is back: Patroni starts again.
