@@ -24,7 +24,9 @@
 # Smoke mode runs it all tiny on the caller's DATABASE_URL (make test) and checks it worked.
 # BENCH_PARTS picks parts (default "ingest naive rss pipeline reports"; ingest always runs);
 # BENCH_BASELINE_BIN=<another build's pushledger> adds its serve at 32 connections to the ingest
-# table, alternating with this build's BENCH_AB_ROUNDS times (default 1): an A/B in one run.
+# table, alternating with this build's BENCH_AB_ROUNDS times (default 1), and its serve and
+# follower through the whole pipeline: an A/B in one run. The "Targets" table comes first: each
+# target's figure of the run (and of the baseline).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
