@@ -491,7 +491,7 @@ window_figure=""
 [ -n "$scales" ] && rollup_window_figure
 
 ingest_table=$(cat <<EOF
-Run $(date -u +%FT%TZ) on $(nproc) cores (shared), PostgreSQL $(q ingest "show server_version"), fsync on, $mode mode ($installs installations, $sends_1x sends at 1×, parts:$parts, scales: ${scales:-none}${baseline_bin:+, baseline $baseline_name}).
+Run $(date -u +%FT%TZ) on $(nproc) cores (shared), PostgreSQL $(q ingest "show server_version"), fsync on, $mode mode ($installs installations, $sends_1x sends at 1×, parts: $(xargs <<<"$parts"), scales: ${scales:-none}${baseline_bin:+, baseline $baseline_name}).
 
 **Ingest** — week $week of the simulator's fleet: $events events ($sends sends in batches of 500, $((events - sends)) telemetry events in $telemetry_requests per-installation requests), $requests gzip requests.
 
