@@ -8,7 +8,7 @@ help:
 	@echo "make demo      local Postgres, ingest, a simulated mature fleet, the weekly report (Markdown and HTML)"
 	@echo "make test      the whole test suite on a throwaway local Postgres (FILTER=Suite: one suite with its services)"
 	@echo "make test-unit the unit suites alone: no database, no service, seconds"
-	@echo "make lint      swift format lint against .swift-format (make test runs it with PUSHLEDGER_LINT=1)"
+	@echo "make lint      swift format lint against .swift-format, no line over 120 characters (make test runs it first)"
 	@echo "make release-notes  what the next release holds; make cut-release VERSION=x.y.z cuts it (docs/operations/upgrading.md)"
 	@echo "make bench     benchmarks: ingest vs COPY and naive INSERTs, rollups vs a scan (bench/results/)"
 	@echo "make bench-smoke  the benchmarks tiny, as make test runs them"

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # `make test`: a throwaway cluster, the whole Swift suite, the Android core's suite, and the cluster gone afterwards
 # even when tests fail. A caller-provided DATABASE_URL is used as is.
-#   scripts/test.sh                  everything (make test)
+#   scripts/test.sh                  everything (make test), after scripts/lint.sh
 #   scripts/test.sh --unit           the unit suites alone: no database, no service (make test-unit)
 #   scripts/test.sh ARGS…            swift test ARGS on the cluster, e.g. --filter Suite (make test FILTER=Suite)
-# PUSHLEDGER_LINT=1 runs scripts/lint.sh first.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-if [ "${PUSHLEDGER_LINT:-0}" = 1 ]; then scripts/lint.sh; fi
+# The whole run starts with the lint (swift format and line length): a finding fails it in seconds.
+if [ $# -eq 0 ]; then scripts/lint.sh; fi
 
 # Exit tests (the programming-error traps) run in a process of their own: Swift Testing's
 # exit-test monitor waits for any child, so beside tests that run commands through

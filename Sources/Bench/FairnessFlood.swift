@@ -195,8 +195,8 @@ public struct FairnessFlood: Sendable {
             if position > 0 { text += "," }
             text +=
                 "{\"event_id\":\"\(id)\",\"notification_id\":\"\(id)\",\"app_id\":\"\(app.id)\",\"provider\":\"fcm\","
-            text +=
-                "\"token\":\"fcm-token-\(tag)-\(batch)-\(position)\",\"channel\":\"orders\",\"sent_at\":\"\(sentAt)\",\"status\":200}"
+            text += "\"token\":\"fcm-token-\(tag)-\(batch)-\(position)\","
+            text += "\"channel\":\"orders\",\"sent_at\":\"\(sentAt)\",\"status\":200}"
         }
         return Array((text + "]}").utf8)
     }

@@ -152,7 +152,8 @@ public enum SendsValidator {
             guard let eventID, let notificationID, let appID, let provider, let token, let channel, let sentAt,
                 let status
             else {
-                return .failure(EventFailureError((.invalidField, "invalid send")))  // unreachable: the reader reported it
+                // Unreachable: the reader reported it.
+                return .failure(EventFailureError((.invalidField, "invalid send")))
             }
             guard ContractFormat.sameAppID(appID, keyAppID) else {
                 return .failure(EventFailureError((.appMismatch, "the send's app_id is not the app of this key")))

@@ -210,10 +210,9 @@ struct TruthAccumulator {
                 day: day, channel: channel, platform: key.platform, appVersion: version, outcome: outcome, count: 0)
             merged[row, default: 0] += count
             if outcome == .unconfirmed, let cause = key.cause {
-                causes[
-                    Truth.CauseCount(
-                        day: day, channel: channel, platform: key.platform, appVersion: version, cause: cause, count: 0),
-                    default: 0] += count
+                let causeRow = Truth.CauseCount(
+                    day: day, channel: channel, platform: key.platform, appVersion: version, cause: cause, count: 0)
+                causes[causeRow, default: 0] += count
             }
             if let bucket = key.latency {
                 latency[

@@ -59,17 +59,17 @@ do {
             let text = try String(contentsOfFile: file, encoding: .utf8)
             for line in text.split(separator: "\n") {
                 guard let id = UUID(uuidString: String(line)) else { fail("not a UUID: \(line)") }
-                emit(
-                    "recorded \(try ledger.record(.notificationReceived(notificationID: id, channel: "orders", displayed: true)).uuidString.lowercased())"
-                )
+                let event = try ledger.record(
+                    .notificationReceived(notificationID: id, channel: "orders", displayed: true))
+                emit("recorded \(event.uuidString.lowercased())")
             }
         } else {
             let interval = UInt32(options["interval"] ?? "0") ?? 0
             for _ in 0..<(Int(options["count"] ?? "100") ?? 100) {
                 if interval > 0 { usleep(interval * 1000) }
-                emit(
-                    "recorded \(try ledger.record(.experimentExposure(experiment: "push_prompt_timing", variant: "first_screen")).uuidString.lowercased())"
-                )
+                let event = try ledger.record(
+                    .experimentExposure(experiment: "push_prompt_timing", variant: "first_screen"))
+                emit("recorded \(event.uuidString.lowercased())")
             }
         }
     } else {

@@ -67,7 +67,8 @@ struct DatabaseLostCommandTests {
         // Two hosts, neither listening: the multi-host form of the high-availability guide.
         let environment = [
             "DATABASE_URL":
-                "postgres://pushledger@127.0.0.1:1,127.0.0.1:2/pushledger?target_session_attrs=read-write&connect_timeout=2"
+                "postgres://pushledger@127.0.0.1:1,127.0.0.1:2/pushledger"
+                + "?target_session_attrs=read-write&connect_timeout=2"
         ]
         let result = try CommandRunner.run(arguments, environment: environment)
         #expect(result.status == 2, "\(arguments): \(result.stderr)")

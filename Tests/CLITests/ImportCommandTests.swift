@@ -14,7 +14,8 @@ import Testing
         let stamp = ISO8601DateFormatter().string(from: sentAt)
         let token = String(repeating: String(format: "%02x", i % 256), count: 32)
         return
-            #"{"event_id":"\#(uuid(i, 1))","notification_id":"\#(uuid(i, 2))","app_id":"\#(app)","provider":"apns","token":"\#(token)","channel":"orders","sent_at":"\#(stamp)","status":200}"#
+            #"{"event_id":"\#(uuid(i, 1))","notification_id":"\#(uuid(i, 2))","app_id":"\#(app)","provider":"apns","#
+            + #""token":"\#(token)","channel":"orders","sent_at":"\#(stamp)","status":200}"#
     }
 
     private func uuid(_ i: Int, _ kind: Int) -> String {
@@ -73,11 +74,15 @@ import Testing
         func line(_ i: Int, provider: String, status: Int, extra: String) -> String {
             let token = provider == "apns" ? String(repeating: String(format: "%02x", i), count: 32) : "fcm-\(i)"
             return
-                #"{"event_id":"\#(uuid(i, 1))","notification_id":"\#(uuid(i, 2))","app_id":"com.example.shop","provider":"\#(provider)","token":"\#(token)","channel":"orders","sent_at":"\#(stamp)","status":\#(status),\#(extra)}"#
+                #"{"event_id":"\#(uuid(i, 1))","notification_id":"\#(uuid(i, 2))","app_id":"com.example.shop","#
+                + #""provider":"\#(provider)","token":"\#(token)","channel":"orders","sent_at":"\#(stamp)","#
+                + #""status":\#(status),\#(extra)}"#
         }
         let apnsBody = #"{\"reason\":\"Unregistered\",\"timestamp\":1764500000000}"#
         let fcmBody =
-            #"{\"error\":{\"status\":\"NOT_FOUND\",\"details\":[{\"@type\":\"type.googleapis.com/google.firebase.fcm.v1.FcmError\",\"errorCode\":\"UNREGISTERED\"}]}}"#
+            #"{\"error\":{\"status\":\"NOT_FOUND\","#
+            + #"\"details\":[{\"@type\":\"type.googleapis.com/google.firebase.fcm.v1.FcmError\","#
+            + #"\"errorCode\":\"UNREGISTERED\"}]}}"#
         let lines = [
             line(1, provider: "apns", status: 410, extra: #""response_body":"\#(apnsBody)""#),
             line(2, provider: "fcm", status: 404, extra: #""response_body":"\#(fcmBody)""#),

@@ -9,7 +9,9 @@ import Testing
 
     @Test func importsDeliveryDataIdempotentlyAndReportsItPerLosAngelesDay() throws {
         let page =
-            #"{"androidDeliveryData":[{"appId":"1:123:android:abc","date":{"year":2026,"month":11,"day":30},"data":{"countMessagesAccepted":"12000","messageOutcomePercents":{"delivered":95.1,"droppedAppForceStopped":2.5}}}],"nextPageToken":"n"}"#
+            #"{"androidDeliveryData":[{"appId":"1:123:android:abc","date":{"year":2026,"month":11,"day":30},"#
+            + #""data":{"countMessagesAccepted":"12000","messageOutcomePercents":{"delivered":95.1,"#
+            + #""droppedAppForceStopped":2.5}}}],"nextPageToken":"n"}"#
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("fcm-\(UUID()).json")
         try page.write(to: file, atomically: true, encoding: .utf8)
         let env = ["DATABASE_URL": url]

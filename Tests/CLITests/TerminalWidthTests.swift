@@ -128,9 +128,11 @@ import Testing
                 "channel,platform,sends,accepted,rejected,pending,opened,received,blocked_app,blocked_channel,"))
         #expect(
             csv.stdout.split(separator: "\n").first?.contains(
-                "superseded,app_stopped,expired,device_inactive,unexplained,latency_lt_10s,latency_lt_1m,latency_lt_10m,latency_lt_1h,"
-                    + "latency_lt_6h,latency_lt_24h,latency_ge_24h,superseded_rate,app_stopped_rate,expired_rate,device_inactive_rate,"
-                    + "unexplained_rate,late_share,p50_bucket,p90_bucket,p99_bucket") == true,
+                "superseded,app_stopped,expired,device_inactive,unexplained,"
+                    + "latency_lt_10s,latency_lt_1m,latency_lt_10m,latency_lt_1h,latency_lt_6h,latency_lt_24h,"
+                    + "latency_ge_24h,superseded_rate,app_stopped_rate,expired_rate,device_inactive_rate,"
+                    + "unexplained_rate,late_share,"
+                    + "p50_bucket,p90_bucket,p99_bucket") == true,
             "\(csv.stdout.prefix(600))")
         let keys = try CommandRunner.run(["keys", "list", "--format", "json"], environment: env)
         let objects = try #require(try JSONSerialization.jsonObject(with: Data(keys.stdout.utf8)) as? [[String: Any]])

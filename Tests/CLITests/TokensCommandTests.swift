@@ -11,8 +11,12 @@ import Testing
     private func send(_ i: Int, app: String, hoursAgo: Double, status: Int, reason: String) -> String {
         let stamp = ISO8601DateFormatter().string(
             from: Date(timeIntervalSince1970: (Date().timeIntervalSince1970 - hoursAgo * 3600).rounded(.down)))
-        return
-            #"{"event_id":"\#(String(format: "%08x-0000-4000-8000-%012x", 1, i))","notification_id":"\#(String(format: "%08x-0000-4000-8000-%012x", 2, i))","app_id":"\#(app)","provider":"fcm","token":"fcm-token-\#(i)","channel":"orders","sent_at":"\#(stamp)","status":\#(status),"reason":"\#(reason)"}"#
+        let (event, notification) = (
+            String(format: "%08x-0000-4000-8000-%012x", 1, i), String(format: "%08x-0000-4000-8000-%012x", 2, i)
+        )
+        return #"{"event_id":"\#(event)","notification_id":"\#(notification)","app_id":"\#(app)","provider":"fcm","#
+            + #""token":"fcm-token-\#(i)","channel":"orders","sent_at":"\#(stamp)","status":\#(status),"#
+            + #""reason":"\#(reason)"}"#
     }
 
     private func importSends(_ lines: [String], app: String) throws {

@@ -31,19 +31,23 @@ struct RejectedErasureTests {
         func journal(app: String, installation: String, token: String, at: String) -> String {
             let events =
                 (0..<5).map { _ in
-                    "{\"event_id\":\"\(UUID().uuidString.lowercased())\",\"type\":\"experiment_exposure\",\"at\":\"\(at)\",\"experiment\":\"e\",\"variant\":\"v\"}"
+                    #"{"event_id":"\#(UUID().uuidString.lowercased())","type":"experiment_exposure","at":"\#(at)","#
+                        + #""experiment":"e","variant":"v"}"#
                 } + [
-                    "{\"event_id\":\"\(UUID().uuidString.lowercased())\",\"type\":\"push_token\",\"at\":\"\(at)\",\"provider\":\"fcm\",\"token\":\"\(token)\"}"
+                    #"{"event_id":"\#(UUID().uuidString.lowercased())","type":"push_token","at":"\#(at)","#
+                        + #""provider":"fcm","token":"\#(token)"}"#
                 ]
             return
-                "{\"app_id\":\"\(app)\",\"installation_id\":\"\(installation)\",\"platform\":\"android\",\"sent_at\":\"\(now)\","
-                + "\"events\":[\(events.joined(separator: ","))]}"
+                #"{"app_id":"\#(app)","installation_id":"\#(installation)","platform":"android","sent_at":"\#(now)","#
+                + #""events":[\#(events.joined(separator: ","))]}"#
         }
         func lateSend(installation: String?, token: String) -> String {
             let id = installation.map { ",\"installation_id\":\"\($0)\"" } ?? ""
             return
-                "{\"sends\":[{\"event_id\":\"\(UUID().uuidString.lowercased())\",\"notification_id\":\"\(UUID().uuidString.lowercased())\","
-                + "\"app_id\":\"\(FaultDatabase.app)\",\"provider\":\"fcm\",\"token\":\"\(token)\",\"channel\":\"orders\",\"sent_at\":\"\(longAgo)\",\"status\":200\(id)}]}"
+                #"{"sends":[{"event_id":"\#(UUID().uuidString.lowercased())","#
+                + #""notification_id":"\#(UUID().uuidString.lowercased())","#
+                + #""app_id":"\#(FaultDatabase.app)","provider":"fcm","token":"\#(token)","channel":"orders","#
+                + #""sent_at":"\#(longAgo)","status":200\#(id)}]}"#
         }
 
         for (installation, token) in [(victim, victimToken), (neighbour, neighbourToken)] {
@@ -76,7 +80,8 @@ struct RejectedErasureTests {
             try database.count(SQL(unsafeRaw: "select count(*)::int8 from failed_events where " + filter))
         }
         let app = "app_id = '\(FaultDatabase.app)'", other = "app_id = '\(FaultDatabase.otherApp)'"
-        #expect(try rows("\(app) and installation_id = '\(victim)'") == perInstallation - 1)  // the send without installation: by token
+        // The send without installation is erased by its token.
+        #expect(try rows("\(app) and installation_id = '\(victim)'") == perInstallation - 1)
         #expect(try rows("\(app) and (installation_id = '\(victim)' or token = '\(victimToken)')") == perInstallation)
         let neighbourRows = try rows("\(app) and (installation_id = '\(neighbour)' or token = '\(neighbourToken)')")
         #expect(neighbourRows == perInstallation)

@@ -22,7 +22,8 @@ extension MachineLoad {
         /// The worst bodies, gzip or not.
         static func bodies() -> [(name: String, bytes: [UInt8], gzip: Bool)] {
             let head =
-                "{\"app_id\":\"\(FaultDatabase.otherApp)\",\"installation_id\":\"\(UUID().uuidString.lowercased())\",\"platform\":\"android\",\"events\":[{\"pad\":["
+                #"{"app_id":"\#(FaultDatabase.otherApp)","installation_id":"\#(UUID().uuidString.lowercased())","#
+                + #""platform":"android","events":[{"pad":["#
             let limits = IngestLimits()
             let values =
                 Array(head.utf8)

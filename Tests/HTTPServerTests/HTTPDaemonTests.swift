@@ -35,10 +35,10 @@ private final class EchoHandler: HTTPHandler {
 @Suite("HTTP daemon on libmicrohttpd")
 struct HTTPDaemonTests {
     private func withDaemon(_ body: (UInt16) throws -> Void) throws {
-        try withDaemon { port, _, _ in try body(port) }
+        try withDaemonAndHandler { port, _, _ in try body(port) }
     }
 
-    private func withDaemon(_ body: (UInt16, HTTPDaemon, EchoHandler) throws -> Void) throws {
+    private func withDaemonAndHandler(_ body: (UInt16, HTTPDaemon, EchoHandler) throws -> Void) throws {
         var limits = HTTPServerLimits()
         limits.threads = 2
         let handler = EchoHandler()
@@ -49,7 +49,7 @@ struct HTTPDaemonTests {
     }
 
     @Test func afterQuiesceTheAnswerInFlightClosesItsConnection() throws {
-        try withDaemon { port, daemon, handler in
+        try withDaemonAndHandler { port, daemon, handler in
             let connection = try RawHTTPConnection(port: port)
             connection.write(RawRequest.make("POST", "/hold", body: Array("x".utf8)))
             waitUntil { daemon.requestsInFlight == 1 }

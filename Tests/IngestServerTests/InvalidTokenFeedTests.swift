@@ -62,7 +62,9 @@ import Testing
                     send["response_body"] = #"{"reason":"\#(reason)","timestamp":1764500000000}"#
                 case ("fcm", "UNREGISTERED"):
                     send["response_body"] =
-                        #"{"error":{"code":404,"status":"NOT_FOUND","details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"UNREGISTERED"}]}}"#
+                        #"{"error":{"code":404,"status":"NOT_FOUND","#
+                        + #""details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","#
+                        + #""errorCode":"UNREGISTERED"}]}}"#
                 case ("fcm", let reason?): send["reason"] = reason
                 default: break
                 }

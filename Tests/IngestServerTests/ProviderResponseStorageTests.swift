@@ -19,7 +19,9 @@ import Testing
         ("apns", 410, #"{"reason":"ExpiredToken"}"#, nil, nil, "ExpiredToken", nil),
         (
             "fcm", 404,
-            #"{"error":{"code":404,"status":"NOT_FOUND","details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"UNREGISTERED"}]}}"#,
+            #"{"error":{"code":404,"status":"NOT_FOUND","#
+                + #""details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","#
+                + #""errorCode":"UNREGISTERED"}]}}"#,
             nil, nil, "UNREGISTERED", nil
         ),
         ("fcm", 503, #"{"error":{"code":503,"status":"UNAVAILABLE"}}"#, nil, nil, "UNAVAILABLE", nil),

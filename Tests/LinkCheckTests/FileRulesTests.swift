@@ -13,9 +13,11 @@ import Testing
         FetchedFile(url: "https://x.test/f", status: status, contentType: type, body: Array(text.utf8))
     }
     static let aasa =
-        #"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.example.shop"],"components":[{"/":"/orders/*"},{"/":"/promo/*","exclude":true}]}]}}"#
+        #"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.example.shop"],"components":[{"/":"/orders/*"},"#
+        + #"{"/":"/promo/*","exclude":true}]}]}}"#
     static func assetlinks(_ package: String = "com.example.shop", _ print: String = fp) -> String {
-        #"[{"relation":["delegate_permission/common.handle_all_urls"],"target":{"namespace":"android_app","package_name":"\#(package)","sha256_cert_fingerprints":["\#(print)"]}}]"#
+        #"[{"relation":["delegate_permission/common.handle_all_urls"],"target":{"namespace":"android_app","#
+            + #""package_name":"\#(package)","sha256_cert_fingerprints":["\#(print)"]}}]"#
     }
 
     func verdicts(
@@ -151,7 +153,8 @@ import Testing
 
     @Test func webStatementsAreIgnored() throws {
         let json =
-            #"[{"relation":["delegate_permission/common.get_login_creds"],"target":{"namespace":"web","site":"https://x.test"}}]"#
+            #"[{"relation":["delegate_permission/common.get_login_creds"],"target":{"namespace":"web","#
+            + #""site":"https://x.test"}}]"#
         #expect(try AssetLinks(json: Array(json.utf8)).statements.isEmpty)
     }
 }

@@ -62,9 +62,11 @@ import Testing
 
     @Test func orderDecides() throws {
         let excludeFirst =
-            #"{"applinks":{"details":[{"appID":"ABCDE12345.com.example.app","components":[{"/":"/orders/archive/*","exclude":true},{"/":"/orders/*"}]}]}}"#
+            #"{"applinks":{"details":[{"appID":"ABCDE12345.com.example.app","components":[{"/":"/orders/archive/*","#
+            + #""exclude":true},{"/":"/orders/*"}]}]}}"#
         let includeFirst =
-            #"{"applinks":{"details":[{"appID":"ABCDE12345.com.example.app","components":[{"/":"/orders/*"},{"/":"/orders/archive/*","exclude":true}]}]}}"#
+            #"{"applinks":{"details":[{"appID":"ABCDE12345.com.example.app","components":[{"/":"/orders/*"},"#
+            + #"{"/":"/orders/archive/*","exclude":true}]}]}}"#
         #expect(
             try coverage("https://x.test/orders/archive/7", excludeFirst)
                 == .excluded(rule: "exclude /orders/archive/*"))
@@ -73,7 +75,8 @@ import Testing
 
     @Test func queryPatternAndFragmentConditions() throws {
         let json =
-            ##"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.example.app"],"components":[{"/":"/p/*","?":"ref=push*"},{"/":"/f","#":"sec-?"}]}]}}"##
+            ##"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.example.app"],"components":[{"/":"/p/*","##
+            + ##""?":"ref=push*"},{"/":"/f","#":"sec-?"}]}]}}"##
         #expect(try coverage("https://x.test/p/1?ref=push-7", json) == .covered(rule: "/p/*?ref=push*"))
         #expect(try coverage("https://x.test/p/1?ref=mail", json) == .notCovered)
         #expect(try coverage("https://x.test/p/1", json) == .notCovered)
@@ -84,7 +87,8 @@ import Testing
 
     @Test func caseSensitivityDefaultsAndOverrides() throws {
         let json =
-            #"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.example.app"],"defaults":{"caseSensitive":false},"components":[{"/":"/Shop/*"},{"/":"/Exact","caseSensitive":true}]}]}}"#
+            #"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.example.app"],"defaults":{"caseSensitive":false},"#
+            + #""components":[{"/":"/Shop/*"},{"/":"/Exact","caseSensitive":true}]}]}}"#
         #expect(try coverage("https://x.test/shop/1", json) == .covered(rule: "/Shop/*"))
         #expect(try coverage("https://x.test/exact", json) == .notCovered)
     }
@@ -92,7 +96,8 @@ import Testing
     /// The legacy form Apple documented before components: `NOT ` excludes, first match wins.
     @Test func legacyPaths() throws {
         let json =
-            #"{"applinks":{"apps":[],"details":[{"appID":"ABCDE12345.com.example.app","paths":["/wwdc/news/","NOT /videos/wwdc/2010/*","/videos/wwdc/201?/*"]}]}}"#
+            #"{"applinks":{"apps":[],"details":[{"appID":"ABCDE12345.com.example.app","paths":["/wwdc/news/","#
+            + #""NOT /videos/wwdc/2010/*","/videos/wwdc/201?/*"]}]}}"#
         #expect(try coverage("https://x.test/wwdc/news/", json) == .covered(rule: "/wwdc/news/"))
         #expect(try coverage("https://x.test/videos/wwdc/2010/a", json) == .excluded(rule: "NOT /videos/wwdc/2010/*"))
         #expect(try coverage("https://x.test/videos/wwdc/2015/a", json) == .covered(rule: "/videos/wwdc/201?/*"))
@@ -101,7 +106,8 @@ import Testing
 
     @Test func componentsWinOverPaths() throws {
         let json =
-            #"{"applinks":{"details":[{"appID":"ABCDE12345.com.example.app","paths":["*"],"components":[{"/":"/only/*"}]}]}}"#
+            #"{"applinks":{"details":[{"appID":"ABCDE12345.com.example.app","paths":["*"],"#
+            + #""components":[{"/":"/only/*"}]}]}}"#
         #expect(try coverage("https://x.test/other", json) == .notCovered)
     }
 

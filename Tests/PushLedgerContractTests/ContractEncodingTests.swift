@@ -148,7 +148,8 @@ import Testing
             payload: .pushToken(PushTokenRegistration(provider: .fcm, token: "t", environment: nil)))
         #expect(
             event.jsonValue.jsonText
-                == #"{"event_id":"c2b0b6a4-8b1e-4f5b-9a51-000000000001","type":"push_token","at":"2026-11-30T09:59:00.500000Z","provider":"fcm","token":"t"}"#
+                == #"{"event_id":"c2b0b6a4-8b1e-4f5b-9a51-000000000001","type":"push_token","#
+                + #""at":"2026-11-30T09:59:00.500000Z","provider":"fcm","token":"t"}"#
         )
     }
 }

@@ -142,7 +142,8 @@ import Testing
         let exact = "{" + padding + text.dropFirst()
         let over = "{ " + padding + text.dropFirst()
         let body =
-            "{\"app_id\":\"\(F.appID)\",\"installation_id\":\"\(F.installationID)\",\"platform\":\"ios\",\"events\":[\(exact) , \(over)]}"
+            #"{"app_id":"\#(F.appID)","installation_id":"\#(F.installationID)","platform":"ios","#
+            + #""events":[\#(exact) , \#(over)]}"#
         let result = try TelemetryValidator.validate(
             body: Array(body.utf8), keyAppID: F.appID, receivedAt: F.receivedAt, limits: limits)
         #expect(result.events.map(\.index) == [0])
@@ -156,9 +157,11 @@ import Testing
 
     @Test func aRejectionCarriesItsIndexIdAndRawText() throws {
         let raw =
-            #"{ "event_id" : "not-a-uuid", "type":"push_token", "at":"2026-11-30T09:59:00Z", "provider":"fcm", "token":"\u00e9t" }"#
+            #"{ "event_id" : "not-a-uuid", "type":"push_token", "at":"2026-11-30T09:59:00Z", "provider":"fcm","#
+            + #" "token":"\u00e9t" }"#
         let body =
-            #"{"app_id":"com.example.shop","installation_id":"7f1c6a0e-3c55-4c0e-9d55-1b7a3f0f9a21","platform":"ios","events":[{"type":"x","event_id":7},  "#
+            #"{"app_id":"com.example.shop","installation_id":"7f1c6a0e-3c55-4c0e-9d55-1b7a3f0f9a21","platform":"ios","#
+            + #""events":[{"type":"x","event_id":7},  "#
             + raw + "\n]}"
         let result = try TelemetryValidator.validate(
             body: Array(body.utf8), keyAppID: F.appID, receivedAt: F.receivedAt, limits: IngestLimits())

@@ -14,7 +14,9 @@ import Testing
         let body = IngestResponse.accepted(WriteOutcome(accepted: 3, duplicates: 1), rejected: rejected)
         #expect(
             text(body)
-                == #"{"accepted":3,"duplicates":1,"rejected":[{"index":2,"event_id":"c2b0-x","error":"too_old","message":"sent_at \"old\"\nline"},{"index":5,"event_id":null,"error":"missing_field","message":"missing field \"token\""}]}"#
+                == #"{"accepted":3,"duplicates":1,"rejected":[{"index":2,"event_id":"c2b0-x","error":"too_old","#
+                + #""message":"sent_at \"old\"\nline"},{"index":5,"event_id":null,"error":"missing_field","#
+                + #""message":"missing field \"token\""}]}"#
         )
     }
 
@@ -40,7 +42,8 @@ import Testing
             WriteOutcome(accepted: result.events.count, duplicates: 0), rejected: result.rejections)
         #expect(
             text(body)
-                == #"{"accepted":1,"duplicates":0,"rejected":[{"index":1,"event_id":"id-1","error":"unknown_type","message":"unknown event type \"x\""}]}"#
+                == #"{"accepted":1,"duplicates":0,"rejected":[{"index":1,"event_id":"id-1","error":"unknown_type","#
+                + #""message":"unknown event type \"x\""}]}"#
         )
         // The body is itself valid JSON with the documented members.
         let parsed = try JSONParser.parseValue(body)

@@ -40,7 +40,9 @@ import Testing
             Case(
                 name: "FCM with FcmError details", provider: .fcm, status: 404,
                 body:
-                    #"{"error":{"code":404,"message":"Requested entity was not found.","status":"NOT_FOUND","details":[{"@type":"type.googleapis.com/google.rpc.BadRequest"},{"@type":"\#(fcmV1)","errorCode":"UNREGISTERED"}]}}"#,
+                    #"{"error":{"code":404,"message":"Requested entity was not found.","status":"NOT_FOUND","#
+                    + #""details":[{"@type":"type.googleapis.com/google.rpc.BadRequest"},{"@type":"\#(fcmV1)","#
+                    + #""errorCode":"UNREGISTERED"}]}}"#,
                 expectedReason: "UNREGISTERED"),
             Case(
                 name: "FCM without FcmError details", provider: .fcm, status: 503,
@@ -50,7 +52,8 @@ import Testing
             Case(
                 name: "FCM details without the FcmError entry", provider: .fcm, status: 400,
                 body:
-                    #"{"error":{"code":400,"status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.rpc.BadRequest","fieldViolations":[]}]}}"#,
+                    #"{"error":{"code":400,"status":"INVALID_ARGUMENT","#
+                    + #""details":[{"@type":"type.googleapis.com/google.rpc.BadRequest","fieldViolations":[]}]}}"#,
                 expectedReason: "INVALID_ARGUMENT"),
             Case(
                 name: "FCM success body", provider: .fcm, status: 200, body: #"{"name":"projects/p/messages/0:1"}"#,

@@ -23,16 +23,18 @@ import Testing
     }
 
     static func exposure(at: String = "2026-11-30T09:59:00Z", extra: String = "") -> String {
-        "{\"event_id\":\"\(UUID().uuidString.lowercased())\",\"type\":\"experiment_exposure\",\"at\":\"\(at)\",\"experiment\":\"e\",\"variant\":\"v\"\(extra)}"
+        #"{"event_id":"\#(UUID().uuidString.lowercased())","type":"experiment_exposure","at":"\#(at)","#
+            + #""experiment":"e","variant":"v"\#(extra)}"#
     }
 
     static func sends(
         _ extra: String, status: Int = 410, sentAt: String = "2026-11-30T09:59:00Z"
     ) throws -> ValidatedSends {
         let body =
-            "{\"sends\":[{\"event_id\":\"\(UUID().uuidString.lowercased())\",\"notification_id\":\"\(UUID().uuidString.lowercased())\","
-            + "\"app_id\":\"com.example.shop\",\"provider\":\"apns\",\"token\":\"\(apnsToken)\",\"channel\":\"orders\","
-            + "\"installation_id\":\"\(installation)\",\"sent_at\":\"\(sentAt)\",\"status\":\(status)\(extra)}]}"
+            #"{"sends":[{"event_id":"\#(UUID().uuidString.lowercased())","#
+            + #""notification_id":"\#(UUID().uuidString.lowercased())","#
+            + #""app_id":"com.example.shop","provider":"apns","token":"\#(apnsToken)","channel":"orders","#
+            + #""installation_id":"\#(installation)","sent_at":"\#(sentAt)","status":\#(status)\#(extra)}]}"#
         return try SendsValidator.validate(
             body: Array(body.utf8), format: .json, keyAppID: "com.example.shop", receivedAt: received,
             limits: IngestLimits())
@@ -96,8 +98,10 @@ import Testing
 
     @Test func aChannelIdTwiceInOneSnapshotIsInvalid() throws {
         let snapshot = { (second: String) in
-            "{\"event_id\":\"\(UUID().uuidString.lowercased())\",\"type\":\"notification_settings\",\"at\":\"2026-11-30T09:59:00Z\","
-                + "\"notifications_enabled\":true,\"channels\":[{\"id\":\"orders\",\"importance\":3},{\"id\":\"\(second)\",\"importance\":4}]}"
+            #"{"event_id":"\#(UUID().uuidString.lowercased())","type":"notification_settings","#
+                + #""at":"2026-11-30T09:59:00Z","#
+                + #""notifications_enabled":true,"channels":[{"id":"orders","importance":3},{"id":"\#(second)","#
+                + #""importance":4}]}"#
         }
         let result = try Self.telemetry([snapshot("orders"), snapshot("Orders"), snapshot("o\\u0072ders")])
         #expect(result.events.count == 1)  // ids differ by case are two channels
@@ -127,7 +131,8 @@ import Testing
 
     @Test func appIDsAreComparedByteForByte() throws {
         let body =
-            "{\"app_id\":\"com.\u{212A}ayak.app\",\"installation_id\":\"\(Self.installation)\",\"platform\":\"ios\",\"events\":[]}"
+            "{\"app_id\":\"com.\u{212A}ayak.app\",\"installation_id\":\"\(Self.installation)\","
+            + "\"platform\":\"ios\",\"events\":[]}"
         #expect("com.\u{212A}ayak.app" == "com.Kayak.app")  // why: Swift's == is canonical equivalence
         #expect(
             throws: EnvelopeError(

@@ -129,7 +129,8 @@ struct UploadTests {
             let id = events[1]["event_id"] as? String ?? ""
             return .status(
                 200,
-                #"{"accepted":2,"duplicates":0,"rejected":[{"index":1,"event_id":"\#(id)","error":"too_old","message":"too old"}]}"#
+                #"{"accepted":2,"duplicates":0,"rejected":[{"index":1,"event_id":"\#(id)","error":"too_old","#
+                    + #""message":"too old"}]}"#
             )
         }
         defer { server.stop() }

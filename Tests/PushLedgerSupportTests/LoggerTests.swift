@@ -17,7 +17,8 @@ import Testing
         #expect(line.hasPrefix("ts="))
         #expect(
             line.hasSuffix(
-                #"level=info component=ingest msg="request done" status=200 path=/v1/sends note="two words \"quoted\"\nnext""#
+                #"level=info component=ingest msg="request done" status=200 path=/v1/sends "#
+                    + #"note="two words \"quoted\"\nnext""#
             ))
         #expect(!line.contains("\n"))
     }

@@ -193,7 +193,8 @@ struct AlertCheckTests {
     @Test("ingest_stale at a past --at uses only what was received by then")
     func ingestStalenessInThePast() throws {
         let fleet = try AlertFleet.make(installations: 5)
-        try fleet.snapshot(at: AlertFleet.day(5), blockedTenths: 0, channel: "promotions")  // installations now say day 5
+        // The installations now say day 5.
+        try fleet.snapshot(at: AlertFleet.day(5), blockedTenths: 0, channel: "promotions")
         let checker = AlertChecker(rules: Self.rules(.ingestStale))
         let past = try checker.check(connection: fleet.connection, at: AlertFleet.day(0) + 2 * 3600)
         #expect(past.firing.first?.currentValue == 120)

@@ -17,14 +17,16 @@ struct OpenLandingTests {
         try fixture.send(notification: retried, installation: install, at: Fixture.time(2026, 11, 10, 0, 1))
         try fixture.open(
             retried, installation: install, at: Fixture.time(2026, 11, 10, 1), platform: "android", landed: "fallback")
-        try fixture.open(retried, installation: install, at: Fixture.time(2026, 11, 10, 2), platform: "android")  // no `landed`
+        // No `landed`.
+        try fixture.open(retried, installation: install, at: Fixture.time(2026, 11, 10, 2), platform: "android")
         try fixture.send(
             notification: plain, installation: install, at: Fixture.time(2026, 11, 10, 3), channel: "promotions",
             campaign: nil)
         try fixture.open(
             plain, installation: install, at: Fixture.time(2026, 11, 10, 4), platform: "android", landed: "target")
+        // After as_of.
         try fixture.open(
-            plain, installation: install, at: Fixture.time(2026, 11, 12), platform: "android", landed: "rejected")  // after as_of
+            plain, installation: install, at: Fixture.time(2026, 11, 12), platform: "android", landed: "rejected")
         try fixture.send(notification: silent, installation: install, at: Fixture.time(2026, 11, 10, 5))
         let asOf = Fixture.time(2026, 11, 11)
 
@@ -36,8 +38,12 @@ struct OpenLandingTests {
                 \(Fixture.time(2026, 11, day + 1)), \(asOf))
                 """
             ).map { row in
-                "\(try row.decode("channel", as: String.self)) \(try row.decode("campaign", as: String.self)) "
-                    + "\(try row.decode("opens", as: Int.self))/\(try row.decode("landed_reported", as: Int.self))/\(try row.decode("misrouted", as: Int.self))"
+                let (opens, landed, misrouted) = (
+                    try row.decode("opens", as: Int.self), try row.decode("landed_reported", as: Int.self),
+                    try row.decode("misrouted", as: Int.self)
+                )
+                return "\(try row.decode("channel", as: String.self)) \(try row.decode("campaign", as: String.self)) "
+                    + "\(opens)/\(landed)/\(misrouted)"
             }
         }
         #expect(try landings(9).isEmpty)

@@ -16,7 +16,10 @@ import Testing
         let labelField = label.map { #""analyticsLabel":"\#($0)","# } ?? ""
         let noDelayField = noDelay.map { #","deliveryPerformancePercents":{"deliveredNoDelay":\#($0)}"# } ?? ""
         return
-            #"{"appId":"1:123:android:abc","date":{"year":2026,"month":11,"day":\#(day)},\#(labelField)"data":{"countMessagesAccepted":"\#(accepted)","messageOutcomePercents":{"delivered":\#(delivered),"droppedAppForceStopped":1.5}\#(noDelayField)}}"#
+            #"{"appId":"1:123:android:abc","date":{"year":2026,"month":11,"day":\#(day)},"#
+            + #"\#(labelField)"data":{"countMessagesAccepted":"\#(accepted)","#
+            + #""messageOutcomePercents":{"delivered":\#(delivered),"#
+            + #""droppedAppForceStopped":1.5}\#(noDelayField)}}"#
     }
 
     func importPage(_ entries: [String]) throws -> [CivilDate] {

@@ -60,7 +60,8 @@ struct ReportErrorTests {
         ])
         #expect(
             value.jsonText
-                == #"{"text":"a\"b\\c\nd\u0001é","none":null,"rate":0.125,"whole":3,"list":[-1,true,false],"empty":{},"nothing":[]}"#
+                == #"{"text":"a\"b\\c\nd\u0001é","none":null,"rate":0.125,"whole":3,"list":[-1,true,false],"empty":{},"#
+                + #""nothing":[]}"#
         )
         #expect(value.jsonText(pretty: true).contains("\n  \"none\": null,\n"))
         #expect(JSONValue.double(.nan).jsonText == "null")

@@ -58,7 +58,8 @@ import Testing
         #expect(
             sums == [
                 SHA256.hex(
-                    SHA256.hash(try String(contentsOf: directory.appendingPathComponent("fns/a.sql"), encoding: .utf8))),
+                    SHA256.hash(
+                        try String(contentsOf: directory.appendingPathComponent("fns/a.sql"), encoding: .utf8))),
                 SHA256.hex(
                     SHA256.hash(
                         try String(contentsOf: directory.appendingPathComponent("views/b.sql"), encoding: .utf8))),

@@ -167,7 +167,8 @@ import Testing
             F.sends([
                 F.send(1, notification: 1, at: -5, installation: F.installation(1), channel: "promo"),
                 F.send(2, notification: 2, at: -5, installation: F.installation(1), channel: "orders"),
-                F.send(3, notification: 3, at: -2, installation: F.installation(1), channel: "promo"),  // same time: the new one
+                // Sent at the time of the new snapshot: that one decides.
+                F.send(3, notification: 3, at: -2, installation: F.installation(1), channel: "promo"),
                 F.send(4, notification: 4, at: 5, installation: F.installation(1), channel: "promo"),
                 F.send(5, notification: 5, at: -5, installation: F.installation(2)),
                 F.send(6, notification: 6, at: -5, installation: F.installation(4)),  // never reported

@@ -15,7 +15,9 @@ import Testing
     private func line(_ n: Int, app: String = F.app, hours: Double = -1) -> String {
         let stamp = ISO8601DateFormatter().string(from: F.time(hours))
         return
-            #"{"event_id":"\#(F.event(n).uuidString.lowercased())","notification_id":"\#(F.notification(n).uuidString.lowercased())","app_id":"\#(app)","provider":"fcm","token":"tok-\#(n)","channel":"orders","sent_at":"\#(stamp)","status":200}"#
+            #"{"event_id":"\#(F.event(n).uuidString.lowercased())","#
+            + #""notification_id":"\#(F.notification(n).uuidString.lowercased())","app_id":"\#(app)","#
+            + #""provider":"fcm","token":"tok-\#(n)","channel":"orders","sent_at":"\#(stamp)","status":200}"#
     }
 
     private func file(_ lines: [String], newlineAtEnd: Bool = true) throws -> FileHandle {

@@ -62,6 +62,10 @@ enum AlertQueries {
             return try staleness(rule: rule, at: at, connection: connection)
         }
         let windows = AlertWindows(rule: rule, at: at, confirmationWindow: confirmationWindow)
+        let recent = source.call(
+            from: windows.recentFrom, to: windows.recentTo, at: at, confirmationWindow: confirmationWindow)
+        let baseline = source.call(
+            from: windows.baselineFrom, to: windows.baselineTo, at: at, confirmationWindow: confirmationWindow)
         let keys = source.keys.joined(separator: ", ")
         let num = source.numerator, den = source.denominator, units = source.units ?? source.denominator
         let causeColumns =
@@ -82,10 +86,8 @@ enum AlertQueries {
             baseline_denominator,
                    coalesce(r.\(unsafeRaw: units), 0) as current_units, coalesce(b.\(unsafeRaw: units), 0) as \
             baseline_units
-              from \
-            \(source.call(from: windows.recentFrom, to: windows.recentTo, at: at, confirmationWindow: confirmationWindow)) r
-              full join \
-            \(source.call(from: windows.baselineFrom, to: windows.baselineTo, at: at, confirmationWindow: confirmationWindow)) b
+              from \(recent) r
+              full join \(baseline) b
              using (app_id, \(unsafeRaw: keys))
              order by app_id, \(unsafeRaw: keys)
             """)

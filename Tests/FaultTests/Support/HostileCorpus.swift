@@ -320,20 +320,25 @@ struct HostileCorpus {
         installation: String = quoted(UUID().uuidString.lowercased()), appVersion: String = "\"5.2.0\"",
         events: [String]
     ) -> String {
-        "{\"app_id\":\"\(FaultDatabase.app)\",\"installation_id\":\(installation),\"platform\":\"android\",\"app_version\":\(appVersion),"
-            + "\"os_version\":\"14\",\"sdk_int\":34,\"sent_at\":\"\(Fixtures.time())\",\"events\":[\(events.joined(separator: ","))]}"
+        #"{"app_id":"\#(FaultDatabase.app)","installation_id":\#(installation),"platform":"android","#
+            + #""app_version":\#(appVersion),"#
+            + #""os_version":"14","sdk_int":34,"sent_at":"\#(Fixtures.time())","#
+            + #""events":[\#(events.joined(separator: ","))]}"#
     }
 
     func exposure(
         id: String = quoted(UUID().uuidString.lowercased()), at: String = quoted(Fixtures.time()),
         experiment: String = "\"push_prompt_timing\""
     ) -> String {
-        "{\"event_id\":\(id),\"type\":\"experiment_exposure\",\"at\":\(at),\"experiment\":\(experiment),\"variant\":\"first_screen\"}"
+        #"{"event_id":\#(id),"type":"experiment_exposure","at":\#(at),"experiment":\#(experiment),"#
+            + #""variant":"first_screen"}"#
     }
 
     func sendJSON() -> String {
-        "{\"event_id\":\"\(UUID().uuidString.lowercased())\",\"notification_id\":\"\(UUID().uuidString.lowercased())\",\"app_id\":\"\(FaultDatabase.app)\","
-            + "\"provider\":\"fcm\",\"token\":\"fcm-token-1\",\"channel\":\"orders\",\"sent_at\":\"\(Fixtures.time())\",\"status\":200,\"priority\":10}"
+        #"{"event_id":"\#(UUID().uuidString.lowercased())","notification_id":"\#(UUID().uuidString.lowercased())","#
+            + #""app_id":"\#(FaultDatabase.app)","#
+            + #""provider":"fcm","token":"fcm-token-1","channel":"orders","sent_at":"\#(Fixtures.time())","#
+            + #""status":200,"priority":10}"#
     }
 
     func headers(key: String?, type: String?, encoding: String? = nil) -> [(String, String)] {
