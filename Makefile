@@ -2,14 +2,16 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help deps build release sdk-android demo test test-unit lint release-notes cut-release bench bench-smoke fuzz db-start db-stop clean
+.PHONY: help deps build release sdk-android demo test test-unit lint release-notes cut-release bench bench-smoke fuzz \
+	db-start db-stop clean
 
 help:
 	@echo "make demo      local Postgres, ingest, a simulated mature fleet, the weekly report (Markdown and HTML)"
 	@echo "make test      the whole test suite on a throwaway local Postgres (FILTER=Suite: one suite with its services)"
 	@echo "make test-unit the unit suites alone: no database, no service, seconds"
 	@echo "make lint      swift format lint against .swift-format, no line over 120 characters (make test runs it first)"
-	@echo "make release-notes  what the next release holds; make cut-release VERSION=x.y.z cuts it (docs/operations/upgrading.md)"
+	@echo "make release-notes  what the next release holds; make cut-release VERSION=x.y.z cuts it"
+	@echo "               (docs/operations/upgrading.md)"
 	@echo "make bench     benchmarks: ingest vs COPY and naive INSERTs, rollups vs a scan (bench/results/)"
 	@echo "make bench-smoke  the benchmarks tiny, as make test runs them"
 	@echo "make fuzz      schemathesis (PyPI) against docs/openapi.yaml and a real server (not in make test)"
@@ -43,7 +45,8 @@ demo:
 # FILTER=Suite runs the suites whose names match (a swift test --filter pattern) on the same cluster,
 # without the Android core's suite and the benchmark smoke run.
 test:
-	@scripts/deps.sh chromium prometheus nginx openssl patroni etcd-server jdk junit5 libandroid-json-java libjetbrains-annotations-java
+	@scripts/deps.sh chromium prometheus nginx openssl patroni etcd-server jdk junit5 libandroid-json-java \
+		libjetbrains-annotations-java
 	@scripts/test.sh $(if $(FILTER),--filter '$(FILTER)')
 
 # The suites of the test targets Package.swift lists under "Unit suites": no Postgres, Chromium,

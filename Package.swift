@@ -81,7 +81,10 @@ let package = Package(
         .plugin(name: "BuildInfo", capability: .buildTool()),
 
         // Test helpers: throwaway databases on the project-local cluster, child processes, raw HTTP.
-        .target(name: "TestSupport", dependencies: ["Postgres", "Simulator", "Store"], path: "Tests/TestSupport"),
+        .target(
+            name: "TestSupport", dependencies: ["Postgres", "PushLedgerSupport", "Simulator", "Store"],
+            path: "Tests/TestSupport"
+        ),
 
         // Unit suites: no database, no service; `make test-unit` runs these targets.
         .testTarget(name: "ArchitectureTests"),
@@ -99,6 +102,20 @@ let package = Package(
         .testTarget(name: "GzipTests", dependencies: ["Gzip"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "HTTPClientTests", dependencies: ["Gzip", "HTTPClient", "TestSupport"]),
+        // The ingest server's logic without a database: the queue, its fairness and rate limits, the
+        // workers; routes, the answers decided from headers, keys; the Prometheus exposition.
+        .testTarget(
+            name: "IngestQueueingTests", dependencies: ["IngestServer", "PushLedgerContract", "Store", "TestSupport"]
+        ),
+        .testTarget(
+            name: "IngestRoutingTests",
+            dependencies: [
+                "HTTPServer", "IngestServer", "PushLedgerContract", "PushLedgerSupport", "Store", "TestSupport",
+            ]
+        ),
+        .testTarget(name: "IngestMetricsTests", dependencies: ["IngestServer"]),
+        // Alert rules and their evaluation, the webhook, and device text as a chat or a terminal shows it.
+        .testTarget(name: "AlertingTests", dependencies: ["PushLedgerRules", "Reports", "TestSupport"]),
 
         // Integration suites: a real PostgreSQL (and, some, nginx, Chromium, Prometheus, Patroni).
         .testTarget(
@@ -120,6 +137,7 @@ let package = Package(
                 "TestSupport",
             ]
         ),
+        // No database, but whole fleets generated and recounted: too slow for the unit run.
         .testTarget(
             name: "SimulatorTests",
             dependencies: [

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# `make test`: a throwaway cluster, the whole Swift suite, the Android core's suite, and the cluster gone afterwards
-# even when tests fail. A caller-provided DATABASE_URL is used as is.
+# `make test`: a throwaway cluster, the whole Swift suite, the Android core's suite, and the cluster
+# gone afterwards even when tests fail. A caller-provided DATABASE_URL is used as is.
 #   scripts/test.sh                  everything (make test), after scripts/lint.sh
 #   scripts/test.sh --unit           the unit suites alone: no database, no service (make test-unit)
 #   scripts/test.sh ARGS…            swift test ARGS on the cluster, e.g. --filter Suite (make test FILTER=Suite)
@@ -21,14 +21,15 @@ swift_tests() {
         swift test --skip-build --filter ProgrammingError
     else
         swift test --skip-build --filter "$1" --skip ProgrammingError
-        swift test --skip-build --filter "$1.*ProgrammingError"
+        swift test --skip-build --filter "($1).*ProgrammingError"
     fi
 }
 
 if [ "${1:-}" = --unit ]; then
     # The unit targets are the ones Package.swift lists under "Unit suites". Without a database
     # URL any database access fails, so a unit suite that needs one cannot pass unnoticed.
-    targets=$(sed -n '/Unit suites/,/Integration suites/p' Package.swift | grep -o 'name: "[A-Za-z]*"' | cut -d'"' -f2 | paste -sd'|')
+    targets=$(sed -n '/Unit suites/,/Integration suites/p' Package.swift | grep -o 'name: "[A-Za-z]*"' |
+        cut -d'"' -f2 | paste -sd'|')
     [ -n "$targets" ] || { echo "test: no unit targets found in Package.swift" >&2; exit 1; }
     swift build --build-tests
     unset DATABASE_URL PUSHLEDGER_TEST_DATABASE_URL

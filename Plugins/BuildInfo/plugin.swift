@@ -1,10 +1,10 @@
 import Foundation
 import PackagePlugin
 
-/// Writes `BuildInfo.swift` (the release from `VERSION` and the git commit) before every build
-/// of the target it is applied to, so a plain `swift build` stamps the binary. The work is
-/// scripts/build-info.sh's: it rewrites the file only when its text changes, and without git
-/// (a source archive) the commit reads "unknown".
+/// Writes BuildInfo.swift into the build folder (the release from `VERSION` and the git commit)
+/// before every build of the target it is applied to, so a plain `swift build` stamps the binary.
+/// The work is scripts/build-info.sh's: it rewrites the file only when its text changes, and
+/// without git (a source archive) the commit reads "unknown".
 @main
 struct BuildInfo: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {

@@ -1,7 +1,7 @@
 import PushLedgerSupport
 
 /// A command of the `pushledger` tool, declared as data: its options, positional arguments and
-/// subcommands. Parsing (``ArgumentParser``) and help text are derived from it.
+/// subcommands. Parsing (``CommandParser``) and help text (``HelpText``) are derived from it.
 struct CommandSpec: Sendable {
     var name: String
     /// One line, shown in the parent's command list and at the top of `--help`.

@@ -76,8 +76,8 @@ public struct ListenAddress: Sendable, Equatable {
 }
 
 extension IngestServerConfig {
-    /// Bytes one parsed JSON value costs at most, measured (docs/reliability.md "Memory bound":
-    /// 43 to 77 bytes by shape) and rounded up.
+    /// Bytes one parsed JSON value costs at most: the costliest shape as measured, rounded up
+    /// (docs/reliability.md, "Memory bound", has the figures).
     public static let bytesPerJSONValue = 96
 
     /// The most memory request handling can hold, beside the process's baseline: every

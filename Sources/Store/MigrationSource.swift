@@ -3,7 +3,8 @@ import Foundation
 /// The SQL of the `sql/` folder as the migrator reads it: the numbered migrations of
 /// `migrations/` and the definition files named by `definitions.list` in their apply order.
 public struct MigrationSource: Sendable, Equatable {
-    /// One numbered migration, `migrations/NNNN_name.sql`: tables, indexes, types, grants.
+    /// One numbered migration of `migrations/` (NNNN_name.sql, e.g. `0001_baseline.sql`): tables,
+    /// indexes, types, grants.
     public struct Migration: Sendable, Equatable {
         public let version: Int
         public let name: String

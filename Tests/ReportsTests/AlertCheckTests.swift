@@ -212,4 +212,34 @@ struct AlertCheckTests {
         #expect(outcome.result == nil)
         #expect(outcome.problems.first?.kind == .database)
     }
+
+    @Test("a check posts its transitions; a dead webhook makes it trouble (exit 2) but keeps the state")
+    func checkWithWebhook() throws {
+        let fleet = try Self.channelBlockSpike()
+        let checker = AlertChecker(rules: Self.deliveryRules)
+        func webhook(_ url: String) throws -> AlertWebhook {
+            try AlertWebhook(url: url, timeout: .seconds(5), attempts: 3, backoff: .milliseconds(10))
+        }
+        let server = try LoopbackServer { _, _ in .status(200, "", close: true) }
+        defer { server.stop() }
+        var bodies: [String] { server.seen.map { String(decoding: $0.body, as: UTF8.self) } }
+        let hook = try webhook(server.url + "/hooks/alerts")
+        let outcome = checker.run(connection: fleet.connection, at: AlertFleet.day(10), webhook: hook)
+        #expect(outcome.exitStatus == .firing)
+        #expect(bodies.count == 2)
+        #expect(bodies.allSatisfy { $0.contains("\"channel\":\"promotions\"") && $0.contains("\"text\":\"FIRING ") })
+        // Nothing changed since: no post.
+        let repeated = checker.run(connection: fleet.connection, at: AlertFleet.day(10), webhook: hook)
+        #expect(bodies.count == 2)
+        #expect(repeated.exitStatus == .firing)
+
+        let resolved = try LoopbackServer.withRefusingPort { port in
+            checker.run(
+                connection: fleet.connection, at: AlertFleet.day(12),
+                webhook: try webhook("http://127.0.0.1:\(port)/hooks/alerts"))
+        }
+        #expect(resolved.exitStatus == .trouble)
+        #expect(resolved.result?.transitions.count == 2)
+        #expect(resolved.problems.count == 2)
+    }
 }

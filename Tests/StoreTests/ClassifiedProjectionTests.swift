@@ -5,8 +5,8 @@ import Testing
 
 /// pushledger_classified (sql/engine/outcome.sql) is the one projection of a classified send:
 /// the planner must inline it into the caller's query and look a cause up only for a send that
-/// has one (the look-up costs index probes in six tables; calling it for every send and
-/// filtering after made a rebuild about 8× slower).
+/// has one (the look-up costs index probes in six tables; docs/rollups.md has what calling it for
+/// every send cost).
 @Suite struct ClassifiedProjectionTests {
     @Test func itIsInlinedAndLooksACauseUpOnlyForASendWithOne() throws {
         let connection = try Connection.connect(url: try TestDatabase.fresh(prefix: "projection"))

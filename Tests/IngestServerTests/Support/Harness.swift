@@ -7,39 +7,6 @@ import TestSupport
 
 @testable import IngestServer
 
-/// Keys every harness database holds (the hashes of these secrets).
-enum TestKeys {
-    static let telemetry = "pl_t_telemetry-key-of-the-shop-app-0123456789"
-    static let sends = "pl_s_sends-key-of-the-shop-app-0123456789abc"
-    static let revoked = "pl_t_revoked-key-of-the-shop-app-0123456789"
-    static let otherApp = "pl_t_telemetry-key-of-the-other-app-01234567"
-
-    /// (secret, app, scope, revoked)
-    static let all: [(String, String, String, Bool)] = [
-        (telemetry, Fixtures.app, "telemetry", false), (sends, Fixtures.app, "sends", false),
-        (revoked, Fixtures.app, "telemetry", true), (otherApp, Fixtures.otherApp, "telemetry", false),
-    ]
-
-    /// The keys as the server's table holds them (for tests without a database).
-    static var records: [KeyRecord] {
-        all.enumerated().map { index, key in
-            KeyRecord(id: "k\(index + 1)", hash: SHA256.hash(key.0), appID: key.1, scope: key.2, revoked: key.3)
-        }
-    }
-
-    /// Inserts the keys the way `pushledger keys create` stores them: SHA-256 only.
-    static func insert(into connection: Connection) throws {
-        for (secret, app, scope, revoked) in all {
-            try connection.execute(
-                """
-                insert into api_keys (id, app_id, scope, key_hash, key_prefix, revoked_at)
-                values (\(UUID()), \(app), \(scope), \(SHA256.hash(secret)), \(String(secret.prefix(8))),
-                        case when \(revoked) then now() end)
-                """)
-        }
-    }
-}
-
 /// Collects log lines for assertions.
 final class LogCapture: Sendable {
     let lines = Mutex<[String]>([])

@@ -80,31 +80,4 @@ struct AlertWebhookTests {
     func rejectsOtherURLs(_ url: String) {
         #expect(throws: AlertError.self) { try AlertWebhook(url: url) }
     }
-
-    @Test("a check posts its transitions; a dead webhook makes it trouble (exit 2) but keeps the state")
-    func checkWithWebhook() throws {
-        let fleet = try AlertCheckTests.channelBlockSpike()
-        let checker = AlertChecker(rules: AlertCheckTests.deliveryRules)
-        let server = try webhookServer(statuses: [])
-        defer { server.stop() }
-        let outcome = checker.run(
-            connection: fleet.connection, at: AlertFleet.day(10), webhook: try Self.webhook(server.hookURL))
-        #expect(outcome.exitStatus == .firing)
-        #expect(server.bodies.count == 2)
-        #expect(
-            server.bodies.allSatisfy { $0.contains("\"channel\":\"promotions\"") && $0.contains("\"text\":\"FIRING ") })
-        // Nothing changed since: no post.
-        let repeated = checker.run(
-            connection: fleet.connection, at: AlertFleet.day(10), webhook: try Self.webhook(server.hookURL))
-        #expect(server.bodies.count == 2)
-        #expect(repeated.exitStatus == .firing)
-
-        let resolved = try LoopbackServer.withRefusingPort { port in
-            let webhook = try Self.webhook("http://127.0.0.1:\(port)/hooks/alerts")
-            return checker.run(connection: fleet.connection, at: AlertFleet.day(12), webhook: webhook)
-        }
-        #expect(resolved.exitStatus == .trouble)
-        #expect(resolved.result?.transitions.count == 2)
-        #expect(resolved.problems.count == 2)
-    }
 }
