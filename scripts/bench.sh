@@ -24,7 +24,9 @@
 # Smoke mode runs it all tiny on the caller's DATABASE_URL (make test) and checks it worked.
 # BENCH_PARTS picks parts (default "ingest naive rss pipeline reports"; ingest always runs);
 # BENCH_BASELINE_BIN=<another build's pushledger> adds its serve at 32 connections to the ingest
-# table, alternating with this build's BENCH_AB_ROUNDS times (default 1): an A/B in one run.
+# table, alternating with this build's BENCH_AB_ROUNDS times (default 1), and its serve and
+# follower through the whole pipeline: an A/B in one run. The "Targets" table comes first: each
+# target's figure of the run (and of the baseline).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -68,7 +70,7 @@ cleanup() {
     if [ -n "$server" ]; then kill -TERM "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
     [ -n "${BENCH_KEEP:-}" ] && return  # keep the databases to look into them
     if [ -n "${follower:-}" ]; then kill -TERM "$follower" 2>/dev/null || true; wait "$follower" 2>/dev/null || true; fi
-    for db in warm ingest base abphone copy naive naive_auto rss pipeline pipecopy reports; do
+    for db in warm ingest base abphone copy naive naive_auto rss pipeline pipebase pipecopy reports; do
         psql "$admin_url" -qc "drop database if exists bench_$db with (force)" >/dev/null 2>&1 || true
     done
 }
@@ -139,7 +141,7 @@ serve warm
 stop_server
 q warm "vacuum analyze"
 q warm "select bench.autovacuum(false)" >/dev/null  # for every copy below (see bench/sql/bench.sql)
-for db in ingest base copy naive naive_auto rss pipeline pipecopy; do
+for db in ingest base copy naive naive_auto rss pipeline pipebase pipecopy; do
     psql "$admin_url" -qc "drop database if exists bench_$db with (force)" -c "create database bench_$db template bench_warm" >&2
 done
 # Rows written after this transaction id are the measured run's (xmin; a fresh cluster is far from wraparound).
@@ -164,7 +166,7 @@ measure_ingest() {
     [ "$stored" -eq "$events" ] || { echo "bench: $events events posted to bench_$1 but $stored stored" >&2; exit 1; }
     echo "$events_per_s $p50_ms $p99_ms $cpu $pgcpu $rss $xacts"
 }
-ab_rows=""
+ab_rows="" base_ingest_rates="" ingest_rates=""
 # baseline_migrate DB: the baseline's own writer on its copy of the warm database. Every
 # overload of the functions its writer files define is dropped first and those files applied
 # again: a signature this build added (defaults included) would make the baseline's calls
@@ -190,12 +192,14 @@ for round in $(seq 1 "${BENCH_AB_ROUNDS:-1}"); do
                                 baseline_migrate base; }
         measure_ingest base "$baseline_bin" >"$work/measured"
         read -r r p50 p99 c pc rss x <"$work/measured"
+        base_ingest_rates+=" $r"
         ab_rows+="| $round | the week, 32 connections | $baseline_name | $r | RATIO:$r | $c + $pc | $p50 / $p99 | $x |"$'\n'
     fi
     log "Ingest: pushledger serve, 32 connections"
     [ "$round" -gt 1 ] && psql "$admin_url" -qc "drop database bench_ingest with (force)" -c "create database bench_ingest template bench_warm" >&2
     measure_ingest ingest >"$work/measured"
     read -r ingest_rate ingest_p50 ingest_p99 ingest_cpu ingest_pg_cpu rss_32 ingest_xacts <"$work/measured"
+    ingest_rates+=" $ingest_rate"
     [ -n "$baseline_bin" ] && ab_rows+="| $round | the week, 32 connections | this build | $ingest_rate | RATIO:$ingest_rate | $ingest_cpu + $ingest_pg_cpu | $ingest_p50 / $ingest_p99 | $ingest_xacts |"$'\n'
 done
 # post sets events, requests and telemetry_requests: the week's are put back after other fleets.
@@ -288,27 +292,28 @@ fi
 # first request until the rollups had caught up with the last answer (a pass that began after
 # it has committed and nothing waits); Postgres CPU of the follower's backend (refresh) apart
 # from the rest of the cluster's (ingest); then `psql \copy` of exactly the rows stored.
-pipeline_figures=""
-if part pipeline; then
-    log "Whole pipeline: phone-sized telemetry over $phone_connections connections, sends in 500s over 4, rollup --follow ($freshness)"
-    DATABASE_URL=$(db_url bench_pipeline) "$bin" rollup --log-level warning >/dev/null
-    serve pipeline
-    DATABASE_URL=$(db_url bench_pipeline) "$bin" rollup --follow --freshness "$freshness" --log-level info 2>"$work/follow.log" &
+# measure_pipeline DB [BIN]: that run on bench_DB with this build's serve and follower (or BIN's);
+# sets the pipe_* figures and stops the server (the follower keeps running: $follower).
+measure_pipeline() {
+    local use_bin=${2:-$bin} passes0 cpu0 pg0 refresh0 follower_cpu0 t0 last_answer last_answer_sql follower_backend stored pipe_pg_cpu
+    DATABASE_URL=$(db_url "bench_$1") "$use_bin" rollup --log-level warning >/dev/null
+    serve "$1" "$use_bin"
+    DATABASE_URL=$(db_url "bench_$1") "$use_bin" rollup --follow --freshness "$freshness" --log-level info 2>"$work/follow-$1.log" &
     follower=$!
-    for _ in $(seq 1 600); do grep -qs 'rollup pass' "$work/follow.log" && break; sleep 0.1; done
+    for _ in $(seq 1 600); do grep -qs 'rollup pass' "$work/follow-$1.log" && break; sleep 0.1; done
     # The follower's backend: its Postgres CPU is the refresh's.
-    follower_backend=$(q pipeline "select pid from pg_stat_activity where datname = current_database() and application_name = 'pushledger-rollup-follow' limit 1")
-    [ -n "$follower_backend" ] || { cat "$work/follow.log" >&2; echo "bench: the follower has no backend" >&2; exit 1; }
-    passes0=$(grep -c 'rollup pass' "$work/follow.log")
+    follower_backend=$(q "$1" "select pid from pg_stat_activity where datname = current_database() and application_name = 'pushledger-rollup-follow' limit 1")
+    [ -n "$follower_backend" ] || { cat "$work/follow-$1.log" >&2; echo "bench: the follower has no backend" >&2; exit 1; }
+    passes0=$(grep -c 'rollup pass' "$work/follow-$1.log")
     cpu0=$(cpu_seconds "$server") pg0=$(pg_cpu) refresh0=$(cpu_seconds "$follower_backend") follower_cpu0=$(cpu_seconds "$follower")
     t0=$(now)
     inputs_dir=$work/phone post "$phone_connections" --sends-connections 4
-    last_answer=$(now) last_answer_sql=$(q pipeline "select clock_timestamp()")
+    last_answer=$(now) last_answer_sql=$(q "$1" "select clock_timestamp()")
     pipe_store_seconds=$seconds pipe_events=$events pipe_p99=$p99_ms pipe_tp99=$telemetry_p99_ms pipe_sp99=$sends_p99_ms
     pipe_requests=$requests pipe_telemetry_requests=$telemetry_requests
     caught=""
     for _ in $(seq 1 3000); do
-        if [ "$(q pipeline "select (pass_started_at > '$last_answer_sql'::timestamptz and (select lag_seconds from pushledger_rollup_status()) = 0)::text from rollup_refresh_state")" = true ]; then
+        if [ "$(q "$1" "select (pass_started_at > '$last_answer_sql'::timestamptz and (select lag_seconds from pushledger_rollup_status()) = 0)::text from rollup_refresh_state")" = true ]; then
             caught=$(since "$last_answer"); break
         fi
         sleep 0.2
@@ -320,11 +325,24 @@ if part pipeline; then
     pipe_pg_cpu=$(per_million "$pg0" "$(pg_cpu)" "$pipe_events")
     pipe_ingest_cpu=$((pipe_pg_cpu - pipe_refresh_cpu))
     pipe_follower_cpu=$(per_million "$follower_cpu0" "$(cpu_seconds "$follower")" "$pipe_events")
-    pipe_passes=$(( $(grep -c 'rollup pass' "$work/follow.log") - passes0 ))
-    pipe_longest=$(grep 'rollup pass' "$work/follow.log" | tail -n "$pipe_passes" | sed -nE 's/.* seconds=([0-9.]+).*/\1/p' | sort -n | tail -1)
-    stored=$(q pipeline "select count(*) from event_ids where $measured")
+    pipe_passes=$(( $(grep -c 'rollup pass' "$work/follow-$1.log") - passes0 ))
+    pipe_longest=$(grep 'rollup pass' "$work/follow-$1.log" | tail -n "$pipe_passes" | sed -nE 's/.* seconds=([0-9.]+).*/\1/p' | sort -n | tail -1)
+    stored=$(q "$1" "select count(*) from event_ids where $measured")
     [ "$stored" -eq "$pipe_events" ] || { echo "bench: $pipe_events events posted in the pipeline run but $stored stored" >&2; exit 1; }
     stop_server
+}
+pipe_ab_rows=""
+if part pipeline; then
+    if [ -n "$baseline_bin" ]; then
+        # The baseline's writer and engine on its own copy, first; then this build's below.
+        log "Whole pipeline A/B: the baseline's serve and follower"
+        baseline_migrate pipebase
+        measure_pipeline pipebase "$baseline_bin"
+        kill -TERM "$follower"; wait "$follower" || true; follower=""
+        base_pipe=("$pipe_events" "$pipe_store_seconds" "$pipe_seconds" "$caught" "$pipe_server_cpu" "$pipe_ingest_cpu" "$pipe_refresh_cpu" "$pipe_p99" "$pipe_passes")
+    fi
+    log "Whole pipeline: phone-sized telemetry over $phone_connections connections, sends in 500s over 4, rollup --follow ($freshness)"
+    measure_pipeline pipeline
 
     log "Physical limit of the pipeline: psql \\copy of its stored rows"
     events=$pipe_events copy_limit pipeline pipecopy pipe
@@ -440,6 +458,7 @@ for scale in $scales; do
     rolled=$(q reports "select coalesce(sum(sends), 0) from send_rollups_daily where app_id = '$app' and day >= '$monday_date' and day < '$monday_date'::date + 7")
     [ "$rolled" -eq "$week_sends" ] || { echo "bench: rollups count $rolled sends of $week_sends" >&2; exit 1; }
     report_rows+="| ${scale}× | $week_sends | $scan_seconds | $join_seconds | $inputs_seconds | $(calc "%.1f" "$inputs_seconds / $scan_seconds")× | $rollup_seconds | $(calc "%.1f" "$rollup_seconds / $scan_seconds")× | $(calc "%.1f" "$rollup_seconds / $inputs_seconds")× | $rollup_cpu | $aggregate_seconds | $(calc "%.1f" "$aggregate_seconds / $scan_seconds")× | $report_seconds | $load_seconds |"$'\n'
+    rebuild_ratios+="${rebuild_ratios:+, }$(calc "%.1f" "$rollup_seconds / $write_seconds")× at ${scale}×"
     apart_rows+="| ${scale}× | $inputs_seconds | $write_seconds | $(calc "%.1f" "$write_seconds / $inputs_seconds")× | $(calc "%.1f" "$rollup_seconds / $inputs_seconds")× | $(calc "%.1f" "$rollup_seconds / $write_seconds")× |"$'\n'
     incr_rows+="| ${scale}× | $hour_events ($hour_share %) | $incr_sends | $incr_seconds | $(calc "%.1f" "100 * $incr_seconds / $rollup_seconds") % | $incr_cpu | $(calc "%.1f" "100 * $incr_cpu / ($rollup_cpu + 0.0001)") % |"$'\n'
     log "scale ${scale}x: $week_sends sends, scan ${scan_seconds}s, full rollup ${rollup_seconds}s, next hour ${incr_seconds}s, weekly report ${report_seconds}s"
@@ -472,7 +491,7 @@ window_figure=""
 [ -n "$scales" ] && rollup_window_figure
 
 ingest_table=$(cat <<EOF
-Run $(date -u +%FT%TZ) on $(nproc) cores (shared), PostgreSQL $(q ingest "show server_version"), fsync on, $mode mode.
+Run $(date -u +%FT%TZ) on $(nproc) cores (shared), PostgreSQL $(q ingest "show server_version"), fsync on, $mode mode ($installs installations, $sends_1x sends at 1×, parts: $(xargs <<<"$parts"), scales: ${scales:-none}${baseline_bin:+, baseline $baseline_name}).
 
 **Ingest** — week $week of the simulator's fleet: $events events ($sends sends in batches of 500, $((events - sends)) telemetry events in $telemetry_requests per-installation requests), $requests gzip requests.
 
@@ -574,7 +593,53 @@ $cause_rows
 EOF
 )
 fi
-table="$ingest_table$ab_table$pipeline_table$reports_table"
+# The targets, each figure of this run in one table (with a baseline: its figure beside).
+# range LIST: "a–b" of the numbers in LIST as ratios to COPY's rate.
+range() { tr ' ' '\n' <<<"$1" | awk -v c="$copy_rate" 'NF { r = $1 / c; if (n++ == 0 || r < lo) lo = r; if (r > hi) hi = r }
+    END { if (!n) print "n/a"; else if (sprintf("%.2f", lo) == sprintf("%.2f", hi)) printf "%.2f×", lo; else printf "%.2f–%.2f×", lo, hi }'; }
+pipe_figures() {  # pipe_figures EVENTS STORE_S PIPE_S CAUGHT SERVER INGEST REFRESH: the three pipeline cells
+    echo "$(calc "%.2f" "$pipe_copy_seconds / $3")× ($1 events in $3 s)|$4 s|$(calc "%.2f" "$7 / ($6 + 0.0001)")× ($7 / $6 CPU-s per M events)"
+}
+IFS='|' read -r t_pipe t_lag t_refresh <<<"$(part pipeline && pipe_figures "$pipe_events" "$pipe_store_seconds" "$pipe_seconds" "$caught" "$pipe_server_cpu" "$pipe_ingest_cpu" "$pipe_refresh_cpu" || echo "not run|not run|not run")"
+targets_head="| figure | this build | target |"$'\n'"|---|---:|---|"
+t_ingest="$(range "$ingest_rates")" t_rebuild=${rebuild_ratios:-not run}
+if [ -n "$baseline_bin" ]; then
+    targets_head="| figure | $baseline_name | this build | target |"$'\n'"|---|---:|---:|---|"
+    t_ingest="$(range "$base_ingest_rates") | $t_ingest"
+    if part pipeline; then
+        IFS='|' read -r b_pipe b_lag b_refresh <<<"$(pipe_figures "${base_pipe[@]:0:7}")"
+    else b_pipe="not run" b_lag="not run" b_refresh="not run"; fi
+    t_pipe="$b_pipe | $t_pipe" t_lag="$b_lag | $t_lag" t_refresh="$b_refresh | $t_refresh"
+    t_rebuild="not run (the same rebuild) | $t_rebuild"
+fi
+targets_table=$(cat <<EOF
+
+
+**Targets** — each figure of this run (tables below).
+
+$targets_head
+| ingest / \`psql \\copy\`, 32 connections, the bench week | $t_ingest | ≥ 0.8× |
+| whole pipeline: \`psql \\copy\` time of its rows / its time | $t_pipe | ≥ 0.5× |
+| rollups caught up after the last answer | $t_lag | ≤ 60 s |
+| refresh / ingest Postgres CPU, same traffic | $t_refresh | ≤ 0.5× |
+| full rebuild / "Outcomes written" floor | $t_rebuild | ≤ 2.5× |
+EOF
+)
+pipe_ab_table=""
+if [ -n "$baseline_bin" ] && part pipeline; then
+    pipe_ab_table=$(cat <<EOF
+
+
+**Whole pipeline A/B** — the same fleet, each side on its own copy of the warm database with its own serve and follower, the baseline first; both against the one \`psql \\copy\` of its rows above (${pipe_copy_seconds} s).
+
+| Writer and engine | Stored s | Stored and rolled up s | COPY / pipeline | Caught up s | Passes | p99 ms | CPU-s per M events: server / ingest / refresh | refresh / ingest |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|
+| $baseline_name | ${base_pipe[1]} | ${base_pipe[2]} | $(calc "%.2f" "$pipe_copy_seconds / ${base_pipe[2]}")× | ${base_pipe[3]} | ${base_pipe[8]} | ${base_pipe[7]} | ${base_pipe[4]} / ${base_pipe[5]} / ${base_pipe[6]} | $(calc "%.2f" "${base_pipe[6]} / (${base_pipe[5]} + 0.0001)")× |
+| this build | $pipe_store_seconds | $pipe_seconds | $(calc "%.2f" "$pipe_copy_seconds / $pipe_seconds")× | $caught | $pipe_passes | $pipe_p99 | $pipe_server_cpu / $pipe_ingest_cpu / $pipe_refresh_cpu | $(calc "%.2f" "$pipe_refresh_cpu / ($pipe_ingest_cpu + 0.0001)")× |
+EOF
+)
+fi
+table="$ingest_table$targets_table$ab_table$pipeline_table$pipe_ab_table$reports_table"
 printf '%s\n' "$table"
 if [ "$mode" = full ]; then
     out="bench/results/$(date -u +%Y-%m-%dT%H%M).md"

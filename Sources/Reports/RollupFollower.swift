@@ -6,7 +6,8 @@ import Synchronization
 
 /// `pushledger rollup --follow`: keeps the rollups within `freshness` of what was committed by
 /// refreshing (``ReportRollups/refresh(connection:asOf:confirmationWindow:full:)``) every half
-/// freshness, back to back when a pass takes longer (docs/rollups.md "Following").
+/// freshness, back to back when a pass takes longer, and at once when inputs wait and ingest has
+/// paused (``PassSchedule``; docs/rollups.md "Following").
 ///
 /// - One leader across processes: a session advisory lock, held for as long as the connection
 ///   lives. Another follower waits for it as a hot spare and takes over when the leader's
@@ -66,10 +67,14 @@ public final class RollupFollower: Sendable {
         self.connect = connect
     }
 
-    /// Seconds from one pass's start to the next's: half the freshness, so an input committed
-    /// just after a pass took the queue is rolled up within freshness while a pass takes less
-    /// than half of it.
+    /// Seconds from one pass's start to the next's at the latest: half the freshness, so an input
+    /// committed just after a pass took the queue is rolled up within freshness while a pass takes
+    /// less than half of it.
     public var period: TimeInterval { max(freshness / 2, 0.05) }
+
+    /// When a pass starts: at the latest a period after the last one, sooner once ingest has
+    /// paused for a tenth of the period (at least a second): 3 s at the default freshness.
+    public var schedule: PassSchedule { PassSchedule(period: period, quiet: max(1, period / 10)) }
 
     public var snapshot: Snapshot { shared.withLock { $0 } }
 
@@ -188,12 +193,24 @@ public final class RollupFollower: Sendable {
                     logger.info("rollup follower within freshness again", ["lag_s": seconds(status.lagSeconds)])
                 }
             }
-            // Between passes the status is read every few seconds, so the metrics stay current.
-            var remaining = period - Date().timeIntervalSince(started)
-            while remaining > 0 {
-                guard pause(min(remaining, 5)) else { break }
-                remaining = period - Date().timeIntervalSince(started)
-                if remaining > 0 { observe(try RollupStatus.read(connection: connection)) }
+            // Between passes the status is read every `schedule.quiet` seconds: the metrics stay
+            // current, and the next pass starts as soon as the schedule says it is due.
+            let ended = Date()
+            var queued = status.pendingInputs, queueChanged = ended
+            while !stopped {
+                let now = Date()
+                let seen = PassSchedule.Observation(
+                    sinceStart: now.timeIntervalSince(started), sinceEnd: now.timeIntervalSince(ended),
+                    lastPassSeconds: took, waiting: (snapshot.status?.lagSeconds ?? 0) > 0,
+                    sinceQueueChanged: now.timeIntervalSince(queueChanged))
+                if schedule.isDue(seen) { break }
+                guard pause(schedule.nextLook(seen)) else { break }
+                let current = try RollupStatus.read(connection: connection)
+                observe(current)
+                if current.pendingInputs != queued {
+                    queued = current.pendingInputs
+                    queueChanged = Date()
+                }
             }
         }
         _ = try? connection.query("select pg_advisory_unlock(hashtext(\(Self.lockName)))")

@@ -177,6 +177,23 @@ import Testing
         #expect(try db.count("rollup_inputs") == 0 && RollupStatus.read(connection: db.connection).lagSeconds == 0)
     }
 
+    /// Ingest that pauses is rolled up a quiet interval later (a tenth of the period: 6 s at a
+    /// freshness of 120 s), not at the end of the period (60 s).
+    @Test func inputsWaitingWhenIngestPausesAreRolledUpBeforeThePeriodEnds() throws {
+        let db = try StoreDatabase()
+        var world = RandomIngest(seed: 12)
+        let follower = try FollowProcess(databaseURL: db.url, freshness: "120s")
+        #expect(follower.waitFor("rollup pass"), "\(follower.logText)")
+        for unit in world.units(at: -30) { _ = try db.write(unit) }
+        let arrived = Date()
+        #expect(try db.count("rollup_inputs") > 0)
+        #expect(try Self.caughtUp(db.connection, timeout: 50), "\(follower.logText)")
+        let caughtUp = Date().timeIntervalSince(arrived)
+        #expect(caughtUp >= 6 - 0.5, "no pass before the quiet interval: \(caughtUp) s")
+        #expect(follower.waitFor("rollup pass", count: 2) && follower.lines("rollup pass").count == 2)
+        #expect(try RollupStatus.read(connection: db.connection).lagSeconds == 0)
+    }
+
     @Test func reconnectsAfterPostgresRestarts() throws {
         let cluster = try LocalCluster(name: "rollup-follow")
         defer { cluster.destroy() }

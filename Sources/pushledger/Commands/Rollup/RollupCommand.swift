@@ -18,7 +18,8 @@ struct RollupCommand: Command {
                 definitions). The summary says how many sends were reclassified. The only command that refreshes the \
                 rollups the reports read; run it on the primary.
                 --follow keeps running and refreshes every half --freshness (back to back when a pass takes longer), \
-                so the rollups stay within --freshness of what was committed: one follower leads at a time across \
+                so the rollups stay within --freshness of what was committed, and sooner once inputs wait and none \
+                has arrived for a tenth of that period (ingest paused or ended): one follower leads at a time across \
                 processes (a Postgres advisory lock; a second one waits as a hot spare), a pass is one transaction (a \
                 pass cut short by a kill or a lost connection leaves nothing), a lost database is retried with \
                 backoff, and SIGTERM or SIGINT finishes the pass in progress and exits 0 (a second signal abandons \
