@@ -26,7 +26,9 @@
 # BENCH_BASELINE_BIN=<another build's pushledger> adds its serve at 32 connections to the ingest
 # table, alternating with this build's BENCH_AB_ROUNDS times (default 1), and its serve and
 # follower through the whole pipeline: an A/B in one run. The "Targets" table comes first: each
-# target's figure of the run (and of the baseline).
+# target's figure of the run (and of the baseline). BENCH_SCALES (default "1 2 4") picks the
+# reports' scales; BENCH_PREVIOUS=<a bench/results file> the run whose rollup figures are printed
+# beside this one's (default: the newest with a rollup table).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -392,8 +394,10 @@ report_rows=""
 apart_rows=""
 incr_rows=""
 cause_rows=""
-# The previous full run's figures (bench/results/, newest first by name), printed beside this run's.
-previous=$(find bench/results -maxdepth 1 -name '20*T[0-9][0-9][0-9][0-9].md' | sort | tail -1)
+# The previous full run's figures, printed beside this run's: BENCH_PREVIOUS names its file, or
+# the newest run in bench/results/ that has a rollup table (a run without the reports part has none).
+previous=${BENCH_PREVIOUS:-$(find bench/results -maxdepth 1 -name '20*T[0-9][0-9][0-9][0-9].md' | sort -r \
+    | while read -r f; do if awk -F'|' '$2 == " 1× " && NF == 16 { found = 1 } END { exit !found }' "$f"; then echo "$f"; break; fi; done)}
 prev_full() { [ -n "$previous" ] && awk -F'|' -v s=" $1× " '$2 == s && NF == 16 { gsub(/ /, "", $8); print $8 }' "$previous"; }
 prev_incr() { [ -n "$previous" ] && awk -F'|' -v s=" $1× " '$2 == s && $3 ~ /%\)/ { gsub(/ /, "", $5); print $5 }' "$previous"; }
 for scale in $scales; do
