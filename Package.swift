@@ -82,7 +82,8 @@ let package = Package(
 
         // Test helpers: throwaway databases on the project-local cluster, child processes, raw HTTP.
         .target(
-            name: "TestSupport", dependencies: ["Postgres", "PushLedgerSupport", "Simulator", "Store"],
+            name: "TestSupport",
+            dependencies: ["Postgres", "PushLedgerKit", "PushLedgerSupport", "Simulator", "Store"],
             path: "Tests/TestSupport"
         ),
 
@@ -116,6 +117,8 @@ let package = Package(
         .testTarget(name: "IngestMetricsTests", dependencies: ["IngestServer"]),
         // Alert rules and their evaluation, the webhook, and device text as a chat or a terminal shows it.
         .testTarget(name: "AlertingTests", dependencies: ["PushLedgerRules", "Reports", "TestSupport"]),
+        // The SDK's uploads against the scripted loopback server, and its Apple mapping on plain values.
+        .testTarget(name: "PushLedgerKitClientTests", dependencies: ["Gzip", "PushLedgerKit", "TestSupport"]),
 
         // Integration suites: a real PostgreSQL (and, some, nginx, Chromium, Prometheus, Patroni).
         .testTarget(
@@ -148,7 +151,7 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["Postgres", "TestSupport"]),
         .testTarget(
             name: "PushLedgerKitTests",
-            dependencies: ["Gzip", "Postgres", "PushLedgerKit", "PushLedgerSupport", "TestSupport"]
+            dependencies: ["Postgres", "PushLedgerKit", "PushLedgerSupport", "TestSupport"]
         ),
         .testTarget(
             name: "ReportsTests",
