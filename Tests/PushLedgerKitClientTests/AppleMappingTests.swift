@@ -1,5 +1,6 @@
 import Foundation
 import PushLedgerKit
+import TestSupport
 import Testing
 
 /// The mapping the Apple adapter relies on, on plain values.
