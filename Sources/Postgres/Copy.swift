@@ -46,28 +46,27 @@ public struct CopyWriter {
             return
         }
         for byte in field {
-            switch byte {
-            case UInt8(ascii: "\\"):
+            if let letter = escapeLetter(byte) {
                 out.append(UInt8(ascii: "\\"))
-                out.append(UInt8(ascii: "\\"))
-            case UInt8(ascii: "\t"):
-                out.append(UInt8(ascii: "\\"))
-                out.append(UInt8(ascii: "t"))
-            case UInt8(ascii: "\n"):
-                out.append(UInt8(ascii: "\\"))
-                out.append(UInt8(ascii: "n"))
-            case UInt8(ascii: "\r"):
-                out.append(UInt8(ascii: "\\"))
-                out.append(UInt8(ascii: "r"))
-            default: out.append(byte)
+                out.append(letter)
+            } else {
+                out.append(byte)
             }
         }
     }
 
-    static func needsEscape(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n")
-            || byte == UInt8(ascii: "\r")
+    /// The letter after the backslash that stands for `byte` in COPY text, nil for a byte as is.
+    static func escapeLetter(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "\\"): UInt8(ascii: "\\")
+        case UInt8(ascii: "\t"): UInt8(ascii: "t")
+        case UInt8(ascii: "\n"): UInt8(ascii: "n")
+        case UInt8(ascii: "\r"): UInt8(ascii: "r")
+        default: nil
+        }
     }
+
+    static func needsEscape(_ byte: UInt8) -> Bool { escapeLetter(byte) != nil }
 
     mutating func flush() {
         guard failure == nil, !buffer.isEmpty else {

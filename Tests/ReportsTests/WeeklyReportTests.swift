@@ -201,23 +201,23 @@ struct WeeklyReportTests {
         #expect(first.days.map(\.day) == ["2026-11-08", "2026-11-09", "2026-11-11"])
         #expect(first.text.contains("recomputed 3 days of 1 app"))
         #expect(try ReportRollups.refresh(connection: connection).days.isEmpty)
+        /// The notification of the fixture's unconfirmed send of 9 November on `channel`.
+        func unconfirmedNotification(channel: String) throws -> UUID {
+            let send = try #require(
+                data.expected.first { $0.outcome == "unconfirmed" && $0.day == "2026-11-09" && $0.channel == channel })
+            return try #require(
+                try connection.query("select notification_id from sends where event_id = \(send.event)").first?
+                    .decode("notification_id"))
+        }
         // A late receipt re-opens its send's day only.
-        let late = try #require(
-            data.expected.first { $0.outcome == "unconfirmed" && $0.day == "2026-11-09" && $0.channel == "misc" })
-        let notification: UUID = try #require(
-            try connection.query("select notification_id from sends where event_id = \(late.event)").first?.decode(
-                "notification_id"))
+        let notification = try unconfirmedNotification(channel: "misc")
         try data.fixture.receipt(
             notification, installation: OutcomeFixture.installation(1), at: Fixture.time(2026, 11, 9, 20),
             platform: "android")
         let before = try WeeklyReport.refreshed(connection: connection, app: Fixture.app, week: Self.week).headline
             .current
         // Someone else refreshes the send rollups directly; the landing rollups still catch up.
-        let open = try #require(
-            data.expected.first { $0.outcome == "unconfirmed" && $0.day == "2026-11-09" && $0.channel == "orders" })
-        let opened: UUID = try #require(
-            try connection.query("select notification_id from sends where event_id = \(open.event)").first?.decode(
-                "notification_id"))
+        let opened = try unconfirmedNotification(channel: "orders")
         try data.fixture.open(
             opened, installation: OutcomeFixture.installation(1), at: Fixture.time(2026, 11, 9, 21),
             platform: "android", landed: "rejected")
