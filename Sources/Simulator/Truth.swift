@@ -175,35 +175,17 @@ public struct Truth: Sendable, Equatable {
             w.string(slice)
         }
         w.raw("]")
-        let totals = Dictionary(grouping: outcomesByDay) { [$0.channel, $0.platform.rawValue, $0.outcome.rawValue] }
-        rows("outcomes", totals.keys.sorted { $0.lexicographicallyPrecedes($1) }, into: &w) { key, w in
-            w.key("channel")
-            w.string(key[0])
-            w.field("platform", key[1])
-            w.field("outcome", key[2])
-            w.field("count", int: Int64(totals[key]!.reduce(0) { $0 + $1.count }))
-        }
-        let causeTotals = Dictionary(grouping: causes) { [$0.channel, $0.platform.rawValue, $0.cause.rawValue] }
-        rows("causes", causeTotals.keys.sorted { $0.lexicographicallyPrecedes($1) }, into: &w) { key, w in
-            w.key("channel")
-            w.string(key[0])
-            w.field("platform", key[1])
-            w.field("cause", key[2])
-            w.field("count", int: Int64(causeTotals[key]!.reduce(0) { $0 + $1.count }))
-        }
-        let latencyTotals = Dictionary(grouping: latency) { [$0.channel, $0.platform.rawValue, $0.bucket.rawValue] }
+        totals(
+            "outcomes", by: "outcome",
+            outcomesByDay.map { ([$0.channel, $0.platform.rawValue, $0.outcome.rawValue], $0.count) }, into: &w)
+        totals(
+            "causes", by: "cause", causes.map { ([$0.channel, $0.platform.rawValue, $0.cause.rawValue], $0.count) },
+            into: &w)
         let bucketOrder = { (name: String) in LatencyBucket.allCases.firstIndex { $0.rawValue == name } ?? 0 }
-        rows(
-            "latency",
-            latencyTotals.keys.sorted { ($0[0], $0[1], bucketOrder($0[2])) < ($1[0], $1[1], bucketOrder($1[2])) },
-            into: &w
-        ) { key, w in
-            w.key("channel")
-            w.string(key[0])
-            w.field("platform", key[1])
-            w.field("bucket", key[2])
-            w.field("count", int: Int64(latencyTotals[key]!.reduce(0) { $0 + $1.count }))
-        }
+        totals(
+            "latency", by: "bucket",
+            latency.map { ([$0.channel, $0.platform.rawValue, $0.bucket.rawValue], $0.count) },
+            valueOrder: bucketOrder, into: &w)
         rows("outcomes_by_day", outcomesByDay, into: &w) { row, w in
             w.key("day")
             w.string(row.day)
@@ -254,6 +236,27 @@ public struct Truth: Sendable, Equatable {
     }
 
     /// `,\n"name":[\n{row},\n{row}\n]`
+    /// Array `name`: the total of `counts` per (channel, platform, `field`), by channel, platform
+    /// and then the field's value (in `valueOrder` when given, else by name).
+    private func totals(
+        _ name: StaticString, by field: StaticString, _ counts: [([String], Int)],
+        valueOrder: ((String) -> Int)? = nil, into w: inout JSONBytes
+    ) {
+        let sums = Dictionary(counts, uniquingKeysWith: +)
+        let keys = sums.keys.sorted { a, b in
+            if (a[0], a[1]) != (b[0], b[1]) { return (a[0], a[1]) < (b[0], b[1]) }
+            if let valueOrder { return valueOrder(a[2]) < valueOrder(b[2]) }
+            return a[2] < b[2]
+        }
+        rows(name, keys, into: &w) { key, w in
+            w.key("channel")
+            w.string(key[0])
+            w.field("platform", key[1])
+            w.field(field, key[2])
+            w.field("count", int: Int64(sums[key]!))
+        }
+    }
+
     private func rows<Row>(
         _ name: StaticString, _ items: [Row], into w: inout JSONBytes, _ write: (Row, inout JSONBytes) -> Void
     ) {
