@@ -28,6 +28,9 @@ final class FailoverTraffic: Sendable {
     let batches: [FleetBatch]
     let truth: Truth
     private let next = Atomic<Int>(0)
+    /// Batches from this index on wait until the gate is moved: a test holds load back for a
+    /// later fault, whatever this machine's speed.
+    private let gate = Atomic<Int>(Int.max)
     private let log: Mutex<[[Attempt]]>
 
     /// The fleet of `fleet` (without the simulator's deliberate re-sent batches, so a duplicate
@@ -62,6 +65,15 @@ final class FailoverTraffic: Sendable {
         }
     }
 
+    /// Batches taken by a client so far (posted, being posted or retried).
+    var taken: Int { next.load(ordering: .relaxed) }
+
+    /// Clients take no batch from `index` on until the gate is moved again.
+    func hold(at index: Int) { gate.store(index, ordering: .relaxed) }
+
+    /// Clients take every remaining batch.
+    func release() { gate.store(Int.max, ordering: .relaxed) }
+
     /// Every attempt so far, per batch.
     var attempts: [[Attempt]] { log.withLock { $0 } }
 
@@ -89,8 +101,15 @@ final class FailoverTraffic: Sendable {
         let client = try HTTPClient(baseURL: baseURL, timeout: 60, connectTimeout: 2)
         defer { client.close() }
         while true {
-            let index = next.add(1, ordering: .relaxed).oldValue
+            let index = next.load(ordering: .relaxed)
             guard index < phase.upperBound else { return }
+            guard index < gate.load(ordering: .relaxed) else {
+                usleep(20_000)
+                continue
+            }
+            guard next.compareExchange(expected: index, desired: index + 1, ordering: .relaxed).exchanged else {
+                continue
+            }
             let batch = batches[index]
             let giveUp = ContinuousClock.now + .seconds(deadline)
             while ContinuousClock.now < giveUp {
