@@ -38,18 +38,14 @@ struct FailoverTests {
     @Test func theLeadersMachineKilledTwiceUnderLoadLosesNothing() throws {
         let run = try FailoverRun(prefix: "fokill", installs: 1_200, seed: 41)
         let readiness = ReadinessSampler(run.servers)
-        // Each kill comes once half of a share of the fleet is taken, with the other half let
-        // through around it and a further half only after it: however fast this machine posts,
-        // the fleet is posting when the machine dies and while its standby takes over.
+        // Each kill comes once half of a share of the fleet is taken, the other half going
+        // around it and another half after it: the fleet is posting when the machine dies and
+        // while its standby takes over, however fast this machine posts.
         let share = run.traffic.batches.count / 8
-        run.traffic.hold(at: share)
+        let posting = run.traffic.post(to: run.servers.map(\.baseURL), clients: 6, held: true)
         defer { run.traffic.release() }
-        let posting = run.traffic.post(to: run.servers.map(\.baseURL), clients: 6)
         for round in 1...2 {
-            let killAt = run.traffic.taken + share / 2
-            run.traffic.hold(at: killAt + share / 2)
-            guard poll(seconds: 120, { run.traffic.taken >= killAt || posting.isFinished }) != nil, !posting.isFinished
-            else {
+            guard run.traffic.letThroughAndWaitForHalf(share, while: { !posting.isFinished }) else {
                 Issue.record("the fleet never reached kill \(round)")
                 break
             }
@@ -57,7 +53,7 @@ struct FailoverTests {
             // The first time, the dying primary has WAL its standby never got: it must be rewound.
             try run.cluster.killMachine(old, diverged: round == 1)
             let killed = ContinuousClock.now
-            run.traffic.hold(at: killAt + share)
+            run.traffic.letThrough(share / 2)
             let promoted = try #require(poll(seconds: 60) { run.cluster.leader().map { $0 != old } ?? false })
             // The machine is back: Patroni starts and the node rejoins by itself (pg_rewind). Under
             // the whole suite's load its rewind and start-up have taken over two minutes.
@@ -91,13 +87,15 @@ struct FailoverTests {
 
     @Test func postgresCrashedAndRestartedInPlaceLosesNothing() throws {
         let run = try FailoverRun(prefix: "focrash", installs: 150, seed: 42)
-        let posting = run.traffic.post(to: run.servers.map(\.baseURL), clients: 6)
+        let posting = run.traffic.post(to: run.servers.map(\.baseURL), clients: 6, held: true)
+        defer { run.traffic.release() }
         try #require(
-            run.waitForStored(run.traffic.telemetryEvents / 3, while: { !posting.isFinished }),
-            "the fleet was posted before the crash")
+            run.traffic.letThroughAndWaitForHalf(run.traffic.batches.count / 2, while: { !posting.isFinished }),
+            "the fleet never reached the crash")
         let leader = try #require(run.cluster.leader())
         try run.cluster.crashPostgres(leader)
         let crashed = ContinuousClock.now
+        run.traffic.release()
         try posting.value()
         let first200 = try #require(run.traffic.first200(after: crashed)) - crashed
         try run.verify()
@@ -108,15 +106,17 @@ struct FailoverTests {
 
     @Test func aSwitchoverUnderLoadLosesNothing() throws {
         let run = try FailoverRun(prefix: "foswitch", installs: 1_000, seed: 43)
-        let posting = run.traffic.post(to: run.servers.map(\.baseURL), clients: 6)
+        let posting = run.traffic.post(to: run.servers.map(\.baseURL), clients: 6, held: true)
+        defer { run.traffic.release() }
         try #require(
-            run.waitForStored(run.traffic.telemetryEvents / 10, while: { !posting.isFinished }),
-            "the fleet was posted before the switchover")
+            run.traffic.letThroughAndWaitForHalf(run.traffic.batches.count / 5, while: { !posting.isFinished }),
+            "the fleet never reached the switchover")
         let old = try #require(run.cluster.leader())
         let standby = try #require(run.cluster.syncStandby())
         let started = ContinuousClock.now
         try run.cluster.switchover()
         let switched = ContinuousClock.now
+        run.traffic.release()
         try posting.value()
         #expect(run.cluster.leader() == standby)
         #expect(run.traffic.first200(after: switched) != nil, "the fleet was posted before the switchover completed")
@@ -183,19 +183,6 @@ struct FailoverRun {
         }
         traffic = FailoverTraffic(fleet: fleet)
     }
-
-    /// Waits until `count` events are stored; false if `going` turns false first. A poll
-    /// during the failover fails to connect and is simply tried again.
-    func waitForStored(_ count: Int, while going: () -> Bool) -> Bool {
-        while going() {
-            if let stored = storedEvents(), stored >= count { return true }
-            usleep(50_000)
-        }
-        return false
-    }
-
-    /// The events stored now; nil while the database cannot be reached.
-    func storedEvents() -> Int? { try? fleet.storedEvents(Connection.connect(url: url)) }
 
     /// What the database holds against what was acknowledged and what the simulator generated.
     func verify() throws {

@@ -28,8 +28,8 @@ final class FailoverTraffic: Sendable {
     let batches: [FleetBatch]
     let truth: Truth
     private let next = Atomic<Int>(0)
-    /// Batches from this index on wait until the gate is moved: a test holds load back for a
-    /// later fault, whatever this machine's speed.
+    /// Batches from this index on wait until the gate is moved: a test times its faults by the
+    /// fleet's progress, not by this machine's speed.
     private let gate = Atomic<Int>(Int.max)
     private let log: Mutex<[[Attempt]]>
 
@@ -49,8 +49,10 @@ final class FailoverTraffic: Sendable {
     var telemetryEvents: Int { truth.telemetryEvents }
 
     /// Posts every batch from `clients` threads, spread over `servers` (base URLs); each batch
-    /// is retried on 429, 503 and network errors for up to `deadline` seconds.
-    func post(to servers: [String], clients: Int, deadline: Double = 180) -> Background<Void> {
+    /// is retried on 429, 503 and network errors for up to `deadline` seconds. A `held` fleet
+    /// waits for `letThrough` or `release`.
+    func post(to servers: [String], clients: Int, deadline: Double = 180, held: Bool = false) -> Background<Void> {
+        if held { gate.store(0, ordering: .relaxed) }
         let telemetryCount = batches.filter { $0.path == "/v1/telemetry" }.count
         return Background { [self] in
             for phase in [0..<telemetryCount, telemetryCount..<batches.count] {
@@ -68,8 +70,21 @@ final class FailoverTraffic: Sendable {
     /// Batches taken by a client so far (posted, being posted or retried).
     var taken: Int { next.load(ordering: .relaxed) }
 
-    /// Clients take no batch from `index` on until the gate is moved again.
-    func hold(at index: Int) { gate.store(index, ordering: .relaxed) }
+    /// A held fleet may take `count` more batches.
+    func letThrough(_ count: Int) { gate.add(count, ordering: .relaxed) }
+
+    /// Lets a held fleet take `share` more batches and waits until half of them are taken: a
+    /// fault injected then finds the fleet posting, and the other half comes around it. False if
+    /// posting ended or two minutes passed first.
+    func letThroughAndWaitForHalf(_ share: Int, while going: () -> Bool) -> Bool {
+        let mark = gate.add(share, ordering: .relaxed).newValue - (share - share / 2)
+        let end = ContinuousClock.now + .seconds(120)
+        while going() && ContinuousClock.now < end {
+            if taken >= mark { return true }
+            usleep(20_000)
+        }
+        return false
+    }
 
     /// Clients take every remaining batch.
     func release() { gate.store(Int.max, ordering: .relaxed) }
