@@ -141,44 +141,95 @@ struct CauseRulebookTests {
             let event = try CauseRows.insertLatency(c, app: app, on: connection)
             sends.append((app, event, nil, c.outcome, c.bucket, c.name))
         }
-        try connection.execute(
-            "create temp table rollup_send_set (app_id text, sent_at timestamptz, event_id uuid, scope smallint)")
-        try connection.execute(
-            """
-            insert into instrumented_slices_daily (app_id, day, platform, app_version)
-            select distinct app_id, pushledger_day(occurred_at), platform, app_version from notification_receipts
-             where occurred_at <= \(Rulebook.asOf)
-            """)
+        try Self.prepareBothPaths(connection, asOf: Rulebook.asOf)
         for s in sends {
-            let engine = try connection.query(
-                """
-                select outcome, cause, latency_bucket
-                  from pushledger_classified_sends(\(s.app), \(Rulebook.time(hoursAgo: 72)), \
-                \(Rulebook.time(hoursAgo: -1)),
-                                                   \(Rulebook.asOf), '24 hours'::interval)
-                 where event_id = \(s.event)
-                """)
-            try connection.execute("truncate rollup_send_set")
-            try connection.execute(
-                """
-                insert into rollup_send_set select app_id, sent_at, event_id, 2 from sends where app_id = \
-                \(s.app) and event_id = \(s.event)
-                """
-            )
-            let perSend = try connection.query(
-                """
-                select outcome, cause, latency_bucket from pushledger_classify_send_set(\(Rulebook.asOf), '24 \
-                hours'::interval)
-                """
-            )
-            for (path, rows) in [("engine", engine), ("per send", perSend)] {
-                #expect(rows.count == 1, "\(path): \(s.name)")
-                guard let row = rows.first else { continue }
+            for (path, row) in try Self.judgeOnBothPaths(
+                app: s.app, event: s.event, from: Rulebook.time(hoursAgo: 72), to: Rulebook.time(hoursAgo: -1),
+                asOf: Rulebook.asOf, on: connection)
+            {
                 #expect(try row.decode("outcome", as: String.self) == s.outcome.rawValue, "\(path): \(s.name)")
                 #expect(try row.decode("cause", as: String?.self) == s.cause?.rawValue, "\(path): \(s.name)")
                 #expect(try row.decode("latency_bucket", as: String?.self) == s.bucket?.rawValue, "\(path): \(s.name)")
             }
         }
+    }
+
+    /// The set-based engine searches a week past its window for first signs of life; a send
+    /// whose first one comes later (or never) looks it up alone, with the per-send path's answer.
+    @Test func aFirstSignOfLifeAWeekAfterTheWindowIsLookedUpAlone() throws {
+        let connection = try Connection.connect(url: try TestDatabase.fresh(prefix: "causelate"))
+        let day: Int64 = 86_400_000_000
+        let hour: Int64 = 3_600_000_000
+        let asOf = CauseBook.date(10 * day)
+        // The window is the send's hour, so the engine searches to 7 days 1 hour after the send.
+        let cases: [(life: String, cause: UnconfirmedCause, firstUs: Int64?)] = [
+            ("", .deviceInactive, nil),
+            (#"{"type": "settings", "at_us": \#(9 * day)}"#, .expired, 9 * day),
+            (#"{"type": "settings", "at_us": \#(9 * day), "force_stopped": true}"#, .appStopped, 9 * day),
+            (
+                #"{"type": "prompt", "at_us": \#(2 * day)}, {"type": "settings", "at_us": \#(9 * day)}"#, .expired,
+                2 * day
+            ),
+            (#"{"type": "push_token", "at_us": \#(7 * day + hour)}"#, .expired, 7 * day + hour),
+            (#"{"type": "push_token", "at_us": \#(7 * day + hour + 1)}"#, .expired, 7 * day + hour + 1),
+        ]
+        for (n, c) in cases.enumerated() {
+            let cause = c.cause.rawValue
+            let json = #"{"name": "late \#(n)", "expires_us": \#(hour), "life": [\#(c.life)], "cause": "\#(cause)"}"#
+            let app = "late-\(n)"
+            let event = try CauseRows.insert(
+                JSONDecoder().decode(CauseBook.Case.self, from: Data(json.utf8)), app: app, on: connection)
+            try Self.prepareBothPaths(connection, asOf: asOf)
+            for (path, row) in try Self.judgeOnBothPaths(
+                app: app, event: event, from: CauseBook.date(-hour), to: CauseBook.date(hour), asOf: asOf,
+                on: connection)
+            {
+                #expect(try row.decode("outcome", as: String.self) == SendOutcome.unconfirmed.rawValue, "\(path): \(n)")
+                #expect(try row.decode("cause", as: String?.self) == c.cause.rawValue, "\(path): \(n)")
+                let sentUs = Int64(CauseBook.sentAt.timeIntervalSince1970) * 1_000_000
+                #expect(
+                    try row.decode("first_life_us", as: Int64?.self) == c.firstUs.map { sentUs + $0 }, "\(path): \(n)")
+            }
+        }
+    }
+
+    /// The per-send path's inputs: its send set and the instrumented slices as of `asOf`.
+    static func prepareBothPaths(_ connection: Connection, asOf: Date) throws {
+        try connection.execute(
+            """
+            create temp table if not exists rollup_send_set (
+                app_id text, sent_at timestamptz, event_id uuid, scope smallint)
+            """)
+        try connection.execute("truncate instrumented_slices_daily")
+        try connection.execute(
+            """
+            insert into instrumented_slices_daily (app_id, day, platform, app_version)
+            select distinct app_id, pushledger_day(occurred_at), platform, app_version from notification_receipts
+             where occurred_at <= \(asOf)
+            """)
+    }
+
+    /// One send classified by the set-based engine over [from, to) and by the per-send path, as of `asOf`.
+    static func judgeOnBothPaths(
+        app: String, event: UUID, from: Date, to: Date, asOf: Date, on connection: Connection
+    ) throws -> [(String, Row)] {
+        let columns: SQL =
+            "outcome, cause, latency_bucket, (extract(epoch from first_life_at) * 1000000)::bigint as first_life_us"
+        let engine = try connection.query(
+            """
+            select \(columns) from pushledger_classified_sends(\(app), \(from), \(to), \(asOf), '24 hours'::interval)
+             where event_id = \(event)
+            """)
+        try connection.execute("truncate rollup_send_set")
+        try connection.execute(
+            """
+            insert into rollup_send_set select app_id, sent_at, event_id, 2 from sends
+             where app_id = \(app) and event_id = \(event)
+            """)
+        let perSend = try connection.query(
+            "select \(columns) from pushledger_classify_send_set(\(asOf), '24 hours'::interval)")
+        #expect(engine.count == 1 && perSend.count == 1, "one row on each path for \(app)")
+        return (engine.prefix(1).map { ("engine", $0) }) + perSend.prefix(1).map { ("per send", $0) }
     }
 }
 

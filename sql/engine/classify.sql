@@ -17,7 +17,10 @@
 --   * channel states: the blocked ones (few) of the window's snapshots by one range read, of earlier
 --     snapshots by key;
 --   * invalidating results: the partial index sends_token_invalid (sql/engine/rejection_class.sql)
---     of the window's tokens, joined to the sends that follow them.
+--     of the window's tokens, joined to the sends that follow them;
+--   * first signs of life (the causes): the telemetry of the installations with a cause from
+--     the window's start to a week past it, one range read a table, a running minimum per
+--     installation; past that span, one look-up per installation.
 -- Receipts and opens are read from pushledger_confirmation_lookback() before the window
 -- (sql/engine/day.sql): none of a window's sends can be older.
 -- Rollups classify a run of consecutive days in one pass (sql/engine/rollups.sql) with
@@ -28,7 +31,8 @@
 -- p_as_of with confirmation window p_window; p_daily: instrumentation judged per UTC day of the
 -- send (the rollups), else over the whole window (reports).
 -- Reads sends, settings_snapshots, channel_states, installations, notification_receipts,
--- notification_opens, token_registrations; writes nothing.
+-- notification_opens, token_registrations, permission_prompts, experiment_exposures,
+-- pushledger_first_sign_of_life (past the span); writes nothing.
 create or replace function pushledger_classify_sends(
     p_app text, p_from timestamptz, p_to timestamptz, p_as_of timestamptz, p_window interval, p_daily boolean)
 returns setof pushledger_classified_send
@@ -42,6 +46,10 @@ set enable_mergejoin = off
 set jit = off
 set work_mem = '256MB'
 as $$
+declare
+    -- The end of the set-based search for first signs of life (a week past the window): a
+    -- later one is looked up per installation.
+    v_life_to timestamptz := least(p_as_of, p_to + interval '7 days');
 begin
 return query
 with window_sends as materialized (
@@ -196,8 +204,110 @@ with window_sends as materialized (
       left join instrumented_slices sl
         on sl.day_key = case when p_daily then pushledger_day(f.sent_at) else date '-infinity' end
        and sl.platform = f.platform and sl.version_key = coalesce(f.app_version, chr(1))
+), caused as materialized (
+    -- The sends with a cause (judged once without one) and what their causes depend on.
+    select f.app_id, f.event_id, f.sent_at, f.notification_id, f.installation_id, f.provider, f.collapse_id,
+           f.expires_at
+      from send_facts f
+     cross join lateral pushledger_classified(f::pushledger_send_facts, p_as_of, p_window, true) c
+     where pushledger_has_cause(c.outcome, c.display_state, c.installation_id is not null, c.instrumented)
+), life_events as (
+    -- The telemetry of their installations from the window's start to v_life_to, by one range
+    -- read of each table: the candidates for a first sign of life (pushledger_first_sign_of_life
+    -- says which count).
+    select l.*
+      from ((select n.installation_id, n.occurred_at, n.received_at, n.event_id, 'settings' as kind,
+                    null::uuid as notification_id, n.force_stopped_before_start as force_stopped
+               from settings_snapshots n
+              where n.app_id = p_app and n.occurred_at > p_from and n.occurred_at <= v_life_to)
+            union all
+            (select r.installation_id, r.occurred_at, r.received_at, r.event_id, 'receipt', r.notification_id, null
+               from notification_receipts r
+              where r.app_id = p_app and r.occurred_at > p_from and r.occurred_at <= v_life_to)
+            union all
+            (select o.installation_id, o.occurred_at, o.received_at, o.event_id, 'receipt', o.notification_id, null
+               from notification_opens o
+              where o.app_id = p_app and o.occurred_at > p_from and o.occurred_at <= v_life_to)
+            union all
+            (select p.installation_id, p.occurred_at, p.received_at, p.event_id, 'other', null, null
+               from permission_prompts p
+              where p.app_id = p_app and p.occurred_at > p_from and p.occurred_at <= v_life_to)
+            union all
+            (select e.installation_id, e.occurred_at, e.received_at, e.event_id, 'other', null, null
+               from experiment_exposures e
+              where e.app_id = p_app and e.occurred_at > p_from and e.occurred_at <= v_life_to)
+            union all
+            (select t.installation_id, t.occurred_at, t.received_at, t.event_id, 'other', null, null
+               from token_registrations t
+              where t.app_id = p_app and t.occurred_at > p_from and t.occurred_at <= v_life_to)) l
+     where l.installation_id in (select c.installation_id from caused c)
+), next_life as (
+    -- Each send's first sign of life's time: the earliest event of its installation after it,
+    -- a running minimum with the installation's sends and events newest first (a send before
+    -- the events of its own time, so that none of those counts).
+    select x.event_id, x.sent_at, x.installation_id, x.next_at
+      from (select s.*, min(s.life_at) over (partition by s.installation_id order by s.at desc, s.is_life
+                                             rows between unbounded preceding and current row) as next_at
+              from (select c.installation_id, c.sent_at as at, false as is_life, null::timestamptz as life_at,
+                           c.event_id, c.sent_at
+                      from caused c
+                    union all
+                    select l.installation_id, l.occurred_at, true, l.occurred_at, null, null
+                      from life_events l) s) x
+     where not x.is_life and x.next_at is not null
+), first_life as (
+    -- ... and the event itself: ties at that time broken by received_at, then event_id.
+    select distinct on (n.event_id, n.sent_at) n.event_id, n.sent_at, l.occurred_at, l.kind, l.notification_id,
+           l.force_stopped
+      from next_life n
+      join life_events l on l.installation_id = n.installation_id and l.occurred_at = n.next_at
+     order by n.event_id, n.sent_at, l.received_at, l.event_id
+), late_life as (
+    -- When v_life_to is before p_as_of, the first sign of life after it of each installation
+    -- with a send that had none by then: one look-up for all of the installation's such sends.
+    select i.installation_id, x.*
+      from (select distinct c.installation_id
+              from caused c
+              left join first_life l on l.event_id = c.event_id and l.sent_at = c.sent_at
+             where l.event_id is null and v_life_to < p_as_of) i
+     cross join lateral pushledger_first_sign_of_life(p_app, i.installation_id, v_life_to, p_as_of) x
+), lives as materialized (
+    -- Each send with its first sign of life, if any.
+    select c.*, coalesce(l.occurred_at, ll.occurred_at) as life_at, coalesce(l.kind, ll.kind) as life_kind,
+           coalesce(l.notification_id, ll.notification_id) as life_notification,
+           coalesce(l.force_stopped, ll.force_stopped) as force_stopped
+      from caused c
+      left join first_life l on l.event_id = c.event_id and l.sent_at = c.sent_at
+      left join late_life ll on l.event_id is null and ll.installation_id = c.installation_id
+), superseded as (
+    -- The sends whose first sign of life is a receipt of another notification that an attempt to
+    -- the same installation replaces (pushledger_replaces): those notifications' attempts by
+    -- their index, one read for all.
+    select distinct v.event_id, v.sent_at
+      from lives v
+      join sends s on s.app_id = p_app and s.notification_id = v.life_notification
+                  and s.installation_id = v.installation_id
+     where v.life_kind = 'receipt' and v.life_notification <> v.notification_id
+       and s.sent_at > p_from
+       and s.notification_id = any (array(select x.life_notification from lives x
+                                           where x.life_kind = 'receipt' and x.life_notification <> x.notification_id))
+       and pushledger_replaces(v.sent_at, v.provider, v.collapse_id, p_as_of, s.status, s.sent_at, s.provider,
+                               s.collapse_id)
+), causes as (
+    -- The cause rules (no first sign of life: rule 4).
+    select v.event_id, v.sent_at,
+           pushledger_cause_rule(v.life_kind, sp.event_id is not null, v.force_stopped, v.life_at, v.expires_at)
+               as cause,
+           v.life_at as first_life_at,
+           case when v.life_kind = 'receipt' then v.life_notification end as first_life_notification
+      from lives v
+      left join superseded sp on sp.event_id = v.event_id and sp.sent_at = v.sent_at
 )
-select c.* from send_facts f cross join lateral pushledger_classified(f::pushledger_send_facts, p_as_of, p_window) c;
+select c.*
+  from send_facts f
+  left join causes k on k.event_id = f.event_id and k.sent_at = f.sent_at
+ cross join lateral pushledger_classified(f::pushledger_send_facts, p_as_of, p_window, true,
+                                          k.cause, k.first_life_at, k.first_life_notification) c;
 end
 $$;
 

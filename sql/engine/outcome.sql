@@ -71,14 +71,17 @@ $$;
 -- The first sign of life of an installation after p_after (metrics.md "Why a send is
 -- unconfirmed"): its earliest telemetry event of any type in (p_after, p_as_of], ties broken by
 -- received_at, then event_id. kind: settings, receipt (notification_received or _opened), other.
--- Each table by its (app, installation, time) index, the first row only.
+-- Each table by its (app, installation, time) index, the first row only; plpgsql, so that no
+-- caller's plan (the set-based engine turns nested loops off) turns the look-ups into scans.
 -- Reads settings_snapshots, notification_receipts, notification_opens, permission_prompts,
 -- experiment_exposures, token_registrations; writes nothing.
 drop function if exists pushledger_first_sign_of_life(text, uuid, timestamptz, timestamptz);
 create or replace function pushledger_first_sign_of_life(
     p_app text, p_installation uuid, p_after timestamptz, p_as_of timestamptz)
 returns table (occurred_at timestamptz, kind text, notification_id uuid, force_stopped boolean)
-language sql stable as $$
+language plpgsql stable as $$
+begin
+return query
 select l.occurred_at, l.kind, l.notification_id, l.force_stopped
   from ((select n.occurred_at, n.received_at, n.event_id, 'settings' as kind, null::uuid as notification_id,
                 n.force_stopped_before_start as force_stopped
@@ -111,15 +114,70 @@ select l.occurred_at, l.kind, l.notification_id, l.force_stopped
           where t.app_id = p_app and t.installation_id = p_installation and t.occurred_at > p_after and t.occurred_at <= p_as_of
           order by t.occurred_at, t.received_at, t.event_id limit 1)) l
  order by l.occurred_at, l.received_at, l.event_id
- limit 1
+ limit 1;
+end
 $$;
 
--- The cause of one send with a cause (metrics.md "Why a send is unconfirmed", rules 1-5 in
--- order, the one place they are written), with its first sign of life: its time, and its
--- notification when it is a receipt. By index look-ups of its own: a few % of sends have a
--- cause, and each reads at most one row of each telemetry table. plpgsql, so the callers' join
--- settings (the set-based engine turns nested loops off) never reach its look-ups.
--- Reads pushledger_first_sign_of_life and sends (a later attempt of the notification); writes nothing.
+-- The cause of a send with a cause from its first sign of life (metrics.md "Why a send is
+-- unconfirmed", rules 1-5 in order, the one place they are written): p_life_kind null when
+-- there is none; p_superseded from pushledger_is_superseded. Inlined into either caller.
+-- Reads nothing; writes nothing.
+create or replace function pushledger_cause_rule(
+    p_life_kind text, p_superseded boolean, p_force_stopped boolean, p_life_at timestamptz, p_expires_at timestamptz)
+returns text
+language sql stable parallel safe as $$
+select case
+    when p_life_kind is null then 'device_inactive'
+    when p_superseded then 'superseded'
+    when p_life_kind = 'settings' and p_force_stopped then 'app_stopped'
+    when p_life_at > p_expires_at then 'expired'
+    else 'unexplained'
+end
+$$;
+
+-- Whether an attempt S' (p_other_*) of the notification a send S's first sign of life received
+-- could have replaced S at the provider (metrics.md cause rule 1): accepted, later than S and
+-- at or before as_of, and both APNs sends (one pending notification per app and device) or
+-- sharing a collapse id. The callers match S' to the notification and installation.
+-- Reads nothing; writes nothing.
+create or replace function pushledger_replaces(
+    p_sent_at timestamptz, p_provider text, p_collapse_id text, p_as_of timestamptz,
+    p_other_status integer, p_other_sent_at timestamptz, p_other_provider text, p_other_collapse_id text)
+returns boolean
+language sql stable parallel safe as $$
+select p_other_status between 200 and 299 and p_other_sent_at > p_sent_at and p_other_sent_at <= p_as_of
+   and ((p_provider = 'apns' and p_other_provider = 'apns') or p_other_collapse_id = p_collapse_id)
+$$;
+
+-- Whether a send's first sign of life is a receipt of another notification with an attempt, to
+-- the same installation, that replaces it (pushledger_replaces). An index look-up of its own,
+-- for the paths that judge a few sends; plpgsql, so the callers' join settings (the set-based
+-- engine turns nested loops off) never reach it.
+-- Reads sends; writes nothing.
+drop function if exists pushledger_is_superseded(text, uuid, uuid, text, text, timestamptz, timestamptz, text, uuid);
+create or replace function pushledger_is_superseded(
+    p_app text, p_installation uuid, p_notification uuid, p_provider text, p_collapse_id text,
+    p_sent_at timestamptz, p_as_of timestamptz, p_life_kind text, p_life_notification uuid)
+returns boolean
+language plpgsql stable as $$
+begin
+    if p_life_kind is distinct from 'receipt' or p_life_notification = p_notification then
+        return false;
+    end if;
+    return exists (
+        select 1 from sends s
+         where s.app_id = p_app and s.notification_id = p_life_notification and s.installation_id = p_installation
+           and s.sent_at > p_sent_at
+           and pushledger_replaces(p_sent_at, p_provider, p_collapse_id, p_as_of,
+                                   s.status, s.sent_at, s.provider, s.collapse_id));
+end
+$$;
+
+-- The cause of one send with a cause, with its first sign of life: its time, and its
+-- notification when it is a receipt. By index look-ups of its own, for the paths that judge a
+-- few sends (sql/engine/classify.sql); the set-based engine finds first signs of life for a
+-- whole window at once. plpgsql, for the same reason as pushledger_is_superseded.
+-- Reads pushledger_first_sign_of_life, pushledger_is_superseded; writes nothing.
 drop function if exists pushledger_send_cause(text, uuid, uuid, text, text, timestamptz, timestamptz, timestamptz);
 create or replace function pushledger_send_cause(
     p_app text, p_installation uuid, p_notification uuid, p_provider text, p_collapse_id text,
@@ -130,25 +188,12 @@ declare
     v_life record;
 begin
     select * into v_life from pushledger_first_sign_of_life(p_app, p_installation, p_sent_at, p_as_of);
-    if not found then
-        return query select 'device_inactive'::text, null::timestamptz, null::uuid;
-        return;
-    end if;
     return query
-    select case
-        when v_life.kind = 'receipt' and v_life.notification_id <> p_notification and exists (
-                -- A later accepted attempt of that notification, to the same installation, that
-                -- could replace this one at the provider.
-                select 1 from sends s
-                 where s.app_id = p_app and s.notification_id = v_life.notification_id
-                   and s.installation_id = p_installation and s.status between 200 and 299
-                   and s.sent_at > p_sent_at and s.sent_at <= p_as_of
-                   and ((p_provider = 'apns' and s.provider = 'apns') or s.collapse_id = p_collapse_id))
-            then 'superseded'
-        when v_life.kind = 'settings' and v_life.force_stopped then 'app_stopped'
-        when v_life.occurred_at > p_expires_at then 'expired'
-        else 'unexplained'
-    end, v_life.occurred_at, case when v_life.kind = 'receipt' then v_life.notification_id end;
+    select pushledger_cause_rule(v_life.kind,
+                                 pushledger_is_superseded(p_app, p_installation, p_notification, p_provider, p_collapse_id,
+                                                          p_sent_at, p_as_of, v_life.kind, v_life.notification_id),
+                                 v_life.force_stopped, v_life.occurred_at, p_expires_at),
+           v_life.occurred_at, case when v_life.kind = 'receipt' then v_life.notification_id end;
 end
 $$;
 
@@ -173,14 +218,19 @@ select bool_or(x.is_receipt and x.displayed is distinct from false),
 $$;
 
 -- The classified send of one send's facts: its display state, outcome (pushledger_judge_send),
--- cause when it has one (pushledger_send_cause, by look-ups of its own: few sends have one, and
--- a hash join would read every telemetry row of the window's installations), latency bucket
--- and reason class. The one projection of a classified send: every path of
--- sql/engine/classify.sql ends with it, `cross join lateral pushledger_classified(facts, ...)`.
+-- cause when it has one, latency bucket and reason class. The cause is p_cause, p_first_life_at
+-- and p_first_life_notification when p_causes_given (the set-based engine finds a window's at
+-- once), else pushledger_send_cause's (by look-ups of its own: few sends have one, and a hash
+-- join would read every telemetry row of the window's installations). The one projection of
+-- a classified send: every path of sql/engine/classify.sql ends with it,
+-- `cross join lateral pushledger_classified(facts, ...)`.
 -- A plain SQL function, so the planner inlines it into the caller's query (the fields of the
 -- facts row become the caller's columns).
--- Reads pushledger_send_cause (only for a send with a cause); writes nothing.
-create or replace function pushledger_classified(f pushledger_send_facts, p_as_of timestamptz, p_window interval)
+-- Reads pushledger_send_cause (only for a send with a cause, unless given); writes nothing.
+drop function if exists pushledger_classified(pushledger_send_facts, timestamptz, interval);
+create or replace function pushledger_classified(
+    f pushledger_send_facts, p_as_of timestamptz, p_window interval, p_causes_given boolean default false,
+    p_cause text default null, p_first_life_at timestamptz default null, p_first_life_notification uuid default null)
 returns setof pushledger_classified_send
 language sql stable as $$
 select f.app_id, f.event_id, f.notification_id, f.installation_id, f.resolved_by,
@@ -193,13 +243,18 @@ select f.app_id, f.event_id, f.notification_id, f.installation_id, f.resolved_by
        f.ignoring_battery_optimizations, f.low_power_mode,
        c.cause, c.first_life_at, c.first_life_notification,
        case when j.outcome in ('received', 'opened') then pushledger_latency_bucket(f.sent_at, f.first_receipt_at) end
-  from (select d.display_state,
-               pushledger_judge_send(f.status, f.opened, f.received_displayed, f.received_undisplayed, f.sent_at,
-                                     p_as_of, p_window, d.display_state, f.channel_blocked,
-                                     f.installation_id is not null, f.instrumented) as outcome
-          from (select pushledger_display_state(f.snapshot_event_id is not null, f.can_display) as display_state) d) j
+  from (select o.*, pushledger_has_cause(o.outcome, o.display_state, f.installation_id is not null, f.instrumented)
+                      as has_cause
+          from (select d.display_state,
+                       pushledger_judge_send(f.status, f.opened, f.received_displayed, f.received_undisplayed,
+                                             f.sent_at, p_as_of, p_window, d.display_state, f.channel_blocked,
+                                             f.installation_id is not null, f.instrumented) as outcome
+                  from (select pushledger_display_state(f.snapshot_event_id is not null, f.can_display)
+                                   as display_state) d) o) j
   left join lateral (select * from pushledger_send_cause(f.app_id, f.installation_id, f.notification_id, f.provider,
                                                          f.collapse_id, f.expires_at, f.sent_at, p_as_of)
-                      where pushledger_has_cause(j.outcome, j.display_state, f.installation_id is not null,
-                                                 f.instrumented)) c on true
+                      where not p_causes_given and j.has_cause
+                     union all
+                     select p_cause, p_first_life_at, p_first_life_notification
+                      where p_causes_given and j.has_cause) c on true
 $$;

@@ -49,7 +49,7 @@ public struct InstallationAttempt: Sendable, Equatable {
     }
 }
 
-/// The cause rules 1–5 of metrics.md, in order; the truth `pushledger_send_cause` must match.
+/// The cause rules 1–5 of metrics.md, in order; SQL's `pushledger_cause_rule` must match.
 public enum CauseRules {
     /// The earliest sign of life in (`after`, `asOf`], ties by received time, then event id
     /// compared as a UUID value (its lower-case text).
