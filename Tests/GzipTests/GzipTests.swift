@@ -18,6 +18,15 @@ import Testing
         #expect(try Gzip.decompress(packed, limit: 2_000_000) == original)
     }
 
+    /// A small body that inflates to many times its size fills the output chunk many times over.
+    @Test func aSmallBodyThatInflatesALotRoundTrips() throws {
+        let original = [UInt8](
+            String(repeating: #"{"type":"notification_received","displayed":true},"#, count: 20_000).utf8)
+        let packed = Gzip.compress(original)
+        #expect(packed.count * 100 < original.count)
+        #expect(try Gzip.decompress(packed, limit: original.count) == original)
+    }
+
     @Test func concatenatedMembers() throws {
         let a = sample(1000, seed: 1), b = sample(500, seed: 2)
         #expect(try Gzip.decompress(Gzip.compress(a) + Gzip.compress(b), limit: 10_000) == a + b)
