@@ -14,6 +14,8 @@
 #   scripts/patroni.sh kill-diverged NAME NODE  the same, after NODE (the primary) committed WAL
 #                                         its standby never received: it must be rewound to rejoin
 #   scripts/patroni.sh rewinds NAME NODE  how many times the node's Patroni ran pg_rewind
+#   scripts/patroni.sh lag NAME NODE      MB etcd has the node (a running replica) behind the
+#                                         primary's last recorded position, or nothing
 #   scripts/patroni.sh crash NAME NODE    PostgreSQL alone dies (SIGKILL to postmaster and
 #                                         backends); Patroni stays and restarts it in place
 #   scripts/patroni.sh start-node NAME NODE  start Patroni on a node again (the machine is back)
@@ -138,6 +140,16 @@ postgres_pids() {
 }
 
 patronictl_() { patronictl -c "$dir/n1/patroni.yml" "$@"; }
+# recorded_lag NODE: how many MB etcd has the node behind the primary's last recorded position
+# (what Patroni weighs against maximum_lag_on_failover before the node may take over); nothing
+# while the node is not a running replica.
+recorded_lag() {
+    patronictl_ list -f json 2>/dev/null | python3 -c '
+import json, sys
+for m in json.load(sys.stdin):
+    if m.get("Member") == sys.argv[1] and m.get("State") == "running" and isinstance(m.get("Lag in MB"), int):
+        print(m["Lag in MB"])' "$1"
+}
 
 case "$cmd" in
 start)
@@ -175,6 +187,7 @@ kill | kill-diverged)
     [ -n "$pids" ] && kill -9 $pids 2>/dev/null || true
     [ -z "$receiver" ] || kill -CONT "$receiver"
     ;;
+lag) recorded_lag "${3:?node}" ;;
 rewinds)
     # How often the node's Patroni has run pg_rewind.
     grep -c "running pg_rewind from" "$dir/${3:?node}/patroni.log" || true

@@ -54,7 +54,9 @@ struct FailoverTests {
             try run.cluster.killMachine(old, diverged: round == 1)
             let killed = ContinuousClock.now
             run.traffic.letThrough(share / 2)
-            let promoted = try #require(poll(seconds: 60) { run.cluster.leader().map { $0 != old } ?? false })
+            let promoted = try #require(
+                poll(seconds: 60) { run.cluster.leader().map { $0 != old } ?? false },
+                "no node took over from \(old)\n\(run.cluster.diagnosis())")
             // The machine is back: Patroni starts and the node rejoins by itself (pg_rewind). Under
             // the whole suite's load its rewind and start-up have taken over two minutes.
             try run.cluster.startNode(old)
@@ -62,6 +64,11 @@ struct FailoverTests {
                 poll(seconds: 240) { run.cluster.syncStandby() == old },
                 "\(old) never became the synchronous standby\n\(run.cluster.diagnosis())")
             if round == 1 { #expect(run.cluster.rewinds(old) >= 1, "\(old) rejoined without pg_rewind") }
+            // Before the next machine dies, etcd has the rejoined node caught up, as an operator
+            // checks (`patronictl list`) that the cluster can take another failure.
+            try #require(
+                poll(seconds: 60) { run.cluster.recordedLag(old) == 0 } != nil,
+                "\(old) never caught up in etcd\n\(run.cluster.diagnosis())")
             let firstWrite = try #require(poll(seconds: 60) { run.traffic.first200(after: killed) != nil })
             let first200 = run.traffic.first200(after: killed)! - killed
             #expect(first200 <= .seconds(30), "first 200 \(first200) after the kill")

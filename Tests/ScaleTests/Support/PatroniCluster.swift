@@ -70,6 +70,9 @@ final class PatroniCluster: Sendable {
     func killMachine(_ node: String, diverged: Bool = false) throws {
         try Self.script(diverged ? "kill-diverged" : "kill", node)
     }
+    /// How many MB etcd has the node, a running replica, behind the primary's last recorded
+    /// position: what Patroni weighs before the node may take over. Nil otherwise.
+    func recordedLag(_ node: String) -> Int? { (try? Self.script("lag", node)).flatMap { Int($0) } }
     /// How many times the node's Patroni has run pg_rewind.
     func rewinds(_ node: String) -> Int { (try? Self.script("rewinds", node)).flatMap { Int($0) } ?? 0 }
     /// PostgreSQL dies on the node; its Patroni stays.
