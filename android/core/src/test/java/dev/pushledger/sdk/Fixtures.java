@@ -15,12 +15,33 @@ final class Fixtures {
 
     private Fixtures() {}
 
+    private static final List<File> CREATED = Collections.synchronizedList(new ArrayList<File>());
+
+    static {
+        // Removed when the test run ends: a test's journal may still be open until then.
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            synchronized (CREATED) {
+                for (File directory : CREATED) delete(directory);
+            }
+        }));
+    }
+
     static File directory() {
         try {
-            return Files.createTempDirectory("pushledger-android-").toFile();
+            File directory = Files.createTempDirectory("pushledger-android-").toFile();
+            CREATED.add(directory);
+            return directory;
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    private static void delete(File file) {
+        File[] children = file.listFiles();
+        if (children != null) {
+            for (File child : children) delete(child);
+        }
+        file.delete();
     }
 
     /** Fast retries (tests must not sleep through production backoffs). */
