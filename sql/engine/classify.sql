@@ -279,18 +279,18 @@ with window_sends as materialized (
       from caused c
       left join first_life l on l.event_id = c.event_id and l.sent_at = c.sent_at
       left join late_life ll on l.event_id is null and ll.installation_id = c.installation_id
+), receipt_lives as materialized (
+    -- The sends whose first sign of life is a receipt of another notification.
+    select v.* from lives v where v.life_kind = 'receipt' and v.life_notification <> v.notification_id
 ), superseded as (
-    -- The sends whose first sign of life is a receipt of another notification that an attempt to
-    -- the same installation replaces (pushledger_replaces): those notifications' attempts by
-    -- their index, one read for all.
+    -- ... that an attempt to the same installation replaces (pushledger_replaces): those
+    -- notifications' attempts by their index, one read for all.
     select distinct v.event_id, v.sent_at
-      from lives v
+      from receipt_lives v
       join sends s on s.app_id = p_app and s.notification_id = v.life_notification
                   and s.installation_id = v.installation_id
-     where v.life_kind = 'receipt' and v.life_notification <> v.notification_id
-       and s.sent_at > p_from
-       and s.notification_id = any (array(select x.life_notification from lives x
-                                           where x.life_kind = 'receipt' and x.life_notification <> x.notification_id))
+     where s.sent_at > p_from
+       and s.notification_id = any (array(select x.life_notification from receipt_lives x))
        and pushledger_replaces(v.sent_at, v.provider, v.collapse_id, p_as_of, s.status, s.sent_at, s.provider,
                                s.collapse_id)
 ), causes as (

@@ -120,7 +120,9 @@ $$;
 
 -- The cause of a send with a cause from its first sign of life (metrics.md "Why a send is
 -- unconfirmed", rules 1-5 in order, the one place they are written): p_life_kind null when
--- there is none; p_superseded from pushledger_is_superseded. Inlined into either caller.
+-- there is none; p_superseded by pushledger_replaces (a look-up per send in
+-- pushledger_is_superseded, one read for a window in sql/engine/classify.sql). Inlined into
+-- either caller.
 -- Reads nothing; writes nothing.
 create or replace function pushledger_cause_rule(
     p_life_kind text, p_superseded boolean, p_force_stopped boolean, p_life_at timestamptz, p_expires_at timestamptz)
