@@ -28,7 +28,9 @@
 # follower through the whole pipeline: an A/B in one run. The "Targets" table comes first: each
 # target's figure of the run (and of the baseline). BENCH_SCALES (default "1 2 4") picks the
 # reports' scales; BENCH_PREVIOUS=<a bench/results file> the run whose rollup figures are printed
-# beside this one's (default: the newest with a rollup table).
+# beside this one's (default: the newest with a rollup table). BENCH_SERVE_ARGS and
+# BENCH_BASELINE_SERVE_ARGS: options added to this build's and the baseline's `serve` (an A/B
+# of a setting: BENCH_BASELINE_BIN set to this build, BENCH_BASELINE_SERVE_ARGS="--writers 2").
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -48,6 +50,8 @@ parts=" ${BENCH_PARTS:-ingest naive rss pipeline reports} "
 part() { [[ $parts == *" $1 "* ]]; }
 freshness=${BENCH_FRESHNESS:-$([ "$mode" = smoke ] && echo 2s || echo 60s)}
 baseline_bin=${BENCH_BASELINE_BIN:-} baseline_name=${BENCH_BASELINE_NAME:-baseline}
+read -ra serve_args <<<"${BENCH_SERVE_ARGS:-}"
+read -ra baseline_serve_args <<<"${BENCH_BASELINE_SERVE_ARGS:-}"
 # shellcheck source=scripts/measure.sh
 source scripts/measure.sh
 
@@ -95,9 +99,11 @@ if part pipeline || [ -n "$baseline_bin" ]; then
     eval "$("$benchbin" inputs --out "$work/phone" --installs "$installs" --seed 11 --events-per-request 3 | sed 's/^/phone_/; s/ / phone_/g')"
 fi
 
-# serve NAME [BIN]: starts pushledger serve (this build's, or BIN) on bench_NAME; sets server, port and keys.
+# serve NAME [BIN]: starts pushledger serve (this build's, or BIN with the baseline's options)
+# on bench_NAME; sets server, port and keys.
 serve() {
-    local serve_bin=${2:-$bin}
+    local serve_bin=${2:-$bin} extra=("${serve_args[@]}")
+    [ -n "${2:-}" ] && extra=("${baseline_serve_args[@]}")
     # Keys first: a running server learns a new key by a background reload and refuses it (401)
     # until then.
     export BENCH_TELEMETRY_KEY BENCH_SENDS_KEY
@@ -111,7 +117,7 @@ serve() {
         # posts everything: its share of the queue is the whole queue, above the connections,
         # so no request is throttled (429) and every figure counts stored events only.
         DATABASE_URL=$(db_url "bench_$1") "$serve_bin" serve --listen "127.0.0.1:$port" --log-level warning \
-            --per-address 512 --connections 512 --queue 512 --app-share 512 2>"$work/serve-$1.log" &
+            --per-address 512 --connections 512 --queue 512 --app-share 512 "${extra[@]}" 2>"$work/serve-$1.log" &
         server=$!
         for _ in $(seq 1 200); do
             kill -0 "$server" 2>/dev/null || break
@@ -299,7 +305,7 @@ fi
 measure_pipeline() {
     local use_bin=${2:-$bin} passes0 cpu0 pg0 refresh0 follower_cpu0 t0 last_answer last_answer_sql follower_backend stored pipe_pg_cpu
     DATABASE_URL=$(db_url "bench_$1") "$use_bin" rollup --log-level warning >/dev/null
-    serve "$1" "$use_bin"
+    serve "$1" "${2:-}"
     DATABASE_URL=$(db_url "bench_$1") "$use_bin" rollup --follow --freshness "$freshness" --log-level info 2>"$work/follow-$1.log" &
     follower=$!
     for _ in $(seq 1 600); do grep -qs 'rollup pass' "$work/follow-$1.log" && break; sleep 0.1; done
