@@ -46,9 +46,15 @@ begin
           from stage_telemetry t join stage_fresh using (seq)
          where t.type = 'push_token'
     ), state as (
+        -- A batch touches a few tokens of many: each push_tokens row is read by its key (the
+        -- LIMIT keeps the planner from a hash join over the whole table, which it took
+        -- from the staging tables' statistics).
         select k.app_id, k.provider, k.token_key, p.token, inv.sent_at, inv.status, inv.reason, inv.unregistered_at
           from touched k
-          join push_tokens p using (app_id, provider, token_key)
+          cross join lateral (
+                select p.token, p.last_registered_at from push_tokens p
+                 where p.app_id = k.app_id and p.provider = k.provider and p.token_key = k.token_key
+                 limit 1) p
           left join lateral pushledger_first_invalidation(k.app_id, k.provider, k.token_key, p.last_registered_at) inv
             on true
     ), valid_again as (
