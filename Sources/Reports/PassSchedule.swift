@@ -51,8 +51,13 @@ public struct PassSchedule: Sendable, Equatable {
         return seen.sinceQueueChanged >= quiet
     }
 
-    /// How long to wait before looking again: the quiet interval, or less when the period ends sooner.
+    /// Seconds between looks at the queue: a quarter of the quiet interval, so a pass starts at
+    /// most that long after the quiet interval has passed (a look each quiet interval could see
+    /// the last input only at its next look and start up to two quiet intervals after it).
+    public var look: TimeInterval { quiet / 4 }
+
+    /// How long to wait before looking again: `look`, or less when the period ends sooner.
     public func nextLook(_ seen: Observation) -> TimeInterval {
-        max(0.01, min(quiet, period - seen.sinceStart))
+        max(0.01, min(look, period - seen.sinceStart))
     }
 }

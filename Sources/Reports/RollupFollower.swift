@@ -193,7 +193,7 @@ public final class RollupFollower: Sendable {
                     logger.info("rollup follower within freshness again", ["lag_s": seconds(status.lagSeconds)])
                 }
             }
-            // Between passes the status is read every `schedule.quiet` seconds: the metrics stay
+            // Between passes the status is read every `schedule.look` seconds: the metrics stay
             // current, and the next pass starts as soon as the schedule says it is due.
             let ended = Date()
             var queued = status.pendingInputs, queueChanged = ended

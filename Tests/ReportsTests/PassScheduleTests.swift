@@ -38,10 +38,35 @@ import Testing
         #expect(!schedule.isDue(seen(start: 2.5, end: 2, took: 0.5, changed: 3)))
     }
 
-    @Test func itLooksAgainEveryQuietIntervalOrWhenThePeriodEnds() {
-        #expect(schedule.nextLook(seen(start: 10, end: 8, changed: 1)) == 3)
-        #expect(schedule.nextLook(seen(start: 29, end: 27, changed: 1)) == 1)
+    @Test func itLooksAgainEveryQuarterOfTheQuietIntervalOrWhenThePeriodEnds() {
+        #expect(schedule.nextLook(seen(start: 10, end: 8, changed: 1)) == 0.75)
+        #expect(schedule.nextLook(seen(start: 29.5, end: 27.5, changed: 1)) == 0.5)
         #expect(schedule.nextLook(seen(start: 31, end: 29, changed: 1)) == 0.01)
+    }
+
+    /// The follower's loop between passes, looking as the schedule says: the queue's count is
+    /// seen to change at the first look after each input. Returns when the next pass starts.
+    func passStart(lastInputAt: TimeInterval, passEndedAt: TimeInterval, took: TimeInterval) -> TimeInterval {
+        var now = passEndedAt, changedSeenAt = passEndedAt, lastSeenInput = passEndedAt
+        while true {
+            if lastInputAt > lastSeenInput && lastInputAt <= now {
+                lastSeenInput = lastInputAt
+                changedSeenAt = now
+            }
+            let observation = seen(
+                start: now - passEndedAt + took, end: now - passEndedAt, took: took,
+                waiting: lastSeenInput > passEndedAt, changed: now - changedSeenAt)
+            if schedule.isDue(observation) { return now }
+            now += schedule.nextLook(observation)
+        }
+    }
+
+    @Test func aPassStartsAtMostALookAfterTheQuietIntervalFollowingTheLastInput() {
+        for lastInput in stride(from: 0.1, through: 12, by: 0.35) {
+            let start = passStart(lastInputAt: lastInput, passEndedAt: 0, took: 2)
+            #expect(start >= lastInput + schedule.quiet, "last input at \(lastInput)")
+            #expect(start <= lastInput + schedule.quiet * 1.25 + 1e-9, "last input at \(lastInput)")
+        }
     }
 
     @Test func theQuietIntervalNeverExceedsThePeriod() {
