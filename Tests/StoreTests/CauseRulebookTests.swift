@@ -161,7 +161,7 @@ struct CauseRulebookTests {
         let day: Int64 = 86_400_000_000
         let hour: Int64 = 3_600_000_000
         let asOf = CauseBook.date(10 * day)
-        // The window is the send's hour, so the engine searches to 7 days 1 hour after the send.
+        // The window is the send's hour, so the engine's range read ends 7 days 1 hour after the send.
         let cases: [(life: String, cause: UnconfirmedCause, firstUs: Int64?)] = [
             ("", .deviceInactive, nil),
             (#"{"type": "settings", "at_us": \#(9 * day)}"#, .expired, 9 * day),
@@ -172,6 +172,11 @@ struct CauseRulebookTests {
             ),
             (#"{"type": "push_token", "at_us": \#(7 * day + hour)}"#, .expired, 7 * day + hour),
             (#"{"type": "push_token", "at_us": \#(7 * day + hour + 1)}"#, .expired, 7 * day + hour + 1),
+            // Two events past the span: the earlier one is the first sign of life.
+            (
+                #"{"type": "settings", "at_us": \#(9 * day), "force_stopped": true}, "#
+                    + #"{"type": "push_token", "at_us": \#(8 * day)}"#, .expired, 8 * day
+            ),
         ]
         for (n, c) in cases.enumerated() {
             let cause = c.cause.rawValue

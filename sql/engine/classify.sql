@@ -31,8 +31,8 @@
 -- p_as_of with confirmation window p_window; p_daily: instrumentation judged per UTC day of the
 -- send (the rollups), else over the whole window (reports).
 -- Reads sends, settings_snapshots, channel_states, installations, notification_receipts,
--- notification_opens, token_registrations, permission_prompts, experiment_exposures,
--- pushledger_first_sign_of_life (past the span); writes nothing.
+-- notification_opens, token_registrations, permission_prompts, experiment_exposures (through
+-- pushledger_life_events); writes nothing.
 create or replace function pushledger_classify_sends(
     p_app text, p_from timestamptz, p_to timestamptz, p_as_of timestamptz, p_window interval, p_daily boolean)
 returns setof pushledger_classified_send
@@ -47,8 +47,8 @@ set jit = off
 set work_mem = '256MB'
 as $$
 declare
-    -- The end of the set-based search for first signs of life (a week past the window): a
-    -- later one is looked up per installation.
+    -- The end of the range read for first signs of life (a week past the window): a later one
+    -- is read by installation, for the few installations silent until then.
     v_life_to timestamptz := least(p_as_of, p_to + interval '7 days');
 begin
 return query
@@ -213,33 +213,9 @@ with window_sends as materialized (
      where pushledger_has_cause(c.outcome, c.display_state, c.installation_id is not null, c.instrumented)
 ), life_events as (
     -- The telemetry of their installations from the window's start to v_life_to, by one range
-    -- read of each table: the candidates for a first sign of life (pushledger_first_sign_of_life
-    -- says which count).
+    -- read of each table: the candidates for a first sign of life.
     select l.*
-      from ((select n.installation_id, n.occurred_at, n.received_at, n.event_id, 'settings' as kind,
-                    null::uuid as notification_id, n.force_stopped_before_start as force_stopped
-               from settings_snapshots n
-              where n.app_id = p_app and n.occurred_at > p_from and n.occurred_at <= v_life_to)
-            union all
-            (select r.installation_id, r.occurred_at, r.received_at, r.event_id, 'receipt', r.notification_id, null
-               from notification_receipts r
-              where r.app_id = p_app and r.occurred_at > p_from and r.occurred_at <= v_life_to)
-            union all
-            (select o.installation_id, o.occurred_at, o.received_at, o.event_id, 'receipt', o.notification_id, null
-               from notification_opens o
-              where o.app_id = p_app and o.occurred_at > p_from and o.occurred_at <= v_life_to)
-            union all
-            (select p.installation_id, p.occurred_at, p.received_at, p.event_id, 'other', null, null
-               from permission_prompts p
-              where p.app_id = p_app and p.occurred_at > p_from and p.occurred_at <= v_life_to)
-            union all
-            (select e.installation_id, e.occurred_at, e.received_at, e.event_id, 'other', null, null
-               from experiment_exposures e
-              where e.app_id = p_app and e.occurred_at > p_from and e.occurred_at <= v_life_to)
-            union all
-            (select t.installation_id, t.occurred_at, t.received_at, t.event_id, 'other', null, null
-               from token_registrations t
-              where t.app_id = p_app and t.occurred_at > p_from and t.occurred_at <= v_life_to)) l
+      from pushledger_life_events(p_app, p_from, v_life_to) l
      where l.installation_id in (select c.installation_id from caused c)
 ), next_life as (
     -- Each send's first sign of life's time: the earliest event of its installation after it,
@@ -264,13 +240,18 @@ with window_sends as materialized (
      order by n.event_id, n.sent_at, l.received_at, l.event_id
 ), late_life as (
     -- When v_life_to is before p_as_of, the first sign of life after it of each installation
-    -- with a send that had none by then: one look-up for all of the installation's such sends.
-    select i.installation_id, x.*
-      from (select distinct c.installation_id
-              from caused c
-              left join first_life l on l.event_id = c.event_id and l.sent_at = c.sent_at
-             where l.event_id is null and v_life_to < p_as_of) i
-     cross join lateral pushledger_first_sign_of_life(p_app, i.installation_id, v_life_to, p_as_of) x
+    -- with a send that had none by then: their telemetry past the span, read once for all of
+    -- them by each table's (app, installation, time) index (their ids as one array).
+    select distinct on (l.installation_id) l.installation_id, l.occurred_at, l.kind, l.notification_id,
+           l.force_stopped
+      from pushledger_life_events(p_app, v_life_to, p_as_of) l
+     where v_life_to < p_as_of
+       and l.installation_id = any(array(
+               select c.installation_id
+                 from caused c
+                 left join first_life f on f.event_id = c.event_id and f.sent_at = c.sent_at
+                where f.event_id is null))
+     order by l.installation_id, l.occurred_at, l.received_at, l.event_id
 ), lives as materialized (
     -- Each send with its first sign of life, if any.
     select c.*, coalesce(l.occurred_at, ll.occurred_at) as life_at, coalesce(l.kind, ll.kind) as life_kind,

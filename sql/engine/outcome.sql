@@ -68,6 +68,44 @@ select case
 end
 $$;
 
+-- Every telemetry event of p_app in (p_after, p_to] as a sign of life of its installation
+-- (metrics.md "Why a send is unconfirmed"): kind settings, receipt (notification_received or
+-- _opened, with its notification) or other; force_stopped from a snapshot. One SQL statement,
+-- inlined into the caller's query, so the caller's conditions on installation_id and time reach
+-- each table's indexes. pushledger_first_sign_of_life reads the same tables for one
+-- installation, the first row of each.
+-- Reads settings_snapshots, notification_receipts, notification_opens, permission_prompts,
+-- experiment_exposures, token_registrations; writes nothing.
+create or replace function pushledger_life_events(p_app text, p_after timestamptz, p_to timestamptz)
+returns table (installation_id uuid, occurred_at timestamptz, received_at timestamptz, event_id uuid, kind text,
+               notification_id uuid, force_stopped boolean)
+language sql stable as $$
+    select n.installation_id, n.occurred_at, n.received_at, n.event_id, 'settings', null::uuid,
+           n.force_stopped_before_start
+      from settings_snapshots n
+     where n.app_id = p_app and n.occurred_at > p_after and n.occurred_at <= p_to
+    union all
+    select r.installation_id, r.occurred_at, r.received_at, r.event_id, 'receipt', r.notification_id, null
+      from notification_receipts r
+     where r.app_id = p_app and r.occurred_at > p_after and r.occurred_at <= p_to
+    union all
+    select o.installation_id, o.occurred_at, o.received_at, o.event_id, 'receipt', o.notification_id, null
+      from notification_opens o
+     where o.app_id = p_app and o.occurred_at > p_after and o.occurred_at <= p_to
+    union all
+    select p.installation_id, p.occurred_at, p.received_at, p.event_id, 'other', null, null
+      from permission_prompts p
+     where p.app_id = p_app and p.occurred_at > p_after and p.occurred_at <= p_to
+    union all
+    select e.installation_id, e.occurred_at, e.received_at, e.event_id, 'other', null, null
+      from experiment_exposures e
+     where e.app_id = p_app and e.occurred_at > p_after and e.occurred_at <= p_to
+    union all
+    select t.installation_id, t.occurred_at, t.received_at, t.event_id, 'other', null, null
+      from token_registrations t
+     where t.app_id = p_app and t.occurred_at > p_after and t.occurred_at <= p_to
+$$;
+
 -- The first sign of life of an installation after p_after (metrics.md "Why a send is
 -- unconfirmed"): its earliest telemetry event of any type in (p_after, p_as_of], ties broken by
 -- received_at, then event_id. kind: settings, receipt (notification_received or _opened), other.
