@@ -7,7 +7,10 @@ public struct HTTPServerLimits: Sendable {
     /// Open connections at most; more are refused by libmicrohttpd.
     public var connectionLimit = 256
     /// libmicrohttpd memory pool per connection (headers and read buffer; bodies are copied out).
-    public var connectionMemoryLimit = 128 << 10
+    /// libmicrohttpd's own default: it zeroes the whole pool between the requests of a
+    /// connection, so a larger pool costs every small request (128 KiB was 14 % of the server's
+    /// CPU on phone-sized requests, docs/performance.md).
+    public var connectionMemoryLimit = 32 << 10
     /// Idle seconds before a connection is closed (not counting time suspended for a commit).
     public var requestTimeoutSeconds = 30
     /// Seconds a request body may take to arrive in all. A client that trickles a byte now and
