@@ -33,7 +33,32 @@ final class ConnectionGuard: Sendable {
         var address: [UInt8]
     }
 
-    private let table = Mutex<[Int: Entry]>([:])
+    /// The open connections, and the uploads in progress per peer address kept beside them, so
+    /// the per-address cap is a look-up, not a scan of every connection under the lock.
+    private struct Table {
+        typealias Upload = (since: ContinuousClock.Instant, deadline: ContinuousClock.Instant)
+        var entries: [Int: Entry] = [:]
+        var uploads: [[UInt8]: Int] = [:]
+
+        mutating func setUpload(_ id: Int, _ upload: Upload?) {
+            guard let entry = entries[id] else { return }
+            entries[id]?.upload = upload
+            switch (entry.upload != nil, upload != nil) {
+            case (false, true): uploads[entry.address, default: 0] += 1
+            case (true, false):
+                let left = (uploads[entry.address] ?? 1) - 1
+                uploads[entry.address] = left > 0 ? left : nil
+            default: break
+            }
+        }
+
+        mutating func remove(_ id: Int) {
+            setUpload(id, nil)
+            entries[id] = nil
+        }
+    }
+
+    private let table = Mutex(Table())
     private let headerDeadline: Duration
     private let keepAliveDeadline: Duration
     private let shedThreshold: Int
@@ -57,25 +82,26 @@ final class ConnectionGuard: Sendable {
 
     /// Connections closed for missing the header deadline, and shed to make room.
     var counts: (deadline: Int, shed: Int) { (closedSlow.load(ordering: .relaxed), shed.load(ordering: .relaxed)) }
-    var open: Int { table.withLock { $0.count } }
+    var open: Int { table.withLock { $0.entries.count } }
 
     func started(_ id: Int, socket: Int32) {
         let now = ContinuousClock.now
         let address = Self.peerAddress(socket)
         table.withLock { table in
-            table[id] = Entry(socket: socket, waitingSince: now, deadline: now + headerDeadline, address: address)
-            var excess = table.count - shedThreshold
+            table.entries[id] = Entry(
+                socket: socket, waitingSince: now, deadline: now + headerDeadline, address: address)
+            var excess = table.entries.count - shedThreshold
             guard excess > 0 else { return }
             // Those waiting longest for headers are the slowest to send a request; then the
             // uploads in progress longest, the slowest to send a body.
-            let waiting = table.filter { $0.key != id && $0.value.deadline != nil }
+            let waiting = table.entries.filter { $0.key != id && $0.value.deadline != nil }
                 .sorted { $0.value.waitingSince < $1.value.waitingSince }
-            let uploading = table.filter { $0.key != id && $0.value.upload != nil }
+            let uploading = table.entries.filter { $0.key != id && $0.value.upload != nil }
                 .sorted { $0.value.upload!.since < $1.value.upload!.since }
             for (victim, entry) in waiting + uploading where excess > 0 {
                 shutdown(entry.socket, Int32(SHUT_RDWR))
-                table[victim]?.deadline = nil
-                table[victim]?.upload = nil
+                table.entries[victim]?.deadline = nil
+                table.setUpload(victim, nil)
                 shed.add(1, ordering: .relaxed)
                 excess -= 1
             }
@@ -83,46 +109,45 @@ final class ConnectionGuard: Sendable {
     }
 
     /// The request's headers are complete: no header deadline while it is served.
-    func headersReceived(_ id: Int) { table.withLock { $0[id]?.deadline = nil } }
+    func headersReceived(_ id: Int) { table.withLock { $0.entries[id]?.deadline = nil } }
 
     /// Its body starts to arrive: false (and nothing tracked) when its address already has
     /// `uploadsPerAddress` uploads in progress.
     func uploadStarting(_ id: Int) -> Bool {
         let now = ContinuousClock.now
         return table.withLock { table in
-            guard let address = table[id]?.address else { return true }
-            let inProgress = table.values.reduce(0) { $0 + ($1.upload != nil && $1.address == address ? 1 : 0) }
-            guard inProgress < uploadsPerAddress else { return false }
-            table[id]?.upload = (now, now + uploadDeadline)
+            guard let address = table.entries[id]?.address else { return true }
+            guard table.uploads[address, default: 0] < uploadsPerAddress else { return false }
+            table.setUpload(id, (now, now + uploadDeadline))
             return true
         }
     }
 
     /// The body is complete (or the request was answered).
-    func uploadEnded(_ id: Int) { table.withLock { $0[id]?.upload = nil } }
+    func uploadEnded(_ id: Int) { table.withLock { $0.setUpload(id, nil) } }
 
     /// An answer went out: the next request's headers must arrive within the idle timeout.
     func answered(_ id: Int) {
         let now = ContinuousClock.now
         table.withLock { table in
-            table[id]?.waitingSince = now
-            table[id]?.deadline = now + keepAliveDeadline
-            table[id]?.upload = nil
+            table.entries[id]?.waitingSince = now
+            table.entries[id]?.deadline = now + keepAliveDeadline
+            table.setUpload(id, nil)
         }
     }
 
-    func closed(_ id: Int) { _ = table.withLock { $0.removeValue(forKey: id) } }
+    func closed(_ id: Int) { table.withLock { $0.remove(id) } }
 
     /// Closes every connection past its header or upload deadline (called a few times a second).
     func reap() {
         let now = ContinuousClock.now
         table.withLock { table in
-            for (id, entry) in table {
+            for (id, entry) in table.entries {
                 let late = entry.deadline.map { $0 <= now } ?? false || entry.upload.map { $0.deadline <= now } ?? false
                 guard late else { continue }
                 shutdown(entry.socket, Int32(SHUT_RDWR))
-                table[id]?.deadline = nil
-                table[id]?.upload = nil
+                table.entries[id]?.deadline = nil
+                table.setUpload(id, nil)
                 closedSlow.add(1, ordering: .relaxed)
             }
         }
