@@ -21,6 +21,8 @@ import Synchronization
 /// the lookup to the shutdown and by the CLOSED notification, so a descriptor is never touched
 /// after libmicrohttpd has let it go.
 final class ConnectionGuard: Sendable {
+    private typealias Upload = (since: ContinuousClock.Instant, deadline: ContinuousClock.Instant)
+
     private struct Entry {
         var socket: Int32
         /// Since when it has been waiting for a request's headers: accept, or the last answer.
@@ -28,7 +30,7 @@ final class ConnectionGuard: Sendable {
         /// Nil while a request is being served (its headers are in).
         var deadline: ContinuousClock.Instant?
         /// While its body arrives: since when, and by when it must be complete.
-        var upload: (since: ContinuousClock.Instant, deadline: ContinuousClock.Instant)?
+        var upload: Upload?
         /// The peer's address (IPv4 or IPv6 bytes), for the per-address upload cap.
         var address: [UInt8]
     }
@@ -36,7 +38,6 @@ final class ConnectionGuard: Sendable {
     /// The open connections, and the uploads in progress per peer address kept beside them, so
     /// the per-address cap is a look-up, not a scan of every connection under the lock.
     private struct Table {
-        typealias Upload = (since: ContinuousClock.Instant, deadline: ContinuousClock.Instant)
         var entries: [Int: Entry] = [:]
         var uploads: [[UInt8]: Int] = [:]
 
