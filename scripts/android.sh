@@ -17,15 +17,26 @@ jar=$out/libs/pushledger-android-core.jar
 
 usage() { sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; }
 
+# The SDK's release, from VERSION, for the X-PushLedger-SDK header (android/build.gradle writes the same file).
+sdk_version() {
+    local version
+    version=$(tr -d ' \n' <VERSION)
+    mkdir -p "$out/generated/dev/pushledger/sdk"
+    printf '%s\n' 'package dev.pushledger.sdk;' '' '/** Generated from VERSION by the build. */' 'final class SdkVersion {' \
+        "    static final String VERSION = \"$version\";" '' '    private SdkVersion() {}' '}' \
+        >"$out/generated/dev/pushledger/sdk/SdkVersion.java"
+}
+
 build() {
     for f in "$json" "$annotations"; do
         [ -f "$f" ] || { echo "android: $f is missing (scripts/deps.sh jdk junit5 libandroid-json-java libjetbrains-annotations-java)" >&2; exit 1; }
     done
     rm -rf "$out/classes" && mkdir -p "$out/classes" "$out/libs"
+    sdk_version
     # Java 8 bytecode (class major 52), which D8 accepts at any minSdk; org.json is the platform's on Android.
     # -options: a newer JDK warns that release 8 is old; that is the point here.
     javac --release 8 -Xlint:all,-options -Werror -encoding UTF-8 -d "$out/classes" -cp "$json:$annotations" \
-        $(find "$core/src/main/java" -name '*.java' | sort)
+        $(find "$core/src/main/java" "$out/generated" -name '*.java' | sort)
     rm -f "$jar"
     jar cf "$jar" -C "$out/classes" .
     echo "android: built $jar" >&2
