@@ -215,6 +215,20 @@ final class Journal {
         return drop.size();
     }
 
+    /** Whether recording is switched off on this directory: one marker file, so every process agrees. */
+    boolean disabled() { return new File(root, "disabled").exists(); }
+
+    /** Writes or removes the marker, durably. */
+    void setDisabled(boolean disabled) throws PushLedgerException {
+        File marker = new File(root, "disabled");
+        if (disabled) {
+            if (!marker.exists()) publish(new byte[0], marker, root);
+        } else if (marker.exists()) {
+            if (!marker.delete() && marker.exists()) throw new PushLedgerException("storage", "delete failed at " + marker);
+            syncDirectory(root);
+        }
+    }
+
     /** Events dropped by the cap since the directory was created. */
     long droppedCount() {
         try {

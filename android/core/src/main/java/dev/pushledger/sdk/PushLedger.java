@@ -63,21 +63,30 @@ public final class PushLedger {
     public @NotNull UUID installationId() { return installationId; }
 
     /** {@link #record(PushLedgerEvent, long)} at the device clock's now. */
-    public @NotNull UUID record(@NotNull PushLedgerEvent event) throws PushLedgerException {
+    public @Nullable UUID record(@NotNull PushLedgerEvent event) throws PushLedgerException {
         return record(event, config.clock.nowMillis());
     }
 
     /**
      * Journals {@code event} (time {@code atEpochMillis} on the device clock) and returns its
-     * event id once it is on disk (fsynced). An event the server would reject throws with the
-     * contract's error code and is not kept.
+     * event id once it is on disk (fsynced); null, recording nothing, while the ledger is
+     * disabled ({@link #setEnabled}). An event the server would reject throws with the contract's
+     * error code and is not kept. A snapshot over the event size limit keeps its blocked channels
+     * first and leaves out the channels that do not fit ({@link AndroidSettings}).
      */
-    public @NotNull UUID record(@NotNull PushLedgerEvent event, long atEpochMillis) throws PushLedgerException {
+    public @Nullable UUID record(@NotNull PushLedgerEvent event, long atEpochMillis) throws PushLedgerException {
+        if (journal.disabled()) return null;
         UUID id = UUID.randomUUID();
         long micros = atEpochMillis * 1000;
         String text;
         try {
             text = event.json(id, micros);
+            String fitted = event.fitted(text, id, micros, config.limits.maxEventBytes);
+            if (fitted != text) {
+                log(config, PushLedgerLogger.Level.WARNING, "snapshot over the event size limit: unblocked channels left out",
+                    "bytes", FieldReader.utf8(text), "limit", config.limits.maxEventBytes);
+                text = fitted;
+            }
         } catch (IllegalArgumentException e) {
             throw new PushLedgerException("invalid_field", String.valueOf(e.getMessage()));
         }
@@ -91,7 +100,34 @@ public final class PushLedger {
             throw new PushLedgerException(r.code, r.message);
         }
         journal.append(id, micros, context, text);
+        if (event.carriesForceStop()) ProcessStart.recorded();
         return id;
+    }
+
+    /**
+     * The consent switch, for every process on the storage directory and every later launch:
+     * disabled, {@code record} journals nothing and {@code flush} sends nothing; events journalled
+     * before stay until {@link #clearPending()} or until the ledger is enabled again and flushed.
+     */
+    public void setEnabled(boolean enabled) throws PushLedgerException { journal.setDisabled(!enabled); }
+
+    /** Whether the ledger records and uploads ({@link #setEnabled}); true unless switched off. */
+    public boolean isEnabled() { return !journal.disabled(); }
+
+    /**
+     * Deletes every journalled event without sending it (a user's request to erase what was not
+     * uploaded yet); waits for a flush in progress. Returns how many were deleted.
+     */
+    public int clearPending() throws PushLedgerException {
+        Journal.Lock lock = journal.tryFlushLock(config.lockWaitMillis);
+        if (lock == null) throw new FlushIncompleteException(pendingCount(), new FlushFailure(FlushFailure.Kind.BUSY, 0, null), new FlushResult());
+        try {
+            List<Journal.Entry> entries = journal.entries();
+            journal.remove(entries);
+            return entries.size();
+        } finally {
+            lock.close();
+        }
     }
 
     /**
@@ -99,8 +135,10 @@ public final class PushLedger {
      * backoff in progress; blocks. Rejected events are dropped, logged and listed in the result,
      * never retried. Throws {@link FlushIncompleteException} when any of them is still journalled
      * on return (server down, 429/5xx after the retries, 401/403, another flusher kept the lock).
+     * Disabled ({@link #setEnabled}): sends nothing and returns an empty result.
      */
     public @NotNull FlushResult flush() throws PushLedgerException {
+        if (journal.disabled()) return new FlushResult();
         Journal.Lock lock = journal.tryFlushLock(config.lockWaitMillis);
         if (lock == null) throw new FlushIncompleteException(pendingCount(), new FlushFailure(FlushFailure.Kind.BUSY, 0, null), new FlushResult());
         try {

@@ -55,14 +55,6 @@ class MappingTests {
     }
 
     @Test
-    void forceStoppedIsReportedOnTheFirstSnapshotOfAProcessOnly() {
-        ProcessStart.reset();
-        assertEquals(Boolean.TRUE, ProcessStart.forceStoppedOnce(true));
-        assertNull(ProcessStart.forceStoppedOnce(true));
-        assertNull(ProcessStart.forceStoppedOnce(false));
-    }
-
-    @Test
     void thePermissionRequestRules() {
         // sdk, granted before, rationale before, asked before, granted after, rationale after, elapsed ms
         assertEquals(PromptResult.ALREADY_DETERMINED, PermissionRequest.result(32, false, false, false, false, false, 5));
