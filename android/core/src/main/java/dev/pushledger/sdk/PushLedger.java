@@ -104,6 +104,69 @@ public final class PushLedger {
         return id;
     }
 
+    /** How often the same push token is recorded again, so an install the server lost track of is repaired within a day. */
+    static final long TOKEN_REFRESH_MILLIS = 86_400_000L;
+    /** How many opened notifications {@link #recordOpen} remembers: more than a device shows at once. */
+    static final int OPENS_REMEMBERED = 200;
+
+    /**
+     * Records {@code push_token} when {@code token} differs from the last one recorded on this
+     * storage directory or that was a day ago or more; null when not due (or disabled). For the
+     * token the app asks for at every start, so an install that existed before the SDK (whose
+     * {@code onNewToken} never runs again) registers too. Only a SHA-256 of the token is kept.
+     */
+    public @Nullable UUID recordTokenIfDue(@NotNull PushProvider provider, @NotNull String token) throws PushLedgerException {
+        String digest = Digest.sha256Hex(Wire.of(provider) + ":" + token);
+        long now = config.clock.nowMillis();
+        Journal.Lock lock = journal.stateLock();
+        try {
+            String[] last = String.valueOf(journal.readState("token-recorded")).trim().split(" ");
+            if (last.length == 2 && last[0].equals(digest)) {
+                try {
+                    long at = Long.parseLong(last[1]);
+                    if (now - at < TOKEN_REFRESH_MILLIS && now >= at) return null;
+                } catch (NumberFormatException ignored) {
+                    // An unreadable state records the token again.
+                }
+            }
+            UUID id = record(PushLedgerEvent.pushToken(provider, token), now);
+            if (id != null) journal.writeState("token-recorded", digest + " " + now);
+            return id;
+        } finally {
+            lock.close();
+        }
+    }
+
+    /**
+     * Records {@code notification_opened} for {@code payload} once per notification: a second call
+     * for the same {@code notification_id} (the activity recreated, relaunched from Recents, the
+     * same intent handled twice) records nothing and returns null. The last
+     * {@value #OPENS_REMEMBERED} ids are remembered on the storage directory.
+     */
+    public @Nullable UUID recordOpen(@NotNull NotificationPayload payload, @NotNull String action, @Nullable Landing landed)
+            throws PushLedgerException {
+        PushLedgerEvent event = payload.open(action, landed);
+        if (event == null || payload.notificationId == null) return null;
+        String id = payload.notificationId.toString();
+        Journal.Lock lock = journal.stateLock();
+        try {
+            String state = journal.readState("opened");
+            List<String> opened = new ArrayList<>();
+            if (state != null) for (String line : state.split("\n")) if (!line.isEmpty()) opened.add(line);
+            if (opened.contains(id)) return null;
+            UUID recorded = record(event);
+            if (recorded == null) return null;
+            opened.add(id);
+            while (opened.size() > OPENS_REMEMBERED) opened.remove(0);
+            StringBuilder text = new StringBuilder();
+            for (String line : opened) text.append(line).append('\n');
+            journal.writeState("opened", text.toString());
+            return recorded;
+        } finally {
+            lock.close();
+        }
+    }
+
     /**
      * The consent switch, for every process on the storage directory and every later launch:
      * disabled, {@code record} journals nothing and {@code flush} sends nothing; events journalled
