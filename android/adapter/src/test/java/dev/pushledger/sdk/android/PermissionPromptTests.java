@@ -109,11 +109,14 @@ class PermissionPromptTests {
             }
         });
         File history = new File(new File(phone.storage, "PushLedger"), "permission-requested");
-        prompt.request("first_screen");
-        Device.userAllows(1_000);
-        assertFalse(history.exists(), "the request's count waits for the I/O thread");
-        assertTrue(phone.journal("permission_prompt").isEmpty(), "the answer is journalled on the I/O thread");
-        release.countDown();
+        try {
+            prompt.request("first_screen");
+            Device.userAllows(1_000);
+            assertFalse(history.exists(), "the request's count waits for the I/O thread");
+            assertTrue(phone.journal("permission_prompt").isEmpty(), "the answer is journalled on the I/O thread");
+        } finally {
+            release.countDown();
+        }
         FakeApp.idle();
         assertTrue(history.exists());
         assertEquals(Collections.singletonList("first_screen:granted"), recorded(phone));
