@@ -25,8 +25,8 @@ sdk_version() {
     local version
     version=$(tr -d ' \n' <VERSION)
     mkdir -p "$out/generated/dev/pushledger/sdk"
-    printf '%s\n' 'package dev.pushledger.sdk;' '' '/** Generated from VERSION by the build. */' 'final class SdkVersion {' \
-        "    static final String VERSION = \"$version\";" '' '    private SdkVersion() {}' '}' \
+    printf '%s\n' 'package dev.pushledger.sdk;' '' '/** Generated from VERSION by the build. */' \
+        'final class SdkVersion {' "    static final String VERSION = \"$version\";" '' '    private SdkVersion() {}' '}' \
         >"$out/generated/dev/pushledger/sdk/SdkVersion.java"
 }
 
@@ -64,14 +64,16 @@ run_tests() {
     rm -rf "$out/test-classes" "$out/adapter-test-classes" && mkdir -p "$out/test-classes" "$out/adapter-test-classes"
     javac -Xlint:all,-serial,-try -encoding UTF-8 -d "$out/test-classes" -cp "$jar:$json:$console" \
         $(find "$core/src/test/java" -name '*.java' | sort)
-    javac -Xlint:all,-serial,-try -encoding UTF-8 -d "$out/adapter-test-classes" -cp "$out/adapter-classes:$jar:$json:$console" \
+    javac -Xlint:all,-serial,-try -encoding UTF-8 -d "$out/adapter-test-classes" \
+        -cp "$out/adapter-classes:$jar:$json:$console" \
         $(find android/adapter/src/test/java -name '*.java' | sort)
     local report=$out/test-report.txt status=0
     # Arguments select tests (e.g. --select-class …); without them every test class of both suites runs.
     [ $# -gt 0 ] || set -- --scan-class-path "$out/test-classes:$out/adapter-test-classes"
     # The suite's own JVM and the probe JVMs it starts read these to find the jar and the newcomer program.
     java -Dpushledger.jar="$root/$jar" -Dpushledger.json="$json" -Dpushledger.newcomer="$root/$core/src/newcomer" \
-        -Dpushledger.vectors="$root/docs/contract/vectors" -Dpushledger.fixtures="$root/Tests/Fixtures" -Dpushledger.root="$root" \
+        -Dpushledger.vectors="$root/docs/contract/vectors" -Dpushledger.fixtures="$root/Tests/Fixtures" \
+        -Dpushledger.root="$root" \
         -jar "$console" --class-path "$out/test-classes:$out/adapter-test-classes:$out/adapter-classes:$jar:$json" \
         --disable-banner --disable-ansi-colors --details=summary --fail-if-no-tests "$@" >"$report" 2>&1 || status=$?
     local passed failed

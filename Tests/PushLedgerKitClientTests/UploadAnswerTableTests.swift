@@ -16,7 +16,9 @@ struct UploadAnswerTableTests {
 
     static let batch = Batch(
         context: JournalContext(appVersion: "5.2.0", osVersion: "18.1", sdkInt: nil),
-        entries: [UUID(), UUID()].map { JournalEntry(name: "0000000000000001-\($0.uuidString.lowercased()).event", bytes: 10) })
+        entries: [UUID(), UUID()].map {
+            JournalEntry(name: "0000000000000001-\($0.uuidString.lowercased()).event", bytes: 10)
+        })
 
     /// The table's word for what the journal does with the batch.
     static func word(_ outcome: DeliveryOutcome) -> String {

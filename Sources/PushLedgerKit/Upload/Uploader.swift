@@ -123,7 +123,8 @@ struct Uploader: Sendable {
         case 400 where own.map(refusalCodes.contains) == true:
             return .refused(batch.entries.map { RejectedEvent(eventID: $0.eventID, code: code, message: message) })
         case 413 where batch.entries.count <= 1 && own == nil:
-            // A single event is dropped on 413 only when PushLedger says so: a proxy's smaller body limit must not lose it.
+            // A single event is dropped on 413 only when PushLedger says so: a proxy's smaller body
+            // limit must not lose it.
             return .failed(.unexpected(status: 413, code: code), retryable: false, retryAfter: nil)
         case 413:
             return .tooLarge(code: code, message: message)

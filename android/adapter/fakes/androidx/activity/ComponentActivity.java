@@ -40,7 +40,9 @@ public class ComponentActivity extends Activity {
         return new ActivityResultLauncher<I>() {
             @Override
             public void launch(I input) {
-                if (!(contract instanceof ActivityResultContracts.RequestPermission)) throw new UnsupportedOperationException("fake");
+                if (!(contract instanceof ActivityResultContracts.RequestPermission)) {
+                    throw new UnsupportedOperationException("the fake launches permission requests only");
+                }
                 Device.launchPermission(ComponentActivity.this, index);
             }
         };
@@ -59,7 +61,9 @@ public class ComponentActivity extends Activity {
     /** The system delivers an answer to the callback registered {@code index}th. */
     @SuppressWarnings("unchecked")
     public void fakeDeliver(int index, Object result) {
-        if (index >= callbacks.size()) throw new IllegalStateException("no callback registered for the answer: it is lost");
+        if (index >= callbacks.size()) {
+            throw new IllegalStateException("no callback registered for the answer: it is lost");
+        }
         ((ActivityResultCallback<Object>) callbacks.get(index)).onActivityResult(result);
     }
 }

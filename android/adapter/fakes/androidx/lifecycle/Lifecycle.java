@@ -13,7 +13,9 @@ public final class Lifecycle {
 
     public void addObserver(LifecycleObserver observer) {
         observers.add(observer);
-        if (started && observer instanceof DefaultLifecycleObserver) ((DefaultLifecycleObserver) observer).onStart(owner);
+        if (started && observer instanceof DefaultLifecycleObserver) {
+            ((DefaultLifecycleObserver) observer).onStart(owner);
+        }
     }
 
     void moveTo(boolean start) {

@@ -23,14 +23,17 @@ public final class SavedStateRegistry {
     public Bundle consumeRestoredStateForKey(String key) { return restored.remove(key); }
 
     public void registerSavedStateProvider(String key, SavedStateProvider provider) {
-        if (providers.containsKey(key)) throw new IllegalArgumentException("SavedStateProvider with the given key is already registered");
+        if (providers.containsKey(key)) {
+            throw new IllegalArgumentException("SavedStateProvider with the given key is already registered");
+        }
         providers.put(key, provider);
     }
 
     /** What {@code onSaveInstanceState} keeps. */
     public Map<String, Bundle> fakeSave() {
         Map<String, Bundle> saved = new HashMap<>();
-        for (Map.Entry<String, SavedStateProvider> p : providers.entrySet()) saved.put(p.getKey(), p.getValue().saveState());
+        for (Map.Entry<String, SavedStateProvider> p : providers.entrySet()) saved.put(p.getKey(),
+                p.getValue().saveState());
         return saved;
     }
 }

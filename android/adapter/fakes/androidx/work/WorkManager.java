@@ -97,7 +97,8 @@ public final class WorkManager {
                     break;
                 }
             }
-            if (work == null || (work.request.constraints.networkType != NetworkType.NOT_REQUIRED && !fakeConnected)) return null;
+            if (work == null || (work.request.constraints.networkType != NetworkType.NOT_REQUIRED
+                    && !fakeConnected)) return null;
             work.state = State.RUNNING;
         }
         Worker worker = (Worker) work.request.workerClass.getConstructor(Context.class, WorkerParameters.class)
@@ -110,7 +111,8 @@ public final class WorkManager {
             int at = chain.indexOf(work);
             if (result instanceof ListenableWorker.Result.Success) {
                 work.state = State.SUCCEEDED;
-                if (at + 1 < chain.size() && chain.get(at + 1).state == State.BLOCKED) chain.get(at + 1).state = State.ENQUEUED;
+                if (at + 1 < chain.size() && chain.get(at + 1).state == State.BLOCKED) chain.get(at
+                        + 1).state = State.ENQUEUED;
             } else if (result instanceof ListenableWorker.Result.Retry) {
                 work.runAttemptCount++;
                 long base = work.request.backoffMillis;

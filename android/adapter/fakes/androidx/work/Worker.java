@@ -13,6 +13,7 @@ public abstract class Worker extends ListenableWorker {
      * service; like AndroidX's default, throws unless the worker provides a notification.
      */
     public Object getForegroundInfo() {
-        throw new IllegalStateException("Expedited WorkRequests require a Worker to provide an implementation for getForegroundInfo()");
+        throw new IllegalStateException(
+            "Expedited WorkRequests require a Worker to provide an implementation for getForegroundInfo()");
     }
 }

@@ -9,7 +9,8 @@ public final class Api {
     /** Throws {@link NoSuchMethodError}, as ART does, when the fake device is below {@code level}. */
     public static void since(int level, String member) {
         if (Build.VERSION.SDK_INT < level) {
-            throw new NoSuchMethodError(member + " exists from API " + level + "; this device is API " + Build.VERSION.SDK_INT);
+            throw new NoSuchMethodError(member + " exists from API " + level + "; this device is API "
+                    + Build.VERSION.SDK_INT);
         }
     }
 }

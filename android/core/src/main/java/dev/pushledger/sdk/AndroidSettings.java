@@ -50,8 +50,10 @@ public final class AndroidSettings {
             b.ignoringBatteryOptimizations, b.forceStoppedBeforeStart);
     }
 
-    private AndroidSettings(boolean notificationsEnabled, @Nullable PostNotifications postNotifications, @Nullable List<Channel> channels,
-            @Nullable StandbyBucket standbyBucket, @Nullable Boolean backgroundRestricted, @Nullable Boolean ignoringBatteryOptimizations,
+    private AndroidSettings(boolean notificationsEnabled, @Nullable PostNotifications postNotifications,
+            @Nullable List<Channel> channels,
+            @Nullable StandbyBucket standbyBucket, @Nullable Boolean backgroundRestricted,
+                    @Nullable Boolean ignoringBatteryOptimizations,
             @Nullable Boolean forceStoppedBeforeStart) {
         this.notificationsEnabled = notificationsEnabled;
         this.postNotifications = postNotifications;

@@ -14,7 +14,8 @@ final class Digest {
         try {
             byte[] hash = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
             StringBuilder hex = new StringBuilder(64);
-            for (byte b : hash) hex.append(Character.forDigit((b >> 4) & 0xf, 16)).append(Character.forDigit(b & 0xf, 16));
+            for (byte b : hash) hex.append(Character.forDigit((b >> 4) & 0xf, 16)).append(Character.forDigit(b & 0xf,
+                    16));
             return hex.toString();
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e); // every Java and Android runtime has SHA-256

@@ -241,7 +241,8 @@ final class Journal {
         if (disabled) {
             if (!marker.exists()) publish(new byte[0], marker, root);
         } else if (marker.exists()) {
-            if (!marker.delete() && marker.exists()) throw new PushLedgerException("storage", "delete failed at " + marker);
+            if (!marker.delete() && marker.exists()) throw new PushLedgerException("storage", "delete failed at "
+                    + marker);
             syncDirectory(root);
         }
     }

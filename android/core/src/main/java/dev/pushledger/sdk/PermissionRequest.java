@@ -37,7 +37,7 @@ public final class PermissionRequest {
      */
     public static final long NO_DIALOG_MILLIS = 1_000;
 
-    /** This installation's requests, kept next to the journal (no-backup storage, like the permission after a restore). */
+    /** This installation's requests, next to the journal (no-backup storage, like the permission after a restore). */
     public static final class History {
         /** Requests made, the current one included once {@link #requested} ran for it. */
         public final int requests;
@@ -53,8 +53,8 @@ public final class PermissionRequest {
     private PermissionRequest() {}
 
     /** The result word; {@code history} as read after {@link #requested} ran for this request. */
-    public static @NotNull PromptResult result(int sdkInt, boolean grantedBefore, boolean rationaleBefore, @NotNull History history,
-            boolean grantedAfter, boolean rationaleAfter, long elapsedMillis) {
+    public static @NotNull PromptResult result(int sdkInt, boolean grantedBefore, boolean rationaleBefore,
+            @NotNull History history, boolean grantedAfter, boolean rationaleAfter, long elapsedMillis) {
         if (sdkInt < 33 || grantedBefore) return PromptResult.ALREADY_DETERMINED;
         if (grantedAfter) return PromptResult.GRANTED;
         if (!rationaleBefore && !rationaleAfter) {
@@ -64,14 +64,15 @@ public final class PermissionRequest {
         return rationaleBefore != rationaleAfter ? PromptResult.DENIED : PromptResult.DISMISSED;
     }
 
-    /** The history on {@code storageDir} (none: no request yet). An empty file, written by earlier versions, is one request. */
+    /** The history on {@code storageDir} (none: no request yet); the empty file of earlier versions is one request. */
     public static @NotNull History history(@NotNull File storageDir) {
         File file = file(storageDir);
         if (!file.exists()) return new History(0, false);
         int requests = 1;
         boolean finalDenial = false;
         try {
-            for (String field : new String(Streams.readAll(new FileInputStream(file)), StandardCharsets.UTF_8).trim().split(" ")) {
+            String text = new String(Streams.readAll(new FileInputStream(file)), StandardCharsets.UTF_8);
+            for (String field : text.trim().split(" ")) {
                 if (field.startsWith("requests=")) requests = Math.max(1, Integer.parseInt(field.substring(9)));
                 if (field.equals("final_denial=1")) finalDenial = true;
             }
@@ -88,15 +89,17 @@ public final class PermissionRequest {
     }
 
     /** Keeps what the answer showed: a final denial, or a grant that ends one. */
-    public static void answered(@NotNull File storageDir, @NotNull PromptResult result, boolean rationaleBefore, boolean rationaleAfter)
-            throws IOException {
+    public static void answered(@NotNull File storageDir, @NotNull PromptResult result, boolean rationaleBefore,
+            boolean rationaleAfter) throws IOException {
         History h = history(storageDir);
         boolean finalDenial = result == PromptResult.GRANTED ? false
             : h.finalDenial || (result == PromptResult.DENIED && rationaleBefore && !rationaleAfter);
         if (finalDenial != h.finalDenial) write(storageDir, new History(h.requests, finalDenial));
     }
 
-    private static File file(File storageDir) { return new File(new File(storageDir, "PushLedger"), "permission-requested"); }
+    private static File file(File storageDir) {
+        return new File(new File(storageDir, "PushLedger"), "permission-requested");
+    }
 
     private static void write(File storageDir, History history) throws IOException {
         File file = file(storageDir);
@@ -104,7 +107,8 @@ public final class PermissionRequest {
         if (!directory.isDirectory() && !directory.mkdirs() && !directory.isDirectory()) throw new IOException("cannot create " + directory);
         File temporary = new File(directory, "permission-requested.partial");
         try (FileOutputStream out = new FileOutputStream(temporary)) {
-            out.write(("requests=" + history.requests + " final_denial=" + (history.finalDenial ? 1 : 0)).getBytes(StandardCharsets.UTF_8));
+            String text = "requests=" + history.requests + " final_denial=" + (history.finalDenial ? 1 : 0);
+            out.write(text.getBytes(StandardCharsets.UTF_8));
             out.getFD().sync();
         }
         if (!temporary.renameTo(file)) throw new IOException("rename to " + file + " failed");

@@ -83,7 +83,8 @@ public final class PushLedger {
             text = event.json(id, micros);
             String fitted = event.fitted(text, id, micros, config.limits.maxEventBytes);
             if (fitted != text) {
-                log(config, PushLedgerLogger.Level.WARNING, "snapshot over the event size limit: unblocked channels left out",
+                log(config, PushLedgerLogger.Level.WARNING,
+                        "snapshot over the event size limit: unblocked channels left out",
                     "bytes", FieldReader.utf8(text), "limit", config.limits.maxEventBytes);
                 text = fitted;
             }
@@ -104,7 +105,7 @@ public final class PushLedger {
         return id;
     }
 
-    /** How often the same push token is recorded again, so an install the server lost track of is repaired within a day. */
+    /** How often the same token is recorded again, so an install the server lost track of is repaired within a day. */
     static final long TOKEN_REFRESH_MILLIS = 86_400_000L;
     /** How many opened notifications {@link #recordOpen} remembers: more than a device shows at once. */
     static final int OPENS_REMEMBERED = 200;
@@ -115,7 +116,8 @@ public final class PushLedger {
      * token the app asks for at every start, so an install that existed before the SDK (whose
      * {@code onNewToken} never runs again) registers too. Only a SHA-256 of the token is kept.
      */
-    public @Nullable UUID recordTokenIfDue(@NotNull PushProvider provider, @NotNull String token) throws PushLedgerException {
+    public @Nullable UUID recordTokenIfDue(@NotNull PushProvider provider,
+            @NotNull String token) throws PushLedgerException {
         String digest = Digest.sha256Hex(Wire.of(provider) + ":" + token);
         long now = config.clock.nowMillis();
         Journal.Lock lock = journal.stateLock();
@@ -143,7 +145,8 @@ public final class PushLedger {
      * same intent handled twice) records nothing and returns null. The last
      * {@value #OPENS_REMEMBERED} ids are remembered on the storage directory.
      */
-    public @Nullable UUID recordOpen(@NotNull NotificationPayload payload, @NotNull String action, @Nullable Landing landed)
+    public @Nullable UUID recordOpen(@NotNull NotificationPayload payload, @NotNull String action,
+            @Nullable Landing landed)
             throws PushLedgerException {
         PushLedgerEvent event = payload.open(action, landed);
         if (event == null || payload.notificationId == null) return null;
@@ -183,7 +186,8 @@ public final class PushLedger {
      */
     public int clearPending() throws PushLedgerException {
         Journal.Lock lock = journal.tryFlushLock(config.lockWaitMillis);
-        if (lock == null) throw new FlushIncompleteException(pendingCount(), new FlushFailure(FlushFailure.Kind.BUSY, 0, null), new FlushResult());
+        if (lock == null) throw new FlushIncompleteException(pendingCount(), new FlushFailure(FlushFailure.Kind.BUSY,
+                0, null), new FlushResult());
         try {
             List<Journal.Entry> entries = journal.entries();
             journal.remove(entries);
@@ -203,7 +207,8 @@ public final class PushLedger {
     public @NotNull FlushResult flush() throws PushLedgerException {
         if (journal.disabled()) return new FlushResult();
         Journal.Lock lock = journal.tryFlushLock(config.lockWaitMillis);
-        if (lock == null) throw new FlushIncompleteException(pendingCount(), new FlushFailure(FlushFailure.Kind.BUSY, 0, null), new FlushResult());
+        if (lock == null) throw new FlushIncompleteException(pendingCount(), new FlushFailure(FlushFailure.Kind.BUSY,
+                0, null), new FlushResult());
         try {
             FlushResult result = new FlushResult();
             result.droppedByCap = journal.prune(config.maxJournalEvents, config.maxJournalBytes, config.clock.nowMillis());

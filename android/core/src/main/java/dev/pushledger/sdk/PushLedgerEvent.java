@@ -109,9 +109,10 @@ public final class PushLedgerEvent {
      */
     @NotNull String fitted(@NotNull String text, @NotNull UUID eventId, long atMicros, int maxBytes) {
         if (settings == null || settings.channels == null || FieldReader.utf8(text) <= maxBytes) return text;
-        long rest = FieldReader.utf8(notificationSettings(settings.withChannels(new java.util.ArrayList<AndroidSettings.Channel>()))
-            .json(eventId, atMicros));
-        return notificationSettings(settings.withChannels(settings.channelsWithin(maxBytes - rest))).json(eventId, atMicros);
+        AndroidSettings none = settings.withChannels(new java.util.ArrayList<AndroidSettings.Channel>());
+        long rest = FieldReader.utf8(notificationSettings(none).json(eventId, atMicros));
+        return notificationSettings(settings.withChannels(settings.channelsWithin(maxBytes - rest))).json(eventId,
+                atMicros);
     }
 
     /** Whether recording this event uses up the process's force-stop fact ({@link ProcessStart}). */

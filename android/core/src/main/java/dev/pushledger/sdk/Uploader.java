@@ -232,7 +232,8 @@ final class Uploader {
             return o;
         }
         if (status == 413) {
-            // A single event is dropped on 413 only when PushLedger says so: a proxy's smaller body limit must not lose it.
+            // A single event is dropped on 413 only when PushLedger says so: a proxy's smaller body limit must not
+            // lose it.
             if (batch.entries.size() <= 1 && own == null) {
                 return Outcome.failed(new FlushFailure(FlushFailure.Kind.UNEXPECTED, status, code), false, null);
             }

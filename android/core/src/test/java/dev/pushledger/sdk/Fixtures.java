@@ -48,7 +48,8 @@ final class Fixtures {
     static String version() {
         File fixtures = new File(System.getProperty("pushledger.fixtures", "Tests/Fixtures"));
         try {
-            return new String(Files.readAllBytes(new File(fixtures.getAbsoluteFile().getParentFile().getParentFile(), "VERSION").toPath()),
+            return new String(Files.readAllBytes(new File(fixtures.getAbsoluteFile().getParentFile().getParentFile(),
+                    "VERSION").toPath()),
                 java.nio.charset.StandardCharsets.UTF_8).trim();
         } catch (IOException e) {
             throw new IllegalStateException(e);

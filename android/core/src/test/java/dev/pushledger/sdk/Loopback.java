@@ -47,12 +47,14 @@ final class Loopback implements AutoCloseable {
         }
 
         static Answer ok(Request r) {
-            return new Answer(200, "application/json", "{\"accepted\":" + r.events() + ",\"duplicates\":0,\"rejected\":[]}", null);
+            return new Answer(200, "application/json", "{\"accepted\":" + r.events()
+                    + ",\"duplicates\":0,\"rejected\":[]}", null);
         }
 
         /** PushLedger's own error answer. */
         static Answer error(int status, String code) {
-            return new Answer(status, "application/json", "{\"error\":\"" + code + "\",\"message\":\"scripted " + status + "\"}", null);
+            return new Answer(status, "application/json", "{\"error\":\"" + code + "\",\"message\":\"scripted "
+                    + status + "\"}", null);
         }
 
         /** A proxy's or firewall's page. */

@@ -56,21 +56,29 @@ class MappingTests {
 
     @Test
     void thePermissionRequestRules() {
-        PermissionRequest.History first = new PermissionRequest.History(1, false), again = new PermissionRequest.History(2, false);
+        PermissionRequest.History first = new PermissionRequest.History(1, false),
+                again = new PermissionRequest.History(2, false);
         PermissionRequest.History finalDenial = new PermissionRequest.History(3, true);
         // sdk, granted before, rationale before, history, granted after, rationale after, elapsed ms
-        assertEquals(PromptResult.ALREADY_DETERMINED, PermissionRequest.result(32, false, false, first, false, false, 5));
+        assertEquals(PromptResult.ALREADY_DETERMINED, PermissionRequest.result(32, false, false, first, false, false,
+                5));
         assertEquals(PromptResult.ALREADY_DETERMINED, PermissionRequest.result(33, true, false, again, true, false, 5));
         assertEquals(PromptResult.GRANTED, PermissionRequest.result(33, false, false, first, true, false, 2_000));
-        assertEquals(PromptResult.DENIED, PermissionRequest.result(33, false, false, first, false, true, 2_000), "first denial");
-        assertEquals(PromptResult.DISMISSED, PermissionRequest.result(33, false, false, first, false, false, 2_000), "first request closed by back");
+        assertEquals(PromptResult.DENIED, PermissionRequest.result(33, false, false, first, false, true, 2_000),
+                "first denial");
+        assertEquals(PromptResult.DISMISSED, PermissionRequest.result(33, false, false, first, false, false, 2_000),
+                "first request closed by back");
         assertEquals(PromptResult.DISMISSED, PermissionRequest.result(33, false, false, first, false, false, 300),
             "a quick dismissal of the first request is still one: the OS always shows the first dialog");
-        assertEquals(PromptResult.DENIED, PermissionRequest.result(34, false, true, again, false, false, 2_000), "second, final denial");
-        assertEquals(PromptResult.DISMISSED, PermissionRequest.result(34, false, true, again, false, true, 2_000), "second request closed by back");
-        assertEquals(PromptResult.ALREADY_DETERMINED, PermissionRequest.result(34, false, false, finalDenial, false, false, 4_000),
+        assertEquals(PromptResult.DENIED, PermissionRequest.result(34, false, true, again, false, false, 2_000),
+                "second, final denial");
+        assertEquals(PromptResult.DISMISSED, PermissionRequest.result(34, false, true, again, false, true, 2_000),
+                "second request closed by back");
+        assertEquals(PromptResult.ALREADY_DETERMINED, PermissionRequest.result(34, false, false, finalDenial, false,
+                false, 4_000),
             "after the final denial nothing shows, however slow the device");
-        assertEquals(PromptResult.ALREADY_DETERMINED, PermissionRequest.result(34, false, false, again, false, false, 900),
+        assertEquals(PromptResult.ALREADY_DETERMINED, PermissionRequest.result(34, false, false, again, false, false,
+                900),
             "no history of the final denial: the timing decides");
         assertEquals(PromptResult.DISMISSED, PermissionRequest.result(34, false, false, again, false, false, 3_000),
             "asked before but only dismissed: the dialog showed again and was dismissed again");
@@ -91,8 +99,10 @@ class MappingTests {
         PermissionRequest.answered(directory, PromptResult.GRANTED, false, false);
         assertFalse(PermissionRequest.history(directory).finalDenial, "granted in the settings since");
         File legacy = Fixtures.directory();
-        assertTrue(new File(legacy, "PushLedger").mkdirs() && new File(new File(legacy, "PushLedger"), "permission-requested").createNewFile());
-        assertEquals(1, PermissionRequest.history(legacy).requests, "the empty marker of earlier versions is one request");
+        assertTrue(new File(legacy, "PushLedger").mkdirs() && new File(new File(legacy, "PushLedger"),
+                "permission-requested").createNewFile());
+        assertEquals(1, PermissionRequest.history(legacy).requests,
+                "the empty marker of earlier versions is one request");
     }
 
     @Test

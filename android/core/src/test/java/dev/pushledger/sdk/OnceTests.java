@@ -21,9 +21,11 @@ class OnceTests {
     void theTokenIsRecordedWhenItChangesOrOnceADay() throws Exception {
         AtomicLong clock = new AtomicLong(1_764_496_805_120L);
         File directory = Fixtures.directory();
-        PushLedger ledger = new PushLedger(Fixtures.config("http://127.0.0.1:9", Fixtures.KEY, directory, log).clock(clock::get).build());
+        PushLedger ledger = new PushLedger(Fixtures.config("http://127.0.0.1:9", Fixtures.KEY, directory,
+                log).clock(clock::get).build());
         assertNotNull(ledger.recordTokenIfDue(PushProvider.FCM, "token-one"), "the first start with the SDK");
-        PushLedger nextLaunch = new PushLedger(Fixtures.config("http://127.0.0.1:9", Fixtures.KEY, directory, log).clock(clock::get).build());
+        PushLedger nextLaunch = new PushLedger(Fixtures.config("http://127.0.0.1:9", Fixtures.KEY, directory,
+                log).clock(clock::get).build());
         assertNull(nextLaunch.recordTokenIfDue(PushProvider.FCM, "token-one"), "the same token the same day");
         clock.addAndGet(PushLedger.TOKEN_REFRESH_MILLIS - 1);
         assertNull(nextLaunch.recordTokenIfDue(PushProvider.FCM, "token-one"));
@@ -31,7 +33,8 @@ class OnceTests {
         assertNotNull(nextLaunch.recordTokenIfDue(PushProvider.FCM, "token-one"), "again a day later");
         assertNotNull(nextLaunch.recordTokenIfDue(PushProvider.FCM, "token-two"), "a new token at once");
         assertEquals(3, ledger.pendingCount());
-        String state = new String(java.nio.file.Files.readAllBytes(new File(new File(directory, "PushLedger"), "token-recorded").toPath()),
+        String state = new String(java.nio.file.Files.readAllBytes(new File(new File(directory, "PushLedger"),
+                "token-recorded").toPath()),
             java.nio.charset.StandardCharsets.UTF_8);
         assertFalse(state.contains("token-two"), "only a digest of the token is kept");
     }
@@ -43,7 +46,8 @@ class OnceTests {
         data.put("notification_id", UUID.randomUUID().toString());
         NotificationPayload payload = NotificationPayload.from(data);
         assertNotNull(ledger.recordOpen(payload, "default", Landing.TARGET));
-        assertNull(ledger.recordOpen(payload, "default", Landing.TARGET), "the activity recreated with the same intent");
+        assertNull(ledger.recordOpen(payload, "default", Landing.TARGET),
+                "the activity recreated with the same intent");
         data.put("notification_id", UUID.randomUUID().toString());
         assertNotNull(ledger.recordOpen(NotificationPayload.from(data), "default", null), "another notification");
         assertEquals(2, ledger.pendingCount());

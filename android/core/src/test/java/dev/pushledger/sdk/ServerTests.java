@@ -99,9 +99,12 @@ class ServerTests {
         File directory = Fixtures.directory();
         List<UUID> ids = new java.util.ArrayList<>();
         try (Loopback proxy = new Loopback((r, n) -> new Loopback.Answer(400, "text/html",
-                "<html><head><title>400 Bad Request</title></head><body>Request blocked by firewall</body></html>", null))) {
+                "<html><head><title>400 Bad Request</title></head><body>Request blocked by firewall</body></html>",
+                        null))) {
             PushLedger blocked = ledger(server.key(), directory, proxy.url());
-            for (int i = 0; i < 3; i++) ids.add(blocked.record(PushLedgerEvent.experimentExposure("push_prompt_timing", "v" + i)));
+            for (int i = 0; i < 3; i++) {
+                ids.add(blocked.record(PushLedgerEvent.experimentExposure("push_prompt_timing", "v" + i)));
+            }
             FlushIncompleteException e = assertThrows(FlushIncompleteException.class, blocked::flush);
             assertEquals(FlushFailure.Kind.UNAVAILABLE, e.reason().kind);
             assertEquals(400, e.reason().status);

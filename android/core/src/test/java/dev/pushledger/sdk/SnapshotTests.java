@@ -33,9 +33,11 @@ class SnapshotTests {
         try (Loopback server = new Loopback((r, n) -> Loopback.Answer.ok(r))) {
             PushLedger ledger = Fixtures.ledger(server.url(), Fixtures.directory(), log);
             AndroidSettings settings = manyChannels(600);
-            assertTrue(PushLedgerEvent.notificationSettings(settings).json(java.util.UUID.randomUUID(), 0).length() > 32 << 10,
+            assertTrue(PushLedgerEvent.notificationSettings(settings).json(java.util.UUID.randomUUID(),
+                    0).length() > 32 << 10,
                 "the whole list is over 32 KiB");
-            assertNotNull(ledger.record(PushLedgerEvent.notificationSettings(settings)), "recorded, not refused as too_large");
+            assertNotNull(ledger.record(PushLedgerEvent.notificationSettings(settings)),
+                    "recorded, not refused as too_large");
             assertEquals(1, ledger.flush().accepted());
             JSONObject sent = server.requests.get(0).body.getJSONArray("events").getJSONObject(0);
             assertTrue(FieldReader.utf8(sent.toString()) <= 32 << 10);
@@ -50,9 +52,11 @@ class SnapshotTests {
             int expectedBlocked = 0;
             for (AndroidSettings.Channel c : settings.channels) if (c.isBlocked()) expectedBlocked++;
             assertEquals(expectedBlocked, blocked, "every blocked channel is kept");
-            assertTrue(channels.length() > 250 && channels.length() < 600, "filled up to the limit: " + channels.length());
+            assertTrue(channels.length() > 250 && channels.length() < 600, "filled up to the limit: "
+                    + channels.length());
             List<String> inOrder = new ArrayList<>(ids);
-            inOrder.sort((a, b) -> Integer.compare(Integer.parseInt(a.split("_")[1]), Integer.parseInt(b.split("_")[1])));
+            inOrder.sort((a, b) -> Integer.compare(Integer.parseInt(a.split("_")[1]),
+                    Integer.parseInt(b.split("_")[1])));
             assertEquals(inOrder, ids, "in the app's order");
             assertTrue(log.contains("unblocked channels left out"));
         }
@@ -64,7 +68,8 @@ class SnapshotTests {
             PushLedger ledger = Fixtures.ledger(server.url(), Fixtures.directory(), log);
             ledger.record(PushLedgerEvent.notificationSettings(manyChannels(200)));
             ledger.flush();
-            assertEquals(200, server.requests.get(0).body.getJSONArray("events").getJSONObject(0).getJSONArray("channels").length());
+            JSONObject sent = server.requests.get(0).body.getJSONArray("events").getJSONObject(0);
+            assertEquals(200, sent.getJSONArray("channels").length());
         }
     }
 

@@ -69,7 +69,8 @@ class UploadAnswerTableTests {
                 case "refused": {
                     FlushResult result = ledger.flush();
                     assertEquals(2, result.rejected().size(), where);
-                    assertEquals(new JSONObject(row.getString("body")).getString("error"), result.rejected().get(0).code, where);
+                    assertEquals(new JSONObject(row.getString("body")).getString("error"),
+                            result.rejected().get(0).code, where);
                     assertEquals(0, ledger.pendingCount(), where);
                     assertEquals(1, server.requests.size(), "not sent again: " + where);
                     break;
@@ -86,13 +87,15 @@ class UploadAnswerTableTests {
                     assertEquals(2, result.accepted(), "kept and sent again: " + where);
                     assertEquals(2, server.requests.size(), where);
                     assertEquals(1, sleeps.size(), where);
-                    if (retryAfter != null) assertEquals(Math.round(Double.parseDouble(retryAfter) * 1000), (long) sleeps.get(0), where);
+                    if (retryAfter != null) assertEquals(Math.round(Double.parseDouble(retryAfter) * 1000),
+                            (long) sleeps.get(0), where);
                     break;
                 }
                 case "unauthorized":
                 case "unexpected": {
                     FlushIncompleteException e = assertThrows(FlushIncompleteException.class, ledger::flush, where);
-                    FlushFailure.Kind kind = outcome.equals("unauthorized") ? FlushFailure.Kind.UNAUTHORIZED : FlushFailure.Kind.UNEXPECTED;
+                    FlushFailure.Kind kind = outcome.equals("unauthorized") ? FlushFailure.Kind.UNAUTHORIZED
+                            : FlushFailure.Kind.UNEXPECTED;
                     assertEquals(kind, e.reason().kind, where);
                     assertEquals(2, ledger.pendingCount(), "kept: " + where);
                     assertEquals(1, server.requests.size(), "not retried within the flush: " + where);
@@ -106,7 +109,8 @@ class UploadAnswerTableTests {
 
     @Test
     void aSingleEventIsDroppedOn413OnlyWhenPushLedgerSaysSo() throws Exception {
-        for (Loopback.Answer answer : new Loopback.Answer[] {Loopback.Answer.html(413), Loopback.Answer.error(413, "body_too_large")}) {
+        for (Loopback.Answer answer : new Loopback.Answer[] {Loopback.Answer.html(413), Loopback.Answer.error(413,
+                "body_too_large")}) {
             try (Loopback server = new Loopback((r, n) -> answer)) {
                 PushLedger ledger = Fixtures.ledger(server.url(), Fixtures.directory(), log);
                 ledger.record(PushLedgerEvent.experimentExposure("push_prompt_timing", "first_screen"));

@@ -21,7 +21,8 @@ public final class MainActivity extends ComponentActivity {
         LinearLayout layout = new LinearLayout(this);
         layout.setOrientation(LinearLayout.VERTICAL);
         layout.addView(button("Ask for notifications", () -> prompt.request("first_screen")));
-        layout.addView(button("Stop collecting and delete the queue", () -> PushLedgerAndroid.setEnabled(this, false, true)));
+        layout.addView(button("Stop collecting and delete the queue", () -> PushLedgerAndroid.setEnabled(this, false,
+                true)));
         layout.addView(button("Collect again", () -> PushLedgerAndroid.setEnabled(this, true, false)));
         setContentView(layout);
     }

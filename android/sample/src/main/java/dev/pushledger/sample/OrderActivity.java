@@ -31,6 +31,7 @@ public final class OrderActivity extends ComponentActivity {
     private void handle(Intent intent) {
         String link = intent.getStringExtra("link");
         text.setText(link == null ? "No order" : link);
-        PushLedgerMessaging.onNotificationOpened(this, intent, "default", link == null ? Landing.FALLBACK : Landing.TARGET);
+        PushLedgerMessaging.onNotificationOpened(this, intent, "default", link == null ? Landing.FALLBACK
+                : Landing.TARGET);
     }
 }

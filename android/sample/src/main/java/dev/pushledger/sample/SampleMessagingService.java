@@ -23,12 +23,14 @@ public final class SampleMessagingService extends FirebaseMessagingService {
     public void onMessageReceived(@NonNull RemoteMessage message) {
         String id = message.getData().get("notification_id");
         // A PendingIntent per notification: a tap on an older one records that one's id.
-        PendingIntent tap = PushLedgerMessaging.contentIntent(this, new Intent(this, OrderActivity.class), message.getData());
+        PendingIntent tap = PushLedgerMessaging.contentIntent(this, new Intent(this, OrderActivity.class),
+                message.getData());
         NotificationManagerCompat manager = NotificationManagerCompat.from(this);
         boolean posted = false;
         if (manager.areNotificationsEnabled()) {
             try {
-                manager.notify(id == null ? 0 : id.hashCode(), new NotificationCompat.Builder(this, SampleApplication.ORDERS)
+                manager.notify(id == null ? 0 : id.hashCode(), new NotificationCompat.Builder(this,
+                        SampleApplication.ORDERS)
                     .setSmallIcon(android.R.drawable.ic_dialog_info)
                     .setContentTitle("Your order")
                     .setContentText(message.getData().get("link"))

@@ -10,8 +10,6 @@ import com.google.android.gms.tasks.Task;
 import com.google.firebase.messaging.FirebaseMessaging;
 
 import dev.pushledger.sdk.PushLedger;
-import dev.pushledger.sdk.PushLedgerException;
-import dev.pushledger.sdk.PushProvider;
 
 /**
  * The current FCM token, asked for at every start: Firebase calls {@code onNewToken} only when a
@@ -49,22 +47,7 @@ final class FirebaseTokens {
             @Override
             public void onComplete(@NonNull Task<String> done) {
                 if (!done.isSuccessful() || done.getResult() == null) return;
-                record(app, done.getResult());
-            }
-        });
-    }
-
-    /** On the SDK's I/O thread; {@code onNewToken} and the start share it. */
-    static void record(@NonNull final Context app, @NonNull final String token) {
-        PushLedgerAndroid.IO.execute(new Runnable() {
-            @Override
-            public void run() {
-                PushLedgerAndroid.recordWith(app, new PushLedgerAndroid.Recording() {
-                    @Override
-                    public Object record(PushLedger ledger) throws PushLedgerException {
-                        return ledger.recordTokenIfDue(PushProvider.FCM, token);
-                    }
-                });
+                PushLedgerAndroid.recordWithInBackground(app, PushLedgerAndroid.fcmToken(done.getResult()));
             }
         });
     }

@@ -42,7 +42,8 @@ public final class PermissionPrompt {
     public interface Callback { void onResult(@NonNull PromptResult result); }
 
     static final String STATE_KEY = "dev.pushledger.sdk.android.PermissionPrompt";
-    private static final String PLACEMENT = "placement", RATIONALE_BEFORE = "rationale_before", STARTED_AT = "started_at";
+    private static final String PLACEMENT = "placement", RATIONALE_BEFORE = "rationale_before",
+            STARTED_AT = "started_at";
 
     private final ComponentActivity activity;
     private final Context app;
@@ -90,7 +91,8 @@ public final class PermissionPrompt {
             || ContextCompat.checkSelfPermission(activity, Manifest.permission.POST_NOTIFICATIONS) == PackageManager.PERMISSION_GRANTED;
         if (granted) {
             // Granted already, or below API 33 where there is no runtime permission: the OS shows nothing.
-            PushLedgerAndroid.recordInBackground(app, PushLedgerEvent.permissionPrompt(placement, PromptKind.SYSTEM, PromptResult.ALREADY_DETERMINED));
+            PushLedgerAndroid.recordInBackground(app, PushLedgerEvent.permissionPrompt(placement, PromptKind.SYSTEM,
+                    PromptResult.ALREADY_DETERMINED));
             return;
         }
         this.placement = placement;

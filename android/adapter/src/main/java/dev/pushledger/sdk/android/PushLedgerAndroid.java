@@ -23,6 +23,7 @@ import dev.pushledger.sdk.PushLedgerEvent;
 import dev.pushledger.sdk.PushLedgerException;
 import dev.pushledger.sdk.PushLedgerLogger;
 import dev.pushledger.sdk.PushLedgerTransport;
+import dev.pushledger.sdk.PushProvider;
 import dev.pushledger.sdk.RetryPolicy;
 
 /**
@@ -74,7 +75,7 @@ public final class PushLedgerAndroid {
             this.telemetryKey = telemetryKey;
         }
 
-        /** The HTTP client ({@code HttpURLConnection} unless set), e.g. the app's OkHttp behind {@link PushLedgerTransport}. */
+        /** The HTTP client ({@code HttpURLConnection} unless set), e.g. OkHttp behind a {@link PushLedgerTransport}. */
         public @NonNull Settings transport(@NonNull PushLedgerTransport value) {
             transport = value;
             return this;
@@ -97,7 +98,9 @@ public final class PushLedgerAndroid {
         ProcessLifecycleOwner.get().getLifecycle().addObserver(new DefaultLifecycleObserver() {
             @Override
             public void onStart(@NonNull LifecycleOwner owner) {
-                if (SystemClock.elapsedRealtime() - lastSnapshotAt >= FOREGROUND_AFTER_START_MILLIS) recordSnapshot(app);
+                if (SystemClock.elapsedRealtime() - lastSnapshotAt >= FOREGROUND_AFTER_START_MILLIS) {
+                    recordSnapshot(app);
+                }
             }
         });
     }
@@ -156,12 +159,7 @@ public final class PushLedgerAndroid {
      * loses the event.
      */
     public static void recordInBackground(@NonNull final Context context, @Nullable final PushLedgerEvent event) {
-        IO.execute(new Runnable() {
-            @Override
-            public void run() {
-                record(context, event);
-            }
-        });
+        if (event != null) recordWithInBackground(context, of(event));
     }
 
     /**
@@ -170,18 +168,41 @@ public final class PushLedgerAndroid {
      * failures are logged, never thrown at the app. Nothing is recorded while disabled.
      */
     public static void record(@NonNull final Context context, @Nullable final PushLedgerEvent event) {
-        if (event == null) return;
-        recordWith(context, new Recording() {
-            @Override
-            public Object record(PushLedger ledger) throws PushLedgerException {
-                return ledger.record(event);
-            }
-        });
+        if (event != null) recordWith(context, of(event));
     }
 
     /** One way of recording into the ledger; null from it: nothing was recorded. */
     interface Recording {
         @Nullable Object record(@NonNull PushLedger ledger) throws PushLedgerException;
+    }
+
+    private static Recording of(final PushLedgerEvent event) {
+        return new Recording() {
+            @Override
+            public Object record(PushLedger ledger) throws PushLedgerException {
+                return ledger.record(event);
+            }
+        };
+    }
+
+    /** The FCM token, when it changed or a day has passed ({@link PushLedger#recordTokenIfDue}). */
+    static Recording fcmToken(final String token) {
+        return new Recording() {
+            @Override
+            public Object record(PushLedger ledger) throws PushLedgerException {
+                return ledger.recordTokenIfDue(PushProvider.FCM, token);
+            }
+        };
+    }
+
+    /** {@link #recordWith} on the SDK's I/O thread. */
+    static void recordWithInBackground(@NonNull final Context context, @NonNull final Recording recording) {
+        IO.execute(new Runnable() {
+            @Override
+            public void run() {
+                recordWith(context, recording);
+            }
+        });
     }
 
     /** Runs {@code recording}, logs a failure, and schedules an upload when something was recorded. */

@@ -21,7 +21,6 @@ import dev.pushledger.sdk.Landing;
 import dev.pushledger.sdk.NotificationPayload;
 import dev.pushledger.sdk.PushLedger;
 import dev.pushledger.sdk.PushLedgerException;
-import dev.pushledger.sdk.PushProvider;
 import dev.pushledger.sdk.PushLedgerEvent;
 
 /**
@@ -34,13 +33,8 @@ public final class PushLedgerMessaging {
     private PushLedgerMessaging() {}
 
     /** From {@code onNewToken(String)}: registers the FCM token (journalled when this returns). */
-    public static void onNewToken(@NonNull Context context, @NonNull final String token) {
-        PushLedgerAndroid.recordWith(context, new PushLedgerAndroid.Recording() {
-            @Override
-            public Object record(PushLedger ledger) throws PushLedgerException {
-                return ledger.recordTokenIfDue(PushProvider.FCM, token);
-            }
-        });
+    public static void onNewToken(@NonNull Context context, @NonNull String token) {
+        PushLedgerAndroid.recordWith(context, PushLedgerAndroid.fcmToken(token));
     }
 
     /**
@@ -86,7 +80,8 @@ public final class PushLedgerMessaging {
      * each notification keeps its own extras (with one request code, {@code FLAG_UPDATE_CURRENT}
      * would give every older notification the newest one's); immutable from API 23.
      */
-    public static @NonNull PendingIntent contentIntent(@NonNull Context context, @NonNull Intent tap, @NonNull Map<String, String> data) {
+    public static @NonNull PendingIntent contentIntent(@NonNull Context context, @NonNull Intent tap,
+            @NonNull Map<String, String> data) {
         return PendingIntent.getActivity(context, requestCode(NotificationPayload.from(data)), putPayload(tap, data),
             PendingIntent.FLAG_UPDATE_CURRENT | (Build.VERSION.SDK_INT >= 23 ? PendingIntent.FLAG_IMMUTABLE : 0));
     }
@@ -104,7 +99,8 @@ public final class PushLedgerMessaging {
      * the activity recreated (rotation, process death) or relaunched from Recents with the same
      * intent records nothing more.
      */
-    public static void onNotificationOpened(@NonNull final Context context, @NonNull Intent intent, @NonNull final String action,
+    public static void onNotificationOpened(@NonNull final Context context, @NonNull Intent intent,
+            @NonNull final String action,
             @Nullable final Landing landed) {
         // Relaunched from Recents: the system hands back the intent of the original tap.
         if ((intent.getFlags() & Intent.FLAG_ACTIVITY_LAUNCHED_FROM_HISTORY) != 0) return;
@@ -115,15 +111,10 @@ public final class PushLedgerMessaging {
         }
         final NotificationPayload payload = NotificationPayload.from(data);
         if (payload.notificationId == null) return;
-        PushLedgerAndroid.IO.execute(new Runnable() {
+        PushLedgerAndroid.recordWithInBackground(context, new PushLedgerAndroid.Recording() {
             @Override
-            public void run() {
-                PushLedgerAndroid.recordWith(context, new PushLedgerAndroid.Recording() {
-                    @Override
-                    public Object record(PushLedger ledger) throws PushLedgerException {
-                        return ledger.recordOpen(payload, action, landed);
-                    }
-                });
+            public Object record(PushLedger ledger) throws PushLedgerException {
+                return ledger.recordOpen(payload, action, landed);
             }
         });
     }

@@ -72,7 +72,8 @@ public final class UploadWorker extends Worker {
         } catch (FlushIncompleteException e) {
             if (e.reason().kind != FlushFailure.Kind.UNAUTHORIZED) return Result.retry();
         } catch (PushLedgerException e) {
-            // The ledger cannot open (start not called, storage): as for a key problem, the next record schedules again.
+            // The ledger cannot open (start not called, storage): as for a key problem, the next record schedules
+            // again.
         }
         PENDING_SINCE.set(NONE);
         return Result.failure();

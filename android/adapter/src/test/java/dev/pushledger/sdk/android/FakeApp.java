@@ -97,12 +97,15 @@ final class FakeApp implements PushLedgerTransport {
 
     /** The channels a shop app creates: orders, promotions (blocked by the user), two in a group. */
     void createChannels() {
-        notifications.createNotificationChannel(new NotificationChannel("orders", "Orders", NotificationManager.IMPORTANCE_HIGH));
-        NotificationChannel promotions = new NotificationChannel("promotions", "Promotions", NotificationManager.IMPORTANCE_DEFAULT);
+        notifications.createNotificationChannel(new NotificationChannel("orders", "Orders",
+                NotificationManager.IMPORTANCE_HIGH));
+        NotificationChannel promotions = new NotificationChannel("promotions", "Promotions",
+                NotificationManager.IMPORTANCE_DEFAULT);
         promotions.fakeUserSetsImportance(NotificationManager.IMPORTANCE_NONE);
         notifications.createNotificationChannel(promotions);
         notifications.createNotificationChannelGroup(new NotificationChannelGroup("social", "Social"));
-        NotificationChannel friends = new NotificationChannel("friends", "Friends", NotificationManager.IMPORTANCE_DEFAULT);
+        NotificationChannel friends = new NotificationChannel("friends", "Friends",
+                NotificationManager.IMPORTANCE_DEFAULT);
         friends.setGroup("social");
         notifications.createNotificationChannel(friends);
     }
@@ -174,7 +177,8 @@ final class FakeApp implements PushLedgerTransport {
     }
 
     static Response ok(JSONObject body) {
-        return json(200, "{\"accepted\":" + body.optJSONArray("events").length() + ",\"duplicates\":0,\"rejected\":[]}");
+        return json(200, "{\"accepted\":" + body.optJSONArray("events").length()
+                + ",\"duplicates\":0,\"rejected\":[]}");
     }
 
     static Response json(int status, String text) { return answer(status, "application/json", text); }

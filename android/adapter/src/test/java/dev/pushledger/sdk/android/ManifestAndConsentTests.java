@@ -18,7 +18,8 @@ import dev.pushledger.sdk.PushLedgerEvent;
 class ManifestAndConsentTests {
     @Test
     void theBlockStateReceiverIsNotExported() throws Exception {
-        File manifest = new File(System.getProperty("pushledger.root", "."), "android/adapter/src/main/AndroidManifest.xml");
+        File manifest = new File(System.getProperty("pushledger.root", "."),
+                "android/adapter/src/main/AndroidManifest.xml");
         DocumentBuilderFactory factory = DocumentBuilderFactory.newInstance();
         factory.setNamespaceAware(true);
         Document doc = factory.newDocumentBuilder().parse(manifest);
@@ -27,7 +28,8 @@ class ManifestAndConsentTests {
         Element receiver = (Element) receivers.item(0);
         String android = "http://schemas.android.com/apk/res/android";
         assertEquals("dev.pushledger.sdk.android.BlockStateReceiver", receiver.getAttributeNS(android, "name"));
-        assertEquals("false", receiver.getAttributeNS(android, "exported"), "only the system (and the app) may send it broadcasts");
+        assertEquals("false", receiver.getAttributeNS(android, "exported"),
+                "only the system (and the app) may send it broadcasts");
     }
 
     @Test

@@ -26,7 +26,8 @@ class PermissionPromptTests {
 
     private static List<String> recorded(FakeApp phone) throws Exception {
         List<String> words = new ArrayList<>();
-        for (JSONObject e : phone.journal("permission_prompt")) words.add(e.getString("placement") + ":" + e.getString("result"));
+        for (JSONObject e : phone.journal("permission_prompt")) words.add(e.getString("placement") + ":"
+                + e.getString("result"));
         return words;
     }
 
@@ -42,7 +43,8 @@ class PermissionPromptTests {
         Device.userDenies(2_000);
         FakeApp.idle();
         assertEquals(Collections.singletonList("after_first_order:denied"), recorded(phone));
-        assertEquals(Collections.singletonList(PromptResult.DENIED), results, "the new activity's callback, on the main thread");
+        assertEquals(Collections.singletonList(PromptResult.DENIED), results,
+                "the new activity's callback, on the main thread");
     }
 
     @Test
@@ -77,7 +79,8 @@ class PermissionPromptTests {
         prompt.request("settings_banner");
         assertFalse(Device.dialogShowing(), "after two denials the OS shows nothing");
         FakeApp.idle();
-        assertEquals(java.util.Arrays.asList("first_screen:denied", "after_first_order:denied", "settings_banner:already_determined"),
+        assertEquals(java.util.Arrays.asList("first_screen:denied", "after_first_order:denied",
+                "settings_banner:already_determined"),
             recorded(phone));
     }
 

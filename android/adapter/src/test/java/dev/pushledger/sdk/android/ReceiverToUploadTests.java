@@ -60,11 +60,14 @@ class ReceiverToUploadTests {
             assertFalse(s.has("channels"), "no channels below API 26");
         } else {
             JSONArray channels = s.getJSONArray("channels");
-            assertEquals("orders:0,promotions:0,friends:3", channels.getJSONObject(0).getString("id") + ":" + channels.getJSONObject(0).getInt("importance")
+            assertEquals("orders:0,promotions:0,friends:3", channels.getJSONObject(0).getString("id") + ":"
+                    + channels.getJSONObject(0).getInt("importance")
                 + "," + channels.getJSONObject(1).getString("id") + ":" + channels.getJSONObject(1).getInt("importance")
-                + "," + channels.getJSONObject(2).getString("id") + ":" + channels.getJSONObject(2).getInt("importance"));
+                + "," + channels.getJSONObject(2).getString("id") + ":"
+                + channels.getJSONObject(2).getInt("importance"));
             assertEquals("social", channels.getJSONObject(2).getString("group"));
-            assertEquals(sdk >= 28 ? Boolean.FALSE : null, channels.getJSONObject(2).opt("group_blocked"), "a group's blocked state from API 28");
+            assertEquals(sdk >= 28 ? Boolean.FALSE : null, channels.getJSONObject(2).opt("group_blocked"),
+                    "a group's blocked state from API 28");
         }
         assertEquals(sdk >= 28 ? "rare" : null, s.opt("standby_bucket"));
         assertEquals(sdk >= 28 ? Boolean.TRUE : null, s.opt("background_restricted"));
@@ -75,7 +78,8 @@ class ReceiverToUploadTests {
         assertEquals(NetworkType.CONNECTED, work.request.constraints.networkType);
         assertEquals(BackoffPolicy.EXPONENTIAL, work.request.backoffPolicy);
         assertEquals(30_000, work.request.backoffMillis);
-        assertEquals(sdk >= 31, work.request.expedited != null, "expedited from API 31 only (below it needs a foreground notification)");
+        assertEquals(sdk >= 31, work.request.expedited != null,
+                "expedited from API 31 only (below it needs a foreground notification)");
         WorkManager.fakeConnected = false;
         assertNull(phone.runUpload(), "not without a network");
         WorkManager.fakeConnected = true;

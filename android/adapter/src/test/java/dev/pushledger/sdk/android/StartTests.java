@@ -20,7 +20,7 @@ import java.util.UUID;
 import org.json.JSONObject;
 import org.junit.jupiter.api.Test;
 
-/** What a process start records, whatever started it: a snapshot, and the token of an install that had one before the SDK. */
+/** What a process start records, whatever started it: a snapshot, and the token of an install from before the SDK. */
 class StartTests {
     @Test
     void fcmStartingTheProcessInTheBackgroundRecordsASnapshotAndTheReceipt() throws Exception {
@@ -43,7 +43,8 @@ class StartTests {
         phone.start();
         ProcessLifecycleOwner.fakeForeground(true);
         FakeApp.idle();
-        assertEquals(1, phone.journal("notification_settings").size(), "the start and its first foreground are one moment");
+        assertEquals(1, phone.journal("notification_settings").size(),
+                "the start and its first foreground are one moment");
         ProcessLifecycleOwner.fakeForeground(false);
         SystemClock.fakeAdvance(60_000);
         ProcessLifecycleOwner.fakeForeground(true);

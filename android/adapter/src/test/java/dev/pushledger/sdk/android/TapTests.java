@@ -31,16 +31,19 @@ class TapTests {
         PendingIntent first = PushLedgerMessaging.contentIntent(phone.app, new Intent("open_order"), push(older));
         PendingIntent second = PushLedgerMessaging.contentIntent(phone.app, new Intent("open_order"), push(newer));
         assertNotSame(first, second);
-        assertEquals(older.toString(), first.fakeIntent().getStringExtra("notification_id"), "a tap on the older one records the older id");
+        assertEquals(older.toString(), first.fakeIntent().getStringExtra("notification_id"),
+                "a tap on the older one records the older id");
         assertEquals(newer.toString(), second.fakeIntent().getStringExtra("notification_id"));
         assertNotEquals(0, first.fakeFlags() & PendingIntent.FLAG_IMMUTABLE);
 
         // The fake does what Android does with one request code and FLAG_UPDATE_CURRENT (the guide's earlier snippet).
-        PendingIntent a = PendingIntent.getActivity(phone.app, 0, PushLedgerMessaging.putPayload(new Intent("open_order"), push(older)),
+        PendingIntent a = PendingIntent.getActivity(phone.app, 0,
+                PushLedgerMessaging.putPayload(new Intent("open_order"), push(older)),
             PendingIntent.FLAG_IMMUTABLE | PendingIntent.FLAG_UPDATE_CURRENT);
         PendingIntent.getActivity(phone.app, 0, PushLedgerMessaging.putPayload(new Intent("open_order"), push(newer)),
             PendingIntent.FLAG_IMMUTABLE | PendingIntent.FLAG_UPDATE_CURRENT);
-        assertEquals(newer.toString(), a.fakeIntent().getStringExtra("notification_id"), "the older notification now carries the newest id");
+        assertEquals(newer.toString(), a.fakeIntent().getStringExtra("notification_id"),
+                "the older notification now carries the newest id");
     }
 
     @Test
@@ -53,12 +56,15 @@ class TapTests {
         PushLedgerMessaging.onNotificationOpened(phone.app, tap, "default", Landing.TARGET); // rotated: onCreate again
         phone.newProcess();
         phone.start();
-        PushLedgerMessaging.onNotificationOpened(phone.app, tap, "default", Landing.TARGET); // restored after the process died
-        PushLedgerMessaging.onNotificationOpened(phone.app, new Intent(tap).addFlags(Intent.FLAG_ACTIVITY_LAUNCHED_FROM_HISTORY),
+        PushLedgerMessaging.onNotificationOpened(phone.app, tap, "default",
+                Landing.TARGET); // restored after the process died
+        PushLedgerMessaging.onNotificationOpened(phone.app,
+                new Intent(tap).addFlags(Intent.FLAG_ACTIVITY_LAUNCHED_FROM_HISTORY),
             "default", Landing.TARGET);
         FakeApp.idle();
         assertEquals(1, phone.journal("notification_opened").size());
-        Intent other = PushLedgerMessaging.contentIntent(phone.app, new Intent("open_order"), push(UUID.randomUUID())).fakeIntent();
+        Intent other = PushLedgerMessaging.contentIntent(phone.app, new Intent("open_order"),
+                push(UUID.randomUUID())).fakeIntent();
         PushLedgerMessaging.onNotificationOpened(phone.app, other, "default", Landing.FALLBACK);
         FakeApp.idle();
         assertEquals(2, phone.journal("notification_opened").size());

@@ -13,9 +13,10 @@ import org.junit.jupiter.api.Test;
 
 import dev.pushledger.sdk.PushLedgerEvent;
 
-/** Uploads through WorkManager: none lost while one runs, retried by WorkManager rather than by sleeping, never more than one waiting. */
+/** Uploads through WorkManager: none lost while one runs, retried by WorkManager, never more than one waiting. */
 class UploadSchedulingTests {
-    private static final PushLedgerEvent EXPOSURE = PushLedgerEvent.experimentExposure("push_prompt_timing", "first_screen");
+    private static final PushLedgerEvent EXPOSURE = PushLedgerEvent.experimentExposure("push_prompt_timing",
+            "first_screen");
 
     @Test
     void anEventRecordedWhileAnUploadRunsIsUploadedByTheNextOne() throws Exception {
@@ -36,7 +37,8 @@ class UploadSchedulingTests {
     @Test
     void aFailedUploadIsRetriedByWorkManagerWithoutSleepingInTheWorker() throws Exception {
         FakeApp phone = new FakeApp(34);
-        phone.script = (body, n) -> n == 1 ? FakeApp.json(503, "{\"error\":\"unavailable\",\"message\":\"x\"}") : FakeApp.ok(body);
+        phone.script = (body, n) -> n == 1 ? FakeApp.json(503, "{\"error\":\"unavailable\",\"message\":\"x\"}")
+                : FakeApp.ok(body);
         phone.start();
         long started = System.nanoTime();
         WorkManager.Work work = phone.runUpload();
@@ -52,7 +54,8 @@ class UploadSchedulingTests {
     @Test
     void aProxysHtml400KeepsTheEventsAndTheNextRunStoresThemOnce() throws Exception {
         FakeApp phone = new FakeApp(34);
-        phone.script = (body, n) -> n == 1 ? FakeApp.answer(400, "text/html", "<html><body>Request blocked by firewall</body></html>")
+        phone.script = (body, n) -> n == 1 ? FakeApp.answer(400, "text/html",
+                "<html><body>Request blocked by firewall</body></html>")
             : FakeApp.ok(body);
         phone.start();
         PushLedgerAndroid.record(phone.app, EXPOSURE);
@@ -69,7 +72,8 @@ class UploadSchedulingTests {
     @Test
     void aKeyProblemFailsTheUploadAndTheNextRecordSchedulesAgain() throws Exception {
         FakeApp phone = new FakeApp(34);
-        phone.script = (body, n) -> n == 1 ? FakeApp.json(401, "{\"error\":\"unauthorized\",\"message\":\"x\"}") : FakeApp.ok(body);
+        phone.script = (body, n) -> n == 1 ? FakeApp.json(401, "{\"error\":\"unauthorized\",\"message\":\"x\"}")
+                : FakeApp.ok(body);
         phone.start();
         assertEquals(WorkManager.State.FAILED, phone.runUpload().state);
         assertEquals(0, phone.uploadsWaiting());
