@@ -20,7 +20,7 @@ jar=$out/libs/pushledger-android-core.jar
 
 usage() { sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; }
 
-# The SDK's release, from VERSION, for the X-PushLedger-SDK header (android/build.gradle writes the same file).
+# The SDK's release, from VERSION, for the X-PushLedger-SDK header (android/library/build.gradle writes the same file).
 sdk_version() {
     local version
     version=$(tr -d ' \n' <VERSION)
