@@ -91,8 +91,9 @@ public final class PermissionPrompt {
             || ContextCompat.checkSelfPermission(activity, Manifest.permission.POST_NOTIFICATIONS) == PackageManager.PERMISSION_GRANTED;
         if (granted) {
             // Granted already, or below API 33 where there is no runtime permission: the OS shows nothing.
-            PushLedgerAndroid.recordInBackground(app, PushLedgerEvent.permissionPrompt(placement, PromptKind.SYSTEM,
-                    PromptResult.ALREADY_DETERMINED));
+            PromptResult result = PermissionRequest.result(Build.VERSION.SDK_INT, true, false,
+                new PermissionRequest.History(0, false), true, false, 0);
+            PushLedgerAndroid.recordInBackground(app, PushLedgerEvent.permissionPrompt(placement, PromptKind.SYSTEM, result));
             return;
         }
         this.placement = placement;
