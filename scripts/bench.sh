@@ -21,8 +21,12 @@
 #      would only aggregate). The rollup is a full rebuild; then one more hour of traffic
 #      is written and refreshed incrementally, against the rebuild (smoke mode also checks
 #      that the incremental rollups equal a rebuild).
+#   4. keys: a client posting one-event requests with a known key, alone and then beside
+#      connections posting a random key each request (each held until a read of the key table
+#      that started after it arrived, then 401): the known key's latency beside the flood and
+#      the key-table reads a second it cost.
 # Smoke mode runs it all tiny on the caller's DATABASE_URL (make test) and checks it worked.
-# BENCH_PARTS picks parts (default "ingest naive rss pipeline reports"; ingest always runs);
+# BENCH_PARTS picks parts (default "ingest naive rss pipeline reports keys"; ingest always runs);
 # BENCH_BASELINE_BIN=<another build's pushledger> adds its serve at 32 connections to the ingest
 # table, alternating with this build's BENCH_AB_ROUNDS times (default 1), and its serve and
 # follower through the whole pipeline: an A/B in one run. The "Targets" table comes first: each
@@ -40,13 +44,15 @@ app=com.example.shop
 case "$mode" in
 full)
     installs=${BENCH_INSTALLS:-3000}; sends_1x=${BENCH_SENDS_1X:-250000}; naive_every=${BENCH_NAIVE_EVERY:-20}
-    phone_connections=${BENCH_PHONE_CONNECTIONS:-48}; rates=${BENCH_RATES-0.5 0.75 1.0}; config=release ;;
+    phone_connections=${BENCH_PHONE_CONNECTIONS:-48}; rates=${BENCH_RATES-0.5 0.75 1.0}; config=release
+    key_seconds=10; key_flood=64 ;;
 smoke)
-    installs=12; sends_1x=300; naive_every=1; phone_connections=4; rates=0.5; config=debug ;;
+    installs=12; sends_1x=300; naive_every=1; phone_connections=4; rates=0.5; config=debug
+    key_seconds=2; key_flood=4 ;;
 *) echo "usage: scripts/bench.sh [full|smoke]" >&2; exit 64 ;;
 esac
 log() { printf '==> %s\n' "$*" >&2; }
-parts=" ${BENCH_PARTS:-ingest naive rss pipeline reports} "
+parts=" ${BENCH_PARTS:-ingest naive rss pipeline reports keys} "
 part() { [[ $parts == *" $1 "* ]]; }
 freshness=${BENCH_FRESHNESS:-$([ "$mode" = smoke ] && echo 2s || echo 60s)}
 baseline_bin=${BENCH_BASELINE_BIN:-} baseline_name=${BENCH_BASELINE_NAME:-baseline}
@@ -633,6 +639,39 @@ $targets_head
 | full rebuild / "Outcomes written" floor | $t_rebuild | ≤ 2.5× |
 EOF
 )
+keys_table=""
+if part keys; then
+    log "Keys: a known key's client alone, then beside $key_flood connections of random keys (${key_seconds} s each)"
+    fresh_db keys
+    serve keys
+    key_reads() { curl -s "http://127.0.0.1:$port/metrics" | awk '$1 == "pushledger_key_fresh_reads" { print $2 }'; }
+    # key_run CONNECTIONS: sets flood_* and ordinary_* (pushledger-bench keys); every known-key request must pass.
+    key_run() {
+        local figures
+        figures=$("$benchbin" keys --port "$port" --key "$BENCH_TELEMETRY_KEY" --app $app --flood-connections "$1" \
+            --seconds "$key_seconds") || { echo "bench: $figures" >&2; exit 1; }
+        eval "$figures"
+        [ "$ordinary_statuses" = "200:$ordinary_requests" ] || { echo "bench: known key answered $ordinary_statuses" >&2; exit 1; }
+    }
+    key_run 0
+    alone=("$ordinary_requests" "$ordinary_p50_ms" "$ordinary_p99_ms")
+    reads0=$(key_reads)
+    key_run "$key_flood"
+    reads1=$(key_reads)
+    stop_server
+    [ "$flood_statuses" = "401:$flood_requests" ] || { echo "bench: random keys answered $flood_statuses" >&2; exit 1; }
+    keys_table=$(cat <<EOF
+
+
+**Keys under a flood of random keys** — a client posting one-event requests with a known key, 20 a second for ${key_seconds} s, alone and then beside $key_flood connections posting a random key each request (each waits for a read of the key table that started after it arrived, then gets 401). Latency counts from each request's due time.
+
+| Run | Known-key requests | p50 ms | p99 ms | Random-key requests (all 401) | p50 / p99 ms of a random key | Key-table reads/s |
+|---|---:|---:|---:|---:|---:|---:|
+| alone | ${alone[0]} | ${alone[1]} | ${alone[2]} | — | — | — |
+| beside the flood | $ordinary_requests | $ordinary_p50_ms | $ordinary_p99_ms | $flood_requests | $flood_p50_ms / $flood_p99_ms | $(calc "%.1f" "($reads1 - $reads0) / $key_seconds") |
+EOF
+)
+fi
 pipe_ab_table=""
 if [ -n "$baseline_bin" ] && part pipeline; then
     pipe_ab_table=$(cat <<EOF
@@ -647,7 +686,7 @@ if [ -n "$baseline_bin" ] && part pipeline; then
 EOF
 )
 fi
-table="$ingest_table$targets_table$ab_table$pipeline_table$pipe_ab_table$reports_table"
+table="$ingest_table$targets_table$ab_table$pipeline_table$pipe_ab_table$reports_table$keys_table"
 printf '%s\n' "$table"
 if [ "$mode" = full ]; then
     out="bench/results/$(date -u +%Y-%m-%dT%H%M).md"

@@ -11,7 +11,8 @@ struct BenchCommand: ParsableCommand {
     static var configuration: CommandConfiguration {
         CommandConfiguration(
             "pushledger-bench", summary: "Benchmark inputs and load for scripts/bench.sh and scripts/fairness.sh",
-            subcommands: [InputsCommand.self, PostCommand.self, FloodCommand.self], version: "pushledger-bench 0.1.0")
+            subcommands: [InputsCommand.self, PostCommand.self, FloodCommand.self, KeysCommand.self],
+            version: "pushledger-bench 0.1.0")
     }
 }
 
@@ -124,6 +125,33 @@ struct FloodCommand: ParsableCommand {
     var seconds: Int
 }
 
+struct KeysCommand: ParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            "keys",
+            summary:
+                "Random keys flood /v1/telemetry beside a client with a known key; prints key=value figures of both")
+    }
+
+    @Option(help: "Port of pushledger serve on 127.0.0.1")
+    var port: Int
+
+    @Option(help: "Telemetry key of the ordinary client", environment: "BENCH_TELEMETRY_KEY")
+    var key: String
+
+    @Option(help: "The key's app id", default: "com.example.shop")
+    var app: String
+
+    @Option(help: "Connections posting random keys (0: the ordinary client alone)", default: 64)
+    var floodConnections: Int
+
+    @Option(help: "Requests a second of the ordinary client", default: 20)
+    var rate: Int
+
+    @Option(help: "Length of the run", default: 10)
+    var seconds: Int
+}
+
 func fail(_ message: String, _ code: Int32) -> Never {
     FileHandle.standardError.write(Data("pushledger-bench: \(message)\n".utf8))
     exit(code)
@@ -214,6 +242,27 @@ func runFlood(_ parsed: FloodCommand) throws -> Int32 {
     return 0
 }
 
+/// Runs the key flood and prints what each side saw.
+func runKeys(_ parsed: KeysCommand) throws -> Int32 {
+    let run = KeyFlood(
+        port: UInt16(try parsed.$port.within(1...65_535)), key: parsed.key, app: parsed.app,
+        floodConnections: try parsed.$floodConnections.within(0...4_096), rate: Double(try parsed.$rate.positive()),
+        seconds: Double(try parsed.$seconds.positive()))
+    let (flood, ordinary) = run.run()
+    let ms = { (seconds: Double) in String(format: "%.1f", seconds * 1e3) }
+    for (name, traffic) in [("flood", flood), ("ordinary", ordinary)] {
+        let statuses = traffic.statuses.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(
+            separator: ",")
+        let figures: [(String, String)] = [
+            ("requests", "\(traffic.requests)"), ("statuses", "'\(statuses)'"),
+            ("p50_ms", ms(traffic.percentile(0.5))), ("p99_ms", ms(traffic.percentile(0.99))),
+            ("max_ms", ms(traffic.latencies.last ?? 0)),
+        ]
+        print(figures.map { "\(name)_\($0.0)=\($0.1)" }.joined(separator: " "))
+    }
+    return 0
+}
+
 switch CommandLineParser.parse(
     Array(CommandLine.arguments.dropFirst()), root: BenchCommand.self, environment: ProcessInfo.processInfo.environment)
 {
@@ -225,7 +274,9 @@ case .success(.run(let chain)):
     let run: (() throws -> Int32)? =
         if let post = chain.last as? PostCommand {
             { try runPost(post) }
-        } else if let flood = chain.last as? FloodCommand { { try runFlood(flood) } } else { nil }
+        } else if let flood = chain.last as? FloodCommand {
+            { try runFlood(flood) }
+        } else if let keys = chain.last as? KeysCommand { { try runKeys(keys) } } else { nil }
     if let run {
         do { exit(try run()) } catch let error as OptionError { fail(error.reason, error.exitCode) } catch {
             fail("\(error)", 1)
