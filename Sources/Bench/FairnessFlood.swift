@@ -87,7 +87,7 @@ public struct FairnessFlood: Sendable {
         let group = DispatchGroup()
         let start = Self.now()
         for _ in 0..<flood.connections {
-            spawn(group) { [self] in
+            spawnClient(group) { [self] in
                 let client = try? HTTPClient(baseURL: "http://127.0.0.1:\(port)", timeout: 60, connectTimeout: 5)
                 while Self.now() < deadline {
                     let index = nextBatch.add(1, ordering: .relaxed).oldValue
@@ -97,7 +97,7 @@ public struct FairnessFlood: Sendable {
         }
         let interval = Double(steady.connections) / steadyRate
         for lane in 0..<steady.connections {
-            spawn(group) { [self] in
+            spawnClient(group) { [self] in
                 let client = try? HTTPClient(baseURL: "http://127.0.0.1:\(port)", timeout: 60, connectTimeout: 5)
                 var slot = start + Double(lane) / steadyRate
                 var index = lane
@@ -157,23 +157,13 @@ public struct FairnessFlood: Sendable {
         init(_ traffic: Traffic) { state = Mutex(traffic) }
     }
 
-    private func spawn(_ group: DispatchGroup, _ body: @escaping @Sendable () -> Void) {
-        group.enter()
-        let thread = Thread {
-            body()
-            group.leave()
-        }
-        thread.stackSize = 256 * 1024
-        thread.start()
-    }
-
     private static func sorted(_ traffic: Traffic) -> Traffic {
         var traffic = traffic
         traffic.latencies.sort()
         return traffic
     }
 
-    private static func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+    private static func now() -> Double { monotonicSeconds() }
 
     /// A UUID-shaped id unique to (tag, batch, position): the tag names the app.
     static func eventID(tag: Int, batch: Int, position: Int) -> String {

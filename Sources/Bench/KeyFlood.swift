@@ -42,7 +42,7 @@ public struct KeyFlood: Sendable {
         let group = DispatchGroup()
         let body = Self.body(app: app)
         for worker in 0..<floodConnections {
-            spawn(group) { [self] in
+            spawnClient(group) { [self] in
                 var generator = SystemRandomNumberGenerator()
                 var n = 0
                 while Self.now() < deadline {
@@ -62,7 +62,7 @@ public struct KeyFlood: Sendable {
                 }
             }
         }
-        spawn(group) { [self] in
+        spawnClient(group) { [self] in
             let client = try? HTTPClient(baseURL: "http://127.0.0.1:\(port)", timeout: 60, connectTimeout: 5)
             var due = start
             while due < deadline {
@@ -84,23 +84,13 @@ public struct KeyFlood: Sendable {
         return (flood.withLock { Self.sorted($0) }, ordinary.withLock { Self.sorted($0) })
     }
 
-    private func spawn(_ group: DispatchGroup, _ body: @escaping @Sendable () -> Void) {
-        group.enter()
-        let thread = Thread {
-            body()
-            group.leave()
-        }
-        thread.stackSize = 256 * 1024
-        thread.start()
-    }
-
     private static func sorted(_ traffic: Traffic) -> Traffic {
         var traffic = traffic
         traffic.latencies.sort()
         return traffic
     }
 
-    private static func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+    private static func now() -> Double { monotonicSeconds() }
 
     /// One experiment exposure of a new installation: the smallest valid telemetry request.
     static func body(app: String) -> [UInt8] {

@@ -41,11 +41,9 @@ import Testing
     private func statuses(_ key: String, app: String = Fixtures.app) throws -> [Int] {
         try [first.port, second.port].map { port in
             let connection = try RawHTTPConnection(port: port)
-            let body = Fixtures.telemetry(app: app, events: [Fixtures.exposure()])
             connection.write(
-                RawRequest.make(
-                    "POST", "/v1/telemetry",
-                    headers: [("Content-Type", "application/json"), ("Authorization", "Bearer \(key)")], body: body))
+                RawRequest.post(
+                    "/v1/telemetry", key: key, body: Fixtures.telemetry(app: app, events: [Fixtures.exposure()])))
             return try connection.readReply().status
         }
     }
@@ -92,11 +90,7 @@ import Testing
             "update api_keys set expires_at = now() where id = \(expiring.id)")
         #expect(try waitForBoth(expiring.secret, 401))
         let expired = try RawHTTPConnection(port: second.port)
-        expired.write(
-            RawRequest.make(
-                "POST", "/v1/telemetry",
-                headers: [("Content-Type", "application/json"), ("Authorization", "Bearer \(expiring.secret)")],
-                body: Fixtures.telemetry(count: 1)))
+        expired.write(RawRequest.post("/v1/telemetry", key: expiring.secret, body: Fixtures.telemetry(count: 1)))
         #expect(try expired.readReply().errorCode == "key_expired")
         // Heard, not found by a periodic reload: the server read the keys for the announcements.
         #expect(second.keyFreshReads > readsBefore)
@@ -125,13 +119,7 @@ import Testing
                 for i in 0..<44 {
                     let connection = try? RawHTTPConnection(port: first.port)
                     connection?.write(
-                        RawRequest.make(
-                            "POST", "/v1/telemetry",
-                            headers: [
-                                ("Content-Type", "application/json"),
-                                ("Authorization", "Bearer pl_t_guess\(worker)-\(i)"),
-                            ],
-                            body: [0x7b, 0x7d]))
+                        RawRequest.post("/v1/telemetry", key: "pl_t_guess\(worker)-\(i)", body: [0x7b, 0x7d]))
                     let status = (try? connection?.readReply().status) ?? nil
                     floodStatuses.withLock { $0[status ?? 0, default: 0] += 1 }
                 }

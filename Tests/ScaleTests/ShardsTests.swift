@@ -474,10 +474,10 @@ struct ShardsTests {
     ) throws {
         func status(_ key: String) throws -> Int {
             let connection = try RawHTTPConnection(port: server.port)
+            // Authenticated and validated, nothing stored.
             connection.write(
-                RawRequest.make(
-                    "POST", "/v1/telemetry?dry_run=true",  // authenticated and validated, nothing stored
-                    headers: [("Content-Type", "application/json"), ("Authorization", "Bearer \(key)")],
+                RawRequest.post(
+                    "/v1/telemetry?dry_run=true", key: key,
                     body: Fixtures.telemetry(app: app, events: [Fixtures.exposure()])))
             return try connection.readReply().status
         }

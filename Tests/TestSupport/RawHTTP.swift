@@ -171,6 +171,13 @@ public enum RawRequest {
         return Array(text.utf8) + body
     }
 
+    /// A JSON POST with a bearer key.
+    public static func post(_ path: String, key: String, body: [UInt8]) -> [UInt8] {
+        make(
+            "POST", path, headers: [("Content-Type", "application/json"), ("Authorization", "Bearer \(key)")],
+            body: body)
+    }
+
     /// Headers of a chunked upload; send the chunks with `chunk(_:)` and finish with `lastChunk`.
     public static func chunkedHead(_ path: String, headers: [(String, String)]) -> [UInt8] {
         make("POST", path, headers: headers + [("Transfer-Encoding", "chunked")], contentLength: false)
