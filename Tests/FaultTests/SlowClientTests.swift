@@ -36,8 +36,8 @@ extension MachineLoad {
             }
             // The attack holds the server at its limit before the first ordinary request: it sheds.
             let underWay = Date().addingTimeInterval(120)
-            waitUntil { Self.slowClosed(server).shed > 0 || Date() > underWay }
-            let shedBefore = Self.slowClosed(server).shed
+            waitUntil { (slowConnectionsClosed("shed", port: server.port) ?? 0) > 0 || Date() > underWay }
+            let shedBefore = slowConnectionsClosed("shed", port: server.port) ?? 0
 
             // Ordinary requests until there have been enough of them and the server has closed as
             // many slow connections as the attacker holds, however long a loaded machine takes
@@ -71,7 +71,7 @@ extension MachineLoad {
                 latencies.append(Date().timeIntervalSince(began))
                 usleep(100_000)
             }
-            let shedDuring = Self.slowClosed(server).shed - shedBefore
+            let shedDuring = (slowConnectionsClosed("shed", port: server.port) ?? 0) - shedBefore
             stop.store(true, ordering: .relaxed)
             var trickle = try attacker.value()
             let closedInAttack = trickle.closedByServer
@@ -81,22 +81,21 @@ extension MachineLoad {
             // idle), can only be closed by the header deadline. A witness opened now, its headers
             // complete and its body stalled, is closed at its upload deadline, three header
             // deadlines later: every trickled connection must be closed before it.
-            let deadlineBefore = Self.slowClosed(server).deadline
+            let deadlineBefore = slowConnectionsClosed("deadline", port: server.port) ?? 0
             let left = trickle.sockets.count
-            let witness = try Self.stalledUpload(port: server.port, key: database.telemetryKey)
+            let witness = try SlowBodyTests.stalledUpload(port: server.port, key: database.telemetryKey)
             var rounds = 0
             var lastTrickledClosed = 0
             var witnessClosed: Int?
             while (!trickle.sockets.isEmpty || witnessClosed == nil) && rounds < 120 {
                 rounds += 1
-                if witnessClosed == nil, Trickle.ended(witness) { witnessClosed = rounds }
+                if witnessClosed == nil, witness.hasEnded() { witnessClosed = rounds }
                 let before = trickle.sockets.count
                 trickle.round(target: 0)
                 if trickle.sockets.count < before { lastTrickledClosed = rounds }
                 usleep(500_000)
             }
-            close(witness)
-            let deadlineClosed = Self.slowClosed(server).deadline - deadlineBefore
+            let deadlineClosed = (slowConnectionsClosed("deadline", port: server.port) ?? 0) - deadlineBefore
             let memory = server.memory()
             trickle.closeAll()
             server.send(SIGTERM)
@@ -134,29 +133,6 @@ extension MachineLoad {
             #expect((memory?.peak ?? .max) < 256 << 20, "peak RSS \((memory?.peak ?? 0) >> 20) MiB")
             #expect(
                 try database.count("select count(*)::int8 from event_ids") == (latencies.count - failures.count) * 20)
-        }
-
-        /// The server's `pushledger_http_slow_connections_closed`: closed at a deadline, shed.
-        static func slowClosed(_ server: ServeProcess) -> (deadline: Int, shed: Int) {
-            let lines = DatabaseOutageTests.metrics(server).split(separator: "\n")
-            func value(_ reason: String) -> Int {
-                let prefix = "pushledger_http_slow_connections_closed{reason=\"\(reason)\"} "
-                return lines.first { $0.hasPrefix(prefix) }.flatMap { Int(Double($0.dropFirst(prefix.count)) ?? 0) }
-                    ?? 0
-            }
-            return (value("deadline"), value("shed"))
-        }
-
-        /// A socket whose request headers are complete and whose body stops half-way.
-        static func stalledUpload(port: UInt16, key: String) throws -> Int32 {
-            let body = Fixtures.telemetry(count: 5)
-            let request = RawRequest.make(
-                "POST", "/v1/telemetry",
-                headers: [("Content-Type", "application/json"), ("Authorization", "Bearer \(key)")], body: body)
-            let fd = try RawHTTPConnection.connectSocket(port: port)
-            let head = Array(request.prefix(request.count - body.count / 2))
-            _ = head.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            return fd
         }
 
         /// The open-file limit of this process: 1,000 sockets need more than the usual 1,024 soft limit.
@@ -238,11 +214,4 @@ private struct Trickle {
     }
 
     func closeAll() { for socket in sockets { close(socket.fd) } }
-
-    /// True once the server has answered or closed `fd` (checked without waiting).
-    static func ended(_ fd: Int32) -> Bool {
-        var byte: UInt8 = 0
-        let read = recv(fd, &byte, 1, Int32(MSG_DONTWAIT))
-        return read >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK)
-    }
 }
