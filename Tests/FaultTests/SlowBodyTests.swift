@@ -19,46 +19,85 @@ extension MachineLoad {
             return connection
         }
 
+        /// `serve` with its operations endpoints on an admin listener of their own: the test
+        /// reads `/metrics` without taking a connection of the public listener (or shedding one).
+        static func serve(_ database: FaultDatabase, _ arguments: [String]) throws -> (ServeProcess, admin: UInt16) {
+            let admin = try #require(ServeProcess.freePort())
+            let server = try ServeProcess(
+                databaseURL: database.url, arguments: arguments + ["--admin-listen", "127.0.0.1:\(admin)"])
+            return (server, admin)
+        }
+
+        /// Waits until the server has `count` requests in flight (headers in, not answered; the
+        /// scrape that reads it is one more): each stalled upload is under way there, whatever
+        /// the machine's load, before the test goes on.
+        static func waitForRequestsInFlight(_ count: Int, admin: UInt16) -> Bool {
+            let deadline = Date().addingTimeInterval(60)
+            while Date() < deadline {
+                if metricSample("pushledger_http_requests_in_flight", port: admin) == Double(count + 1) { return true }
+                usleep(10_000)
+            }
+            return false
+        }
+
         @Test func stalledBodiesAreCutOffCappedAndShed() throws {
             let database = try FaultDatabase.fresh()
             // Idle timeout far beyond the upload deadline: only the deadline's timer can close them.
-            let server = try ServeProcess(
-                databaseURL: database.url,
-                arguments: [
-                    "--timeout", "60", "--upload-deadline", "2", "--per-address-uploads", "3", "--connections", "16",
-                ])
+            let (server, admin) = try Self.serve(
+                database,
+                ["--timeout", "60", "--upload-deadline", "2", "--header-deadline", "6", "--connections", "16"])
 
-            // The deadline: a stalled body is closed within about 2 s of its headers.
+            // The deadline: a stalled body is closed by the guard's timer (the server counts it
+            // at a deadline; libmicrohttpd's idle timeout is not counted), before a connection
+            // opened after it that sends nothing reaches its header deadline, three times longer.
             let started = Date()
             let stalled = try Self.stalledUpload(port: server.port, key: database.telemetryKey)
+            #expect(Self.waitForRequestsInFlight(1, admin: admin))
+            let silent = try RawHTTPConnection(port: server.port, receiveTimeout: 30)
+            var looks = 0
+            var stalledEnded: Int?
+            var silentEnded: Int?
+            var lifetime = 0.0
+            while (stalledEnded == nil || silentEnded == nil) && looks < 3_000 {
+                looks += 1
+                if stalledEnded == nil, stalled.hasEnded() {
+                    stalledEnded = looks
+                    lifetime = Date().timeIntervalSince(started)
+                }
+                if silentEnded == nil, silent.hasEnded() { silentEnded = looks }
+                usleep(20_000)
+            }
             let ended = stalled.waitForEnding()
-            let lifetime = Date().timeIntervalSince(started)
             #expect(ended == .closed || ended == .reply(408), "\(ended)")
-            #expect(lifetime < 10, "a stalled body lived \(lifetime) s")
+            #expect(stalledEnded != nil && silentEnded != nil, "stalled: \(ended), silent: \(silent.waitForEnding())")
+            #expect((stalledEnded ?? .max) <= (silentEnded ?? 0), "the silent connection was closed first")
+            #expect(slowConnectionsClosed("deadline", port: admin) == 2)
 
-            // The per-address cap: three uploads in progress, the fourth is answered 429 at once.
-            let three = try (0..<3).map { _ in try Self.stalledUpload(port: server.port, key: database.telemetryKey) }
-            usleep(200_000)
-            let fourth = try Self.stalledUpload(port: server.port, key: database.telemetryKey)
+            // The per-address cap: three uploads in progress, the fourth is answered 429 at once
+            // (on a server whose deadline cannot end one of the three while it comes).
+            let (capped, cappedAdmin) = try Self.serve(
+                database, ["--timeout", "60", "--upload-deadline", "60", "--per-address-uploads", "3"])
+            let three = try (0..<3).map { _ in try Self.stalledUpload(port: capped.port, key: database.telemetryKey) }
+            #expect(Self.waitForRequestsInFlight(3, admin: cappedAdmin))
+            let fourth = try Self.stalledUpload(port: capped.port, key: database.telemetryKey)
             let refused = try fourth.readReply()
             #expect(refused.status == 429 && refused.json?["error"] as? String == "too_many_uploads", "\(refused.text)")
             #expect(refused.header("Retry-After") != nil)
-            for connection in three { _ = connection.waitForEnding() }
+            #expect(three.allSatisfy { !$0.hasEnded() }, "the three uploads are still in progress")
 
             // Shedding: a server of 16 connections, 16 uploads stalled (no per-address cap in the
             // way, a long deadline). Without shedding uploads the limit would refuse every new
             // client; the uploads in progress longest are closed instead and ordinary requests get in.
-            let crowded = try ServeProcess(
-                databaseURL: database.url,
-                arguments: [
-                    "--timeout", "60", "--upload-deadline", "60", "--per-address-uploads", "64", "--connections", "16",
-                ])
+            let (crowded, crowdedAdmin) = try Self.serve(
+                database,
+                ["--timeout", "60", "--upload-deadline", "60", "--per-address-uploads", "64", "--connections", "16"])
             var uploads: [RawHTTPConnection] = []
-            for _ in 0..<16 {
+            let shedFrom = 16 - 16 / 16  // a sixteenth of the connections kept free
+            for n in 1...16 {
                 uploads.append(try Self.stalledUpload(port: crowded.port, key: database.telemetryKey))
-                usleep(20_000)
+                // Each under way before the next: their order is the order they are shed in.
+                #expect(Self.waitForRequestsInFlight(min(n, shedFrom), admin: crowdedAdmin))
             }
-            usleep(300_000)
             var answered = 0
             for _ in 0..<5 {
                 let connection = try RawHTTPConnection(port: crowded.port, receiveTimeout: 10)

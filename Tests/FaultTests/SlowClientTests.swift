@@ -6,40 +6,55 @@ import Testing
 extension MachineLoad {
     /// An attacker's slow connections against the real server: 1,000 connections over 250 loopback
     /// source addresses, each trickling one header line a second and reconnecting when closed,
-    /// while an ordinary client on 127.0.0.1 posts real batches. Every ordinary request is answered,
-    /// the slow connections are closed by the header deadline, memory stays bounded.
+    /// while an ordinary client on 127.0.0.1 posts real batches. Every ordinary request is answered
+    /// while the server sheds at its connection limit, the slow connections are closed by the header
+    /// deadline, memory stays bounded. Nothing is timed against the clock: the header deadline is
+    /// told from the other ways a connection ends by the server's own count and by the order of
+    /// events, so a loaded machine that serves slowly still passes.
     @Suite("Slow clients")
     struct SlowClientTests {
         static let attackers = 1_000
-        static let seconds = 14.0
+        static let ordinaryRequests = 30
+        /// The witness upload's deadline: three header deadlines (5 s), far below the idle timeout.
+        static let uploadDeadline = 15
 
         @Test func trickledHeadersCannotCrowdOutOrdinaryClients() throws {
             try Self.raiseOpenFileLimit(to: 4_096)
             let database = try FaultDatabase.fresh()
-            let server = try ServeProcess(databaseURL: database.url)
+            let server = try ServeProcess(
+                databaseURL: database.url, arguments: ["--upload-deadline", "\(Self.uploadDeadline)"])
             let stop = Atomic<Bool>(false)
-            let figures = Mutex<(closed: Int, longest: Double, opened: Int)>((0, 0, 0))
-            let attacker = Thread {
-                var trickle = Trickle(port: server.port)
+            let closedByServer = Atomic<Int>(0)
+            let attacker = Background { [port = server.port] in
+                var trickle = Trickle(port: port)
                 while !stop.load(ordering: .relaxed) {
                     trickle.round(target: Self.attackers)
+                    closedByServer.store(trickle.closedByServer, ordering: .relaxed)
                     usleep(1_000_000)
                 }
-                figures.withLock { $0 = (trickle.closedByServer, trickle.longestLife, trickle.opened) }
-                trickle.closeAll()
+                return trickle
             }
-            attacker.start()
-            usleep(2_000_000)  // the attack is under way before the first ordinary request
+            // The attack holds the server at its limit before the first ordinary request: it sheds.
+            let underWay = Date().addingTimeInterval(120)
+            waitUntil { (slowConnectionsClosed("shed", port: server.port) ?? 0) > 0 || Date() > underWay }
+            let shedBefore = slowConnectionsClosed("shed", port: server.port) ?? 0
 
+            // Ordinary requests until there have been enough of them and the server has closed as
+            // many slow connections as the attacker holds, however long a loaded machine takes
+            // (at most a few minutes: a server that closes none fails below). Their receive timeout
+            // only keeps a broken server from hanging the test: without the guard the first one
+            // waited 134 s.
             var latencies: [Double] = []
             var failures: [String] = []
-            let start = Date()
             var n = 0
-            while Date().timeIntervalSince(start) < Self.seconds - 2 {
+            let giveUp = Date().addingTimeInterval(180)
+            while n < Self.ordinaryRequests
+                || (closedByServer.load(ordering: .relaxed) < Self.attackers && Date() < giveUp)
+            {
                 n += 1
                 let began = Date()
                 do {
-                    let connection = try RawHTTPConnection(port: server.port, receiveTimeout: 10)
+                    let connection = try RawHTTPConnection(port: server.port, receiveTimeout: 60)
                     connection.write(
                         RawRequest.make(
                             "POST", "/v1/telemetry",
@@ -56,37 +71,68 @@ extension MachineLoad {
                 latencies.append(Date().timeIntervalSince(began))
                 usleep(100_000)
             }
+            let shedDuring = (slowConnectionsClosed("shed", port: server.port) ?? 0) - shedBefore
             stop.store(true, ordering: .relaxed)
-            while !attacker.isFinished { usleep(10_000) }
+            var trickle = try attacker.value()
+            let closedInAttack = trickle.closedByServer
+
+            // The attacker opens no new connection now: once those still waiting to be accepted
+            // are in, none is shed, and the ones left, still trickling a line a second (never
+            // idle), can only be closed by the header deadline. A witness opened now, its headers
+            // complete and its body stalled, is closed at its upload deadline, three header
+            // deadlines later: every trickled connection must be closed before it.
+            let deadlineBefore = slowConnectionsClosed("deadline", port: server.port) ?? 0
+            let left = trickle.sockets.count
+            let witness = try SlowBodyTests.stalledUpload(port: server.port, key: database.telemetryKey)
+            var rounds = 0
+            var lastTrickledClosed = 0
+            var witnessClosed: Int?
+            while (!trickle.sockets.isEmpty || witnessClosed == nil) && rounds < 120 {
+                rounds += 1
+                if witnessClosed == nil, witness.hasEnded() { witnessClosed = rounds }
+                let before = trickle.sockets.count
+                trickle.round(target: 0)
+                if trickle.sockets.count < before { lastTrickledClosed = rounds }
+                usleep(500_000)
+            }
+            let deadlineClosed = (slowConnectionsClosed("deadline", port: server.port) ?? 0) - deadlineBefore
             let memory = server.memory()
+            trickle.closeAll()
             server.send(SIGTERM)
             _ = server.waitForExit()
 
             let sorted = latencies.sorted()
             let p99 = sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))]
-            let (closed, longest, opened) = figures.withLock { $0 }
             FaultFigures.logger.info(
                 "fault figures",
                 [
                     "test": "slow clients", "ordinary_requests": "\(latencies.count)", "failures": "\(failures.count)",
                     "p50_ms": "\(Int(sorted[sorted.count / 2] * 1000))", "p99_ms": "\(Int(p99 * 1000))",
-                    "max_ms": "\(Int((sorted.last ?? 0) * 1000))", "slow_connections_opened": "\(opened)",
-                    "slow_closed_by_server": "\(closed)", "longest_slow_s": String(format: "%.1f", longest),
+                    "max_ms": "\(Int((sorted.last ?? 0) * 1000))", "slow_connections_opened": "\(trickle.opened)",
+                    "slow_closed_by_server": "\(trickle.closedByServer)", "shed_during_ordinary": "\(shedDuring)",
+                    "left_after_attack": "\(left)", "closed_at_header_deadline": "\(deadlineClosed)",
+                    "longest_slow_s": String(format: "%.1f", trickle.longestLife),
                     "peak_rss_mib": "\((memory?.peak ?? 0) >> 20)",
                 ])
-            #expect(latencies.count > 20)
+            // Every ordinary request answered 200 while the server was shedding slow connections.
+            // (Latency is a figure, logged above and kept in docs/reliability.md: timing on a shared
+            // machine belongs to benchmarks.)
             #expect(failures.isEmpty, "\(failures.prefix(5))")
-            // Latency is a figure (logged above, kept in docs/reliability.md), not an assertion: timing
-            // on a shared machine belongs to benchmarks. A starved ordinary client fails here anyway,
-            // as a timeout of its 10 s receive (without the guard the first one waited 134 s).
-            // Every slow connection is closed by the server, none later than the 5 s header deadline
-            // plus the reaper's tick and one trickle round.
-            #expect(closed >= Self.attackers)
-            #expect(longest < 7.5, "a slow connection lived \(longest) s")
+            #expect(shedDuring > 0, "the attack did not hold the server at its limit during the ordinary requests")
+            #expect(closedInAttack >= Self.attackers)
+            // Every slow connection is closed by the server; the last ones at the header deadline
+            // (the server's count), all before the witness's upload deadline.
+            let neverClosed = trickle.sockets.count
+            #expect(neverClosed == 0, "slow connections never closed by the server")
+            #expect(deadlineClosed > 1, "closed at a deadline: \(deadlineClosed), the witness's one among them")
+            #expect(witnessClosed != nil, "the witness upload was never closed")
+            #expect(
+                lastTrickledClosed <= (witnessClosed ?? 0),
+                "a trickled connection outlived the witness (rounds \(lastTrickledClosed) / \(witnessClosed ?? 0))"
+            )
             #expect((memory?.peak ?? .max) < 256 << 20, "peak RSS \((memory?.peak ?? 0) >> 20) MiB")
             #expect(
-                try database.count("select count(*)::int8 from event_ids") == Int(latencies.count - failures.count) * 20
-            )
+                try database.count("select count(*)::int8 from event_ids") == (latencies.count - failures.count) * 20)
         }
 
         /// The open-file limit of this process: 1,000 sockets need more than the usual 1,024 soft limit.

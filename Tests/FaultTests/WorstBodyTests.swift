@@ -13,7 +13,8 @@ extension MachineLoad {
     /// Every worst body is refused (4xx) and kept as at most the stored prefix; the server's
     /// peak RSS stays within its baseline plus `IngestServerConfig.memoryBound`; the other
     /// app's requests all succeed: validators take the apps in turn, so each waits for at most
-    /// one body per validator thread (their latency is a logged figure, not asserted tightly).
+    /// one body per validator thread, counted as the worst bodies answered while it waited (its
+    /// latency is a logged figure, not asserted: a loaded machine parses more slowly).
     @Suite("Worst bodies")
     struct WorstBodyTests {
         static let connections = 64
@@ -61,6 +62,9 @@ extension MachineLoad {
             #expect(bodies.allSatisfy { $0.bytes.count <= IngestLimits().maxBodyBytes })
 
             let stop = Atomic<Bool>(false)
+            // Worst bodies the server has answered (4xx) so far: what the other app's requests are
+            // measured against instead of the clock.
+            let refused = Atomic<Int>(0)
             let hostile = (0..<Self.clients).map { client in
                 Background { () -> [Int: Int] in
                     var statuses: [Int: Int] = [:]
@@ -75,18 +79,23 @@ extension MachineLoad {
                             continue
                         }
                         connection.write(RawRequest.make("POST", "/v1/telemetry", headers: headers, body: body.bytes))
-                        statuses[(try? connection.readReply())?.status ?? 0, default: 0] += 1
+                        let status = (try? connection.readReply())?.status ?? 0
+                        if (400..<500).contains(status) { refused.add(1, ordering: .relaxed) }
+                        statuses[status, default: 0] += 1
                     }
                     return statuses
                 }
             }
-            // The other app: one small batch at a time, timed.
+            // The other app: one small batch at a time, timed, and how many worst bodies were
+            // answered while it waited.
             var latencies: [Double] = []
+            var overtaken: [Int] = []
             var otherStatuses: [Int: Int] = [:]
             let clock = ContinuousClock()
             let end = clock.now + .seconds(12)
             while clock.now < end {
                 let started = clock.now
+                let refusedBefore = refused.load(ordering: .relaxed)
                 let connection = try RawHTTPConnection(port: server.port, receiveTimeout: 60)
                 connection.write(
                     RawRequest.make(
@@ -96,6 +105,7 @@ extension MachineLoad {
                         ],
                         body: Fixtures.telemetry(app: FaultDatabase.app, events: [Fixtures.exposure()])))
                 let status = (try? connection.readReply())?.status ?? 0
+                overtaken.append(refused.load(ordering: .relaxed) - refusedBefore)
                 let elapsed = clock.now - started
                 latencies.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
                 otherStatuses[status, default: 0] += 1
@@ -118,8 +128,12 @@ extension MachineLoad {
             #expect(
                 memory.peak <= baseline + bound,
                 "peak \(memory.peak >> 20) MiB, baseline \(baseline >> 20) MiB, bound \(bound >> 20) MiB")
-            // A loose sanity bound: the figure itself is logged (docs/reliability.md).
-            #expect(p99 < 30, "the other app's p99 was \(p99) s")
+            // Validators take the apps in turn, one thread left for another app: a request of the
+            // other app waits for at most one worst body per validator thread, however slowly a
+            // loaded machine parses them (its latency is a figure, logged: docs/reliability.md).
+            let mostOvertaken = overtaken.max() ?? 0
+            #expect(
+                mostOvertaken <= 2 * config.validatorCount, "\(mostOvertaken) worst bodies answered during one request")
             let failed = try database.count(
                 "select count(*)::int8 from failed_events where app_id = \(FaultDatabase.otherApp)")
             let stored = try database.count("select coalesce(sum(octet_length(raw_json)), 0)::int8 from failed_events")
@@ -141,6 +155,7 @@ extension MachineLoad {
                     "test": "worst_bodies", "connections": Self.connections, "hostile_requests": hostileRequests,
                     "statuses": statuses.keys.sorted().map { "\($0):\(statuses[$0]!)" }.joined(separator: ","),
                     "other_requests": latencies.count, "other_p50_ms": Int(p50 * 1000), "other_p99_ms": Int(p99 * 1000),
+                    "most_overtaken": mostOvertaken,
                     "baseline_rss_mib": baseline >> 20, "peak_rss_mib": memory.peak >> 20, "bound_mib": bound >> 20,
                     "failed_events": failed, "failed_events_text_bytes": stored,
                 ])

@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import PushLedgerSupport
 import Reports
 import Store
 import TestSupport
@@ -33,6 +34,13 @@ import Testing
                 0
             ].decode("t")
             return started.map { $0 > written } ?? false
+        }
+    }
+
+    /// How long each pass the follower logged took (its `seconds` field).
+    static func passSeconds(_ follower: FollowProcess) -> [Double] {
+        follower.lines("rollup pass").compactMap { line in
+            line.split(separator: " ").first { $0.hasPrefix("seconds=") }.flatMap { Double($0.dropFirst(8)) }
         }
     }
 
@@ -139,18 +147,27 @@ import Testing
         let follower = try FollowProcess(databaseURL: db.url, freshness: "3s", metrics: true)
         #expect(follower.waitFor("rollup pass"), "\(follower.logText)")
         #expect(try RollupStatus.read(connection: db.connection).lagSeconds == 0)
-        // New input while it runs: rolled up within the freshness (slack for a loaded machine).
+        // New input just after a pass: rolled up within the freshness while a pass takes less
+        // than half of it. A loaded machine makes passes slower, so the bound is the follower's
+        // schedule plus the passes it ran in this test: the one in progress when the input came
+        // and the one that took it, each at most the longest logged, and a second for the polls.
         for unit in world.units(at: -30) { _ = try db.write(unit) }
         let arrived = Date()
         #expect(
-            try Self.eventually {
+            try Self.eventually(timeout: 60) {
                 try RollupStatus.read(connection: db.connection).lagSeconds == 0 && db.count("rollup_inputs") == 0
             })
         let caughtUp = Date().timeIntervalSince(arrived)
-        #expect(caughtUp < 3 + 2, "caught up after \(caughtUp) s")
+        _ = follower.waitFor("rollup pass", count: follower.lines("rollup pass").count + 1)
+        let url = db.url
+        let schedule = RollupFollower(freshness: 3, logger: Logger(component: "test")) {
+            try Connection.connect(url: url)
+        }.schedule
+        let longestPass = try #require(Self.passSeconds(follower).max())
+        let bound = schedule.period + schedule.look + 2 * longestPass + 1
+        #expect(caughtUp < bound, "caught up after \(caughtUp) s; passes took up to \(longestPass) s")
 
         let port = try #require(follower.metricsPort)
-        _ = follower.waitFor("rollup pass", count: follower.lines("rollup pass").count + 1)
         let connection = try RawHTTPConnection(port: port)
         connection.write(RawRequest.make("GET", "/metrics"))
         let reply = try connection.readReply()
@@ -184,12 +201,19 @@ import Testing
         var world = RandomIngest(seed: 12)
         let follower = try FollowProcess(databaseURL: db.url, freshness: "120s")
         #expect(follower.waitFor("rollup pass"), "\(follower.logText)")
+        let firstPass: Date = try db.value("select pass_started_at from rollup_refresh_state")
         for unit in world.units(at: -30) { _ = try db.write(unit) }
         let arrived = Date()
         #expect(try db.count("rollup_inputs") > 0)
-        #expect(try Self.caughtUp(db.connection, timeout: 50), "\(follower.logText)")
+        // Polled past the period's end, so a follower that waits for it catches up too and fails
+        // on the order below rather than on a loaded machine's clock.
+        #expect(try Self.caughtUp(db.connection, timeout: 120), "\(follower.logText)")
         let caughtUp = Date().timeIntervalSince(arrived)
         #expect(caughtUp >= 6 - 0.5, "no pass before the quiet interval: \(caughtUp) s")
+        // The pass that took them began well before the period (60 s) ended, on the database's
+        // clock: within half of it (the quiet interval is 6 s).
+        let catching: Date = try db.value("select pass_started_at from rollup_refresh_state")
+        #expect(catching.timeIntervalSince(firstPass) < 30, "the second pass began \(catching) (first \(firstPass))")
         #expect(follower.waitFor("rollup pass", count: 2) && follower.lines("rollup pass").count == 2)
         #expect(try RollupStatus.read(connection: db.connection).lagSeconds == 0)
     }

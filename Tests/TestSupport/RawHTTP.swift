@@ -133,6 +133,15 @@ public final class RawHTTPConnection {
         return (try? readReply()).map { .reply($0.status) } ?? .closed
     }
 
+    /// True once the server has answered or closed the connection; looks without waiting and
+    /// without taking what arrived, so `waitForEnding` still tells which.
+    public func hasEnded() -> Bool {
+        if !buffer.isEmpty { return true }
+        var byte: UInt8 = 0
+        let count = recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        return count >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK)
+    }
+
     /// True when the server closed the connection (reads end of stream).
     public func isClosedByPeer() -> Bool {
         var byte: UInt8 = 0
