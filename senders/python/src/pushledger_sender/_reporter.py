@@ -28,7 +28,7 @@ class Reporter:
     posts batches of up to ``batch_size`` sends at least every ``flush_interval`` seconds,
     gzip-compressed, retries on network errors, 429 and 5xx (the server's ``Retry-After``, else
     backoff), halves a batch the server answers 413, and holds sends while the key is refused
-    (401/403) until :meth:`set_key`. At most ``max_queue`` sends wait; past that the oldest is
+    (401/403), trying again every 30 s or at once after :meth:`set_key`. At most ``max_queue`` sends wait; past that the oldest is
     dropped and counted. Every send keeps its ``event_id`` across retries, so the server stores
     it once however often it is posted. Nothing here raises into the caller's send path: a bad
     argument comes back as a :class:`ReportError` value.
@@ -63,6 +63,7 @@ class Reporter:
         self._closing = False
         self._closed = False
         self._key_refused = False
+        self._key_refused_until = 0.0
         self._stats = collections.Counter()
         self._thread = threading.Thread(target=self._run, name="pushledger-sender", daemon=True)
         self._thread.start()
@@ -190,7 +191,10 @@ class Reporter:
                 # The interval runs from the first send waiting; a retry goes as soon as its delay is over.
                 deadline = None
                 while not self._closing:
-                    if not self._queue or self._key_refused:
+                    if self._key_refused and time.monotonic() < self._key_refused_until:
+                        self._cond.wait(self._key_refused_until - time.monotonic())
+                        continue
+                    if not self._queue:
                         deadline = None
                         self._cond.wait()
                         continue
@@ -201,7 +205,7 @@ class Reporter:
                     self._cond.wait(deadline - now)
                 if self._closing:
                     return
-                batch = [entry for _, entry in zip(range(self._limit), self._queue)]
+                batch = [send for _, (_, send) in zip(range(self._limit), self._queue)]
                 last_seq = self._queue[len(batch) - 1][0]
                 key = self._key
                 self._busy = True
@@ -224,7 +228,10 @@ class Reporter:
                     self._limit = max(1, len(batch) // 2)
                 elif outcome == _upload.UNAUTHORIZED:
                     self._stats["unauthorized"] += 1
+                    # Held, not dropped: one probe per longest backoff, since a key created moments ago
+                    # becomes known to the server within about a second; a new key goes out at once.
                     self._key_refused = key == self._key
+                    self._key_refused_until = time.monotonic() + _upload.MAX_DELAY_S
                 else:
                     attempt += 1
                     self._stats["retries"] += 1
