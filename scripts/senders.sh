@@ -24,7 +24,7 @@ python_suite() {
 }
 
 node_suite() {
-    (cd senders/node && node --test test/)
+    (cd senders/node && node --test test/*.test.js)
 }
 
 go_suite() {
