@@ -412,7 +412,11 @@ func fcmSend(appID, defaultChannel string, message any, status int, body []byte,
 	if inner, ok := m["message"].(object); ok && len(m) == 1 {
 		m = inner
 	}
+	// A Firebase installation ID (fid) stands for the device where a registration token would.
 	token, _ := m["token"].(string)
+	if token == "" {
+		token, _ = m["fid"].(string)
+	}
 	if token == "" {
 		return nil, &ReportError{Code: "missing_field", Field: "token",
 			Message: "the message has no device token: report topic and condition sends per device"}

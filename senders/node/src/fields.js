@@ -234,14 +234,17 @@ export function fcmSend(ctx, message, status, body, opts = {}) {
   let m = jsonObject(message, 'message');
   const keys = Object.keys(m);
   if (keys.length === 1 && keys[0] === 'message' && isObject(m.message)) m = m.message;
-  if (typeof m.token !== 'string' || m.token === '') {
-    throw new ReportError('missing_field', 'token', 'the message has no device token: report topic and condition sends per device');
+  // A Firebase installation ID (`fid`) stands for the device where a registration token would.
+  const token = m.token || m.fid;
+  if (typeof token !== 'string' || token === '') {
+    throw new ReportError('missing_field', 'token',
+      'the message has no device token: report topic and condition sends per device');
   }
   const data = obj(m.data);
   const android = obj(m.android);
   const apnsHeaders = lowerHeaders(obj(obj(m.apns).headers), 'message.apns.headers');
   const androidNotification = android.notification;
-  const [send, sentMs] = common(ctx, 'fcm', m.token, status, body, opts, data.notification_id,
+  const [send, sentMs] = common(ctx, 'fcm', token, status, body, opts, data.notification_id,
     obj(androidNotification).channel_id || data.channel);
   const androidPriority = typeof android.priority === 'string' ? android.priority.toUpperCase() : null;
   put(send, 'priority', { HIGH: 10, NORMAL: 5 }[androidPriority] ?? priority(apnsHeaders['apns-priority']));

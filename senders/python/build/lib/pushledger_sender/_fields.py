@@ -301,7 +301,8 @@ def fcm_send(app_id: str, default_channel: str, message: Any, caller: Caller, bo
     message = _json_object(message, "message")
     if set(message) == {"message"} and isinstance(message["message"], Mapping):
         message = message["message"]
-    token = message.get("token")
+    # A Firebase installation ID (``fid``) stands for the device where a registration token would.
+    token = message.get("token") or message.get("fid")
     if not isinstance(token, str) or not token:
         raise ReportError("missing_field", "token",
                           "the message has no device token: report topic and condition sends per device")
