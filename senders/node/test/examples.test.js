@@ -1,0 +1,92 @@
+// The guide's Node snippets: each is a region of a file under examples/ (checked against the guide),
+// run here against a real `pushledger serve` and, for HTTP/2, a local stand-in for APNs.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import http2 from 'node:http2';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { pushAPNs } from '../examples/apns-http2.js';
+import { Reporter } from '../src/index.js';
+import { ROOT, Server, createKey, storedSends } from './helpers.js';
+
+const servers = [];
+after(() => Promise.all(servers.map((s) => s.stop('SIGKILL'))));
+const examples = join(ROOT, 'senders', 'node', 'examples');
+
+/** The code between `// guide:begin NAME` and `// guide:end` of a file, and the guide's block tagged NAME. */
+function regions(name, file) {
+  const source = readFileSync(join(examples, file), 'utf8');
+  const region = source.split(`// guide:begin ${name}\n`)[1]?.split('// guide:end')[0];
+  const guide = readFileSync(join(ROOT, 'docs', 'integrations', 'senders.md'), 'utf8');
+  const block = guide.split(`\`\`\`js tested=${name}\n`)[1]?.split('```')[0];
+  return [region, block];
+}
+
+test("the guide's Node snippets are the examples' code", () => {
+  for (const [name, file] of [['node', 'report.js'], ['node-http2', 'apns-http2.js']]) {
+    const [region, block] = regions(name, file);
+    assert.ok(region && block, `${name}: region or guide block missing`);
+    assert.equal(block, region, `${name}: the guide differs from examples/${file}`);
+  }
+});
+
+test("the guide's one call per provider stores both sends", async () => {
+  const app = 'com.example.shop';
+  const key = createKey(app);
+  const server = new Server();
+  servers.push(server);
+  await server.start();
+  const [apnsNid, fcmNid] = [randomUUID(), randomUUID()];
+  execFileSync('node', [join(examples, 'report.js'), 'cd'.repeat(32), 'fcm-token-guide-node', apnsNid, fcmNid],
+    { env: { ...process.env, PUSHLEDGER_URL: server.url, PUSHLEDGER_SENDS_KEY: key } });
+  const stored = new Map(storedSends(app).map((s) => [s.notification_id, s]));
+  assert.deepEqual([stored.get(apnsNid)?.push_type, stored.get(apnsNid)?.priority], ['alert', 10]);
+  assert.deepEqual([stored.get(fcmNid)?.status, stored.get(fcmNid)?.token], [200, 'fcm-token-guide-node']);
+});
+
+test('APNs over node:http2: every answer reported as APNs gave it', async () => {
+  const app = 'com.example.node.http2';
+  const key = createKey(app);
+  const server = new Server();
+  servers.push(server);
+  await server.start();
+  const seen = [];
+  const apns = http2.createServer(); // h2c stands in for api.push.apple.com (TLS in production)
+  apns.on('stream', (stream, headers) => {
+    seen.push(headers);
+    const token = headers[':path'].split('/').pop();
+    const answers = { aa: [200, ''], bb: [410, '{"reason":"Unregistered","timestamp":1796000000000}'],
+      cc: [400, '{"reason":"BadDeviceToken"}'] };
+    const [status, body] = answers[token.slice(0, 2)];
+    stream.resume();
+    stream.on('end', () => {
+      stream.respond({ ':status': status, 'apns-id': headers['apns-id'] ?? randomUUID().toUpperCase() });
+      stream.end(body);
+    });
+  });
+  await new Promise((resolve) => apns.listen(0, '127.0.0.1', resolve));
+  const session = http2.connect(`http://127.0.0.1:${apns.address().port}`);
+  const reporter = new Reporter(server.url, key, app, { logger: null });
+  const nids = { aa: randomUUID(), bb: randomUUID(), cc: randomUUID() };
+  const statuses = [];
+  for (const [prefix, nid] of Object.entries(nids)) {
+    statuses.push(await pushAPNs(session, reporter, {
+      token: prefix.repeat(32), payload: { aps: { alert: 'Hi', 'mutable-content': 1 }, notification_id: nid },
+      headers: { 'apns-push-type': 'alert', 'apns-expiration': '0', 'apns-collapse-id': 'order-42' },
+      auth: { authorization: 'bearer eyJ-not-reported' }, notificationId: nid, channel: 'orders' }));
+  }
+  session.close();
+  apns.close();
+  assert.deepEqual(statuses, [200, 410, 400]);
+  assert.equal(seen[0].authorization, 'bearer eyJ-not-reported');
+  assert.ok(await reporter.close(10_000));
+  const stored = new Map(storedSends(app).map((s) => [s.notification_id, s]));
+  const [ok, gone, bad] = [nids.aa, nids.bb, nids.cc].map((n) => stored.get(n));
+  assert.deepEqual([ok.status, ok.reason, ok.response_body, ok.collapse_id], [200, null, '', 'order-42']);
+  assert.equal(Date.parse(ok.expires_at), Date.parse(ok.sent_at));
+  assert.ok(ok.latency_ms !== null);
+  assert.deepEqual([gone.status, gone.reason, Date.parse(gone.unregistered_at)], [410, 'Unregistered', 1796000000000]);
+  assert.deepEqual([bad.status, bad.reason], [400, 'BadDeviceToken']);
+});
