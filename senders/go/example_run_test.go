@@ -143,7 +143,8 @@ func TestAPNsOverHTTP2(t *testing.T) {
 	if ok["status"] != 200.0 || ok["apns_id"] != nid3 || ok["push_type"] != "background" || ok["latency_ms"] == nil {
 		t.Fatalf("ok %v", ok)
 	}
-	if gone["status"] != 410.0 || gone["reason"] != "Unregistered" || gone["unregistered_at"] != "2026-11-30T00:53:20.000Z" {
+	if gone["status"] != 410.0 || gone["reason"] != "Unregistered" ||
+		gone["unregistered_at"] != "2026-11-30T00:53:20.000Z" {
 		t.Fatalf("gone %v", gone)
 	}
 	if none["status"] != 0.0 || none["response_body"] != nil {

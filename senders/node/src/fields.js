@@ -161,7 +161,9 @@ function uuid(value, field) {
 
 function label(value, field, max) {
   const text = storable(value, max);
-  if (text === null) throw new ReportError('invalid_field', field, `${field} must be a string of 1 to ${max} bytes without U+0000`);
+  if (text === null) {
+    throw new ReportError('invalid_field', field, `${field} must be a string of 1 to ${max} bytes without U+0000`);
+  }
   return text;
 }
 
@@ -183,7 +185,9 @@ function common(ctx, provider, token, status, body, opts, payloadNid, payloadCha
   }
   const channel = given(opts.channel) ? label(opts.channel, 'channel', LABEL)
     : storable(payloadChannel, LABEL) ?? ctx.defaultChannel;
-  const send = { event_id: randomUUID(), notification_id: uuid(nid, 'notification_id'), app_id: ctx.appId, provider, token, channel };
+  const send = {
+    event_id: randomUUID(), notification_id: uuid(nid, 'notification_id'), app_id: ctx.appId, provider, token, channel,
+  };
   if (given(opts.campaign)) send.campaign = label(opts.campaign, 'campaign', LABEL);
   if (given(opts.installationId)) send.installation_id = uuid(opts.installationId, 'installation_id');
   if (given(opts.environment)) send.environment = label(opts.environment, 'environment', SHORT_WORD);
@@ -210,7 +214,8 @@ function common(ctx, provider, token, status, body, opts, payloadNid, payloadCha
  */
 export function apnsSend(ctx, token, payload, headers, status, body, opts = {}) {
   if (typeof token !== 'string' || token === '') {
-    throw new ReportError(given(token) && token !== '' ? 'invalid_field' : 'missing_field', 'token', 'token must be the device token');
+    const code = given(token) && token !== '' ? 'invalid_field' : 'missing_field';
+    throw new ReportError(code, 'token', 'token must be the device token');
   }
   const p = jsonObject(payload, 'payload');
   const request = lowerHeaders(headers, 'headers');

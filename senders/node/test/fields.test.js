@@ -44,7 +44,8 @@ for (const row of TABLE.rows) {
 
 test('a refused report is a value, counted, and queues nothing', async () => {
   const reporter = new Reporter('http://127.0.0.1:9', 'key', TABLE.app_id, { logger: null });
-  const error = reporter.fcm({ topic: 'news', notification: {} }, 200, null, { notificationId: TABLE.rows[0].send.notification_id });
+  const options = { notificationId: TABLE.rows[0].send.notification_id };
+  const error = reporter.fcm({ topic: 'news', notification: {} }, 200, null, options);
   assert.ok(error instanceof ReportError);
   assert.equal(error.field, 'token');
   assert.deepEqual([reporter.stats().invalid, reporter.stats().queued], [1, 0]);

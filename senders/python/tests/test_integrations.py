@@ -108,8 +108,9 @@ def test_aioapns_attempts_are_reported(tmp_path, server_factory, monkeypatch):
                       ssl_context=client_context)
         apns = ReportingAPNs(client, reporter)
         for prefix, nid in nids.items():
+            payload = {"aps": {"alert": "Hi", "mutable-content": 1}, "notification_id": nid}
             request = NotificationRequest(
-                device_token=prefix * 32, message={"aps": {"alert": "Hi", "mutable-content": 1}, "notification_id": nid},
+                device_token=prefix * 32, message=payload,
                 time_to_live=3600, priority=10, collapse_key="order-42", push_type=PushType.ALERT)
             await apns.send_notification(request, channel="orders")
         stand_in.close()
@@ -144,7 +145,7 @@ class FCMStandIn(BaseHTTPRequestHandler):
         message = json.loads(self.rfile.read(int(self.headers["Content-Length"])))["message"]
         FCMStandIn.messages.append(message)
         if (message.get("token") or message.get("fid")).startswith("gone"):
-            status, body = 404, {"error": {"code": 404, "status": "NOT_FOUND", "message": "Requested entity was not found.",
+            status, body = 404, {"error": {"code": 404, "status": "NOT_FOUND", "message": "not found",
                                            "details": [{"@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError",
                                                         "errorCode": "UNREGISTERED"}]}}
         else:

@@ -262,7 +262,7 @@ def _common(app_id: str, default_channel: str, provider: str, token: str, caller
         send["reason"] = reason
     if unregistered is not None:
         send["unregistered_at"] = format_time(unregistered)
-    if text is not None and "\x00" not in text and len(text.encode("utf-8", "surrogatepass")) <= MAX_RESPONSE_BODY_BYTES:
+    if text == "" or _storable(text, MAX_RESPONSE_BODY_BYTES) is not None:
         send["response_body"] = text
     send["_sent_ms"] = sent_ms
     return send
@@ -315,11 +315,13 @@ def fcm_send(app_id: str, default_channel: str, message: Any, caller: Caller, bo
     sent_ms = send.pop("_sent_ms")
     android_priority = android.get("priority")
     android_priority = android_priority.upper() if isinstance(android_priority, str) else None
-    _put(send, "priority", {"HIGH": 10, "NORMAL": 5}.get(android_priority) or _priority(apns_headers.get("apns-priority")))
+    android_level = {"HIGH": 10, "NORMAL": 5}.get(android_priority)
+    _put(send, "priority", android_level or _priority(apns_headers.get("apns-priority")))
     has_notification = isinstance(message.get("notification"), Mapping) or isinstance(android_notification, Mapping)
     kinds = {(True, False): "notification", (False, True): "data", (True, True): "hybrid"}
     _put(send, "message_kind", kinds.get((has_notification, bool(data))))
-    _put(send, "collapse_id", _collapse_id(android.get("collapse_key")) or _collapse_id(apns_headers.get("apns-collapse-id")))
+    collapse = _collapse_id(android.get("collapse_key")) or _collapse_id(apns_headers.get("apns-collapse-id"))
+    _put(send, "collapse_id", collapse)
     expiry = _ttl_expiry(android.get("ttl"), sent_ms)
     if expiry is None:
         expiry = _apns_expiry(apns_headers.get("apns-expiration"), sent_ms)

@@ -28,10 +28,10 @@ class Reporter:
     posts batches of up to ``batch_size`` sends at least every ``flush_interval`` seconds,
     gzip-compressed, retries on network errors, 429 and 5xx (the server's ``Retry-After``, else
     backoff), halves a batch the server answers 413, and holds sends while the key is refused
-    (401/403), trying again every 30 s or at once after :meth:`set_key`. At most ``max_queue`` sends wait; past that the oldest is
-    dropped and counted. Every send keeps its ``event_id`` across retries, so the server stores
-    it once however often it is posted. Nothing here raises into the caller's send path: a bad
-    argument comes back as a :class:`ReportError` value.
+    (401/403), trying again every 30 s or at once after :meth:`set_key`. At most ``max_queue``
+    sends wait; past that the oldest is dropped and counted. Every send keeps its ``event_id``
+    across retries, so the server stores it once however often it is posted. Nothing here raises
+    into the caller's send path: a bad argument comes back as a :class:`ReportError` value.
     """
 
     def __init__(self, url: str, key: str, app_id: str, *, default_channel: str = "default",
