@@ -8,6 +8,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+. "$root/scripts/lib/suite-env.sh"
 
 usage() { sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; }
 
@@ -34,15 +35,7 @@ go_suite() {
 run_tests() {
     local suites=("$@") status=0
     [ ${#suites[@]} -gt 0 ] || suites=(python node go)
-    if [ -z "${DATABASE_URL:-}" ]; then
-        trap 'DATABASE_URL= scripts/db.sh destroy senders' EXIT
-        scripts/db.sh destroy senders
-        DATABASE_URL=$(scripts/db.sh start senders)
-        export DATABASE_URL
-    fi
-    export PUSHLEDGER_BIN=${PUSHLEDGER_BIN:-$root/.build/debug/pushledger}
-    export PUSHLEDGER_SQL_DIR=$root/sql
-    [ -x "$PUSHLEDGER_BIN" ] || swift build --product pushledger
+    suite_env senders
     "$PUSHLEDGER_BIN" migrate >/dev/null
     for suite in "${suites[@]}"; do
         case "$suite" in
