@@ -28,14 +28,21 @@ node_suite() {
     (cd senders/node && node --test test/*.test.js)
 }
 
+# go test prints one line per package; the plain count line below counts every test and subtest.
 go_suite() {
-    (cd senders/go && GOFLAGS=-mod=mod go test -count=1 ./...)
+    local report=$root/.build/senders-go-test.txt status=0
+    (cd senders/go && GOFLAGS=-mod=mod GOPROXY=off go test -count=1 -v ./...) >"$report" 2>&1 || status=$?
+    grep -v -e '^=== ' -e '^    --- PASS' -e '^--- PASS' "$report" | grep -v '^ts=' || true
+    echo "go-sender: $(grep -c -- '--- PASS' "$report") passed, $(grep -c -- '--- FAIL' "$report") failed"
+    return "$status"
 }
 
 run_tests() {
     local suites=("$@") status=0
     [ ${#suites[@]} -gt 0 ] || suites=(python node go)
     suite_env senders
+    # The suites run pushledger keys create and serve often: their info lines would bury the results.
+    export PUSHLEDGER_LOG_LEVEL=${PUSHLEDGER_LOG_LEVEL:-warning}
     "$PUSHLEDGER_BIN" migrate >/dev/null
     for suite in "${suites[@]}"; do
         case "$suite" in

@@ -161,6 +161,7 @@ class FCMStandIn(BaseHTTPRequestHandler):
         pass
 
 
+@pytest.mark.filterwarnings("ignore:Message.token is deprecated")  # registration tokens are still what most send to
 def test_firebase_admin_attempts_are_reported(server_factory):
     from firebase_admin import credentials, messaging
     from google.auth.credentials import AnonymousCredentials
