@@ -168,3 +168,24 @@ def test_sent_at_is_written_as_given(server_factory):
         assert reporter.flush(10)
     [send] = stored_sends(app)
     assert parse_time(send["sent_at"]) == when.replace(microsecond=123000)
+
+
+def test_a_forked_worker_reports_through_its_own_thread(server_factory):
+    import os
+    app = "com.example.py.fork"
+    key = create_key(app)
+    server = server_factory()
+    parent_id, child_id = str(uuid.uuid4()), str(uuid.uuid4())
+    with Reporter(server.url, key, app, flush_interval=60) as reporter:
+        apns_alert(reporter, parent_id)  # still queued when the worker is forked
+        pid = os.fork()
+        if pid == 0:  # the worker: its own thread posts both, and it exits without cleanup
+            apns_alert(reporter, child_id)
+            os._exit(0 if reporter.flush(10) else 1)
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+        assert reporter.flush(10)
+    counts = {}
+    for send in stored_sends(app):
+        counts[send["notification_id"]] = counts.get(send["notification_id"], 0) + 1
+    assert counts == {parent_id: 1, child_id: 1}

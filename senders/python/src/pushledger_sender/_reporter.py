@@ -8,11 +8,13 @@ import datetime as _dt
 import gzip
 import json
 import logging
+import os
 import random
 import threading
 import time
 import urllib.error
 import urllib.request
+import weakref
 from typing import Any, Mapping, Optional
 
 from . import _upload
@@ -65,9 +67,23 @@ class Reporter:
         self._key_refused = False
         self._key_refused_until = 0.0
         self._stats = collections.Counter()
+        self._start_thread()
+        atexit.register(self.close)
+        # A pre-forking server (gunicorn, celery) forks after the reporter exists: the child gets the
+        # queue but not the thread. It starts its own; sends posted by both are stored once (event_id).
+        if hasattr(os, "register_at_fork"):
+            ref = weakref.ref(self)
+            os.register_at_fork(after_in_child=lambda: ref() is not None and ref()._after_fork())
+
+    def _start_thread(self) -> None:
         self._thread = threading.Thread(target=self._run, name="pushledger-sender", daemon=True)
         self._thread.start()
-        atexit.register(self.close)
+
+    def _after_fork(self) -> None:
+        self._cond = threading.Condition()
+        self._busy = False
+        if not self._closing:
+            self._start_thread()
 
     # The public calls ------------------------------------------------------------------------
 
