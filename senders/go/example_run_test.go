@@ -62,7 +62,7 @@ func TestGuideBlocksAreTheExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"go", "go-http2"} {
+	for _, name := range []string{"go", "go-http2", "go-fcm"} {
 		_, region, _ := strings.Cut(string(source), "// guide:begin "+name+"\n")
 		region, _, _ = strings.Cut(region, "\n// guide:end")
 		_, block, _ := strings.Cut(string(guide), "```go tested="+name+"\n")
@@ -149,5 +149,55 @@ func TestAPNsOverHTTP2(t *testing.T) {
 	}
 	if none["status"] != 0.0 || none["response_body"] != nil {
 		t.Fatalf("no answer %v", none)
+	}
+}
+
+func TestFCMOverHTTP2(t *testing.T) {
+	pl, srv := newStandIn(t)
+	fcm := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct{ Message map[string]any }
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		w.Header().Set("Content-Type", "application/json")
+		if r.ProtoMajor != 2 || r.Header.Get("authorization") != "Bearer ya29.x" {
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		if body.Message["token"] == "gone-1" {
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = w.Write([]byte(`{"error":{"code":404,"status":"NOT_FOUND","details":[` +
+				`{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"UNREGISTERED"}]}}`))
+			return
+		}
+		_, _ = w.Write([]byte(`{"name":"projects/shop/messages/0:1"}`))
+	}))
+	fcm.EnableHTTP2 = true
+	fcm.StartTLS()
+	defer fcm.Close()
+	reporter, err := sender.New(srv.URL, "key", "com.example.shop", sender.Options{Logf: func(string, ...any) {}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	messages := map[string]map[string]any{
+		nid1: {"token": "ok-1", "data": map[string]any{"order": "42"}, "android": map[string]any{"ttl": "60s"}},
+		nid2: {"token": "gone-1", "notification": map[string]any{"title": "Hi"}},
+	}
+	for nid, message := range messages {
+		if _, err := pushFCM(ctx, fcm.Client(), reporter, fcm.URL, "shop", message, "Bearer ya29.x",
+			sender.Report{NotificationID: nid, Channel: "orders"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := reporter.Close(cctx); err != nil {
+		t.Fatal(err)
+	}
+	ok, gone := pl.get(nid1), pl.get(nid2)
+	if ok["status"] != 200.0 || ok["message_kind"] != "data" || ok["expires_at"] == nil {
+		t.Fatalf("ok %v", ok)
+	}
+	if gone["status"] != 404.0 || gone["reason"] != "UNREGISTERED" || gone["message_kind"] != "notification" {
+		t.Fatalf("gone %v", gone)
 	}
 }

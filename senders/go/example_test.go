@@ -6,6 +6,8 @@ package sender_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"io"
 	"net/http"
 	"time"
 
@@ -58,6 +60,36 @@ func pushAPNs(ctx context.Context, client *http.Client, reporter *sender.Reporte
 	report.LatencyMs = new(int)
 	*report.LatencyMs = int(time.Since(report.SentAt).Milliseconds())
 	_ = reporter.APNs(token, payload, headers, resp.StatusCode, body.Bytes(), report)
+	return resp.StatusCode, nil
+}
+
+// guide:end
+
+// guide:begin go-fcm
+// pushFCM sends one FCM HTTP v1 message over net/http (origin https://fcm.googleapis.com) and reports the
+// attempt. The OAuth authorization header stays out of the report.
+func pushFCM(ctx context.Context, client *http.Client, reporter *sender.Reporter, origin, projectID string,
+	message map[string]any, authorization string, report sender.Report) (int, error) {
+	report.SentAt = time.Now()
+	body, err := json.Marshal(map[string]any{"message": message})
+	if err != nil {
+		return 0, err
+	}
+	url := origin + "/v1/projects/" + projectID + "/messages:send"
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("content-type", "application/json")
+	req.Header.Set("authorization", authorization)
+	resp, err := client.Do(req)
+	if err != nil {
+		_ = reporter.FCM(message, 0, nil, report) // no answer: status 0
+		return 0, err
+	}
+	defer resp.Body.Close()
+	answer, _ := io.ReadAll(resp.Body)
+	_ = reporter.FCM(message, resp.StatusCode, answer, report)
 	return resp.StatusCode, nil
 }
 

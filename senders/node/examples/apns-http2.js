@@ -30,3 +30,26 @@ export function pushAPNs(session, reporter, { token, payload, headers, auth, not
   });
 }
 // guide:end
+
+// guide:begin node-fcm-http2
+/**
+ * Sends one FCM HTTP v1 message on an HTTP/2 session (http2.connect('https://fcm.googleapis.com')) and
+ * reports the attempt. `auth` is the OAuth header, kept out of the report.
+ */
+export function pushFCM(session, reporter, { projectId, message, auth, notificationId, channel }) {
+  const sentAt = new Date();
+  return new Promise((resolve) => {
+    const request = session.request({ ':method': 'POST', ':path': `/v1/projects/${projectId}/messages:send`,
+      'content-type': 'application/json', ...auth });
+    let status = 0;
+    const chunks = [];
+    request.on('response', (h) => { status = h[':status']; });
+    request.on('data', (chunk) => chunks.push(chunk));
+    request.on('close', () => {
+      reporter.fcm(message, status, status ? Buffer.concat(chunks) : null, { notificationId, channel, sentAt });
+      resolve(status);
+    });
+    request.end(JSON.stringify({ message }));
+  });
+}
+// guide:end

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import http2 from 'node:http2';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { pushAPNs } from '../examples/apns-http2.js';
+import { pushAPNs, pushFCM } from '../examples/apns-http2.js';
 import { Reporter } from '../src/index.js';
 import { ROOT, Server, createKey, storedSends } from './helpers.js';
 
@@ -25,7 +25,8 @@ function regions(name, file) {
 }
 
 test("the guide's Node snippets are the examples' code", () => {
-  for (const [name, file] of [['node', 'report.js'], ['node-http2', 'apns-http2.js']]) {
+  for (const [name, file] of [['node', 'report.js'], ['node-http2', 'apns-http2.js'],
+    ['node-fcm-http2', 'apns-http2.js']]) {
     const [region, block] = regions(name, file);
     assert.ok(region && block, `${name}: region or guide block missing`);
     assert.equal(block, region, `${name}: the guide differs from examples/${file}`);
@@ -89,4 +90,44 @@ test('APNs over node:http2: every answer reported as APNs gave it', async () => 
   assert.ok(ok.latency_ms !== null);
   assert.deepEqual([gone.status, gone.reason, Date.parse(gone.unregistered_at)], [410, 'Unregistered', 1796000000000]);
   assert.deepEqual([bad.status, bad.reason], [400, 'BadDeviceToken']);
+});
+
+test('FCM HTTP v1 over node:http2: every answer reported as FCM gave it', async () => {
+  const app = 'com.example.node.fcm';
+  const key = createKey(app);
+  const server = new Server();
+  servers.push(server);
+  await server.start();
+  const fcm = http2.createServer(); // h2c stands in for fcm.googleapis.com
+  const unregistered = JSON.stringify({ error: { code: 404, status: 'NOT_FOUND', details: [
+    { '@type': 'type.googleapis.com/google.firebase.fcm.v1.FcmError', errorCode: 'UNREGISTERED' }] } });
+  fcm.on('stream', (stream) => {
+    const chunks = [];
+    stream.on('data', (c) => chunks.push(c));
+    stream.on('end', () => {
+      const { message } = JSON.parse(Buffer.concat(chunks));
+      const gone = message.token.startsWith('gone');
+      stream.respond({ ':status': gone ? 404 : 200, 'content-type': 'application/json' });
+      stream.end(gone ? unregistered : '{"name":"projects/shop/messages/0:1"}');
+    });
+  });
+  await new Promise((resolve) => fcm.listen(0, '127.0.0.1', resolve));
+  const session = http2.connect(`http://127.0.0.1:${fcm.address().port}`);
+  const reporter = new Reporter(server.url, key, app, { logger: null });
+  const [okNid, goneNid] = [randomUUID(), randomUUID()];
+  const auth = { authorization: 'Bearer ya29.not-reported' };
+  const statuses = [
+    await pushFCM(session, reporter, { projectId: 'shop', auth, notificationId: okNid,
+      message: { token: 'ok-1', notification: { title: 'Hi' }, android: { notification: { channel_id: 'orders' } } } }),
+    await pushFCM(session, reporter, { projectId: 'shop', auth, notificationId: goneNid, channel: 'orders',
+      message: { token: 'gone-1', data: { order: '42' } } }),
+  ];
+  session.close();
+  fcm.close();
+  assert.deepEqual(statuses, [200, 404]);
+  assert.ok(await reporter.close(10_000));
+  const stored = new Map(storedSends(app).map((s) => [s.notification_id, s]));
+  const [ok, gone] = [stored.get(okNid), stored.get(goneNid)];
+  assert.deepEqual([ok.status, ok.channel, ok.reason], [200, 'orders', null]);
+  assert.deepEqual([gone.status, gone.reason, gone.token], [404, 'UNREGISTERED', 'gone-1']);
 });
