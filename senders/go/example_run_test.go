@@ -92,6 +92,19 @@ func TestGuideExamples(t *testing.T) {
 	}
 }
 
+// http2StandIn starts a provider's stand-in on HTTP/2 over TLS (closed when the test ends) and a reporter
+// posting to the PushLedger stand-in srv.
+func http2StandIn(t *testing.T, provider, srv *httptest.Server) *sender.Reporter {
+	provider.EnableHTTP2 = true
+	provider.StartTLS()
+	t.Cleanup(provider.Close)
+	reporter, err := sender.New(srv.URL, "key", "com.example.shop", sender.Options{Logf: func(string, ...any) {}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reporter
+}
+
 func TestAPNsOverHTTP2(t *testing.T) {
 	pl, srv := newStandIn(t)
 	var protos []int
@@ -108,13 +121,7 @@ func TestAPNsOverHTTP2(t *testing.T) {
 		}
 		w.WriteHeader(http.StatusOK)
 	}))
-	apns.EnableHTTP2 = true
-	apns.StartTLS()
-	defer apns.Close()
-	reporter, err := sender.New(srv.URL, "key", "com.example.shop", sender.Options{Logf: func(string, ...any) {}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	reporter := http2StandIn(t, apns, srv)
 	ctx := context.Background()
 	headers := map[string]string{"apns-push-type": "background", "apns-priority": "5", "apns-id": nid3}
 	payload := []byte(`{"aps":{"content-available":1}}`)
@@ -170,13 +177,7 @@ func TestFCMOverHTTP2(t *testing.T) {
 		}
 		_, _ = w.Write([]byte(`{"name":"projects/shop/messages/0:1"}`))
 	}))
-	fcm.EnableHTTP2 = true
-	fcm.StartTLS()
-	defer fcm.Close()
-	reporter, err := sender.New(srv.URL, "key", "com.example.shop", sender.Options{Logf: func(string, ...any) {}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	reporter := http2StandIn(t, fcm, srv)
 	ctx := context.Background()
 	messages := map[string]map[string]any{
 		nid1: {"token": "ok-1", "data": map[string]any{"order": "42"}, "android": map[string]any{"ttl": "60s"}},

@@ -15,6 +15,14 @@ const servers = [];
 after(() => Promise.all(servers.map((s) => s.stop('SIGKILL'))));
 const examples = join(ROOT, 'senders', 'node', 'examples');
 
+/** A key for `app`, created before the server starts so that the server knows it at once. */
+async function keyAndServer(app) {
+  const key = createKey(app);
+  const server = new Server();
+  servers.push(server);
+  return [key, await server.start()];
+}
+
 /** The code between `// guide:begin NAME` and `// guide:end` of a file, and the guide's block tagged NAME. */
 function regions(name, file) {
   const source = readFileSync(join(examples, file), 'utf8');
@@ -35,10 +43,7 @@ test("the guide's Node snippets are the examples' code", () => {
 
 test("the guide's one call per provider stores both sends", async () => {
   const app = 'com.example.shop';
-  const key = createKey(app);
-  const server = new Server();
-  servers.push(server);
-  await server.start();
+  const [key, server] = await keyAndServer(app);
   const [apnsNid, fcmNid] = [randomUUID(), randomUUID()];
   execFileSync('node', [join(examples, 'report.js'), 'cd'.repeat(32), 'fcm-token-guide-node', apnsNid, fcmNid],
     { env: { ...process.env, PUSHLEDGER_URL: server.url, PUSHLEDGER_SENDS_KEY: key } });
@@ -49,10 +54,7 @@ test("the guide's one call per provider stores both sends", async () => {
 
 test('APNs over node:http2: every answer reported as APNs gave it', async () => {
   const app = 'com.example.node.http2';
-  const key = createKey(app);
-  const server = new Server();
-  servers.push(server);
-  await server.start();
+  const [key, server] = await keyAndServer(app);
   const seen = [];
   const apns = http2.createServer(); // h2c stands in for api.push.apple.com (TLS in production)
   apns.on('stream', (stream, headers) => {
@@ -94,10 +96,7 @@ test('APNs over node:http2: every answer reported as APNs gave it', async () => 
 
 test('FCM HTTP v1 over node:http2: every answer reported as FCM gave it', async () => {
   const app = 'com.example.node.fcm';
-  const key = createKey(app);
-  const server = new Server();
-  servers.push(server);
-  await server.start();
+  const [key, server] = await keyAndServer(app);
   const fcm = http2.createServer(); // h2c stands in for fcm.googleapis.com
   const unregistered = JSON.stringify({ error: { code: 404, status: 'NOT_FOUND', details: [
     { '@type': 'type.googleapis.com/google.firebase.fcm.v1.FcmError', errorCode: 'UNREGISTERED' }] } });

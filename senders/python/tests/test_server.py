@@ -15,6 +15,12 @@ TABLE = fixture("sender-fields.json")
 V13 = {"mutable_content", "message_kind"}
 
 
+def key_and_server(server_factory, app):
+    """A key for ``app``, created before the server starts so that the server knows it at once."""
+    key = create_key(app)
+    return key, server_factory()
+
+
 def same(field, stored, expected):
     if field in ("sent_at", "expires_at", "unregistered_at"):
         return parse_time(stored) == parse_time(expected)
@@ -23,8 +29,7 @@ def same(field, stored, expected):
 
 def test_every_rule_table_row_is_stored_once_with_every_field(server_factory):
     app = "com.example.py.fields"
-    key = create_key(app)
-    server = server_factory()
+    key, server = key_and_server(server_factory, app)
     now = int(time.time())
     moved = [shifted(row, now - BASE_SENT_S) for row in TABLE["rows"] if "send" in row]
     with Reporter(server.url, key, app) as reporter:
@@ -53,8 +58,7 @@ def apns_alert(reporter, nid):
 
 def test_exactly_once_across_a_server_restart(server_factory):
     app = "com.example.py.restart"
-    key = create_key(app)
-    server = server_factory()
+    key, server = key_and_server(server_factory, app)
     ids = [str(uuid.uuid4()) for _ in range(400)]
     with Reporter(server.url, key, app, batch_size=25, flush_interval=0.01) as reporter:
         for i, nid in enumerate(ids):
@@ -74,8 +78,7 @@ def test_exactly_once_across_a_server_restart(server_factory):
 
 def test_a_wrong_key_holds_the_sends_until_the_key_changes(server_factory):
     app = "com.example.py.wrongkey"
-    key = create_key(app)
-    server = server_factory()
+    key, server = key_and_server(server_factory, app)
     with Reporter(server.url, "pl_wrong_" + key[-6:], app, flush_interval=0.01) as reporter:
         ids = [str(uuid.uuid4()) for _ in range(5)]
         for nid in ids:
@@ -142,8 +145,7 @@ def test_unreachable_server_drops_the_oldest_counted_and_never_blocks(server_fac
 
 def test_reports_from_many_threads(server_factory):
     app = "com.example.py.threads"
-    key = create_key(app)
-    server = server_factory()
+    key, server = key_and_server(server_factory, app)
     ids = [str(uuid.uuid4()) for _ in range(200)]
     with Reporter(server.url, key, app, batch_size=30, flush_interval=0.01) as reporter:
         threads = [threading.Thread(target=lambda part=ids[i::4]: [apns_alert(reporter, n) for n in part])
@@ -158,8 +160,7 @@ def test_reports_from_many_threads(server_factory):
 
 def test_sent_at_is_written_as_given(server_factory):
     app = "com.example.py.sentat"
-    key = create_key(app)
-    server = server_factory()
+    key, server = key_and_server(server_factory, app)
     when = dt.datetime.now(dt.timezone(dt.timedelta(hours=2))).replace(microsecond=123456)
     with Reporter(server.url, key, app) as reporter:
         nid = str(uuid.uuid4())
@@ -173,8 +174,7 @@ def test_sent_at_is_written_as_given(server_factory):
 def test_a_forked_worker_reports_through_its_own_thread(server_factory):
     import os
     app = "com.example.py.fork"
-    key = create_key(app)
-    server = server_factory()
+    key, server = key_and_server(server_factory, app)
     parent_id, child_id = str(uuid.uuid4()), str(uuid.uuid4())
     with Reporter(server.url, key, app, flush_interval=60) as reporter:
         apns_alert(reporter, parent_id)  # still queued when the worker is forked
