@@ -20,11 +20,16 @@ struct SenderFieldsTableTests {
         var send: [String: Any]
     }
 
-    static func table() throws -> (appID: String, rows: [Row], refused: Int) {
+    /// The table's app id and its rows as JSON objects.
+    static func rawTable() throws -> (appID: String, rows: [[String: Any]]) {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures/sender-fields.json")
         let table = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
-        let rows = try #require(table["rows"] as? [[String: Any]])
+        return (try #require(table["app_id"] as? String), try #require(table["rows"] as? [[String: Any]]))
+    }
+
+    static func table() throws -> (appID: String, rows: [Row], refused: Int) {
+        let (appID, rows) = try rawTable()
         var out: [Row] = []
         for row in rows {
             guard let send = row["send"] as? [String: Any] else { continue }
@@ -36,7 +41,7 @@ struct SenderFieldsTableTests {
                     provider: try #require(PushProvider(rawValue: providerName)),
                     status: try #require(answer["status"] as? Int), body: try expanded(answer, "body"), send: send))
         }
-        return (try #require(table["app_id"] as? String), out, rows.count - out.count)
+        return (appID, out, rows.count - out.count)
     }
 
     /// A fixture value, or the long one its `KEY_repeat` spells out (prefix, repeat × times, suffix).
@@ -49,14 +54,19 @@ struct SenderFieldsTableTests {
         return prefix + String(repeating: unit, count: times) + suffix
     }
 
-    /// The server's reading of one send: its stored result, or the rejection's message.
-    static func validate(_ send: [String: Any], appID: String, eventID: Int) throws -> SendResult {
+    /// The server's reading of one send, received at its `sent_at`.
+    static func check(_ send: [String: Any], appID: String, eventID: Int) throws -> ValidatedSends {
         var send = send
         send["event_id"] = String(format: "c2b0b6a4-8b1e-4f5b-9a51-%012x", eventID)
         let body = try JSONSerialization.data(withJSONObject: ["sends": [send]])
         let sentAt = try #require(time(send["sent_at"]))
-        let result = try SendsValidator.validate(
+        return try SendsValidator.validate(
             body: Array(body), format: .json, keyAppID: appID, receivedAt: sentAt, limits: IngestLimits())
+    }
+
+    /// The stored result of a send the server must accept.
+    static func validate(_ send: [String: Any], appID: String, eventID: Int) throws -> SendResult {
+        let result = try check(send, appID: appID, eventID: eventID)
         #expect(result.rejections.isEmpty, "\(result.rejections)")
         return try #require(result.sends.first)
     }
@@ -120,6 +130,30 @@ struct SenderFieldsTableTests {
             let stored = try Self.validate(bare, appID: appID, eventID: 1000 + n)
             #expect(stored.reason == row.send["reason"] as? String, "\(row.name)")
             #expect(stored.unregisteredAt == Self.time(row.send["unregistered_at"]), "\(row.name)")
+        }
+    }
+
+    /// What the libraries refuse at the call the server would refuse too: the first send of the
+    /// table with the row's wrong value put in (or its missing field left out) is rejected alike.
+    @Test func theServerRefusesWhatTheLibrariesRefuse() throws {
+        let (appID, raw) = try Self.rawTable()
+        let base = try #require(try Self.table().rows.first?.send)
+        let refused = raw.filter { $0["error"] != nil }
+        #expect(refused.count >= 3)
+        for (n, row) in refused.enumerated() {
+            let error = try #require(row["error"] as? [String: String])
+            let (field, report) = (try #require(error["field"]), try #require(row["report"] as? [String: Any]))
+            let answer = try #require(row["answer"] as? [String: Any])
+            var send = base
+            switch field {
+            case "notification_id": send[field] = report[field] is NSNull ? nil : report[field]
+            case "status": send[field] = answer[field]
+            case "channel": send[field] = try Self.expanded(report, field)
+            default: send[field] = nil
+            }
+            let result = try Self.check(send, appID: appID, eventID: 2000 + n)
+            let rejection = try #require(result.rejections.first, "\(row["name"] ?? "")")
+            #expect(rejection.code.rawValue == error["code"] && rejection.message.contains(field), "\(rejection)")
         }
     }
 }
