@@ -130,3 +130,14 @@ test('FCM HTTP v1 over node:http2: every answer reported as FCM gave it', async 
   assert.deepEqual([ok.status, ok.channel, ok.reason], [200, 'orders', null]);
   assert.deepEqual([gone.status, gone.reason, gone.token], [404, 'UNREGISTERED', 'gone-1']);
 });
+
+test('a script that never closes the reporter still has its sends stored before it exits', async () => {
+  const app = 'com.example.node.exit';
+  const [key, server] = await keyAndServer(app);
+  const nid = randomUUID();
+  const script = `import { Reporter } from ${JSON.stringify(join(ROOT, 'senders', 'node', 'src', 'index.js'))};
+    const reporter = new Reporter(${JSON.stringify(server.url)}, ${JSON.stringify(key)}, '${app}');
+    reporter.fcm({ token: 'fcm-exit', data: { a: 'b' } }, 200, null, { notificationId: '${nid}' });`;
+  execFileSync('node', ['--input-type=module', '-e', script], { timeout: 15_000 });
+  assert.deepEqual(storedSends(app).map((s) => s.notification_id), [nid]);
+});
