@@ -189,3 +189,16 @@ def test_a_forked_worker_reports_through_its_own_thread(server_factory):
     for send in stored_sends(app):
         counts[send["notification_id"]] = counts.get(send["notification_id"], 0) + 1
     assert counts == {parent_id: 1, child_id: 1}
+
+
+def test_a_script_that_never_closes_the_reporter_still_has_its_sends_stored(server_factory):
+    import subprocess
+    import sys
+    app = "com.example.py.exit"
+    key, server = key_and_server(server_factory, app)
+    nid = str(uuid.uuid4())
+    script = (f"from pushledger_sender import Reporter\n"
+              f"r = Reporter({server.url!r}, {key!r}, {app!r})\n"
+              f"r.fcm({{'token': 'fcm-exit', 'data': {{'a': 'b'}}}}, 200, notification_id={nid!r})\n")
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=15)
+    assert [s["notification_id"] for s in stored_sends(app)] == [nid]
