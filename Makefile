@@ -16,7 +16,7 @@ help:
 	@echo "make bench-smoke  the benchmarks tiny, as make test runs them"
 	@echo "make fuzz      schemathesis (PyPI) against docs/openapi.yaml and a real server (not in make test)"
 	@echo "make build     debug build; make release for an optimised one"
-	@echo "make sdk-android  the Android SDK's core jar (android/core/build/libs/pushledger-android-core.jar)"
+	@echo "make sdk-android  the Android SDK's core jar (android/core/build/libs/pushledger-android-core.jar), the adapter on the fakes"
 	@echo "make db-start  start the project-local Postgres (prints DATABASE_URL); make db-stop stops it"
 	@echo "make clean     remove build output and the local databases"
 

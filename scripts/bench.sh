@@ -104,8 +104,6 @@ fi
 serve() {
     local serve_bin=${2:-$bin} extra=("${serve_args[@]}")
     [ -n "${2:-}" ] && extra=("${baseline_serve_args[@]}")
-    # Keys first: a running server learns a new key by a background reload and refuses it (401)
-    # until then.
     export BENCH_TELEMETRY_KEY BENCH_SENDS_KEY
     BENCH_TELEMETRY_KEY=$(DATABASE_URL=$(db_url "bench_$1") "$bin" keys create --app $app --scope telemetry --log-level warning)
     BENCH_SENDS_KEY=$(DATABASE_URL=$(db_url "bench_$1") "$bin" keys create --app $app --scope sends --log-level warning)

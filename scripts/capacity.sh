@@ -67,7 +67,6 @@ for kind in telemetry sends; do
     grep -P "\t/v1/$kind\t" "$work/all/manifest.tsv" >"$work/$kind/manifest.tsv"
 done
 
-# Keys before the server: a running server refuses a key it has not reloaded yet (401).
 export BENCH_TELEMETRY_KEY BENCH_SENDS_KEY
 BENCH_TELEMETRY_KEY=$("$bin" "${serve_db[@]}" keys create --app $app --scope telemetry --log-level warning)
 BENCH_SENDS_KEY=$("$bin" "${serve_db[@]}" keys create --app $app --scope sends --log-level warning)

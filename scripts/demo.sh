@@ -34,8 +34,6 @@ export DATABASE_URL PUSHLEDGER_APP=$app
 step "Migrating"
 "$bin" migrate --log-level warning
 
-# Keys before the server: a running server learns a new key by a background reload, and a
-# request with a key it does not know yet is refused (401) meanwhile.
 step "Creating API keys for $app"
 telemetry_key=$("$bin" keys create --app "$app" --scope telemetry --log-level warning)
 sends_key=$("$bin" keys create --app "$app" --scope sends --log-level warning)

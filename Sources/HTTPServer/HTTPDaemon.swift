@@ -201,30 +201,13 @@ public final class HTTPDaemon: @unchecked Sendable {
             guardian?.headersReceived(Int(bitPattern: UnsafeRawPointer(connection)))
             let head = Self.readHead(connection, url: url, method: method)
             inFlight.add(1, ordering: .relaxed)
-            switch handler.decide(head) {
-            case .respond(let response):
-                let context = RequestContext(head: head, connection: connection, answered: ())
-                conCls.pointee = Unmanaged.passRetained(context).toOpaque()
-                return queue(response, for: context, on: connection)
-            case .readBody(let limit, let value):
-                if let length = head.contentLength, length > limit {
-                    let context = RequestContext(head: head, connection: connection, answered: ())
-                    conCls.pointee = Unmanaged.passRetained(context).toOpaque()
-                    return queue(handler.bodyTooLarge(head), for: context, on: connection)
-                }
-                let id = Int(bitPattern: UnsafeRawPointer(connection))
-                guard guardian?.uploadStarting(id) ?? true else {
-                    let context = RequestContext(head: head, connection: connection, answered: ())
-                    conCls.pointee = Unmanaged.passRetained(context).toOpaque()
-                    return queue(handler.tooManyUploads(head), for: context, on: connection)
-                }
-                let context = RequestContext(
-                    head: head, connection: connection, limit: limit, context: value, uploadTime: uploadTime)
-                conCls.pointee = Unmanaged.passRetained(context).toOpaque()
-                return .YES
-            }
+            let context = RequestContext(head: head, connection: connection)
+            conCls.pointee = Unmanaged.passRetained(context).toOpaque()
+            return begin(handler.decide(head), context, on: connection)
         }
         let context = Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue()
+        // Resumed with the decision a `later` made (or called again while still suspended).
+        if context.isDeciding { return proceed(context, on: connection) }
         if uploadSize.pointee > 0 {
             let chunk = UnsafeRawBufferPointer(start: upload, count: uploadSize.pointee)
             uploadSize.pointee = 0
@@ -243,6 +226,39 @@ public final class HTTPDaemon: @unchecked Sendable {
         case .wait:
             return .YES
         }
+    }
+
+    /// Carries out a decision on a request whose headers are in.
+    private func begin(_ decision: HeadDecision, _ context: RequestContext, on connection: OpaquePointer) -> MHD_Result
+    {
+        let head = context.head
+        switch decision {
+        case .respond(let response):
+            context.answeredFromHeaders()
+            return queue(response, for: context, on: connection)
+        case .readBody(let limit, let value):
+            if let length = head.contentLength, length > limit {
+                context.answeredFromHeaders()
+                return queue(handler.bodyTooLarge(head), for: context, on: connection)
+            }
+            guard guardian?.uploadStarting(Int(bitPattern: UnsafeRawPointer(connection))) ?? true else {
+                context.answeredFromHeaders()
+                return queue(handler.tooManyUploads(head), for: context, on: connection)
+            }
+            context.startReading(limit: limit, context: value, uploadTime: uploadTime)
+            return .YES
+        case .later(let start):
+            start(context)
+            return proceed(context, on: connection)
+        }
+    }
+
+    /// Carries out the decision a `later` put in the slot, or leaves the connection suspended
+    /// until it is there.
+    private func proceed(_ context: RequestContext, on connection: OpaquePointer) -> MHD_Result {
+        guard let decision = context.decisionOrSuspend() else { return .YES }
+        if case .later = decision { return begin(.respond(HTTPResponse(status: 500)), context, on: connection) }
+        return begin(decision, context, on: connection)
     }
 
     fileprivate func completed(_ conCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {

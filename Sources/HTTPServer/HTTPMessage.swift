@@ -72,6 +72,15 @@ public enum HeadDecision: Sendable {
     case respond(HTTPResponse)
     /// Read the body, at most `limit` bytes; `context` comes back with the body.
     case readBody(limit: Int, context: any Sendable)
+    /// Not decidable yet (a key the cache lacks waits for a fresh read): `start` gets the slot
+    /// to put the decision in, once, from any thread. The connection waits suspended, holding
+    /// no thread and reading nothing of the body. A `later` put in the slot is answered 500.
+    case later(_ start: @Sendable (any DecisionSlot) -> Void)
+}
+
+/// Where a `HeadDecision.later` puts its decision.
+public protocol DecisionSlot: Sendable {
+    func decide(_ decision: HeadDecision)
 }
 
 /// The application side of the HTTP layer. Called on libmicrohttpd threads.

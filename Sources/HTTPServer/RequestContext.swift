@@ -7,22 +7,24 @@ import Synchronization
 /// The lock makes "answer" and "suspend" race-free: a reply that arrives before the access
 /// handler suspends the connection is simply queued by the handler, and one that arrives
 /// afterwards resumes the connection, whose next access-handler call queues it.
-final class RequestContext: ReplySlot, @unchecked Sendable {
+final class RequestContext: ReplySlot, DecisionSlot, @unchecked Sendable {
     let head: RequestHead
     /// Used only to suspend and resume; the connection outlives its suspension.
     nonisolated(unsafe) private let connection: OpaquePointer
     private let state: Mutex<State>
-    /// When the body must be complete (see `HTTPServerLimits.uploadDeadlineSeconds`).
-    private let uploadDeadline: ContinuousClock.Instant
 
     private struct State {
         var phase: Phase
         var body: [UInt8] = []
         var suspended = false
         var reply: HTTPResponse?
+        /// When the body must be complete (see `HTTPServerLimits.uploadDeadlineSeconds`).
+        var uploadDeadline = ContinuousClock.now
     }
 
     private enum Phase {
+        /// Waiting for a `HeadDecision.later`; then the decision it put in the slot.
+        case deciding(HeadDecision?)
         case reading(limit: Int, context: any Sendable)
         /// The body passed the limit: discard up to `budget` more bytes, then answer.
         case discarding(HTTPResponse, budget: Int)
@@ -40,19 +42,59 @@ final class RequestContext: ReplySlot, @unchecked Sendable {
     /// What a body chunk did.
     enum ChunkResult { case stored, discarded, abort }
 
-    init(head: RequestHead, connection: OpaquePointer, limit: Int, context: any Sendable, uploadTime: Duration) {
+    /// A request whose headers are in and whose decision is still to be made.
+    init(head: RequestHead, connection: OpaquePointer) {
         self.head = head
         self.connection = connection
-        state = Mutex(State(phase: .reading(limit: limit, context: context)))
-        uploadDeadline = .now + uploadTime
+        state = Mutex(State(phase: .deciding(nil)))
     }
 
-    /// A request answered from its headers: any body is discarded.
-    init(head: RequestHead, connection: OpaquePointer, answered: ()) {
-        self.head = head
-        self.connection = connection
-        state = Mutex(State(phase: .answered))
-        uploadDeadline = .now
+    /// Decided: read the body, at most `limit` bytes, within `uploadTime`.
+    func startReading(limit: Int, context: any Sendable, uploadTime: Duration) {
+        state.withLock { state in
+            state.phase = .reading(limit: limit, context: context)
+            state.uploadDeadline = .now + uploadTime
+        }
+    }
+
+    /// Decided: answered from the headers; any body is discarded.
+    func answeredFromHeaders() {
+        state.withLock { $0.phase = .answered }
+    }
+
+    func decide(_ decision: HeadDecision) {
+        state.withLock { state in
+            guard case .deciding(.none) = state.phase else { return }
+            state.phase = .deciding(decision)
+            if state.suspended {
+                state.suspended = false
+                MHD_resume_connection(connection)
+            }
+        }
+    }
+
+    /// The decision if it is there (taken once), else suspends the connection until it is.
+    func decisionOrSuspend() -> HeadDecision? {
+        state.withLock { state in
+            guard case .deciding(let decision) = state.phase else { return nil }
+            if let decision {
+                state.phase = .deciding(nil)
+                return decision
+            }
+            if !state.suspended {
+                state.suspended = true
+                MHD_suspend_connection(connection)
+            }
+            return nil
+        }
+    }
+
+    /// True until the decision has been taken.
+    var isDeciding: Bool {
+        state.withLock { state in
+            if case .deciding = state.phase { return true }
+            return false
+        }
     }
 
     /// Appends a body chunk, counting bytes as they arrive. libmicrohttpd 0.9.75 refuses a
@@ -62,8 +104,9 @@ final class RequestContext: ReplySlot, @unchecked Sendable {
     /// arriving after the upload deadline drops the connection (a slow client: no reply can go
     /// out mid-upload, see above).
     func append(_ chunk: UnsafeRawBufferPointer, tooLarge: () -> HTTPResponse) -> ChunkResult {
-        guard ContinuousClock.now <= uploadDeadline else { return .abort }
+        let now = ContinuousClock.now
         return state.withLock { state in
+            guard now <= state.uploadDeadline else { return .abort }
             switch state.phase {
             case .reading(let limit, _):
                 guard state.body.count + chunk.count <= limit else {
@@ -80,7 +123,7 @@ final class RequestContext: ReplySlot, @unchecked Sendable {
                 guard budget >= chunk.count else { return .abort }
                 state.phase = .discarding(response, budget: budget - chunk.count)
                 return .discarded
-            case .handling, .answered:
+            case .handling, .answered, .deciding:
                 return .discarded
             }
         }
@@ -103,7 +146,7 @@ final class RequestContext: ReplySlot, @unchecked Sendable {
                 state.reply = nil
                 state.phase = .answered
                 return .respond(reply)
-            case .answered:
+            case .answered, .deciding:
                 return .wait
             }
         }

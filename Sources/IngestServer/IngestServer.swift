@@ -13,6 +13,7 @@ public final class IngestServer: Sendable {
     private let store: any IngestStore
     private let logger: Logger
     private let keys: KeyVerifier
+    private let keyChanges: KeyChangeWatcher
     private let health = DatabaseHealth()
     private let queue: IngestQueue
     private let metrics: ServerMetrics
@@ -33,7 +34,10 @@ public final class IngestServer: Sendable {
         self.config = config
         self.store = store
         self.logger = logger
-        keys = KeyVerifier(loader: { try? store.loadKeys() })
+        let keys = KeyVerifier(loader: { try? store.loadKeys() })
+        self.keys = keys
+        keyChanges = KeyChangeWatcher(
+            store: store, keys: keys, logger: logger, retryInterval: .seconds(config.reconnectInterval))
         let metrics = ServerMetrics(version: version)
         self.metrics = metrics
         let writer = BatchWriter(store: store, health: health, metrics: metrics, logger: logger)
@@ -50,7 +54,10 @@ public final class IngestServer: Sendable {
         self.service = service
         listener = HTTPListener(handler: ListenerRoutes(service, routes: config.admin == nil ? .all : .ingest))
         admin = config.admin.map { _ in HTTPListener(handler: ListenerRoutes(service, routes: .operations)) }
-        metrics.registerGauges(queue: queue, health: health, commitProbe: commitProbe, listeners: listeners) {
+        metrics.registerGauges(
+            queue: queue, health: health, commitProbe: commitProbe, listeners: listeners, keys: keys,
+            keyChanges: keyChanges
+        ) {
             do throws(StoreError) {
                 return try store.rollupLag()
             } catch {
@@ -114,6 +121,7 @@ public final class IngestServer: Sendable {
             maintain()
         }
         maintenance.withLock { $0 = task }
+        keyChanges.start()
         logger.info(
             "listening",
             [
@@ -149,8 +157,14 @@ public final class IngestServer: Sendable {
     /// Requests waiting for a writer.
     var queueDepth: Int { queue.depth }
 
-    /// Probes the database now if it was down, and reloads the key table (after
-    /// `pushledger keys create`, or in tests).
+    /// True while key changes are heard as they commit.
+    var isListeningForKeyChanges: Bool { keyChanges.isListening }
+
+    /// Reads of the key table for keys not in memory and announced changes, since start.
+    var keyFreshReads: Int { keys.freshReads }
+
+    /// Probes the database now if it was down, and reloads the key table now (key changes
+    /// themselves are heard as they commit).
     public func refreshKeys() {
         lastKeyLoad.withLock { $0 = nil }
         maintain()
@@ -172,6 +186,7 @@ public final class IngestServer: Sendable {
         listeners.forEach { $0.stop() }
         maintenance.withLock { $0 }?.stop()
         probing.withLock { $0 }?.stop()
+        keyChanges.stop()
         flushKeyUses(all: true)
         logger.info("stopped")
     }

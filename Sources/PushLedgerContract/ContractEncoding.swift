@@ -120,6 +120,8 @@ extension SendResult {
         o.appendIfPresent("response_body", responseBody.map(JSONValue.string))
         o.appendIfPresent("collapse_id", collapseID.map(JSONValue.string))
         o.appendIfPresent("expires_at", expiresAt.map(JSONValue.time))
+        o.appendIfPresent("mutable_content", mutableContent.map(JSONValue.bool))
+        o.appendIfPresent("message_kind", messageKind.map { .string($0.rawValue) })
         return .object(o)
     }
 }

@@ -284,13 +284,19 @@ public struct SendResult: Sendable, Equatable {
     public var collapseID: String?
     /// When the provider discards the notification if undelivered (contract v1.2); never before `sentAt`.
     public var expiresAt: Date?
+    /// APNs: the payload's `aps.mutable-content` was 1, so a service extension runs on arrival
+    /// (contract v1.3); nil for other providers and when the sender did not say.
+    public var mutableContent: Bool?
+    /// FCM: what the message carried (contract v1.3); nil for other providers and when not said.
+    public var messageKind: MessageKind?
 
     public init(
         index: Int, eventID: UUID, notificationID: UUID, appID: String, provider: PushProvider, token: String,
         installationID: UUID? = nil, channel: String, campaign: String? = nil, sentAt: Date, status: Int,
         reason: String? = nil, apnsID: String? = nil, unregisteredAt: Date? = nil, priority: Int? = nil,
         pushType: String? = nil, environment: String? = nil, latencyMs: Int? = nil,
-        responseBody: String? = nil, collapseID: String? = nil, expiresAt: Date? = nil
+        responseBody: String? = nil, collapseID: String? = nil, expiresAt: Date? = nil, mutableContent: Bool? = nil,
+        messageKind: MessageKind? = nil
     ) {
         self.index = index
         self.eventID = eventID
@@ -313,7 +319,16 @@ public struct SendResult: Sendable, Equatable {
         self.responseBody = responseBody
         self.collapseID = collapseID
         self.expiresAt = expiresAt
+        self.mutableContent = mutableContent
+        self.messageKind = messageKind
     }
+}
+
+/// What an FCM message carried (contract v1.3 `message_kind`): a `notification` block alone,
+/// `data` alone, or both. With a `notification` block the system tray shows the message while
+/// the app is in the background and no app code runs, so no receipt can come.
+public enum MessageKind: String, Sendable, Codable, CaseIterable {
+    case notification, data, hybrid
 }
 
 /// Per-event error codes of the contract.

@@ -148,6 +148,9 @@ public enum SendsValidator {
             let responseBody = r.responseBody("response_body")
             let collapseID = r.collapseID("collapse_id")
             let expiresAt = r.time("expires_at", required: false)
+            // Each provider's own field; the other provider's is ignored, as on telemetry.
+            let mutableContent = provider == .apns ? r.bool("mutable_content", required: false) : nil
+            let messageKind: MessageKind? = provider == .fcm ? r.choice("message_kind", required: false) : nil
             if let failure = r.failure { return .failure(EventFailureError(failure)) }
             guard let eventID, let notificationID, let appID, let provider, let token, let channel, let sentAt,
                 let status
@@ -175,7 +178,8 @@ public enum SendsValidator {
                     sentAt: RFC3339.date(microseconds: sentAt), status: status, reason: stored.reason, apnsID: apnsID,
                     unregisteredAt: stored.unregisteredAt.map { RFC3339.date(microseconds: $0) }, priority: priority,
                     pushType: pushType, environment: environment, latencyMs: latencyMs, responseBody: responseBody,
-                    collapseID: collapseID, expiresAt: expiresAt.map { RFC3339.date(microseconds: $0) }))
+                    collapseID: collapseID, expiresAt: expiresAt.map { RFC3339.date(microseconds: $0) },
+                    mutableContent: mutableContent, messageKind: messageKind))
         }
     }
 }

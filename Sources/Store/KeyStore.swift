@@ -64,6 +64,9 @@ public struct KeyStore: Sendable {
     public static let secretLength = 43
     static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
     static let prefixLength = 12
+    /// The `NOTIFY` channel on which every change of `api_keys` is announced as it commits
+    /// (sql/keys/changes.sql): running servers listen and read the keys again at once.
+    public static let changesChannel = "pushledger_keys"
 
     public init() {}
 
@@ -126,8 +129,8 @@ public struct KeyStore: Sendable {
         }
     }
 
-    /// Sets (or with nil removes) a key's rate limit; false when no key has this id. A running
-    /// server applies it at its next key reload.
+    /// Sets (or with nil removes) a key's rate limit; false when no key has this id. Running
+    /// servers apply it at once, like every key change.
     @discardableResult
     public func setRateLimit(id: UUID, _ limit: KeyRateLimit?, on connection: Connection) throws -> Bool {
         try connection.execute(

@@ -64,8 +64,13 @@ public struct MigrationSource: Sendable, Equatable {
     private static func readDefinitions(_ directory: URL) throws(Migrator.Failure) -> [Definition] {
         let list = try read(directory.appendingPathComponent(definitionsList), as: definitionsList)
         var found: [Definition] = []
+        // Another database's folder (`sql/directory/`) may name a file of the main `sql/` folder
+        // as `../path`: a definition both databases need is one file.
+        let parentIsSQL = FileManager.default.fileExists(
+            atPath: directory.deletingLastPathComponent().appendingPathComponent(definitionsList).path)
         for (number, path) in lines(list) {
-            let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+            var parts = path.split(separator: "/", omittingEmptySubsequences: false)
+            if parentIsSQL, parts.count > 2, parts.first == ".." { parts.removeFirst() }
             guard path.hasSuffix(".sql"), !path.hasPrefix("/"),
                 !parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }),
                 parts.first != "migrations"

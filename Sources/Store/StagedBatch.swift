@@ -71,7 +71,8 @@ struct StagedBatch {
     static let sendColumns = [
         "seq", "unit", "app_id", "event_id", "notification_id", "provider", "token", "installation_id", "channel",
         "campaign", "sent_at", "status", "reason", "apns_id", "unregistered_at", "priority", "push_type",
-        "environment", "latency_ms", "received_at", "response_body", "collapse_id", "expires_at",
+        "environment", "latency_ms", "received_at", "response_body", "collapse_id", "expires_at", "mutable_content",
+        "message_kind",
     ]
     static let failureColumns = [
         "app_id", "endpoint", "error_code", "message", "event_index", "event_id", "raw_json", "received_at",
@@ -153,7 +154,7 @@ struct StagedBatch {
             nextSeq(), unit, send.appID, send.eventID, send.notificationID, send.provider.rawValue, send.token,
             send.installationID, send.channel, send.campaign, send.sentAt, send.status, send.reason, send.apnsID,
             send.unregisteredAt, send.priority, send.pushType, send.environment, send.latencyMs, receivedAt,
-            send.responseBody, send.collapseID, send.expiresAt,
+            send.responseBody, send.collapseID, send.expiresAt, send.mutableContent, send.messageKind?.rawValue,
         ])
     }
 

@@ -10,68 +10,137 @@ import Testing
         KeyRecord(id: key, hash: SHA256.hash(Array(key.utf8)), appID: "app", scope: "telemetry", revoked: revoked)
     }
 
-    @Test func aKeyCreatedAfterTheLastLoadWorksOnceTheReloadItStartedEnds() {
+    /// The verdict `confirm` gives, waiting for it.
+    private func confirmed(
+        _ verifier: KeyVerifier, _ key: String, arrived: ContinuousClock.Instant = .now
+    ) -> KeyVerifier.Verdict {
+        let verdict = Mutex<KeyVerifier.Verdict?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        verifier.confirm(key, arrived: arrived) { found in
+            verdict.withLock { $0 = found }
+            done.signal()
+        }
+        done.wait()
+        return verdict.withLock { $0! }
+    }
+
+    @Test func aKeyCreatedAfterTheLastLoadIsAcceptedOnItsFirstRequest() {
         let stored = Mutex<[KeyRecord]>([])
         let verifier = KeyVerifier(loader: { stored.withLock { $0 } })
         verifier.replace(with: [])
         stored.withLock { $0 = [record("pl_t_new")] }
+        // The table's word is unknown; the fresh read says otherwise, and the table keeps it.
         #expect(verifier.verify("pl_t_new") == .unknown)
-        while verifier.isReloading { usleep(1_000) }
+        #expect(confirmed(verifier, "pl_t_new") == .valid(record("pl_t_new")))
         #expect(verifier.verify("pl_t_new") == .valid(record("pl_t_new")))
+        #expect(confirmed(verifier, "pl_t_never") == .unknown)
     }
 
-    @Test func unknownKeysReloadAtMostOnceAnInterval() {
-        let calls = Mutex(0)
-        let verifier = KeyVerifier(
-            loader: {
-                calls.withLock { $0 += 1 }
-                return []
-            }, onDemandInterval: .seconds(3600))
-        verifier.replace(with: [record("pl_t_known")])
-        for i in 0..<500 { #expect(verifier.verify("pl_t_guess\(i)") == .unknown) }
-        while verifier.isReloading { usleep(1_000) }
-        #expect(calls.withLock { $0 } == 1)
-        // A known key never triggers a reload.
-        let quiet = KeyVerifier(loader: {
-            calls.withLock { $0 += 1 }
-            return nil
-        })
-        quiet.replace(with: [record("pl_t_known"), record("pl_t_old", revoked: true)])
-        #expect(quiet.verify("pl_t_known") == .valid(record("pl_t_known")))
-        #expect(quiet.verify("pl_t_old") == .revoked(record("pl_t_old", revoked: true)))
-        #expect(calls.withLock { $0 } == 1)
-    }
-
-    @Test func unknownKeysAreAnsweredAtOnceWhileAReloadIsStuck() {
-        // The database answers only when the test lets it: no request may wait for it.
+    @Test func aRequestIsAnsweredOnlyByAReadThatStartedAfterItArrived() {
+        // The first read takes the table as it is when the read starts, then waits for the test.
+        let stored = Mutex<[KeyRecord]>([])
+        let reading = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
         let calls = Mutex(0)
         let verifier = KeyVerifier(
             loader: {
-                calls.withLock { $0 += 1 }
-                release.wait()
-                return [self.record("pl_t_new")]
-            }, onDemandInterval: .zero)
+                let snapshot = stored.withLock { $0 }
+                if calls.withLock({
+                    $0 += 1
+                    return $0
+                }) == 1 {
+                    reading.signal()
+                    release.wait()
+                }
+                return snapshot
+            }, readInterval: .zero)
         verifier.replace(with: [])
-        let results = Mutex<[KeyVerifier.Verdict]>([])
-        DispatchQueue.concurrentPerform(iterations: 8) { _ in
-            let verdict = verifier.verify("pl_t_new")
-            results.withLock { $0.append(verdict) }
+        let first = Mutex<KeyVerifier.Verdict?>(nil)
+        let second = Mutex<KeyVerifier.Verdict?>(nil)
+        let group = DispatchGroup()
+        group.enter()
+        verifier.confirm("pl_t_new", arrived: .now) { verdict in
+            first.withLock { $0 = verdict }
+            group.leave()
         }
-        #expect(results.withLock { $0 } == Array(repeating: .unknown, count: 8))
-        while calls.withLock({ $0 }) == 0 { usleep(1_000) }
-        #expect(verifier.verify("pl_t_new") == .unknown)
-        #expect(calls.withLock { $0 } == 1)  // one reload at a time
+        reading.wait()
+        // Created while the first read runs: that read cannot have seen it, the next one does.
+        stored.withLock { $0 = [record("pl_t_new")] }
+        group.enter()
+        verifier.confirm("pl_t_new", arrived: .now) { verdict in
+            second.withLock { $0 = verdict }
+            group.leave()
+        }
         release.signal()
-        while verifier.isReloading { usleep(1_000) }
-        #expect(verifier.verify("pl_t_new") == .valid(record("pl_t_new")))
+        group.wait()
+        #expect(first.withLock { $0 } == .unknown)
+        #expect(second.withLock { $0 } == .valid(record("pl_t_new")))
+        #expect(calls.withLock { $0 } == 2)
     }
 
-    @Test func aFailedReloadKeepsTheTable() {
+    @Test func aFloodOfUnknownKeysSharesAFewReads() {
+        let calls = Mutex(0)
+        let verifier = KeyVerifier(
+            loader: {
+                calls.withLock { $0 += 1 }
+                return [self.record("pl_t_known")]
+            }, readInterval: .milliseconds(200))
+        verifier.replace(with: [record("pl_t_known")])
+        let started = ContinuousClock.now
+        let answers = Mutex<[KeyVerifier.Verdict]>([])
+        let group = DispatchGroup()
+        DispatchQueue.concurrentPerform(iterations: 2_000) { i in
+            group.enter()
+            verifier.confirm("pl_t_guess\(i)", arrived: .now) { verdict in
+                answers.withLock { $0.append(verdict) }
+                group.leave()
+            }
+            // Known keys are answered from memory whatever the flood does.
+            if i % 100 == 0 { #expect(verifier.verify("pl_t_known") == .valid(record("pl_t_known"))) }
+        }
+        group.wait()
+        let elapsed = ContinuousClock.now - started
+        #expect(answers.withLock { $0.count } == 2_000 && answers.withLock { $0.allSatisfy { $0 == .unknown } })
+        // One read per 200 ms at most, plus the one that starts at once.
+        let bound = Int(elapsed / .milliseconds(200)) + 1
+        #expect(calls.withLock { $0 } <= bound && calls.withLock { $0 } >= 1)
+        #expect(verifier.freshReads == calls.withLock { $0 })
+    }
+
+    @Test func knownKeysNeverWaitForAStuckRead() {
+        let release = DispatchSemaphore(value: 0)
+        let verifier = KeyVerifier(
+            loader: {
+                release.wait()
+                return [self.record("pl_t_known")]
+            }, readInterval: .zero)
+        verifier.replace(with: [record("pl_t_known")])
+        let answered = DispatchSemaphore(value: 0)
+        verifier.confirm("pl_t_guess", arrived: .now) { _ in answered.signal() }
+        while !verifier.isReloading { usleep(1_000) }
+        for _ in 0..<100 { #expect(verifier.verify("pl_t_known") == .valid(record("pl_t_known"))) }
+        #expect(answered.wait(timeout: .now() + 0.05) == .timedOut)
+        release.signal()
+        answered.wait()
+    }
+
+    @Test func aFailedFreshReadLeavesTheKeyUndecidedAndKeepsTheTable() {
         let verifier = KeyVerifier(loader: { nil })
         verifier.replace(with: [record("pl_t_a")])
-        #expect(verifier.verify("pl_t_b") == .unknown)
+        #expect(confirmed(verifier, "pl_t_b") == .unavailable)
         #expect(verifier.verify("pl_t_a") == .valid(record("pl_t_a")))
+        #expect(confirmed(verifier, "pl_t_a") == .valid(record("pl_t_a")))
+    }
+
+    @Test func anAnnouncedChangeIsReadWithoutARequestWaiting() {
+        let stored = Mutex<[KeyRecord]>([record("pl_t_a")])
+        let verifier = KeyVerifier(loader: { stored.withLock { $0 } })
+        verifier.replace(with: [record("pl_t_a")])
+        stored.withLock { $0 = [] }  // revoked
+        verifier.reloadSoon()
+        while verifier.isReloading { usleep(1_000) }
+        #expect(verifier.verify("pl_t_a") == .unknown)
+        #expect(verifier.freshReads == 1)
     }
 
     @Test func anExpiredKeyIsToldApartFromAnUnknownOne() {

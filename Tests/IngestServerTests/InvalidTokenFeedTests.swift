@@ -175,7 +175,6 @@ import Testing
             insert into api_keys (id, app_id, scope, key_hash, key_prefix)
             values (\(UUID()), \(Fixtures.otherApp), 'sends', \(SHA256.hash(Self.otherSendsKey)), 'pl_s_sen')
             """)
-        harness.server.refreshKeys()
     }
 
     func feed(_ query: String, key: String = TestKeys.sends) throws -> (tokens: [[String: Any]], next: String) {

@@ -151,7 +151,9 @@ struct UploadTests {
 
     @Test func anEnvelopeErrorDropsTheBatch() async throws {
         let server = try LoopbackServer { _, _ in
-            .status(400, #"{"error":"invalid_field","message":"invalid field \"app_version\""}"#)
+            .status(
+                400, #"{"error":"invalid_field","message":"invalid field \"app_version\""}"#,
+                headers: ["Content-Type: application/json"])
         }
         defer { server.stop() }
         let ledger = try Self.ledger(server)
@@ -159,6 +161,17 @@ struct UploadTests {
         let result = try await ledger.flush()
         #expect(result.rejected.count == 2 && result.rejected.allSatisfy { $0.code == "invalid_field" })
         #expect(ledger.pendingCount == 0)
+    }
+
+    @Test func aProxysHtml400KeepsTheEvents() async throws {
+        let server = try LoopbackServer { _, _ in
+            .status(400, "<html><body>Request blocked by firewall</body></html>", headers: ["Content-Type: text/html"])
+        }
+        defer { server.stop() }
+        let ledger = try Self.ledger(server) { $0.retry.maxAttempts = 1 }
+        for _ in 0..<3 { try ledger.record(.experimentExposure(experiment: "e", variant: "v")) }
+        await #expect(throws: PushLedgerError.self) { try await ledger.flush() }
+        #expect(ledger.pendingCount == 3)
     }
 
     @Test func batchesStayWithinTheLimitAndA413Splits() async throws {

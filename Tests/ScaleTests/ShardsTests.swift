@@ -69,6 +69,7 @@ struct ShardsTests {
             ]
         }
         let results = try posts.map { try $0.value() }
+        try Self.expectKeysInTheDirectoryTakeEffectAtOnce(deployment, sharded, app: fleets[0].config.appID)
 
         let connections = ["a": try deployment.shard("a"), "b": try deployment.shard("b")]
         for (index, fleet) in fleets.enumerated() {
@@ -464,5 +465,36 @@ struct ShardsTests {
         json.split(separator: "\n").filter { line in
             !["generated", "refreshed", "fresh", "as_of", "lag"].contains { line.contains($0) }
         }
+    }
+
+    /// Keys live in the directory: one made while the sharded server runs is taken on its first
+    /// request, and its revocation, announced in the directory, is heard by the server.
+    static func expectKeysInTheDirectoryTakeEffectAtOnce(
+        _ deployment: ShardedDeployment, _ server: ServeProcess, app: String
+    ) throws {
+        func status(_ key: String) throws -> Int {
+            let connection = try RawHTTPConnection(port: server.port)
+            connection.write(
+                RawRequest.make(
+                    "POST", "/v1/telemetry?dry_run=true",  // authenticated and validated, nothing stored
+                    headers: [("Content-Type", "application/json"), ("Authorization", "Bearer \(key)")],
+                    body: Fixtures.telemetry(app: app, events: [Fixtures.exposure()])))
+            return try connection.readReply().status
+        }
+        let key = try deployment.run(["keys", "create", "--app", app, "--scope", "telemetry"]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try status(key) == 200)
+        let id: String = try deployment.directory().query(
+            "select id::text from api_keys where key_hash = sha256(convert_to(\(key), 'UTF8'))")[0].decode(0)
+        try deployment.run(["keys", "revoke", id])
+        // Heard within milliseconds; the periodic reload would take 10 s. The deadline only
+        // keeps a loaded machine from failing the test.
+        let deadline = ContinuousClock.now + .seconds(8)
+        var refused = false
+        while !refused, ContinuousClock.now < deadline {
+            refused = try status(key) == 401
+            if !refused { usleep(20_000) }
+        }
+        #expect(refused)
     }
 }

@@ -125,6 +125,28 @@ import Testing
         #expect(try row.decode("expires_at", as: Date?.self) == F.time(3))
     }
 
+    /// Contract v1.3: whether a send could produce a receipt is stored as the sender said it,
+    /// null when not said.
+    @Test func sendsKeepWhatTheyCarried() throws {
+        var alert = F.send(1, notification: 1, at: 2, provider: .apns)
+        alert.pushType = "alert"
+        alert.mutableContent = true
+        var background = F.send(2, notification: 2, at: 2, provider: .apns)
+        background.pushType = "background"
+        var data = F.send(3, notification: 3, at: 2, provider: .fcm)
+        data.messageKind = .data
+        var tray = F.send(4, notification: 4, at: 2, provider: .fcm)
+        tray.messageKind = .notification
+        #expect(try db.write(F.sends([alert, background, data, tray])) == [WriteOutcome(accepted: 4, duplicates: 0)])
+        let rows = try db.connection.query(
+            """
+            select coalesce(mutable_content::text, '-') || ' ' || coalesce(message_kind, '-') as carried
+              from sends order by event_id
+            """
+        ).map { try $0.decode("carried", as: String.self) }
+        #expect(rows == ["true -", "- -", "- data", "- notification"])
+    }
+
     /// Contract v1.2: the device state of a snapshot is stored as given, null when not said.
     @Test func snapshotsKeepTheirDeviceState() throws {
         var android = SettingsSnapshot(notificationsEnabled: true)

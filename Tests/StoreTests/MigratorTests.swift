@@ -186,4 +186,24 @@ import Testing
         try write("migrations/0002_again.sql", "select 1")
         #expect(throws: Migrator.Failure.duplicateVersion(2)) { try Migrator(directory: directory) }
     }
+
+    @Test func anotherDatabasesFolderMayNameAFileOfTheMainFolder() throws {
+        // sql/directory/ is another database's: its list may say ../fns/a.sql, the main one's file.
+        try write("directory/migrations/0001_directory.sql", "create table a (id int);")
+        try write("directory/definitions.list", "../fns/a.sql\n")
+        let source = try MigrationSource(directory: directory.appendingPathComponent("directory"))
+        #expect(source.definitions.map(\.path) == ["../fns/a.sql"])
+        #expect(source.definitions.first?.sql.contains("a_count") == true)
+        let connection = try Connection.connect(url: url)
+        let done = try Migrator(directory: directory.appendingPathComponent("directory")).migrate(connection)
+        #expect(done.definitions == ["../fns/a.sql"])
+        #expect(try connection.query("select a_count() as n")[0].decode("n", as: Int.self) == 0)
+        // Never further up, never into migrations, and never from the main folder itself.
+        for entry in ["../../x.sql", "../migrations/0001_first.sql", "../x/../y.sql"] {
+            try write("directory/definitions.list", "\(entry)\n")
+            #expect(throws: Migrator.Failure.badDefinitionList(line: 1, entry)) {
+                try MigrationSource(directory: directory.appendingPathComponent("directory"))
+            }
+        }
+    }
 }

@@ -131,13 +131,15 @@ begin
         -- at or before sent_at (registrations of this batch were stored just before).
         insert into sends (app_id, event_id, notification_id, provider, token, installation_id, resolved_by,
                            channel, campaign, sent_at, status, reason, apns_id, unregistered_at, priority,
-                           push_type, environment, latency_ms, received_at, response_body, collapse_id, expires_at)
+                           push_type, environment, latency_ms, received_at, response_body, collapse_id, expires_at,
+                           mutable_content, message_kind)
         select s.app_id, s.event_id, s.notification_id, s.provider, s.token,
                coalesce(s.installation_id, r.installation_id),
                case when s.installation_id is not null then 'explicit'
                     when r.installation_id is not null then 'token' else 'unresolved' end,
                s.channel, s.campaign, s.sent_at, s.status, s.reason, s.apns_id, s.unregistered_at, s.priority,
-               s.push_type, s.environment, s.latency_ms, s.received_at, s.response_body, s.collapse_id, s.expires_at
+               s.push_type, s.environment, s.latency_ms, s.received_at, s.response_body, s.collapse_id, s.expires_at,
+               s.mutable_content, s.message_kind
           from stage_sends s
           join stage_fresh using (seq)
           left join lateral (

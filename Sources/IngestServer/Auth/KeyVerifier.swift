@@ -2,11 +2,15 @@ import Foundation
 import PushLedgerSupport
 import Synchronization
 
-/// The in-memory key table, reloaded from the database every few seconds so that checking a
-/// key never waits for Postgres. An unknown key is answered unknown at once and starts one
-/// reload in the background (at most one a second, so a flood of bad keys costs the database
-/// little and never holds an HTTP thread): a key made with `pushledger keys create` works from
-/// the request after that reload, within a second or so.
+/// The in-memory key table: a known key is checked without waiting for Postgres.
+///
+/// The table follows the database three ways: every key change is announced as it commits and
+/// read again at once (`KeyChangeWatcher`); a periodic reload catches anything else; and a key
+/// the table lacks is not refused on the table's word. Its request waits, without holding a
+/// thread, for one fresh read of the key table that started after the request arrived
+/// (`confirm`), and only then gets 401. Fresh reads are shared by every request waiting at
+/// that moment, one at a time and at most one per `readInterval`, so a flood of unknown keys
+/// costs the database a few reads a second and never delays a request whose key is known.
 ///
 /// Uses are remembered in memory and handed out for storing at most once per `flushInterval`
 /// per key, so `keys list` shows a last use without a database write per request.
@@ -18,15 +22,15 @@ final class KeyVerifier: Sendable {
         case revoked(KeyRecord)
         /// Past its `expiresAt`: 401 `key_expired`, so the sender knows to switch keys.
         case expired(KeyRecord)
-        /// The table was never loaded (database down since start): the caller answers 503.
+        /// The table was never loaded, or a fresh read for an unknown key failed: the caller
+        /// answers 503, since nobody can say the key is wrong.
         case unavailable
     }
 
     private let table = Mutex<[KeyRecord]?>(nil)
     private let loader: (@Sendable () -> [KeyRecord]?)?
-    /// When the last on-demand reload started, and whether one is running.
-    private let onDemand = Mutex<(started: ContinuousClock.Instant?, running: Bool)>((nil, false))
-    private let onDemandInterval: Duration
+    private let reads = Mutex(Reads())
+    private let readInterval: Duration
     private let flushInterval: TimeInterval
     private let now: @Sendable () -> Date
     /// Per key id: its latest use, and the use and time of its last stored flush.
@@ -38,14 +42,32 @@ final class KeyVerifier: Sendable {
         var flushedAt: Date?
     }
 
-    /// `loader` returns the current keys, or nil when the database can't say. `now` is the
-    /// wall clock that expiry and last use are read from.
+    /// A request whose key the table lacked, waiting for a read that started after `arrived`.
+    private struct Waiter {
+        var arrived: ContinuousClock.Instant
+        var hash: [UInt8]
+        var done: @Sendable (Verdict) -> Void
+    }
+
+    /// The fresh reads: whether the reader runs, when its last read started, what waits for one.
+    private struct Reads {
+        var running = false
+        var lastStart: ContinuousClock.Instant?
+        var waiters: [Waiter] = []
+        /// A change was announced: read even if no request waits.
+        var changed = false
+        var count = 0
+    }
+
+    /// `loader` returns the current keys, or nil when the database can't say. `readInterval`
+    /// spaces fresh reads (at most one per interval); `now` is the wall clock that expiry and
+    /// last use are read from.
     init(
-        loader: (@Sendable () -> [KeyRecord]?)? = nil, onDemandInterval: Duration = .seconds(1),
+        loader: (@Sendable () -> [KeyRecord]?)? = nil, readInterval: Duration = .milliseconds(200),
         flushInterval: TimeInterval = 60, now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.loader = loader
-        self.onDemandInterval = onDemandInterval
+        self.readInterval = readInterval
         self.flushInterval = flushInterval
         self.now = now
     }
@@ -57,32 +79,90 @@ final class KeyVerifier: Sendable {
 
     var isLoaded: Bool { table.withLock { $0 != nil } }
 
-    /// Looks a presented key up by its SHA-256. Every stored hash is compared in constant time
-    /// and the scan never stops early, so timing says nothing about how close a guess came.
+    /// Fresh reads done so far (metrics and tests).
+    var freshReads: Int { reads.withLock { $0.count } }
+
+    /// Looks a presented key up in memory by its SHA-256. Every stored hash is compared in
+    /// constant time and the scan never stops early, so timing says nothing about how close a
+    /// guess came. `.unknown` is the table's word only: `confirm` asks the database.
     func verify(_ key: String) -> Verdict {
-        let presented = SHA256.hash(Array(key.utf8))
-        let verdict = lookup(presented)
-        guard verdict == .unknown, let loader else { return verdict }
-        let now = ContinuousClock.now
-        let start = onDemand.withLock { state -> Bool in
-            if state.running { return false }
-            if let started = state.started, now - started < onDemandInterval { return false }
-            state = (now, true)
-            return true
-        }
-        if start {
-            let thread = Thread { [self] in
-                if let records = loader() { replace(with: records) }
-                onDemand.withLock { $0.running = false }
-            }
-            thread.name = "pushledger-key-reload"
-            thread.start()
-        }
-        return verdict
+        lookup(SHA256.hash(Array(key.utf8)))
     }
 
-    /// True while an on-demand reload runs (tests wait for it).
-    var isReloading: Bool { onDemand.withLock { $0.running } }
+    /// The verdict on `key` after a read of the key table that started after `arrived`: `done`
+    /// is called once, on the reader's thread (or at once without a loader).
+    func confirm(_ key: String, arrived: ContinuousClock.Instant, _ done: @escaping @Sendable (Verdict) -> Void) {
+        let hash = SHA256.hash(Array(key.utf8))
+        guard loader != nil else { return done(lookup(hash)) }
+        let start = reads.withLock { reads -> Bool in
+            reads.waiters.append(Waiter(arrived: arrived, hash: hash, done: done))
+            return startReader(&reads)
+        }
+        if start { spawnReader() }
+    }
+
+    /// Reads the keys again soon (a change was announced, or the listener reconnected).
+    func reloadSoon() {
+        guard loader != nil else { return }
+        let start = reads.withLock { reads -> Bool in
+            reads.changed = true
+            return startReader(&reads)
+        }
+        if start { spawnReader() }
+    }
+
+    /// True while the reader has work (tests wait for it).
+    var isReloading: Bool { reads.withLock { $0.running } }
+
+    private func sleepFor(_ pause: Duration) {
+        let (seconds, attoseconds) = pause.components
+        usleep(UInt32(clamping: seconds * 1_000_000 + attoseconds / 1_000_000_000_000))
+    }
+
+    private func startReader(_ reads: inout Reads) -> Bool {
+        guard !reads.running else { return false }
+        reads.running = true
+        return true
+    }
+
+    private func spawnReader() {
+        let thread = Thread { [self] in readWhileNeeded() }
+        thread.name = "pushledger-key-reload"
+        thread.start()
+    }
+
+    /// One read at a time, spaced by `readInterval`, until nobody waits and no change is due.
+    private func readWhileNeeded() {
+        while true {
+            let pause = reads.withLock { reads -> Duration? in
+                guard !reads.waiters.isEmpty || reads.changed else {
+                    reads.running = false
+                    return nil
+                }
+                guard let last = reads.lastStart else { return .zero }
+                return max(.zero, last + readInterval - ContinuousClock.now)
+            }
+            guard let pause else { return }
+            if pause > .zero { sleepFor(pause) }
+            let started = ContinuousClock.now
+            reads.withLock {
+                $0.lastStart = started
+                $0.changed = false
+                $0.count += 1
+            }
+            let records = loader?()
+            if let records { replace(with: records) }
+            let due = reads.withLock { reads -> [Waiter] in
+                let due = reads.waiters.filter { $0.arrived < started }
+                reads.waiters.removeAll { $0.arrived < started }
+                return due
+            }
+            for waiter in due {
+                let verdict = lookup(waiter.hash)
+                waiter.done(verdict == .unknown && records == nil ? .unavailable : verdict)
+            }
+        }
+    }
 
     /// The uses to store now: keys used since their last flush, at most one flush per key per
     /// `flushInterval` (`all`: every unflushed use, at shutdown). Call `flushed` after storing.

@@ -19,6 +19,9 @@ public protocol IngestStore: Sendable {
     func probeCommit() throws(StoreError)
     /// The API keys not revoked, expired ones included.
     func loadKeys() throws(StoreError) -> [KeyRecord]
+    /// A session of its own on the database holding the keys, hearing each key change as it
+    /// commits; nil when this store cannot listen (the periodic reload alone keeps keys fresh).
+    func listenForKeyChanges() throws(StoreError) -> KeyChangeListener?
     /// One page of an app's invalid-token feed (`GET /v1/tokens/invalid`).
     func invalidTokens(appID: String, query: InvalidTokenFeed.Query) throws(StoreError) -> InvalidTokenFeed.Page
     /// Stores when keys (by `KeyRecord.id`) were last used: the verifier's coarse flush.
@@ -34,6 +37,8 @@ public protocol IngestStore: Sendable {
 
 extension IngestStore {
     public func route(app: String) -> String? { nil }
+
+    public func listenForKeyChanges() throws(StoreError) -> KeyChangeListener? { nil }
 
     /// A store that cannot commit on its own says so by ping alone.
     public func probeCommit() throws(StoreError) { try ping() }

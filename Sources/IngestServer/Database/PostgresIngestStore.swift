@@ -15,10 +15,12 @@ public final class PostgresIngestStore: IngestStore {
     /// no feed read's.
     private let probePool: ConnectionPool
     private let writer = EventWriter()
+    private let url: String
 
     /// `connections`: one per writer thread; `readConnections`: feed reads at once plus one
     /// for the maintenance loop (keys, last uses). The commit probe has one more of its own.
     public init(url: String, connections: Int, readConnections: Int = 1) {
+        self.url = url
         pool = ConnectionPool(url: url, maxConnections: max(1, connections))
         reads = ConnectionPool(url: url, maxConnections: max(1, readConnections))
         probePool = ConnectionPool(url: url, maxConnections: 1)
@@ -63,6 +65,14 @@ public final class PostgresIngestStore: IngestStore {
     public func loadKeys() throws(StoreError) -> [KeyRecord] {
         try withConnection(reads) { connection in
             try KeyRecord.active(on: connection)
+        }
+    }
+
+    public func listenForKeyChanges() throws(StoreError) -> KeyChangeListener? {
+        do {
+            return try KeyChangeListener(url: url)
+        } catch {
+            throw StoreError(error)
         }
     }
 

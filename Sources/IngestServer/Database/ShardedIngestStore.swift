@@ -20,6 +20,7 @@ import Synchronization
 public final class ShardedIngestStore: IngestStore {
     /// The directory: keys, key uses, the map, the reconnect probe.
     private let directory: ConnectionPool
+    private let directoryURL: String
     private let writerConnections: Int
     private let readConnections: Int
     private let logger: Logger
@@ -59,6 +60,7 @@ public final class ShardedIngestStore: IngestStore {
     /// per directory for key reloads.
     public init(directoryURL: String, connections: Int, readConnections: Int, logger: Logger) {
         directory = ConnectionPool(url: directoryURL, maxConnections: max(1, readConnections))
+        self.directoryURL = directoryURL
         writerConnections = connections
         self.readConnections = readConnections
         self.logger = logger
@@ -178,6 +180,15 @@ public final class ShardedIngestStore: IngestStore {
             logger.warning(
                 "directory unreachable, keeping the keys and shard map last read", ["error": error.description])
             return keys
+        }
+    }
+
+    /// Keys live in the directory, so their changes are heard there.
+    public func listenForKeyChanges() throws(StoreError) -> KeyChangeListener? {
+        do {
+            return try KeyChangeListener(url: directoryURL)
+        } catch {
+            throw StoreError(error)
         }
     }
 

@@ -119,6 +119,7 @@ final class ServerMetrics: Sendable {
     /// out while the database is down or cannot say, so an alert on it never sees a stale value.
     func registerGauges(
         queue: IngestQueue, health: DatabaseHealth, commitProbe: CommitProbe, listeners: [HTTPListener],
+        keys: KeyVerifier? = nil, keyChanges: KeyChangeWatcher? = nil,
         rollupLag: @escaping @Sendable () -> Double? = { nil }
     ) {
         let capacity = Double(queue.capacity)
@@ -134,6 +135,18 @@ final class ServerMetrics: Sendable {
             GaugeMetric("pushledger_database_up", help: "1 when Postgres answered the last probe.") {
                 health.isUp ? 1 : 0
             })
+        if let keys, let keyChanges {
+            _ = registry.register(
+                GaugeMetric(
+                    "pushledger_key_changes_listening",
+                    help: "1 while key changes are heard as they commit; 0: periodic key reloads alone."
+                ) { keyChanges.isListening ? 1 : 0 })
+            _ = registry.register(
+                GaugeMetric(
+                    "pushledger_key_fresh_reads",
+                    help: "Reads of the key table since start for keys not in memory and announced changes."
+                ) { Double(keys.freshReads) })
+        }
         _ = registry.register(
             GaugeMetric(
                 "pushledger_database_commits_complete",

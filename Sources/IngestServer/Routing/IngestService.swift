@@ -71,8 +71,24 @@ final class IngestService: HTTPHandler {
         }
         guard let scope = route.scope else { return .respond(operations(route)) }
         guard let token = bearerToken(head.authorization) else { return .respond(.missingKey) }
+        let verdict = keys.verify(token)
+        guard verdict == .unknown else { return decide(head, route: route, scope: scope, token: token, verdict) }
+        // Not in memory: not refused on the cache's word. The request waits, suspended, for a
+        // read of the key table that started after it arrived (a key created a moment ago).
+        let arrived = ContinuousClock.now
+        return .later { [self] slot in
+            keys.confirm(token, arrived: arrived) { [self] verdict in
+                slot.decide(decide(head, route: route, scope: scope, token: token, verdict))
+            }
+        }
+    }
+
+    /// The rest of `decide` once the key's verdict is known.
+    private func decide(
+        _ head: RequestHead, route: Route, scope: String, token: String, _ verdict: KeyVerifier.Verdict
+    ) -> HeadDecision {
         let key: KeyRecord
-        switch keys.verify(token) {
+        switch verdict {
         case .valid(let record): key = record
         case .unknown:
             logger.info("unknown key", ["path": head.path, "key_prefix": Logger.redact(token), "client": client(head)])

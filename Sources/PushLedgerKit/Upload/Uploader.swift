@@ -14,7 +14,7 @@ struct Batch: Sendable {
 enum DeliveryOutcome: Sendable, Equatable {
     /// 200: every event is answered for (stored, duplicate or rejected); remove them all.
     case stored(accepted: Int, duplicates: Int, rejected: [RejectedEvent])
-    /// 400: the request was refused as a whole; the events will never be accepted as sent.
+    /// PushLedger's own 400: the request was refused as a whole; the events will never be accepted as sent.
     case refused([RejectedEvent])
     /// 413: smaller requests may pass.
     case tooLarge(code: String, message: String)
@@ -77,11 +77,31 @@ struct Uploader: Sendable {
         return Self.interpret(response, batch: batch)
     }
 
-    /// The contract's statuses (telemetry-v1.md, Responses) mapped to what the journal does.
+    /// The 400 codes with which PushLedger refuses a request whole (docs/contract.md, Responses): the
+    /// only answers that may drop events. Tests/Fixtures/upload-answers.json lists the same codes.
+    static let refusalCodes = ["invalid_json", "invalid_gzip", "missing_field", "invalid_field", "unstorable"]
+
+    /// The answer's error code when it is PushLedger's own JSON error: `Content-Type`
+    /// `application/json` (parameters and case aside) and an object whose `error` and `message` are
+    /// strings. A proxy's, firewall's or other service's answer is not, whatever its status.
+    static func ownErrorCode(_ response: TransportResponse) -> String? {
+        guard let type = response.headers["content-type"],
+            type.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first?
+                .trimmingCharacters(in: .whitespaces).lowercased() == "application/json",
+            let answer = try? JSONParser.parseValue([UInt8](response.body)),
+            answer["message"]?.stringValue != nil
+        else { return nil }
+        return answer["error"]?.stringValue
+    }
+
+    /// The contract's statuses (telemetry-v1.md, Responses) mapped to what the journal does. Only
+    /// PushLedger's own answers drop events; Tests/Fixtures/upload-answers.json is the rule's table,
+    /// which the Android SDK runs too.
     static func interpret(_ response: TransportResponse, batch: Batch) -> DeliveryOutcome {
         let answer = try? JSONParser.parseValue([UInt8](response.body))
         let code = answer?["error"]?.stringValue ?? "http_\(response.status)"
         let message = answer?["message"]?.stringValue ?? ""
+        let own = ownErrorCode(response)
         switch response.status {
         case 200:
             guard let accepted = answer?["accepted"]?.numberValue?.int64Value,
@@ -100,13 +120,18 @@ struct Uploader: Sendable {
                     message: item["message"]?.stringValue ?? "")
             }
             return .stored(accepted: Int(accepted), duplicates: Int(duplicates), rejected: rejections)
-        case 400:
+        case 400 where own.map(refusalCodes.contains) == true:
             return .refused(batch.entries.map { RejectedEvent(eventID: $0.eventID, code: code, message: message) })
+        case 413 where batch.entries.count <= 1 && own == nil:
+            // A single event is dropped on 413 only when PushLedger says so: a proxy's smaller body
+            // limit must not lose it.
+            return .failed(.unexpected(status: 413, code: code), retryable: false, retryAfter: nil)
         case 413:
             return .tooLarge(code: code, message: message)
         case 401, 403:
             return .failed(.unauthorized(status: response.status, code: code), retryable: false, retryAfter: nil)
-        case 429, 500...599:
+        case 400, 429, 500...599:
+            // A 400 that is not PushLedger's own (a proxy, a firewall, a captive portal) is retried like a 5xx.
             return .failed(
                 .unavailable(status: response.status, code: code), retryable: true,
                 retryAfter: response.headers["retry-after"])

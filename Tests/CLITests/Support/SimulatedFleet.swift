@@ -15,7 +15,6 @@ struct SimulatedFleet {
         environment = ["DATABASE_URL": database, "PUSHLEDGER_APP": "com.example.shop"]
         let migrate = try CommandRunner.run(["migrate", "--log-level", "warning"], environment: environment)
         try #require(migrate.status == 0, "\(migrate.stderr)")
-        // Keys before the server: a key it does not know yet is refused until its background reload.
         var keys: [String] = []
         for scope in ["telemetry", "sends"] {
             let key = try CommandRunner.run(

@@ -92,6 +92,11 @@ final class FaultyStore: IngestStore {
         return try inner.loadKeys()
     }
 
+    func listenForKeyChanges() throws(StoreError) -> KeyChangeListener? {
+        if state.withLock({ $0.down }) { throw Self.unreachable }
+        return try inner.listenForKeyChanges()
+    }
+
     func invalidTokens(appID: String, query: InvalidTokenFeed.Query) throws(StoreError) -> InvalidTokenFeed.Page {
         let faults = state.withLock { ($0.down, $0.failing) }
         if faults.0 { throw Self.unreachable }

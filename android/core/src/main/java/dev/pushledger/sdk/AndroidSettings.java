@@ -46,13 +46,58 @@ public final class AndroidSettings {
     public final @Nullable Boolean forceStoppedBeforeStart;
 
     private AndroidSettings(Builder b) {
-        notificationsEnabled = b.notificationsEnabled;
-        postNotifications = b.postNotifications;
-        channels = b.channels == null ? null : Collections.unmodifiableList(new ArrayList<>(b.channels));
-        standbyBucket = b.standbyBucket;
-        backgroundRestricted = b.backgroundRestricted;
-        ignoringBatteryOptimizations = b.ignoringBatteryOptimizations;
-        forceStoppedBeforeStart = b.forceStoppedBeforeStart;
+        this(b.notificationsEnabled, b.postNotifications, b.channels, b.standbyBucket, b.backgroundRestricted,
+            b.ignoringBatteryOptimizations, b.forceStoppedBeforeStart);
+    }
+
+    private AndroidSettings(boolean notificationsEnabled, @Nullable PostNotifications postNotifications,
+            @Nullable List<Channel> channels,
+            @Nullable StandbyBucket standbyBucket, @Nullable Boolean backgroundRestricted,
+                    @Nullable Boolean ignoringBatteryOptimizations,
+            @Nullable Boolean forceStoppedBeforeStart) {
+        this.notificationsEnabled = notificationsEnabled;
+        this.postNotifications = postNotifications;
+        this.channels = channels == null ? null : Collections.unmodifiableList(new ArrayList<>(channels));
+        this.standbyBucket = standbyBucket;
+        this.backgroundRestricted = backgroundRestricted;
+        this.ignoringBatteryOptimizations = ignoringBatteryOptimizations;
+        this.forceStoppedBeforeStart = forceStoppedBeforeStart;
+    }
+
+    /** The same snapshot with another channel list. */
+    @NotNull AndroidSettings withChannels(@NotNull List<Channel> list) {
+        return new AndroidSettings(notificationsEnabled, postNotifications, list, standbyBucket, backgroundRestricted,
+            ignoringBatteryOptimizations, forceStoppedBeforeStart);
+    }
+
+    /**
+     * The channels whose entries fit in {@code budgetBytes} of the list's text, blocked ones first
+     * (a blocked channel is the fact the reports read: a send to it counts as blocked, while a
+     * channel left out reads as one the app has not created), each group in the app's order. The
+     * server limits an event to 32 KiB; an entry takes 30 to 600 bytes, so a few hundred channels
+     * fit and only apps with more lose the unblocked rest.
+     */
+    @NotNull List<Channel> channelsWithin(long budgetBytes) {
+        List<Channel> kept = new ArrayList<>();
+        if (channels == null) return kept;
+        long left = budgetBytes;
+        for (boolean blocked : new boolean[] {true, false}) {
+            for (Channel c : channels) {
+                if (c.isBlocked() != blocked) continue;
+                long cost;
+                try {
+                    cost = FieldReader.utf8(entry(c).toString()) + (kept.isEmpty() ? 0 : 1);
+                } catch (JSONException e) {
+                    continue;
+                }
+                if (cost > left) continue;
+                kept.add(c);
+                left -= cost;
+            }
+        }
+        List<Channel> ordered = new ArrayList<>(channels);
+        ordered.retainAll(kept);
+        return ordered;
     }
 
     /** {@code notificationsEnabled}: {@code NotificationManagerCompat.areNotificationsEnabled()}. */
@@ -132,20 +177,22 @@ public final class AndroidSettings {
         public @NotNull AndroidSettings build() { return new AndroidSettings(this); }
     }
 
+    private static JSONObject entry(Channel c) throws JSONException {
+        JSONObject entry = new JSONObject();
+        entry.put("id", c.id);
+        entry.put("importance", c.importance);
+        if (c.group != null) entry.put("group", c.group);
+        if (c.groupBlocked != null) entry.put("group_blocked", c.groupBlocked.booleanValue());
+        return entry;
+    }
+
     /** The snapshot's contract fields, in the contract's order. */
     void writeTo(@NotNull JSONObject o) throws JSONException {
         o.put("notifications_enabled", notificationsEnabled);
         if (postNotifications != null) o.put("post_notifications", postNotifications.wire());
         if (channels != null) {
             JSONArray list = new JSONArray();
-            for (Channel c : channels) {
-                JSONObject entry = new JSONObject();
-                entry.put("id", c.id);
-                entry.put("importance", c.importance);
-                if (c.group != null) entry.put("group", c.group);
-                if (c.groupBlocked != null) entry.put("group_blocked", c.groupBlocked.booleanValue());
-                list.put(entry);
-            }
+            for (Channel c : channels) list.put(entry(c));
             o.put("channels", list);
         }
         if (standbyBucket != null) o.put("standby_bucket", standbyBucket.wire());

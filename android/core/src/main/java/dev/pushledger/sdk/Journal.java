@@ -215,6 +215,38 @@ final class Journal {
         return drop.size();
     }
 
+    /** A small state file of the directory ({@code token-recorded}, {@code opened}); null when absent or unreadable. */
+    @Nullable String readState(@NotNull String name) {
+        try {
+            return new String(Streams.readAll(new FileInputStream(new File(root, name))), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /** Replaces a state file durably (whole or not at all). */
+    void writeState(@NotNull String name, @NotNull String text) throws PushLedgerException {
+        publish(text.getBytes(StandardCharsets.UTF_8), new File(root, name), root);
+    }
+
+    /** The directory's lock for read-modify-write of a state file across processes. */
+    @NotNull Lock stateLock() throws PushLedgerException { return lock("state.lock", Long.MAX_VALUE); }
+
+    /** Whether recording is switched off on this directory: one marker file, so every process agrees. */
+    boolean disabled() { return new File(root, "disabled").exists(); }
+
+    /** Writes or removes the marker, durably. */
+    void setDisabled(boolean disabled) throws PushLedgerException {
+        File marker = new File(root, "disabled");
+        if (disabled) {
+            if (!marker.exists()) publish(new byte[0], marker, root);
+        } else if (marker.exists()) {
+            if (!marker.delete() && marker.exists()) throw new PushLedgerException("storage", "delete failed at "
+                    + marker);
+            syncDirectory(root);
+        }
+    }
+
     /** Events dropped by the cap since the directory was created. */
     long droppedCount() {
         try {

@@ -63,21 +63,31 @@ public final class PushLedger {
     public @NotNull UUID installationId() { return installationId; }
 
     /** {@link #record(PushLedgerEvent, long)} at the device clock's now. */
-    public @NotNull UUID record(@NotNull PushLedgerEvent event) throws PushLedgerException {
+    public @Nullable UUID record(@NotNull PushLedgerEvent event) throws PushLedgerException {
         return record(event, config.clock.nowMillis());
     }
 
     /**
      * Journals {@code event} (time {@code atEpochMillis} on the device clock) and returns its
-     * event id once it is on disk (fsynced). An event the server would reject throws with the
-     * contract's error code and is not kept.
+     * event id once it is on disk (fsynced); null, recording nothing, while the ledger is
+     * disabled ({@link #setEnabled}). An event the server would reject throws with the contract's
+     * error code and is not kept. A snapshot over the event size limit keeps its blocked channels
+     * first and leaves out the channels that do not fit ({@link AndroidSettings}).
      */
-    public @NotNull UUID record(@NotNull PushLedgerEvent event, long atEpochMillis) throws PushLedgerException {
+    public @Nullable UUID record(@NotNull PushLedgerEvent event, long atEpochMillis) throws PushLedgerException {
+        if (journal.disabled()) return null;
         UUID id = UUID.randomUUID();
         long micros = atEpochMillis * 1000;
         String text;
         try {
             text = event.json(id, micros);
+            String fitted = event.fitted(text, id, micros, config.limits.maxEventBytes);
+            if (fitted != text) {
+                log(config, PushLedgerLogger.Level.WARNING,
+                        "snapshot over the event size limit: unblocked channels left out",
+                    "bytes", FieldReader.utf8(text), "limit", config.limits.maxEventBytes);
+                text = fitted;
+            }
         } catch (IllegalArgumentException e) {
             throw new PushLedgerException("invalid_field", String.valueOf(e.getMessage()));
         }
@@ -91,7 +101,100 @@ public final class PushLedger {
             throw new PushLedgerException(r.code, r.message);
         }
         journal.append(id, micros, context, text);
+        if (event.carriesForceStop()) ProcessStart.recorded();
         return id;
+    }
+
+    /** How often the same token is recorded again, so an install the server lost track of is repaired within a day. */
+    static final long TOKEN_REFRESH_MILLIS = 86_400_000L;
+    /** How many opened notifications {@link #recordOpen} remembers: more than a device shows at once. */
+    static final int OPENS_REMEMBERED = 200;
+
+    /**
+     * Records {@code push_token} when {@code token} differs from the last one recorded on this
+     * storage directory or that was a day ago or more; null when not due (or disabled). For the
+     * token the app asks for at every start, so an install that existed before the SDK (whose
+     * {@code onNewToken} never runs again) registers too. Only a SHA-256 of the token is kept.
+     */
+    public @Nullable UUID recordTokenIfDue(@NotNull PushProvider provider,
+            @NotNull String token) throws PushLedgerException {
+        String digest = Digest.sha256Hex(Wire.of(provider) + ":" + token);
+        long now = config.clock.nowMillis();
+        Journal.Lock lock = journal.stateLock();
+        try {
+            String[] last = String.valueOf(journal.readState("token-recorded")).trim().split(" ");
+            if (last.length == 2 && last[0].equals(digest)) {
+                try {
+                    long at = Long.parseLong(last[1]);
+                    if (now - at < TOKEN_REFRESH_MILLIS && now >= at) return null;
+                } catch (NumberFormatException ignored) {
+                    // An unreadable state records the token again.
+                }
+            }
+            UUID id = record(PushLedgerEvent.pushToken(provider, token), now);
+            if (id != null) journal.writeState("token-recorded", digest + " " + now);
+            return id;
+        } finally {
+            lock.close();
+        }
+    }
+
+    /**
+     * Records {@code notification_opened} for {@code payload} once per notification: a second call
+     * for the same {@code notification_id} (the activity recreated, relaunched from Recents, the
+     * same intent handled twice) records nothing and returns null. The last
+     * {@value #OPENS_REMEMBERED} ids are remembered on the storage directory.
+     */
+    public @Nullable UUID recordOpen(@NotNull NotificationPayload payload, @NotNull String action,
+            @Nullable Landing landed)
+            throws PushLedgerException {
+        PushLedgerEvent event = payload.open(action, landed);
+        if (event == null || payload.notificationId == null) return null;
+        String id = payload.notificationId.toString();
+        Journal.Lock lock = journal.stateLock();
+        try {
+            String state = journal.readState("opened");
+            List<String> opened = new ArrayList<>();
+            if (state != null) for (String line : state.split("\n")) if (!line.isEmpty()) opened.add(line);
+            if (opened.contains(id)) return null;
+            UUID recorded = record(event);
+            if (recorded == null) return null;
+            opened.add(id);
+            while (opened.size() > OPENS_REMEMBERED) opened.remove(0);
+            StringBuilder text = new StringBuilder();
+            for (String line : opened) text.append(line).append('\n');
+            journal.writeState("opened", text.toString());
+            return recorded;
+        } finally {
+            lock.close();
+        }
+    }
+
+    /**
+     * The consent switch, for every process on the storage directory and every later launch:
+     * disabled, {@code record} journals nothing and {@code flush} sends nothing; events journalled
+     * before stay until {@link #clearPending()} or until the ledger is enabled again and flushed.
+     */
+    public void setEnabled(boolean enabled) throws PushLedgerException { journal.setDisabled(!enabled); }
+
+    /** Whether the ledger records and uploads ({@link #setEnabled}); true unless switched off. */
+    public boolean isEnabled() { return !journal.disabled(); }
+
+    /**
+     * Deletes every journalled event without sending it (a user's request to erase what was not
+     * uploaded yet); waits for a flush in progress. Returns how many were deleted.
+     */
+    public int clearPending() throws PushLedgerException {
+        Journal.Lock lock = journal.tryFlushLock(config.lockWaitMillis);
+        if (lock == null) throw new FlushIncompleteException(pendingCount(), new FlushFailure(FlushFailure.Kind.BUSY,
+                0, null), new FlushResult());
+        try {
+            List<Journal.Entry> entries = journal.entries();
+            journal.remove(entries);
+            return entries.size();
+        } finally {
+            lock.close();
+        }
     }
 
     /**
@@ -99,10 +202,13 @@ public final class PushLedger {
      * backoff in progress; blocks. Rejected events are dropped, logged and listed in the result,
      * never retried. Throws {@link FlushIncompleteException} when any of them is still journalled
      * on return (server down, 429/5xx after the retries, 401/403, another flusher kept the lock).
+     * Disabled ({@link #setEnabled}): sends nothing and returns an empty result.
      */
     public @NotNull FlushResult flush() throws PushLedgerException {
+        if (journal.disabled()) return new FlushResult();
         Journal.Lock lock = journal.tryFlushLock(config.lockWaitMillis);
-        if (lock == null) throw new FlushIncompleteException(pendingCount(), new FlushFailure(FlushFailure.Kind.BUSY, 0, null), new FlushResult());
+        if (lock == null) throw new FlushIncompleteException(pendingCount(), new FlushFailure(FlushFailure.Kind.BUSY,
+                0, null), new FlushResult());
         try {
             FlushResult result = new FlushResult();
             result.droppedByCap = journal.prune(config.maxJournalEvents, config.maxJournalBytes, config.clock.nowMillis());

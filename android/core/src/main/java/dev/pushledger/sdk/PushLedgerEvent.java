@@ -14,6 +14,8 @@ import org.json.JSONObject;
 public final class PushLedgerEvent {
     private final @NotNull String type;
     private final @NotNull Fields fields;
+    /** A snapshot's settings, which {@link #fitted} may cap; null for every other type. */
+    private final @Nullable AndroidSettings settings;
 
     /** Writes an event's own fields after {@code event_id}, {@code type} and {@code at}. */
     interface Fields {
@@ -21,8 +23,13 @@ public final class PushLedgerEvent {
     }
 
     private PushLedgerEvent(@NotNull String type, @NotNull Fields fields) {
+        this(type, fields, null);
+    }
+
+    private PushLedgerEvent(@NotNull String type, @NotNull Fields fields, @Nullable AndroidSettings settings) {
         this.type = type;
         this.fields = fields;
+        this.settings = settings;
     }
 
     /** The contract's {@code type}, e.g. {@code notification_settings}. */
@@ -30,7 +37,7 @@ public final class PushLedgerEvent {
 
     /** What the OS says now: at process start, on every return to the foreground, on a change. */
     public static @NotNull PushLedgerEvent notificationSettings(final @NotNull AndroidSettings settings) {
-        return new PushLedgerEvent("notification_settings", settings::writeTo);
+        return new PushLedgerEvent("notification_settings", settings::writeTo, settings);
     }
 
     /** The app showed a permission prompt: where ({@code placement}, a slug), which one, and how it ended. */
@@ -94,6 +101,22 @@ public final class PushLedgerEvent {
             if (landed != null) o.put("landed", Wire.orNull(landed));
         });
     }
+
+    /**
+     * {@code text} (this event's {@link #json}) when it is within {@code maxBytes}; for a snapshot
+     * over it, the text with its channel list capped to fit ({@link AndroidSettings#channelsWithin}).
+     * Any other event is returned as it is (and refused as {@code too_large} by the validator).
+     */
+    @NotNull String fitted(@NotNull String text, @NotNull UUID eventId, long atMicros, int maxBytes) {
+        if (settings == null || settings.channels == null || FieldReader.utf8(text) <= maxBytes) return text;
+        AndroidSettings none = settings.withChannels(new java.util.ArrayList<AndroidSettings.Channel>());
+        long rest = FieldReader.utf8(notificationSettings(none).json(eventId, atMicros));
+        return notificationSettings(settings.withChannels(settings.channelsWithin(maxBytes - rest))).json(eventId,
+                atMicros);
+    }
+
+    /** Whether recording this event uses up the process's force-stop fact ({@link ProcessStart}). */
+    boolean carriesForceStop() { return settings != null && settings.forceStoppedBeforeStart != null; }
 
     /** The event's JSON text as it is journalled and sent (org.json's serialization). */
     @NotNull String json(@NotNull UUID eventId, long atMicros) {

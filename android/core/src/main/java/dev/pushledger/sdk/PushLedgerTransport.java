@@ -17,7 +17,7 @@ public interface PushLedgerTransport {
     /** One POST the uploader makes. */
     final class Request {
         public final @NotNull String url;
-        /** Header names as sent: Authorization, Content-Type, Content-Encoding. */
+        /** Header names as sent: Authorization, Content-Type, Content-Encoding, X-PushLedger-SDK. */
         public final @NotNull Map<String, String> headers;
         public final byte @NotNull [] body;
         public final int timeoutMillis;

@@ -4,6 +4,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
@@ -17,6 +19,7 @@ import org.jetbrains.annotations.Nullable;
 import org.json.JSONArray;
 import org.json.JSONException;
 import org.json.JSONObject;
+import org.json.JSONTokener;
 
 /**
  * Posts batches to {@code /v1/telemetry}, gzipped, {@code sent_at} stamped per attempt (the
@@ -42,7 +45,7 @@ final class Uploader {
         enum Kind {
             /** 200: every event is answered for (stored, duplicate or rejected): remove them all. */
             STORED,
-            /** 400: refused as a whole; the events will never be accepted as sent. */
+            /** PushLedger's own 400: refused as a whole; the events will never be accepted as sent. */
             REFUSED,
             /** 413: smaller requests may pass. */
             TOO_LARGE,
@@ -68,6 +71,13 @@ final class Uploader {
             return o;
         }
     }
+
+    /**
+     * The SDK's name and release, sent with every request (docs/contract.md, Requests): the server
+     * need not store it; proxies' and the server's access logs show which SDK versions post.
+     */
+    static final String SDK_HEADER = "X-PushLedger-SDK";
+    static final String SDK = "pushledger-android/" + SdkVersion.VERSION;
 
     /** Injected so tests need not sleep through real backoffs. */
     interface Sleeper { void sleep(long millis) throws InterruptedException; }
@@ -134,6 +144,7 @@ final class Uploader {
         headers.put("Authorization", "Bearer " + config.telemetryKey);
         headers.put("Content-Type", "application/json");
         headers.put("Content-Encoding", "gzip");
+        headers.put(SDK_HEADER, SDK);
         PushLedgerTransport.Response response;
         try {
             response = config.transport.send(new PushLedgerTransport.Request(url(), headers, body, config.requestTimeoutMillis));
@@ -143,7 +154,41 @@ final class Uploader {
         return interpret(response, batch);
     }
 
-    /** The contract's statuses (docs/contract.md, Responses) mapped to what the journal does. */
+    /**
+     * The 400 codes with which PushLedger refuses a request whole (docs/contract.md, Responses):
+     * the only answers that may drop events. The shared table Tests/Fixtures/upload-answers.json
+     * lists the same codes.
+     */
+    static final List<String> REFUSAL_CODES = Collections.unmodifiableList(
+        Arrays.asList("invalid_json", "invalid_gzip", "missing_field", "invalid_field", "unstorable"));
+
+    /**
+     * The answer's body when it is PushLedger's own JSON error: {@code Content-Type}
+     * {@code application/json} (parameters and case aside) and an object whose {@code error} and
+     * {@code message} are strings. A proxy's, firewall's or other service's answer is not, whatever
+     * its status: it must never drop events.
+     */
+    static @Nullable JSONObject ownError(PushLedgerTransport.Response response) {
+        String type = response.header("Content-Type");
+        if (type == null) return null;
+        int semicolon = type.indexOf(';');
+        String media = (semicolon < 0 ? type : type.substring(0, semicolon)).trim();
+        if (!media.equalsIgnoreCase("application/json")) return null;
+        try {
+            Object value = new JSONTokener(new String(response.body, StandardCharsets.UTF_8)).nextValue();
+            if (!(value instanceof JSONObject)) return null;
+            JSONObject answer = (JSONObject) value;
+            return answer.opt("error") instanceof String && answer.opt("message") instanceof String ? answer : null;
+        } catch (JSONException e) {
+            return null;
+        }
+    }
+
+    /**
+     * The contract's statuses (docs/contract.md, Responses) mapped to what the journal does. Only
+     * PushLedger's own answers drop events; the rows of Tests/Fixtures/upload-answers.json are the
+     * rule's test table (PushLedgerKit runs the same rows).
+     */
     static Outcome interpret(PushLedgerTransport.Response response, Batch batch) {
         JSONObject answer = null;
         try {
@@ -151,6 +196,7 @@ final class Uploader {
         } catch (JSONException ignored) {
             // Not a JSON object (a proxy's HTML page …): the status alone decides.
         }
+        JSONObject own = ownError(response);
         Object error = answer == null ? null : answer.opt("error");
         Object text = answer == null ? null : answer.opt("message");
         String code = error instanceof String ? (String) error : "http_" + response.status;
@@ -180,19 +226,25 @@ final class Uploader {
             }
             return o;
         }
-        if (status == 400) {
+        if (status == 400 && own != null && REFUSAL_CODES.contains(own.optString("error"))) {
             Outcome o = new Outcome(Outcome.Kind.REFUSED);
             for (Journal.Entry entry : batch.entries) o.rejected.add(new FlushResult.RejectedEvent(entry.eventId(), code, message));
             return o;
         }
         if (status == 413) {
+            // A single event is dropped on 413 only when PushLedger says so: a proxy's smaller body limit must not
+            // lose it.
+            if (batch.entries.size() <= 1 && own == null) {
+                return Outcome.failed(new FlushFailure(FlushFailure.Kind.UNEXPECTED, status, code), false, null);
+            }
             Outcome o = new Outcome(Outcome.Kind.TOO_LARGE);
             o.code = code;
             o.message = message;
             return o;
         }
         if (status == 401 || status == 403) return Outcome.failed(new FlushFailure(FlushFailure.Kind.UNAUTHORIZED, status, code), false, null);
-        if (status == 429 || (status >= 500 && status <= 599)) {
+        // Any other 400 is someone else's (a proxy, a firewall, a captive portal): kept and retried like a 5xx.
+        if (status == 400 || status == 429 || (status >= 500 && status <= 599)) {
             return Outcome.failed(new FlushFailure(FlushFailure.Kind.UNAVAILABLE, status, code), true, response.header("Retry-After"));
         }
         return Outcome.failed(new FlushFailure(FlushFailure.Kind.UNEXPECTED, status, code), false, null);

@@ -44,6 +44,18 @@ final class Fixtures {
         file.delete();
     }
 
+    /** The release in the repository's VERSION file (Tests/Fixtures/../../VERSION). */
+    static String version() {
+        File fixtures = new File(System.getProperty("pushledger.fixtures", "Tests/Fixtures"));
+        try {
+            return new String(Files.readAllBytes(new File(fixtures.getAbsoluteFile().getParentFile().getParentFile(),
+                    "VERSION").toPath()),
+                java.nio.charset.StandardCharsets.UTF_8).trim();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** Fast retries (tests must not sleep through production backoffs). */
     static PushLedgerConfig.Builder config(String baseUrl, String key, File directory, Log log) {
         return PushLedgerConfig.builder(APP, baseUrl, key, directory).appVersion("5.2.0").osVersion("14").sdkInt(34)

@@ -35,21 +35,31 @@ final class Loopback implements AutoCloseable {
     /** The answer to one request. */
     static final class Answer {
         final int status;
+        final String contentType;
         final String body;
         final String retryAfter;
 
-        Answer(int status, String body, String retryAfter) {
+        Answer(int status, String contentType, String body, String retryAfter) {
             this.status = status;
+            this.contentType = contentType;
             this.body = body;
             this.retryAfter = retryAfter;
         }
 
         static Answer ok(Request r) {
-            return new Answer(200, "{\"accepted\":" + r.events() + ",\"duplicates\":0,\"rejected\":[]}", null);
+            return new Answer(200, "application/json", "{\"accepted\":" + r.events()
+                    + ",\"duplicates\":0,\"rejected\":[]}", null);
         }
 
+        /** PushLedger's own error answer. */
         static Answer error(int status, String code) {
-            return new Answer(status, "{\"error\":\"" + code + "\",\"message\":\"scripted " + status + "\"}", null);
+            return new Answer(status, "application/json", "{\"error\":\"" + code + "\",\"message\":\"scripted "
+                    + status + "\"}", null);
+        }
+
+        /** A proxy's or firewall's page. */
+        static Answer html(int status) {
+            return new Answer(status, "text/html", "<html><body>" + status + " from a proxy</body></html>", null);
         }
     }
 
@@ -75,8 +85,9 @@ final class Loopback implements AutoCloseable {
             }
             Answer answer = script.answer(request, number);
             if (answer.retryAfter != null) exchange.getResponseHeaders().add("Retry-After", answer.retryAfter);
+            if (answer.contentType != null) exchange.getResponseHeaders().add("Content-Type", answer.contentType);
             byte[] body = answer.body.getBytes(StandardCharsets.UTF_8);
-            exchange.sendResponseHeaders(answer.status, body.length);
+            exchange.sendResponseHeaders(answer.status, body.length == 0 ? -1 : body.length);
             try (OutputStream out = exchange.getResponseBody()) {
                 out.write(body);
             }

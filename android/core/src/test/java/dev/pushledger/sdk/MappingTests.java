@@ -55,34 +55,54 @@ class MappingTests {
     }
 
     @Test
-    void forceStoppedIsReportedOnTheFirstSnapshotOfAProcessOnly() {
-        ProcessStart.reset();
-        assertEquals(Boolean.TRUE, ProcessStart.forceStoppedOnce(true));
-        assertNull(ProcessStart.forceStoppedOnce(true));
-        assertNull(ProcessStart.forceStoppedOnce(false));
-    }
-
-    @Test
     void thePermissionRequestRules() {
-        // sdk, granted before, rationale before, asked before, granted after, rationale after, elapsed ms
-        assertEquals(PromptResult.ALREADY_DETERMINED, PermissionRequest.result(32, false, false, false, false, false, 5));
-        assertEquals(PromptResult.ALREADY_DETERMINED, PermissionRequest.result(33, true, false, true, true, false, 5));
-        assertEquals(PromptResult.GRANTED, PermissionRequest.result(33, false, false, false, true, false, 2_000));
-        assertEquals(PromptResult.DENIED, PermissionRequest.result(33, false, false, false, false, true, 2_000), "first denial");
-        assertEquals(PromptResult.DISMISSED, PermissionRequest.result(33, false, false, false, false, false, 2_000), "first request closed by back");
-        assertEquals(PromptResult.DENIED, PermissionRequest.result(34, false, true, true, false, false, 2_000), "second, final denial");
-        assertEquals(PromptResult.DISMISSED, PermissionRequest.result(34, false, true, true, false, true, 2_000), "second request closed by back");
-        assertEquals(PromptResult.ALREADY_DETERMINED, PermissionRequest.result(34, false, false, true, false, false, 40), "after two denials nothing shows");
-        assertEquals(PromptResult.DISMISSED, PermissionRequest.result(34, false, false, true, false, false, 3_000),
+        PermissionRequest.History first = new PermissionRequest.History(1, false),
+                again = new PermissionRequest.History(2, false);
+        PermissionRequest.History finalDenial = new PermissionRequest.History(3, true);
+        // sdk, granted before, rationale before, history, granted after, rationale after, elapsed ms
+        assertEquals(PromptResult.ALREADY_DETERMINED, PermissionRequest.result(32, false, false, first, false, false,
+                5));
+        assertEquals(PromptResult.ALREADY_DETERMINED, PermissionRequest.result(33, true, false, again, true, false, 5));
+        assertEquals(PromptResult.GRANTED, PermissionRequest.result(33, false, false, first, true, false, 2_000));
+        assertEquals(PromptResult.DENIED, PermissionRequest.result(33, false, false, first, false, true, 2_000),
+                "first denial");
+        assertEquals(PromptResult.DISMISSED, PermissionRequest.result(33, false, false, first, false, false, 2_000),
+                "first request closed by back");
+        assertEquals(PromptResult.DISMISSED, PermissionRequest.result(33, false, false, first, false, false, 300),
+            "a quick dismissal of the first request is still one: the OS always shows the first dialog");
+        assertEquals(PromptResult.DENIED, PermissionRequest.result(34, false, true, again, false, false, 2_000),
+                "second, final denial");
+        assertEquals(PromptResult.DISMISSED, PermissionRequest.result(34, false, true, again, false, true, 2_000),
+                "second request closed by back");
+        assertEquals(PromptResult.ALREADY_DETERMINED, PermissionRequest.result(34, false, false, finalDenial, false,
+                false, 4_000),
+            "after the final denial nothing shows, however slow the device");
+        assertEquals(PromptResult.ALREADY_DETERMINED, PermissionRequest.result(34, false, false, again, false, false,
+                900),
+            "no history of the final denial: the timing decides");
+        assertEquals(PromptResult.DISMISSED, PermissionRequest.result(34, false, false, again, false, false, 3_000),
             "asked before but only dismissed: the dialog showed again and was dismissed again");
     }
 
     @Test
-    void theAskedMarkerLivesInTheStorageDirectory() throws Exception {
+    void theRequestHistoryLivesInTheStorageDirectory() throws Exception {
         File directory = Fixtures.directory();
-        assertFalse(PermissionRequest.askedBefore(directory));
-        PermissionRequest.markAsked(directory);
-        assertTrue(PermissionRequest.askedBefore(directory));
+        assertEquals(0, PermissionRequest.history(directory).requests);
+        PermissionRequest.requested(directory);
+        PermissionRequest.answered(directory, PromptResult.DENIED, false, true);
+        assertFalse(PermissionRequest.history(directory).finalDenial, "a first denial");
+        PermissionRequest.requested(directory);
+        PermissionRequest.answered(directory, PromptResult.DENIED, true, false);
+        PermissionRequest.History h = PermissionRequest.history(directory);
+        assertEquals(2, h.requests);
+        assertTrue(h.finalDenial);
+        PermissionRequest.answered(directory, PromptResult.GRANTED, false, false);
+        assertFalse(PermissionRequest.history(directory).finalDenial, "granted in the settings since");
+        File legacy = Fixtures.directory();
+        assertTrue(new File(legacy, "PushLedger").mkdirs() && new File(new File(legacy, "PushLedger"),
+                "permission-requested").createNewFile());
+        assertEquals(1, PermissionRequest.history(legacy).requests,
+                "the empty marker of earlier versions is one request");
     }
 
     @Test

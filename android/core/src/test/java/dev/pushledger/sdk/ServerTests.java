@@ -26,7 +26,11 @@ class ServerTests {
     static void stop() { server.close(); }
 
     private PushLedger ledger(String key, File directory) throws PushLedgerException {
-        return new PushLedger(Fixtures.config(server.url(), key, directory, log).build());
+        return ledger(key, directory, server.url());
+    }
+
+    private PushLedger ledger(String key, File directory, String url) throws PushLedgerException {
+        return new PushLedger(Fixtures.config(url, key, directory, log).build());
     }
 
     @Test
@@ -88,5 +92,29 @@ class ServerTests {
         Map<UUID, Integer> stored = server.stored(ledger.installationId());
         assertEquals(20, stored.size());
         assertTrue(stored.keySet().containsAll(ids.subList(10, 30)), "the newest 20 are stored");
+    }
+
+    @Test
+    void eventsSurviveAProxysHtml400AndAreStoredOnceWhenTheServerIsBack() throws Exception {
+        File directory = Fixtures.directory();
+        List<UUID> ids = new java.util.ArrayList<>();
+        try (Loopback proxy = new Loopback((r, n) -> new Loopback.Answer(400, "text/html",
+                "<html><head><title>400 Bad Request</title></head><body>Request blocked by firewall</body></html>",
+                        null))) {
+            PushLedger blocked = ledger(server.key(), directory, proxy.url());
+            for (int i = 0; i < 3; i++) {
+                ids.add(blocked.record(PushLedgerEvent.experimentExposure("push_prompt_timing", "v" + i)));
+            }
+            FlushIncompleteException e = assertThrows(FlushIncompleteException.class, blocked::flush);
+            assertEquals(FlushFailure.Kind.UNAVAILABLE, e.reason().kind);
+            assertEquals(400, e.reason().status);
+            assertEquals(3, e.remaining());
+            assertEquals(3, proxy.requests.size(), "retried like a 5xx");
+        }
+        PushLedger back = ledger(server.key(), directory);
+        assertEquals(3, back.flush().accepted());
+        assertEquals(0, back.flush().accepted(), "nothing left to send");
+        Map<UUID, Integer> stored = server.stored(back.installationId());
+        for (UUID id : ids) assertEquals(1, (int) stored.get(id), "stored once: " + id);
     }
 }

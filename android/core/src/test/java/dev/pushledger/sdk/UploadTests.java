@@ -51,6 +51,8 @@ class UploadTests {
             assertEquals("gzip", request.headers.get("Content-encoding").get(0));
             assertEquals("application/json", request.headers.get("Content-type").get(0));
             assertEquals("Bearer " + Fixtures.KEY, request.headers.get("Authorization").get(0));
+            assertEquals("pushledger-android/" + Fixtures.version(), request.headers.get("X-pushledger-sdk").get(0),
+                    "the SDK and its release");
             JSONObject body = request.body;
             assertEquals(Fixtures.APP, body.getString("app_id"));
             assertEquals(ledger.installationId().toString(), body.getString("installation_id"));
@@ -92,7 +94,8 @@ class UploadTests {
         try (Loopback server = new Loopback((r, n) -> {
             try {
                 String id = r.body.getJSONArray("events").getJSONObject(1).getString("event_id");
-                return new Loopback.Answer(200, "{\"accepted\":1,\"duplicates\":1,\"rejected\":[{\"index\":1,\"event_id\":\"" + id
+                return new Loopback.Answer(200, "application/json",
+                        "{\"accepted\":1,\"duplicates\":1,\"rejected\":[{\"index\":1,\"event_id\":\"" + id
                     + "\",\"error\":\"invalid_field\",\"message\":\"invalid field \\\"variant\\\": scripted\"}]}", null);
             } catch (org.json.JSONException e) {
                 throw new IllegalStateException(e);
@@ -153,7 +156,7 @@ class UploadTests {
     @Test
     void retryAfterIsHonouredThenTheBatchGoesThrough() throws Exception {
         try (Loopback server = new Loopback((r, n) -> n == 1
-                ? new Loopback.Answer(429, "{\"error\":\"overloaded\",\"message\":\"x\"}", "0.15")
+                ? new Loopback.Answer(429, "application/json", "{\"error\":\"overloaded\",\"message\":\"x\"}", "0.15")
                 : n == 2 ? Loopback.Answer.error(503, "database_unavailable") : Loopback.Answer.ok(r))) {
             PushLedger ledger = ledger(server, config(server));
             List<Long> sleeps = recordSleeps(ledger);
@@ -168,7 +171,8 @@ class UploadTests {
     @Test
     void unavailableAfterTheRetriesKeepsTheEventsAndBacksOff() throws Exception {
         AtomicLong clock = new AtomicLong(System.currentTimeMillis());
-        try (Loopback server = new Loopback((r, n) -> new Loopback.Answer(503, "{\"error\":\"database_unavailable\",\"message\":\"x\"}", "30"))) {
+        try (Loopback server = new Loopback((r, n) -> new Loopback.Answer(503, "application/json",
+                "{\"error\":\"database_unavailable\",\"message\":\"x\"}", "30"))) {
             PushLedger ledger = ledger(server, config(server).clock(clock::get).retry(new RetryPolicy(3, 20, 100, 60_000)));
             List<Long> sleeps = recordSleeps(ledger);
             ledger.record(exposure);
@@ -206,7 +210,8 @@ class UploadTests {
 
     @Test
     void anUnexpectedStatusStopsTheFlush() throws Exception {
-        try (Loopback server = new Loopback((r, n) -> new Loopback.Answer(404, "<html>not here</html>", null))) {
+        try (Loopback server = new Loopback((r, n) -> new Loopback.Answer(404, "text/html", "<html>not here</html>",
+                null))) {
             PushLedger ledger = ledger(server, config(server));
             ledger.record(exposure);
             FlushIncompleteException e = assertThrows(FlushIncompleteException.class, ledger::flush);
@@ -252,7 +257,8 @@ class UploadTests {
 
     @Test
     void anUnreadable200KeepsTheEvents() throws Exception {
-        try (Loopback server = new Loopback((r, n) -> new Loopback.Answer(200, "{\"ok\":true}", null))) {
+        try (Loopback server = new Loopback((r, n) -> new Loopback.Answer(200, "application/json", "{\"ok\":true}",
+                null))) {
             PushLedger ledger = ledger(server, config(server));
             ledger.record(exposure);
             FlushIncompleteException e = assertThrows(FlushIncompleteException.class, ledger::flush);

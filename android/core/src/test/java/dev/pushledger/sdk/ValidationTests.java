@@ -65,14 +65,26 @@ class ValidationTests {
     void tooLargeTooOldAndInFutureAreJudgedOnTheDeviceClock() throws Exception {
         AndroidSettings.Builder big = AndroidSettings.builder(true);
         for (int i = 0; i < 200; i++) big.channel("channel_with_a_long_name_" + i + repeat('x', 150), 3);
-        assertTrue(refusal(PushLedgerEvent.notificationSettings(big.build())).matches("too_large: the event is \\d+ bytes, at most 32768 are allowed"));
         PushLedger ledger = ledger();
+        // A snapshot over the limit is capped to fit, not refused (SnapshotTests); the validator still refuses an
+        // event that is too large.
+        assertTrue(ledger.record(PushLedgerEvent.notificationSettings(big.build())) != null);
+        String oversized = "{\"event_id\":\"" + java.util.UUID.randomUUID()
+                + "\",\"type\":\"experiment_exposure\",\"at\":\""
+            + Rfc3339.format(System.currentTimeMillis() * 1000)
+            + "\",\"experiment\":\"e\",\"variant\":\"v\",\"pad\":\"" + repeat('x', 33_000) + "\"}";
+        TelemetryValidator.Verdict verdict = TelemetryValidator.validate(ledger.uploader.body("{}", null,
+                java.util.Collections.singletonList(oversized)),
+            Fixtures.APP, System.currentTimeMillis(), IngestLimits.defaults());
+        assertEquals("too_large", verdict.rejected.get(0).code);
+        assertTrue(verdict.rejected.get(0).message.matches("the event is \\d+ bytes, at most 32768 are allowed"),
+                verdict.rejected.get(0).message);
         long now = System.currentTimeMillis();
         PushLedgerEvent exposure = PushLedgerEvent.experimentExposure("push_prompt_timing", "first_screen");
         assertEquals("too_old", assertThrows(PushLedgerException.class, () -> ledger.record(exposure, now - 31L * 86_400_000)).code());
         assertEquals("in_future", assertThrows(PushLedgerException.class, () -> ledger.record(exposure, now + 2L * 86_400_000)).code());
         ledger.record(exposure, now - 29L * 86_400_000);
-        assertEquals(1, ledger.pendingCount());
+        assertEquals(2, ledger.pendingCount(), "the capped snapshot and the exposure");
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.pushledger.sdk.android;
 import android.app.NotificationChannel;
 import android.app.NotificationChannelGroup;
 import android.app.NotificationManager;
+import android.app.PendingIntent;
 import android.content.Context;
 import android.content.Intent;
 import android.os.Build;
@@ -18,7 +19,8 @@ import java.util.Map;
 
 import dev.pushledger.sdk.Landing;
 import dev.pushledger.sdk.NotificationPayload;
-import dev.pushledger.sdk.PushProvider;
+import dev.pushledger.sdk.PushLedger;
+import dev.pushledger.sdk.PushLedgerException;
 import dev.pushledger.sdk.PushLedgerEvent;
 
 /**
@@ -30,9 +32,9 @@ import dev.pushledger.sdk.PushLedgerEvent;
 public final class PushLedgerMessaging {
     private PushLedgerMessaging() {}
 
-    /** From {@code onNewToken(String)}: registers the FCM token. */
+    /** From {@code onNewToken(String)}: registers the FCM token (journalled when this returns). */
     public static void onNewToken(@NonNull Context context, @NonNull String token) {
-        PushLedgerAndroid.record(context, PushLedgerEvent.pushToken(PushProvider.FCM, token));
+        PushLedgerAndroid.recordWith(context, PushLedgerAndroid.fcmToken(token));
     }
 
     /**
@@ -73,17 +75,47 @@ public final class PushLedgerMessaging {
     }
 
     /**
+     * The notification's content intent: {@code tap} with the push's fields, as a
+     * {@code PendingIntent} of its own. Its request code comes from the notification id, so
+     * each notification keeps its own extras (with one request code, {@code FLAG_UPDATE_CURRENT}
+     * would give every older notification the newest one's); immutable from API 23.
+     */
+    public static @NonNull PendingIntent contentIntent(@NonNull Context context, @NonNull Intent tap,
+            @NonNull Map<String, String> data) {
+        return PendingIntent.getActivity(context, requestCode(NotificationPayload.from(data)), putPayload(tap, data),
+            PendingIntent.FLAG_UPDATE_CURRENT | (Build.VERSION.SDK_INT >= 23 ? PendingIntent.FLAG_IMMUTABLE : 0));
+    }
+
+    /** A request code per notification: its id's hash (two ids share one with odds of one in four billion). */
+    static int requestCode(@NonNull NotificationPayload payload) {
+        return payload.notificationId == null ? 0 : payload.notificationId.hashCode();
+    }
+
+    /**
      * From the opened activity's {@code onCreate} / {@code onNewIntent}, once the app has routed
      * the tap: {@code action} is {@code default} for the body, else the action's identifier;
      * {@code landed} where the user actually ended up. Also reads a notification message's data,
-     * which the system puts in the launcher activity's extras.
+     * which the system puts in the launcher activity's extras. Records one open per notification:
+     * the activity recreated (rotation, process death) or relaunched from Recents with the same
+     * intent records nothing more.
      */
-    public static void onNotificationOpened(@NonNull Context context, @NonNull Intent intent, @NonNull String action, @Nullable Landing landed) {
+    public static void onNotificationOpened(@NonNull final Context context, @NonNull Intent intent,
+            @NonNull final String action,
+            @Nullable final Landing landed) {
+        // Relaunched from Recents: the system hands back the intent of the original tap.
+        if ((intent.getFlags() & Intent.FLAG_ACTIVITY_LAUNCHED_FROM_HISTORY) != 0) return;
         Map<String, String> data = new HashMap<>();
         for (String key : NotificationPayload.keys()) {
             String value = intent.getStringExtra(key);
             if (value != null) data.put(key, value);
         }
-        PushLedgerAndroid.recordInBackground(context, NotificationPayload.from(data).open(action, landed));
+        final NotificationPayload payload = NotificationPayload.from(data);
+        if (payload.notificationId == null) return;
+        PushLedgerAndroid.recordWithInBackground(context, new PushLedgerAndroid.Recording() {
+            @Override
+            public Object record(PushLedger ledger) throws PushLedgerException {
+                return ledger.recordOpen(payload, action, landed);
+            }
+        });
     }
 }

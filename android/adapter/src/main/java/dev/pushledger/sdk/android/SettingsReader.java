@@ -67,7 +67,7 @@ final class SettingsReader {
             List<ApplicationStartInfo> starts = activity == null ? null : activity.getHistoricalProcessStartReasons(1);
             if (starts != null && !starts.isEmpty()) forceStopped = starts.get(0).wasForceStopped();
         }
-        b.forceStoppedBeforeStart(ProcessStart.forceStoppedOnce(forceStopped));
+        b.forceStoppedBeforeStart(ProcessStart.unrecorded(forceStopped));
         return b.build();
     }
 }

@@ -1,0 +1,4 @@
+package androidx.lifecycle;
+
+/** Fake of the AndroidX marker interface. */
+public interface LifecycleObserver {}

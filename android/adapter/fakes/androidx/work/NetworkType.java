@@ -1,0 +1,4 @@
+package androidx.work;
+
+/** Fake of the AndroidX enum. */
+public enum NetworkType { NOT_REQUIRED, CONNECTED, UNMETERED }

@@ -1,0 +1,4 @@
+package androidx.work;
+
+/** Fake of the AndroidX interface. */
+public interface Operation {}

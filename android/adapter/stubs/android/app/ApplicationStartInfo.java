@@ -1,2 +1,0 @@
-package android.app;
-public final class ApplicationStartInfo { public boolean wasForceStopped() { return false; } }

@@ -1,5 +1,0 @@
-package android.app;
-public final class NotificationChannelGroup {
-    public String getId() { return null; }
-    public boolean isBlocked() { return false; }
-}

@@ -1,2 +1,0 @@
-package android.content.pm;
-public class PackageInfo { public String versionName; }

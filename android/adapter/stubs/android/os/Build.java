@@ -1,2 +1,0 @@
-package android.os;
-public class Build { public static class VERSION { public static final int SDK_INT = 0; public static final String RELEASE = ""; } }

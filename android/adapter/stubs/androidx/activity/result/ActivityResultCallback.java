@@ -1,2 +1,0 @@
-package androidx.activity.result;
-public interface ActivityResultCallback<O> { void onActivityResult(O result); }

@@ -1,2 +1,0 @@
-package androidx.activity.result;
-public abstract class ActivityResultLauncher<I> { public void launch(I input) {} }

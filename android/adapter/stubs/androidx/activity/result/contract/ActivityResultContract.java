@@ -1,2 +1,0 @@
-package androidx.activity.result.contract;
-public abstract class ActivityResultContract<I, O> {}

@@ -1,2 +1,0 @@
-package androidx.lifecycle;
-public interface DefaultLifecycleObserver extends LifecycleObserver { default void onStart(LifecycleOwner owner) {} }

@@ -1,2 +1,0 @@
-package androidx.lifecycle;
-public abstract class Lifecycle { public abstract void addObserver(LifecycleObserver observer); }

@@ -1,2 +1,0 @@
-package androidx.lifecycle;
-public interface LifecycleOwner { Lifecycle getLifecycle(); }

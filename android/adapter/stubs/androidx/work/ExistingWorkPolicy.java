@@ -1,2 +1,0 @@
-package androidx.work;
-public enum ExistingWorkPolicy { REPLACE, KEEP, APPEND }

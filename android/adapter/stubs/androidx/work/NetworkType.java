@@ -1,2 +1,0 @@
-package androidx.work;
-public enum NetworkType { NOT_REQUIRED, CONNECTED }

@@ -1,2 +1,0 @@
-package androidx.work;
-public final class WorkerParameters {}
