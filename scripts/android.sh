@@ -10,6 +10,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+. "$root/scripts/lib/suite-env.sh"
 
 json=/usr/share/java/com.android.json.jar
 annotations=/usr/share/java/org.jetbrains.annotations-java8.jar
@@ -52,15 +53,7 @@ build() {
 
 run_tests() {
     [ -f "$console" ] || { echo "android: $console is missing (scripts/deps.sh junit5)" >&2; exit 1; }
-    if [ -z "${DATABASE_URL:-}" ]; then
-        trap 'DATABASE_URL= scripts/db.sh destroy android' EXIT
-        scripts/db.sh destroy android
-        DATABASE_URL=$(scripts/db.sh start android)
-        export DATABASE_URL
-    fi
-    export PUSHLEDGER_BIN=${PUSHLEDGER_BIN:-$root/.build/debug/pushledger}
-    export PUSHLEDGER_SQL_DIR=$root/sql
-    [ -x "$PUSHLEDGER_BIN" ] || swift build --product pushledger
+    suite_env android
     rm -rf "$out/test-classes" "$out/adapter-test-classes" && mkdir -p "$out/test-classes" "$out/adapter-test-classes"
     javac -Xlint:all,-serial,-try -encoding UTF-8 -d "$out/test-classes" -cp "$jar:$json:$console" \
         $(find "$core/src/test/java" -name '*.java' | sort)

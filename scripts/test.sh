@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# `make test`: a throwaway cluster, the whole Swift suite, the Android core's suite, and the cluster
-# gone afterwards even when tests fail. A caller-provided DATABASE_URL is used as is.
+# `make test`: a throwaway cluster, the whole Swift suite, the Android core's suite, the sender libraries'
+# suites, and the cluster gone afterwards even when tests fail. A caller-provided DATABASE_URL is used as is.
 #   scripts/test.sh                  everything (make test), after scripts/lint.sh
 #   scripts/test.sh --unit           the unit suites alone: no database, no service (make test-unit)
 #   scripts/test.sh ARGS…            swift test ARGS on the cluster, e.g. --filter Suite (make test FILTER=Suite)
@@ -56,6 +56,9 @@ fi
 # The Android SDK's core (JUnit 5) on the same cluster and the server just built; its own
 # "N passed, N failed" line. (Skipped when arguments pick some tests: scripts/android.sh test runs it alone.)
 if [ $# -eq 0 ]; then PUSHLEDGER_BIN="$root/.build/debug/pushledger" scripts/android.sh test; fi
+# The sender libraries (Python, Node, Go) against the same server binary and cluster; each suite its
+# own closing line. (Skipped when arguments pick some tests: scripts/senders.sh test runs them alone.)
+if [ $# -eq 0 ]; then PUSHLEDGER_BIN="$root/.build/debug/pushledger" scripts/senders.sh test; fi
 # The benchmark code, tiny, on the same cluster: fails when it breaks, never on speed.
 # (Skipped when arguments pick some tests.)
 if [ $# -eq 0 ]; then scripts/bench.sh smoke; fi

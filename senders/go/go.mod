@@ -1,0 +1,3 @@
+module pushledger.dev/sender
+
+go 1.19
