@@ -78,6 +78,19 @@ import Testing
         #expect(try statuses(secret) == [200, 200])
     }
 
+    /// The invalid-token feed follows the same key cache: a sends key made a moment ago reads
+    /// it on its first request, at both servers.
+    @Test func aNewSendsKeyReadsTheInvalidTokenFeedOnItsFirstRequest() throws {
+        let key = try KeyStore().create(app: Fixtures.app, scope: .sends, on: Connection.connect(url: first.databaseURL))
+        for port in [first.port, second.port] {
+            let connection = try RawHTTPConnection(port: port)
+            connection.write(
+                RawRequest.make("GET", "/v1/tokens/invalid", headers: [("Authorization", "Bearer \(key.secret)")]))
+            let reply = try connection.readReply()
+            #expect(reply.status == 200, "\(reply.text)")
+        }
+    }
+
     @Test func aRevokedOrExpiredKeyIsRefusedAtBothOnceTheChangeIsHeard() throws {
         let revoked = try create()
         let expiring = try create()
