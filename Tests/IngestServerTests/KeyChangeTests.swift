@@ -81,7 +81,8 @@ import Testing
     /// The invalid-token feed follows the same key cache: a sends key made a moment ago reads
     /// it on its first request, at both servers.
     @Test func aNewSendsKeyReadsTheInvalidTokenFeedOnItsFirstRequest() throws {
-        let key = try KeyStore().create(app: Fixtures.app, scope: .sends, on: Connection.connect(url: first.databaseURL))
+        let key = try KeyStore().create(
+            app: Fixtures.app, scope: .sends, on: Connection.connect(url: first.databaseURL))
         for port in [first.port, second.port] {
             let connection = try RawHTTPConnection(port: port)
             connection.write(
