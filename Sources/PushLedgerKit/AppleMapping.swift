@@ -143,6 +143,29 @@ extension PushLedger {
         try record(.pushToken(provider: .apns, token: Self.hex(deviceToken), environment: environment))
     }
 
+    /// For a background push (`content-available`, `apns-push-type: background`) from
+    /// `application(_:didReceiveRemoteNotification:fetchCompletionHandler:)`: journals a receipt
+    /// that showed nothing (`displayed: false`), so the sender's background pushes can confirm.
+    /// Nil for a payload without a `notification_id` (or when journalling failed, which is logged).
+    @discardableResult
+    public func recordBackgroundReceipt(
+        userInfo: [AnyHashable: Any], keys: NotificationPayload.Keys = .init()
+    ) -> UUID? {
+        recordReceipt(of: NotificationPayload(userInfo: userInfo, keys: keys), displayed: false)
+    }
+
+    /// Journals `payload`'s receipt; a failure is logged, never thrown: a receipt is recorded
+    /// where the OS gives the app a few seconds, and nothing there could act on an error.
+    func recordReceipt(of payload: NotificationPayload, displayed: Bool?) -> UUID? {
+        guard let event = payload.receipt(displayed: displayed) else { return nil }
+        do {
+            return try record(event)
+        } catch {
+            configuration.logger.error("receipt not recorded", ["error": error.description])
+            return nil
+        }
+    }
+
     /// Lower-case hex of the token's bytes.
     public static func hex(_ token: Data) -> String {
         token.map { String(format: "%02x", $0) }.joined()

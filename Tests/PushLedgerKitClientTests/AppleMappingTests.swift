@@ -78,4 +78,18 @@ struct AppleMappingTests {
         #expect(ledger.pendingCount == 1)
         #expect(throws: PushLedgerError.self) { try ledger.recordAPNsToken(Data([1, 2, 3])) }
     }
+
+    @Test func aBackgroundPushIsJournalledAsAReceiptThatShowedNothing() throws {
+        let ledger = try PushLedger(configuration: KitFixtures.configuration())
+        let id = UUID()
+        let userInfo: [AnyHashable: Any] = ["aps": ["content-available": 1], "notification_id": id.uuidString]
+        #expect(
+            NotificationPayload(userInfo: userInfo).receipt(displayed: false)
+                == .notificationReceived(notificationID: id, channel: nil, displayed: false))
+        #expect(ledger.recordBackgroundReceipt(userInfo: userInfo) != nil)
+        #expect(ledger.pendingCount == 1)
+        // Not a PushLedger push: nothing journalled.
+        #expect(ledger.recordBackgroundReceipt(userInfo: ["aps": ["content-available": 1]]) == nil)
+        #expect(ledger.pendingCount == 1)
+    }
 }

@@ -82,15 +82,7 @@
         /// uploads (the extension is killed at 24 MB / 30 s); the app's next flush sends it.
         @discardableResult
         public func recordReceipt(_ request: UNNotificationRequest, keys: NotificationPayload.Keys = .init()) -> UUID? {
-            guard let event = NotificationPayload(userInfo: request.content.userInfo, keys: keys).receipt() else {
-                return nil
-            }
-            do {
-                return try record(event)
-            } catch {
-                configuration.logger.error("receipt not recorded", ["error": error.description])
-                return nil
-            }
+            recordReceipt(of: NotificationPayload(userInfo: request.content.userInfo, keys: keys), displayed: nil)
         }
     }
 #endif
