@@ -88,6 +88,7 @@ test('APNs over node:http2: every answer reported as APNs gave it', async () => 
   const stored = new Map(storedSends(app).map((s) => [s.notification_id, s]));
   const [ok, gone, bad] = [nids.aa, nids.bb, nids.cc].map((n) => stored.get(n));
   assert.deepEqual([ok.status, ok.reason, ok.response_body, ok.collapse_id], [200, null, '', 'order-42']);
+  assert.deepEqual([ok.mutable_content, gone.mutable_content, ok.message_kind], [true, true, null]);
   assert.equal(Date.parse(ok.expires_at), Date.parse(ok.sent_at));
   assert.ok(ok.latency_ms !== null);
   assert.deepEqual([gone.status, gone.reason, Date.parse(gone.unregistered_at)], [410, 'Unregistered', 1796000000000]);
