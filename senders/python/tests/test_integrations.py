@@ -11,7 +11,7 @@ import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from conftest import create_key, stored_sends
+from conftest import create_key, stored_sends, unique_app
 
 from pushledger_sender import Reporter
 
@@ -89,7 +89,7 @@ def test_aioapns_attempts_are_reported(tmp_path, server_factory, monkeypatch):
     from cryptography.hazmat.primitives import serialization
     from pushledger_sender.aioapns import ReportingAPNs
 
-    app = "com.example.py.aioapns"
+    app = unique_app("com.example.py.aioapns")
     key = create_key(app)
     server = server_factory()
     cert_file, key_file, _ = self_signed(tmp_path)
@@ -171,7 +171,7 @@ def test_firebase_admin_attempts_are_reported(server_factory):
         def get_credential(self):
             return AnonymousCredentials()
 
-    app = "com.example.py.firebase"
+    app = unique_app("com.example.py.firebase")
     key = create_key(app)
     server = server_factory()
     fcm = ThreadingHTTPServer(("127.0.0.1", 0), FCMStandIn)
