@@ -4,7 +4,7 @@
 # DATABASE_URL names the cluster (without it a throwaway one, `senders`, is started and destroyed);
 # PUSHLEDGER_BIN the server binary (default .build/debug/pushledger, built when missing). The Python
 # suite runs in a virtual environment under .build/ with the package, pytest, aioapns and firebase-admin.
-# Needs Debian's golang-go and python3-venv (make test installs them through scripts/deps.sh).
+# Needs Debian's golang-go, nodejs (18 or later) and python3-venv (make test installs them through scripts/deps.sh).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"

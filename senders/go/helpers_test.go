@@ -20,6 +20,11 @@ const baseSentS = 1796032800
 
 var root, _ = filepath.Abs(filepath.Join("..", ".."))
 
+// run keeps this run's app ids apart from those of earlier runs on a database kept between runs.
+var runID = newUUID()[:8]
+
+func uniqueApp(app string) string { return app + ".r" + runID }
+
 func loadFixture(t *testing.T, name string, into any) {
 	t.Helper()
 	text, err := os.ReadFile(filepath.Join(root, "Tests", "Fixtures", name))

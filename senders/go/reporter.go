@@ -302,7 +302,7 @@ func (r *Reporter) run() {
 			r.limit = n / 2
 		case outcome == Unauthorized:
 			r.stats.Unauthorized++
-			// Held, not dropped: a key created moments ago becomes known to the server within about a second.
+			// Held, not dropped: the key may be fixed on the server's side (created, restored); SetKey resumes at once.
 			if key == r.key {
 				r.keyRefusedUntil = time.Now().Add(time.Duration(MaxDelay * float64(time.Second)))
 			}

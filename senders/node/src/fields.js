@@ -61,8 +61,9 @@ function timeMs(when) {
 /** Header names in lower case (HTTP/2 sends them so); integers as their decimal text. */
 function lowerHeaders(headers, field) {
   if (headers === undefined || headers === null) return {};
-  const entries = headers instanceof Map || typeof headers.entries === 'function' && !isObject(headers)
-    ? [...headers.entries()] : isObject(headers) ? Object.entries(headers) : null;
+  // A Map or fetch's Headers iterate their entries; a plain object (node:http2's headers) has them as keys.
+  const iterable = headers instanceof Map || (typeof Headers !== 'undefined' && headers instanceof Headers);
+  const entries = iterable ? [...headers.entries()] : isObject(headers) ? Object.entries(headers) : null;
   if (entries === null) throw new ReportError('invalid_field', field, `${field} must be an object of header values`);
   const out = {};
   for (const [name, value] of entries) {

@@ -205,7 +205,7 @@ export class Reporter {
         this.#limit = Math.max(1, Math.floor(batch.length / 2));
       } else if (outcome === 'unauthorized') {
         this.#stats.unauthorized += 1;
-        // Held, not dropped: a key created moments ago becomes known to the server within about a second.
+        // Held, not dropped: the key may be fixed on the server's side (created, restored); setKey resumes at once.
         if (key === this.#key) this.#keyRefusedUntil = Date.now() + MAX_DELAY_S * 1000;
       } else {
         attempt += 1;

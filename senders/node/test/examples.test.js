@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { pushAPNs, pushFCM } from '../examples/apns-http2.js';
 import { Reporter } from '../src/index.js';
-import { ROOT, Server, createKey, storedSends } from './helpers.js';
+import { ROOT, Server, createKey, storedSends, uniqueApp } from './helpers.js';
 
 const servers = [];
 after(() => Promise.all(servers.map((s) => s.stop('SIGKILL'))));
@@ -53,7 +53,7 @@ test("the guide's one call per provider stores both sends", async () => {
 });
 
 test('APNs over node:http2: every answer reported as APNs gave it', async () => {
-  const app = 'com.example.node.http2';
+  const app = uniqueApp('com.example.node.http2');
   const [key, server] = await keyAndServer(app);
   const seen = [];
   const apns = http2.createServer(); // h2c stands in for api.push.apple.com (TLS in production)
@@ -88,6 +88,7 @@ test('APNs over node:http2: every answer reported as APNs gave it', async () => 
   const stored = new Map(storedSends(app).map((s) => [s.notification_id, s]));
   const [ok, gone, bad] = [nids.aa, nids.bb, nids.cc].map((n) => stored.get(n));
   assert.deepEqual([ok.status, ok.reason, ok.response_body, ok.collapse_id], [200, null, '', 'order-42']);
+  assert.deepEqual([ok.mutable_content, gone.mutable_content, ok.message_kind], [true, true, null]);
   assert.equal(Date.parse(ok.expires_at), Date.parse(ok.sent_at));
   assert.ok(ok.latency_ms !== null);
   assert.deepEqual([gone.status, gone.reason, Date.parse(gone.unregistered_at)], [410, 'Unregistered', 1796000000000]);
@@ -95,7 +96,7 @@ test('APNs over node:http2: every answer reported as APNs gave it', async () => 
 });
 
 test('FCM HTTP v1 over node:http2: every answer reported as FCM gave it', async () => {
-  const app = 'com.example.node.fcm';
+  const app = uniqueApp('com.example.node.fcm');
   const [key, server] = await keyAndServer(app);
   const fcm = http2.createServer(); // h2c stands in for fcm.googleapis.com
   const unregistered = JSON.stringify({ error: { code: 404, status: 'NOT_FOUND', details: [
@@ -132,7 +133,7 @@ test('FCM HTTP v1 over node:http2: every answer reported as FCM gave it', async 
 });
 
 test('a script that never closes the reporter still has its sends stored before it exits', async () => {
-  const app = 'com.example.node.exit';
+  const app = uniqueApp('com.example.node.exit');
   const [key, server] = await keyAndServer(app);
   const nid = randomUUID();
   const script = `import { Reporter } from ${JSON.stringify(join(ROOT, 'senders', 'node', 'src', 'index.js'))};

@@ -74,3 +74,14 @@ for (const row of DELAYS.rows) {
     assert.ok(Math.abs(retryDelay(row.attempt, row.retry_after, row.random) - row.delay_s) < 1e-9);
   });
 }
+
+test("headers may be a plain object, a Map or fetch's Headers", () => {
+  const row = TABLE.rows[0];
+  const sends = [row.request.headers, new Map(Object.entries(row.request.headers)), new Headers(row.request.headers)]
+    .map((headers) => apnsSend(ctx, row.request.token, row.request.payload, headers, 200, '',
+      { notificationId: row.send.notification_id, sentAt: new Date(row.report.sent_at) }));
+  for (const send of sends) {
+    assert.deepEqual([send.push_type, send.priority, send.collapse_id, send.expires_at],
+      [row.send.push_type, row.send.priority, row.send.collapse_id, row.send.expires_at]);
+  }
+});

@@ -1,11 +1,16 @@
 // Shared test helpers: the fixtures under Tests/Fixtures, a real `pushledger serve`, and psql.
 import { execFileSync, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const BASE_SENT_S = 1796032800; // 2026-11-30T10:00:00Z, the rule table's clock
+
+const RUN = randomUUID().slice(0, 8);
+/** An app id of this run alone, so that a database kept between runs holds no earlier sends of it. */
+export const uniqueApp = (app) => `${app}.r${RUN}`;
 
 export const fixture = (name) => JSON.parse(readFileSync(join(ROOT, 'Tests', 'Fixtures', name), 'utf8'));
 

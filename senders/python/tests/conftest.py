@@ -9,12 +9,21 @@ import signal
 import subprocess
 import time
 import urllib.request
+import uuid
 
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 FIXTURES = ROOT / "Tests" / "Fixtures"
 BASE_SENT_S = 1796032800  # 2026-11-30T10:00:00Z, the rule table's clock
+
+
+RUN = uuid.uuid4().hex[:8]
+
+
+def unique_app(app):
+    """An app id of this run alone, so that a database kept between runs holds no earlier sends of it."""
+    return f"{app}.r{RUN}"
 
 
 def fixture(name):

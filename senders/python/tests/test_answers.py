@@ -13,6 +13,7 @@ from conftest import fixture
 from pushledger_sender import Reporter
 
 ANSWERS = fixture("upload-answers.json")
+NOTIFICATION_ID = "5a0d3f4e-0c52-4f0a-8c7e-2d5f3c9b1a77"
 OK = {"status": 200, "content_type": "application/json", "body": '{"accepted":2,"duplicates":0,"rejected":[]}'}
 
 
@@ -53,7 +54,7 @@ def test_the_reporter_follows_each_answer(stand_in, row):
     with Reporter(stand_in, "pl_key", "com.example.shop", batch_size=2, flush_interval=0.01,
                   close_timeout=0.1) as reporter:
         for _ in range(2):
-            reporter.fcm({"token": "t", "data": {"k": "v"}}, 200, notification_id="5a0d3f4e-0c52-4f0a-8c7e-2d5f3c9b1a77")
+            reporter.fcm({"token": "t", "data": {"k": "v"}}, 200, notification_id=NOTIFICATION_ID)
         drained = reporter.flush(1 if row["outcome"] == "unauthorized" else 8)
         stats = reporter.stats()
     first = Scripted.requests[0]

@@ -11,7 +11,7 @@ import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from conftest import create_key, stored_sends
+from conftest import create_key, stored_sends, unique_app
 
 from pushledger_sender import Reporter
 
@@ -89,7 +89,7 @@ def test_aioapns_attempts_are_reported(tmp_path, server_factory, monkeypatch):
     from cryptography.hazmat.primitives import serialization
     from pushledger_sender.aioapns import ReportingAPNs
 
-    app = "com.example.py.aioapns"
+    app = unique_app("com.example.py.aioapns")
     key = create_key(app)
     server = server_factory()
     cert_file, key_file, _ = self_signed(tmp_path)
@@ -128,7 +128,7 @@ def test_aioapns_attempts_are_reported(tmp_path, server_factory, monkeypatch):
         sent_at = dt.datetime.fromisoformat(send["sent_at"])
         expires_at = dt.datetime.fromisoformat(send["expires_at"])
         assert 3599 <= (expires_at - sent_at).total_seconds() <= 3601
-        assert send["latency_ms"] is not None and send["channel"] == "orders"
+        assert send["latency_ms"] is not None and send["channel"] == "orders" and send["mutable_content"] is True
     assert (ok["status"], ok["reason"], ok["response_body"]) == (200, None, "")
     assert (gone["status"], gone["reason"]) == (410, "Unregistered")
     assert dt.datetime.fromisoformat(gone["unregistered_at"]) == dt.datetime(2026, 11, 30, 0, 53, 20,
@@ -171,7 +171,7 @@ def test_firebase_admin_attempts_are_reported(server_factory):
         def get_credential(self):
             return AnonymousCredentials()
 
-    app = "com.example.py.firebase"
+    app = unique_app("com.example.py.firebase")
     key = create_key(app)
     server = server_factory()
     fcm = ThreadingHTTPServer(("127.0.0.1", 0), FCMStandIn)
@@ -207,5 +207,5 @@ def test_firebase_admin_attempts_are_reported(server_factory):
         "orders", "order-42", "spring")
     assert (gone["status"], gone["reason"], gone["token"]) == (404, "UNREGISTERED", "gone-1")
     assert json.loads(gone["response_body"])["error"]["status"] == "NOT_FOUND"
-    if "message_kind" in data:
-        assert (data["message_kind"], notification["message_kind"]) == ("data", "notification")
+    kinds = (data["message_kind"], notification["message_kind"], gone["message_kind"])
+    assert kinds == ("data", "notification", "data")

@@ -6,13 +6,11 @@ import threading
 import time
 import uuid
 
-from conftest import (BASE_SENT_S, create_key, fixture, parse_time, report_row, send_columns, shifted,
+from conftest import (BASE_SENT_S, create_key, unique_app, fixture, parse_time, report_row, send_columns, shifted,
                       stored_sends)
 from pushledger_sender import Reporter
 
 TABLE = fixture("sender-fields.json")
-# v1.3's fields, sent already; asserted once the server stores them.
-V13 = {"mutable_content", "message_kind"}
 
 
 def key_and_server(server_factory, app):
@@ -28,7 +26,7 @@ def same(field, stored, expected):
 
 
 def test_every_rule_table_row_is_stored_once_with_every_field(server_factory):
-    app = "com.example.py.fields"
+    app = unique_app("com.example.py.fields")
     key, server = key_and_server(server_factory, app)
     now = int(time.time())
     moved = [shifted(row, now - BASE_SENT_S) for row in TABLE["rows"] if "send" in row]
@@ -43,7 +41,7 @@ def test_every_rule_table_row_is_stored_once_with_every_field(server_factory):
     for row in moved:
         send = stored[row["send"]["notification_id"]]
         for field, expected in row["send"].items():
-            if field == "app_id" or (field in V13 and field not in columns):
+            if field == "app_id":
                 continue
             assert same(field, send[field], expected), (row["name"], field, send[field], expected)
         absent = columns - set(row["send"]) - {"event_id", "app_id", "token_key", "installation_id", "resolved_by",
@@ -57,7 +55,7 @@ def apns_alert(reporter, nid):
 
 
 def test_exactly_once_across_a_server_restart(server_factory):
-    app = "com.example.py.restart"
+    app = unique_app("com.example.py.restart")
     key, server = key_and_server(server_factory, app)
     ids = [str(uuid.uuid4()) for _ in range(400)]
     with Reporter(server.url, key, app, batch_size=25, flush_interval=0.01) as reporter:
@@ -77,7 +75,7 @@ def test_exactly_once_across_a_server_restart(server_factory):
 
 
 def test_a_wrong_key_holds_the_sends_until_the_key_changes(server_factory):
-    app = "com.example.py.wrongkey"
+    app = unique_app("com.example.py.wrongkey")
     key, server = key_and_server(server_factory, app)
     with Reporter(server.url, "pl_wrong_" + key[-6:], app, flush_interval=0.01) as reporter:
         ids = [str(uuid.uuid4()) for _ in range(5)]
@@ -93,7 +91,7 @@ def test_a_wrong_key_holds_the_sends_until_the_key_changes(server_factory):
 
 
 def test_429_waits_for_retry_after_and_loses_nothing(server_factory):
-    app = "com.example.py.rate"
+    app = unique_app("com.example.py.rate")
     key = create_key(app, "--rate", "40", "--burst", "20")
     server = server_factory()
     with Reporter(server.url, key, app, batch_size=20,
@@ -108,7 +106,7 @@ def test_429_waits_for_retry_after_and_loses_nothing(server_factory):
 
 
 def test_413_splits_the_batch(server_factory):
-    app = "com.example.py.split"
+    app = unique_app("com.example.py.split")
     key = create_key(app)
     server = server_factory("--max-events", "7")
     with Reporter(server.url, key, app, batch_size=50) as reporter:
@@ -122,7 +120,7 @@ def test_413_splits_the_batch(server_factory):
 
 
 def test_unreachable_server_drops_the_oldest_counted_and_never_blocks(server_factory):
-    app = "com.example.py.outage"
+    app = unique_app("com.example.py.outage")
     key = create_key(app)
     from conftest import Server
     server = Server()  # not started yet: nothing listens on its port
@@ -144,7 +142,7 @@ def test_unreachable_server_drops_the_oldest_counted_and_never_blocks(server_fac
 
 
 def test_reports_from_many_threads(server_factory):
-    app = "com.example.py.threads"
+    app = unique_app("com.example.py.threads")
     key, server = key_and_server(server_factory, app)
     ids = [str(uuid.uuid4()) for _ in range(200)]
     with Reporter(server.url, key, app, batch_size=30, flush_interval=0.01) as reporter:
@@ -159,7 +157,7 @@ def test_reports_from_many_threads(server_factory):
 
 
 def test_sent_at_is_written_as_given(server_factory):
-    app = "com.example.py.sentat"
+    app = unique_app("com.example.py.sentat")
     key, server = key_and_server(server_factory, app)
     when = dt.datetime.now(dt.timezone(dt.timedelta(hours=2))).replace(microsecond=123456)
     with Reporter(server.url, key, app) as reporter:
@@ -173,7 +171,7 @@ def test_sent_at_is_written_as_given(server_factory):
 
 def test_a_forked_worker_reports_through_its_own_thread(server_factory):
     import os
-    app = "com.example.py.fork"
+    app = unique_app("com.example.py.fork")
     key, server = key_and_server(server_factory, app)
     parent_id, child_id = str(uuid.uuid4()), str(uuid.uuid4())
     with Reporter(server.url, key, app, flush_interval=60) as reporter:
@@ -194,7 +192,7 @@ def test_a_forked_worker_reports_through_its_own_thread(server_factory):
 def test_a_script_that_never_closes_the_reporter_still_has_its_sends_stored(server_factory):
     import subprocess
     import sys
-    app = "com.example.py.exit"
+    app = unique_app("com.example.py.exit")
     key, server = key_and_server(server_factory, app)
     nid = str(uuid.uuid4())
     script = (f"from pushledger_sender import Reporter\n"

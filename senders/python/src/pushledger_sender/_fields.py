@@ -227,9 +227,9 @@ def _label(value: Any, field: str, max_bytes: int) -> str:
 
 
 def _common(app_id: str, default_channel: str, provider: str, token: str, caller: Caller,
-            payload_nid: Any, payload_channel: Any, body: Any) -> dict:
+            payload_nid: Any, payload_channel: Any, body: Any) -> tuple:
     """The fields every send has, from the caller's arguments, the payload's PushLedger keys and
-    the answer."""
+    the answer; and ``sent_at`` in ms, which the expiry is read against."""
     status = caller.status
     if type(status) is not int or not (status == 0 or 100 <= status <= 599):
         raise ReportError("invalid_field", "status", "status must be the provider's HTTP status (100 to 599) or 0")
@@ -264,8 +264,7 @@ def _common(app_id: str, default_channel: str, provider: str, token: str, caller
         send["unregistered_at"] = format_time(unregistered)
     if text == "" or _storable(text, MAX_RESPONSE_BODY_BYTES) is not None:
         send["response_body"] = text
-    send["_sent_ms"] = sent_ms
-    return send
+    return send, sent_ms
 
 
 def _put(send: dict, key: str, value: Any) -> None:
@@ -282,9 +281,8 @@ def apns_send(app_id: str, default_channel: str, token: Any, payload: Any, heade
     payload = _json_object(payload, "payload")
     request = _headers(headers, "headers")
     aps = _obj(payload.get("aps"))
-    send = _common(app_id, default_channel, "apns", token, caller, payload.get("notification_id"),
-                   payload.get("channel"), body)
-    sent_ms = send.pop("_sent_ms")
+    send, sent_ms = _common(app_id, default_channel, "apns", token, caller, payload.get("notification_id"),
+                            payload.get("channel"), body)
     _put(send, "apns_id", _storable(apns_id, _IDENTIFIER) or _storable(request.get("apns-id"), _IDENTIFIER))
     _put(send, "priority", _priority(request.get("apns-priority")))
     _put(send, "push_type", _apns_push_type(request.get("apns-push-type"), aps))
@@ -310,9 +308,8 @@ def fcm_send(app_id: str, default_channel: str, message: Any, caller: Caller, bo
     android = _obj(message.get("android"))
     apns_headers = _headers(_obj(_obj(message.get("apns")).get("headers")), "message.apns.headers")
     android_notification = android.get("notification")
-    send = _common(app_id, default_channel, "fcm", token, caller, data.get("notification_id"),
-                   _obj(android_notification).get("channel_id") or data.get("channel"), body)
-    sent_ms = send.pop("_sent_ms")
+    send, sent_ms = _common(app_id, default_channel, "fcm", token, caller, data.get("notification_id"),
+                            _obj(android_notification).get("channel_id") or data.get("channel"), body)
     android_priority = android.get("priority")
     android_priority = android_priority.upper() if isinstance(android_priority, str) else None
     android_level = {"HIGH": 10, "NORMAL": 5}.get(android_priority)

@@ -244,8 +244,8 @@ class Reporter:
                     self._limit = max(1, len(batch) // 2)
                 elif outcome == _upload.UNAUTHORIZED:
                     self._stats["unauthorized"] += 1
-                    # Held, not dropped: one probe per longest backoff, since a key created moments ago
-                    # becomes known to the server within about a second; a new key goes out at once.
+                    # Held, not dropped: one probe per longest backoff, since the key may be fixed on the
+                    # server's side (created, restored); a new key goes out at once.
                     self._key_refused = key == self._key
                     self._key_refused_until = time.monotonic() + _upload.MAX_DELAY_S
                 else:
