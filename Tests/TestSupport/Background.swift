@@ -30,3 +30,15 @@ public final class Background<T: Sendable>: Sendable {
 public func waitUntil(_ condition: () -> Bool) {
     while !condition() { usleep(2_000) }
 }
+
+/// Polls `condition` until it holds or `seconds` have passed; whether it held. For state bound
+/// to come about within moments: the deadline only stops a broken implementation from hanging
+/// the test, so it is generous enough for a loaded machine.
+public func eventually(within seconds: Double = 60, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while !condition() {
+        guard Date() < deadline else { return false }
+        usleep(2_000)
+    }
+    return true
+}
