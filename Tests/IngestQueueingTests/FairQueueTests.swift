@@ -2,6 +2,7 @@ import Foundation
 import PushLedgerContract
 import Store
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import IngestServer
@@ -95,14 +96,14 @@ struct FairQueueTests {
         queue.start()
         // b posted a moment ago: the limit holds while a floods.
         _ = queue.submit(Self.job("b", 9))
-        #expect(Self.waitUntil { batches.names.withLock { $0.count } == 1 })
+        #expect(eventually { batches.names.withLock { $0.count } == 1 })
         batches.names.withLock { $0 = [] }
         _ = queue.submit(Self.job("a", 0))
         entered.wait()
         // a holds its one writer: the other writer passes over a's queued jobs to b's.
         for i in 1..<4 { _ = queue.submit(Self.job("a", i)) }
         _ = queue.submit(Self.job("b", 0))
-        let served = Self.waitUntil { batches.names.withLock { $0.count } == 2 }
+        let served = eventually { batches.names.withLock { $0.count } == 2 }
         #expect(served)
         #expect(batches.names.withLock { $0 } == [["a"], ["b"]])
         release.signal()
@@ -224,14 +225,6 @@ struct FairQueueTests {
         releaseGroup.signal()
         releaseGroup.signal()
         grouped.drainAndStop()
-    }
-
-    private static func waitUntil(_ condition: () -> Bool) -> Bool {
-        for _ in 0..<500 {
-            if condition() { return true }
-            usleep(10_000)
-        }
-        return false
     }
 
     /// Taking `count` at `now` is refused with a wait of `seconds`.

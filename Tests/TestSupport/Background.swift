@@ -30,3 +30,16 @@ public final class Background<T: Sendable>: Sendable {
 public func waitUntil(_ condition: () -> Bool) {
     while !condition() { usleep(2_000) }
 }
+
+/// Polls `condition` until it holds or `seconds` have passed; whether it held. For state bound
+/// to come about within moments: the deadline only stops a broken implementation from hanging
+/// the test, so it is generous enough for a loaded machine.
+/// `every`: seconds between looks, for a condition that costs a request.
+public func eventually(within seconds: Double = 60, every pause: Double = 0.002, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while !condition() {
+        guard Date() < deadline else { return false }
+        usleep(UInt32(pause * 1_000_000))
+    }
+    return true
+}
