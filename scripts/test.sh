@@ -14,14 +14,17 @@ if [ $# -eq 0 ]; then scripts/lint.sh; fi
 # Exit tests (the programming-error traps) run in a process of their own: Swift Testing's
 # exit-test monitor waits for any child, so beside tests that run commands through
 # Foundation's Process it can take their children's exits and leave both waiting forever.
+# Each run is under scripts/watchdog.sh: a test that hangs fails the run after PUSHLEDGER_TEST_LIMIT
+# seconds (default 40 minutes; the whole suite takes 8 to 30), naming what never ended.
 # $1: a filter of what to run ("" for everything).
 swift_tests() {
+    local guarded=(scripts/watchdog.sh "${PUSHLEDGER_TEST_LIMIT:-2400}" swift test --skip-build)
     if [ -z "$1" ]; then
-        swift test --skip-build --skip ProgrammingError
-        swift test --skip-build --filter ProgrammingError
+        "${guarded[@]}" --skip ProgrammingError
+        "${guarded[@]}" --filter ProgrammingError
     else
-        swift test --skip-build --filter "$1" --skip ProgrammingError
-        swift test --skip-build --filter "($1).*ProgrammingError"
+        "${guarded[@]}" --filter "$1" --skip ProgrammingError
+        "${guarded[@]}" --filter "($1).*ProgrammingError"
     fi
 }
 
@@ -51,14 +54,14 @@ if [ $# -eq 0 ]; then
 elif [ $# -eq 2 ] && [ "$1" = --filter ]; then
     swift_tests "$2"
 else
-    swift test --skip-build "$@"
+    scripts/watchdog.sh "${PUSHLEDGER_TEST_LIMIT:-2400}" swift test --skip-build "$@"
 fi
 # The Android SDK's core (JUnit 5) on the same cluster and the server just built; its own
 # "N passed, N failed" line. (Skipped when arguments pick some tests: scripts/android.sh test runs it alone.)
-if [ $# -eq 0 ]; then PUSHLEDGER_BIN="$root/.build/debug/pushledger" scripts/android.sh test; fi
+if [ $# -eq 0 ]; then PUSHLEDGER_BIN="$root/.build/debug/pushledger" scripts/watchdog.sh 900 scripts/android.sh test; fi
 # The sender libraries (Python, Node, Go) against the same server binary and cluster; each suite its
 # own closing line. (Skipped when arguments pick some tests: scripts/senders.sh test runs them alone.)
-if [ $# -eq 0 ]; then PUSHLEDGER_BIN="$root/.build/debug/pushledger" scripts/senders.sh test; fi
+if [ $# -eq 0 ]; then PUSHLEDGER_BIN="$root/.build/debug/pushledger" scripts/watchdog.sh 900 scripts/senders.sh test; fi
 # The benchmark code, tiny, on the same cluster: fails when it breaks, never on speed.
 # (Skipped when arguments pick some tests.)
 if [ $# -eq 0 ]; then scripts/bench.sh smoke; fi
