@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Testing
 
 /// Runs work on its own thread; `value()` waits for the result (tests need requests that are
 /// in flight while they look at the server).
@@ -26,9 +27,14 @@ public final class Background<T: Sendable>: Sendable {
 }
 
 /// Spins until `condition` holds. Not a timed assertion: the condition is bound to become true,
-/// and a broken server fails the test through the surrounding request instead.
-public func waitUntil(_ condition: () -> Bool) {
-    while !condition() { usleep(2_000) }
+/// and a broken server fails the test through the surrounding request instead. Only a condition
+/// still false after `limit` seconds (far beyond any slow machine) records an issue and returns,
+/// so that a broken wait fails its test instead of hanging the run.
+public func waitUntil(
+    limit seconds: Double = 300, sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool
+) {
+    guard !eventually(within: seconds, condition) else { return }
+    Issue.record("a condition bound to hold did not within \(Int(seconds)) s", sourceLocation: sourceLocation)
 }
 
 /// Polls `condition` until it holds or `seconds` have passed; whether it held. For state bound
