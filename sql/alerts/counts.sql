@@ -90,11 +90,14 @@ language sql stable as $$
                case when p.latest <= p_at then p.latest else (
                    select max(t.received_at) from (
                        select e.received_at, e.occurred_at from settings_snapshots e where e.app_id = p.app_id
-                       union all select e.received_at, e.occurred_at from notification_receipts e where e.app_id = p.app_id
+                       union all select e.received_at, e.occurred_at from notification_receipts e
+                           where e.app_id = p.app_id
                        union all select e.received_at, e.occurred_at from notification_opens e where e.app_id = p.app_id
                        union all select e.received_at, e.occurred_at from permission_prompts e where e.app_id = p.app_id
-                       union all select e.received_at, e.occurred_at from experiment_exposures e where e.app_id = p.app_id
-                       union all select e.received_at, e.occurred_at from token_registrations e where e.app_id = p.app_id
+                       union all select e.received_at, e.occurred_at from experiment_exposures e
+                           where e.app_id = p.app_id
+                       union all select e.received_at, e.occurred_at from token_registrations e
+                           where e.app_id = p.app_id
                    ) t
                     where t.received_at > p_at - p_lookback and t.received_at <= p_at
                       and t.occurred_at >= p_at - p_lookback - interval '30 days'

@@ -62,7 +62,8 @@ with window_sends as materialized (
     -- until the next one's (ties at one time: the last by received_at, then event_id,
     -- holds; the others span nothing).
     select n.installation_id, n.event_id, n.occurred_at, n.platform, n.app_version, n.can_display,
-           n.authorization_status, n.os_version, n.sdk_int, n.standby_bucket, n.background_restricted, n.ignoring_battery_optimizations, n.low_power_mode,
+           n.authorization_status, n.os_version, n.sdk_int, n.standby_bucket, n.background_restricted,
+           n.ignoring_battery_optimizations, n.low_power_mode,
            lead(n.occurred_at, 1, 'infinity') over (
                partition by n.installation_id order by n.occurred_at, n.received_at, n.event_id) as valid_to
       from settings_snapshots n
@@ -89,7 +90,8 @@ with window_sends as materialized (
      cross join lateral (
             select * from (
                 (select n.occurred_at, n.event_id, n.platform, n.app_version,
-                        n.can_display, n.authorization_status, n.os_version, n.sdk_int, n.standby_bucket, n.background_restricted, n.ignoring_battery_optimizations, n.low_power_mode
+                        n.can_display, n.authorization_status, n.os_version, n.sdk_int, n.standby_bucket,
+                        n.background_restricted, n.ignoring_battery_optimizations, n.low_power_mode
                    from settings_snapshots n
                   where n.app_id = p_app and n.installation_id = i.installation_id
                     and n.occurred_at < p_from and n.occurred_at >= p_from - interval '31 days'
@@ -97,7 +99,8 @@ with window_sends as materialized (
                   limit 1)
                 union all
                 (select n.occurred_at, n.event_id, n.platform, n.app_version,
-                        n.can_display, n.authorization_status, n.os_version, n.sdk_int, n.standby_bucket, n.background_restricted, n.ignoring_battery_optimizations, n.low_power_mode
+                        n.can_display, n.authorization_status, n.os_version, n.sdk_int, n.standby_bucket,
+                        n.background_restricted, n.ignoring_battery_optimizations, n.low_power_mode
                    from settings_snapshots n
                   where n.app_id = p_app and n.installation_id = i.installation_id
                     and n.occurred_at < p_from - interval '31 days'
@@ -138,11 +141,13 @@ with window_sends as materialized (
            bool_or(not x.is_receipt) as opened
       from (select r.notification_id, true as is_receipt, r.displayed, r.occurred_at
               from notification_receipts r
-             where r.app_id = p_app and r.occurred_at >= p_from - pushledger_confirmation_lookback() and r.occurred_at <= p_as_of
+             where r.app_id = p_app and r.occurred_at >= p_from - pushledger_confirmation_lookback()
+                 and r.occurred_at <= p_as_of
             union all
             select o.notification_id, false, null, o.occurred_at
               from notification_opens o
-             where o.app_id = p_app and o.occurred_at >= p_from - pushledger_confirmation_lookback() and o.occurred_at <= p_as_of) x
+             where o.app_id = p_app and o.occurred_at >= p_from - pushledger_confirmation_lookback()
+                 and o.occurred_at <= p_as_of) x
      where x.notification_id in (select w.notification_id from window_sends w)
      group by x.notification_id
 ), invalidations as (
@@ -335,18 +340,21 @@ with set_sends as materialized (
            snap.standby_bucket, snap.background_restricted, snap.ignoring_battery_optimizations, snap.low_power_mode,
            coalesce((select c.blocked from channel_states c
                       where c.app_id = w.app_id and c.occurred_at = snap.occurred_at
-                        and c.snapshot_event_id = snap.event_id and c.channel_id = w.channel), false) as channel_blocked,
+                        and c.snapshot_event_id = snap.event_id and c.channel_id = w.channel),
+                        false) as channel_blocked,
            coalesce(cf.opened, false) as opened,
            coalesce(cf.displayed, false) as received_displayed,
            coalesce(cf.undisplayed, false) as received_undisplayed,
            cf.first_at as first_receipt_at,
            (select max(p.sent_at) from sends p
              where p.app_id = w.app_id and p.provider = w.provider and p.token_key = w.token_key
-               and p.sent_at < w.sent_at and pushledger_reason_class(p.status, p.reason) = 'token_invalid') as invalid_at
+               and p.sent_at < w.sent_at
+               and pushledger_reason_class(p.status, p.reason) = 'token_invalid') as invalid_at
       from set_sends w
       left join lateral (
             select n.event_id, n.occurred_at, n.platform, n.app_version, n.can_display, n.authorization_status,
-                   n.os_version, n.sdk_int, n.standby_bucket, n.background_restricted, n.ignoring_battery_optimizations, n.low_power_mode
+                   n.os_version, n.sdk_int, n.standby_bucket, n.background_restricted, n.ignoring_battery_optimizations,
+                   n.low_power_mode
               from settings_snapshots n
              where n.app_id = w.app_id and n.installation_id = w.installation_id and n.occurred_at <= w.sent_at
              order by n.occurred_at desc, n.received_at desc, n.event_id desc
@@ -376,8 +384,8 @@ $$;
 
 -- The sends whose only new inputs are receipts or opens of their notification (scope 1), a
 -- new instrumented slice of their day, or the passing of time (scope 0) keep every other fact
--- they were judged on: they are judged again from their send_outcomes rows, with their confirmations looked up again (scope 1) and their slice's
--- instrumentation read again, without the look-ups of the sends, snapshots, channels and
+-- they were judged on: they are judged again from their send_outcomes rows, with their confirmations looked up again
+-- (scope 1) and their slice's instrumentation read again, without the look-ups of the sends, snapshots, channels and
 -- tokens. Its own projection: the send_outcomes row it starts from, with what changed.
 -- Reads rollup_keys (the sends and their scopes) and rollup_old (their rows before; both
 -- sql/engine/work_tables.sql), notification_receipts, notification_opens (scope 1),
@@ -393,7 +401,8 @@ return query
 with facts as materialized (
     select o.*,
            case when k.scope = 1 then coalesce(cf.displayed, false) else o.received_displayed end as now_displayed,
-           case when k.scope = 1 then coalesce(cf.undisplayed, false) else o.received_undisplayed end as now_undisplayed,
+           case when k.scope = 1 then coalesce(cf.undisplayed, false)
+               else o.received_undisplayed end as now_undisplayed,
            case when k.scope = 1 then coalesce(cf.opened, false) else o.opened end as now_opened,
            case when k.scope = 1 then pushledger_latency_bucket(o.sent_at, cf.first_at) else o.latency_bucket end
                as now_latency,
@@ -407,7 +416,8 @@ with facts as materialized (
      where k.scope < 2
 ), judged as materialized (
     select f.*,
-           pushledger_judge_send(f.status, f.now_opened, f.now_displayed, f.now_undisplayed, f.sent_at, p_as_of, p_window,
+           pushledger_judge_send(f.status, f.now_opened, f.now_displayed, f.now_undisplayed, f.sent_at, p_as_of,
+                                 p_window,
                                  f.display_state, f.channel_blocked, f.installation_id is not null, f.now_instrumented)
                as now_outcome
       from facts f
@@ -432,7 +442,8 @@ select j.app_id, j.sent_at, j.event_id, j.day, j.notification_id, j.installation
        case when j.now_outcome in ('received', 'opened') then j.now_latency end
   from caused j
   left join lateral (select x.* from sends s
-                      cross join lateral pushledger_send_cause(s.app_id, s.installation_id, s.notification_id, s.provider,
+                      cross join lateral pushledger_send_cause(s.app_id, s.installation_id, s.notification_id,
+                                                               s.provider,
                                                                s.collapse_id, s.expires_at, s.sent_at, p_as_of) x
                       where s.app_id = j.app_id and s.sent_at = j.sent_at and s.event_id = j.event_id
                         and j.now_has_cause and j.cause is null) c on true;

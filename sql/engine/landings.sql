@@ -28,7 +28,8 @@ language sql stable as $$
 with opens as materialized (
     select o.notification_id, o.landed
       from notification_opens o
-     where o.app_id = p_app and o.occurred_at >= p_from - pushledger_confirmation_lookback() and o.occurred_at <= p_as_of
+     where o.app_id = p_app and o.occurred_at >= p_from - pushledger_confirmation_lookback()
+         and o.occurred_at <= p_as_of
 ), latest as (
     select distinct on (s.notification_id) s.notification_id, s.event_id, s.sent_at, s.channel, s.campaign
       from sends s

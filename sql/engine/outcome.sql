@@ -124,32 +124,38 @@ select l.occurred_at, l.kind, l.notification_id, l.force_stopped
   from ((select n.occurred_at, n.received_at, n.event_id, 'settings' as kind, null::uuid as notification_id,
                 n.force_stopped_before_start as force_stopped
            from settings_snapshots n
-          where n.app_id = p_app and n.installation_id = p_installation and n.occurred_at > p_after and n.occurred_at <= p_as_of
+          where n.app_id = p_app and n.installation_id = p_installation and n.occurred_at > p_after
+              and n.occurred_at <= p_as_of
           order by n.occurred_at, n.received_at, n.event_id limit 1)
         union all
         (select r.occurred_at, r.received_at, r.event_id, 'receipt', r.notification_id, null
            from notification_receipts r
-          where r.app_id = p_app and r.installation_id = p_installation and r.occurred_at > p_after and r.occurred_at <= p_as_of
+          where r.app_id = p_app and r.installation_id = p_installation and r.occurred_at > p_after
+              and r.occurred_at <= p_as_of
           order by r.occurred_at, r.received_at, r.event_id limit 1)
         union all
         (select o.occurred_at, o.received_at, o.event_id, 'receipt', o.notification_id, null
            from notification_opens o
-          where o.app_id = p_app and o.installation_id = p_installation and o.occurred_at > p_after and o.occurred_at <= p_as_of
+          where o.app_id = p_app and o.installation_id = p_installation and o.occurred_at > p_after
+              and o.occurred_at <= p_as_of
           order by o.occurred_at, o.received_at, o.event_id limit 1)
         union all
         (select p.occurred_at, p.received_at, p.event_id, 'other', null, null
            from permission_prompts p
-          where p.app_id = p_app and p.installation_id = p_installation and p.occurred_at > p_after and p.occurred_at <= p_as_of
+          where p.app_id = p_app and p.installation_id = p_installation and p.occurred_at > p_after
+              and p.occurred_at <= p_as_of
           order by p.occurred_at, p.received_at, p.event_id limit 1)
         union all
         (select e.occurred_at, e.received_at, e.event_id, 'other', null, null
            from experiment_exposures e
-          where e.app_id = p_app and e.installation_id = p_installation and e.occurred_at > p_after and e.occurred_at <= p_as_of
+          where e.app_id = p_app and e.installation_id = p_installation and e.occurred_at > p_after
+              and e.occurred_at <= p_as_of
           order by e.occurred_at, e.received_at, e.event_id limit 1)
         union all
         (select t.occurred_at, t.received_at, t.event_id, 'other', null, null
            from token_registrations t
-          where t.app_id = p_app and t.installation_id = p_installation and t.occurred_at > p_after and t.occurred_at <= p_as_of
+          where t.app_id = p_app and t.installation_id = p_installation and t.occurred_at > p_after
+              and t.occurred_at <= p_as_of
           order by t.occurred_at, t.received_at, t.event_id limit 1)) l
  order by l.occurred_at, l.received_at, l.event_id
  limit 1;
@@ -230,7 +236,8 @@ begin
     select * into v_life from pushledger_first_sign_of_life(p_app, p_installation, p_sent_at, p_as_of);
     return query
     select pushledger_cause_rule(v_life.kind,
-                                 pushledger_is_superseded(p_app, p_installation, p_notification, p_provider, p_collapse_id,
+                                 pushledger_is_superseded(p_app, p_installation, p_notification, p_provider,
+                                                          p_collapse_id,
                                                           p_sent_at, p_as_of, v_life.kind, v_life.notification_id),
                                  v_life.force_stopped, v_life.occurred_at, p_expires_at),
            v_life.occurred_at, case when v_life.kind = 'receipt' then v_life.notification_id end;

@@ -49,7 +49,8 @@ with first_prompt as (
     -- One pass over the snapshots up to as_of: the latest one's state, whether one came a week
     -- or more after a grant, and the latest state at the grant's week.
     select s.installation_id,
-           (array_agg(s.can_display order by s.occurred_at desc, s.received_at desc, s.event_id desc))[1] as can_display_now,
+           (array_agg(s.can_display order by s.occurred_at desc, s.received_at desc,
+                      s.event_id desc))[1] as can_display_now,
            bool_or(s.occurred_at >= g.week_at) as later,
            (array_agg(s.can_display order by s.occurred_at desc, s.received_at desc, s.event_id desc)
                 filter (where s.occurred_at <= g.week_at))[1] as week_state

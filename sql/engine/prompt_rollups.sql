@@ -44,7 +44,8 @@ create or replace trigger experiment_exposures_prompt_dirty after insert on expe
 -- Hours to prompt count from first_seen_at and --platform uses the latest platform; the writer
 -- updates installations on every batch, so only these two columns re-open anything.
 create or replace trigger installations_prompt_dirty after update on installations
-    for each row when (old.first_seen_at is distinct from new.first_seen_at or old.platform is distinct from new.platform)
+    for each row when (old.first_seen_at is distinct from new.first_seen_at
+                       or old.platform is distinct from new.platform)
     execute function pushledger_mark_dirty_prompt_installation();
 
 -- Re-groups the given (experiment, day)s of p_app's prompt_cohort_members (experiment '': the

@@ -91,7 +91,8 @@ begin
             union
             select s.app_id, s.notification_id
               from (select distinct t.app_id, k.event_id, k.sent_at
-                      from rollup_taken t cross join unnest(t.keys, t.times) k(event_id, sent_at) where t.kind = 'send') k
+                      from rollup_taken t cross join unnest(t.keys, t.times) k(event_id, sent_at)
+                          where t.kind = 'send') k
               join sends s on s.app_id = k.app_id and s.sent_at = k.sent_at and s.event_id = k.event_id) n
       join send_outcomes o on o.app_id = n.app_id and o.first_life_notification = n.notification_id
     union
@@ -127,7 +128,8 @@ begin
           join notification_receipts r on r.app_id = n.app_id and r.notification_id = n.notification_id
          where r.occurred_at <= p_as_of
            and not exists (select 1 from instrumented_slices_daily sl
-                            where sl.app_id = r.app_id and sl.day = pushledger_day(r.occurred_at) and sl.platform = r.platform
+                            where sl.app_id = r.app_id and sl.day = pushledger_day(r.occurred_at)
+                                and sl.platform = r.platform
                               and sl.app_version is not distinct from r.app_version)
     ), stored as (
         insert into instrumented_slices_daily select * from new_slices

@@ -45,7 +45,8 @@ returns void
 language plpgsql as $$
 begin
     insert into landing_notifications
-    select t.app_id, k.notification_id from rollup_taken t cross join unnest(t.keys) k(notification_id) where t.kind = 'open'
+    select t.app_id, k.notification_id from rollup_taken t cross join unnest(t.keys) k(notification_id)
+        where t.kind = 'open'
     union
     select r.app_id, r.notification_id from rollup_delta r;
     analyze landing_notifications;
@@ -55,7 +56,8 @@ $$;
 
 -- Records a completed refresh.
 -- Reads nothing; writes rollup_refresh_state.
-create or replace function pushledger_record_refresh(p_as_of timestamptz, p_window interval, p_full boolean, p_sends bigint)
+create or replace function pushledger_record_refresh(p_as_of timestamptz, p_window interval, p_full boolean,
+                                                     p_sends bigint)
 returns void
 language sql as $$
     insert into rollup_refresh_state (as_of, window_length, refreshed_at, full_at, reclassified)
@@ -130,7 +132,8 @@ begin
     end if;
     perform pushledger_rollup_work_tables();
     perform pushledger_take_rollup_inputs(p_as_of);
-    select array_agg(s.app_id), array_agg(s.day) into v_slice_apps, v_slice_days from pushledger_refresh_slices(p_as_of) s;
+    select array_agg(s.app_id), array_agg(s.day) into v_slice_apps, v_slice_days
+        from pushledger_refresh_slices(p_as_of) s;
     perform pushledger_affected_sends(p_as_of, p_window);
     -- The whole days go through the engine.
     insert into rollup_keys
@@ -145,7 +148,8 @@ begin
     -- A send without a row (new, or dated after the last as_of) is judged on every fact.
     update rollup_keys k set scope = 2
      where k.scope < 2
-       and not exists (select 1 from rollup_old o where o.app_id = k.app_id and o.sent_at = k.sent_at and o.event_id = k.event_id);
+       and not exists (select 1 from rollup_old o where o.app_id = k.app_id and o.sent_at = k.sent_at
+                       and o.event_id = k.event_id);
     analyze rollup_keys, rollup_old;
     truncate rollup_send_set;
     insert into rollup_send_set select * from rollup_keys where scope = 2;

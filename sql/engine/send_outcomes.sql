@@ -56,7 +56,8 @@ begin
         ), spans as (
             select a.app_id,
                    (select pushledger_day(min(s.sent_at)) from sends s where s.app_id = a.app_id) as first_day,
-                   (select pushledger_day(max(s.sent_at)) from sends s where s.app_id = a.app_id and s.sent_at <= p_as_of) as last_day
+                   (select pushledger_day(max(s.sent_at)) from sends s where s.app_id = a.app_id
+                    and s.sent_at <= p_as_of) as last_day
               from apps a where a.app_id is not null
         )
         select sp.app_id, d::date as first_day, least(d::date + 6, sp.last_day) as last_day

@@ -31,18 +31,30 @@ begin
         select d.app_id, d.day, d.platform, d.channel, d.app_version, d.campaign, d.provider,
                d.os_version, d.sdk_int, d.standby_bucket, d.background_restricted, d.ignoring_battery_optimizations,
                d.low_power_mode,
-               sum(d.sign) filter (where pushledger_counts_in('sends', d.outcome, d.token_invalid, d.to_invalid_token)) as sends,
-               sum(d.sign) filter (where pushledger_counts_in('accepted', d.outcome, d.token_invalid, d.to_invalid_token)) as accepted,
-               sum(d.sign) filter (where pushledger_counts_in('rejected', d.outcome, d.token_invalid, d.to_invalid_token)) as rejected,
-               sum(d.sign) filter (where pushledger_counts_in('opened', d.outcome, d.token_invalid, d.to_invalid_token)) as opened,
-               sum(d.sign) filter (where pushledger_counts_in('received', d.outcome, d.token_invalid, d.to_invalid_token)) as received,
-               sum(d.sign) filter (where pushledger_counts_in('pending', d.outcome, d.token_invalid, d.to_invalid_token)) as pending,
-               sum(d.sign) filter (where pushledger_counts_in('blocked_app', d.outcome, d.token_invalid, d.to_invalid_token)) as blocked_app,
-               sum(d.sign) filter (where pushledger_counts_in('blocked_channel', d.outcome, d.token_invalid, d.to_invalid_token)) as blocked_channel,
-               sum(d.sign) filter (where pushledger_counts_in('unattributed', d.outcome, d.token_invalid, d.to_invalid_token)) as unattributed,
-               sum(d.sign) filter (where pushledger_counts_in('unconfirmed', d.outcome, d.token_invalid, d.to_invalid_token)) as unconfirmed,
-               sum(d.sign) filter (where pushledger_counts_in('token_invalid', d.outcome, d.token_invalid, d.to_invalid_token)) as token_invalid,
-               sum(d.sign) filter (where pushledger_counts_in('to_invalid_token', d.outcome, d.token_invalid, d.to_invalid_token)) as to_invalid_token,
+               sum(d.sign) filter (where pushledger_counts_in('sends', d.outcome, d.token_invalid,
+                                                              d.to_invalid_token)) as sends,
+               sum(d.sign) filter (where pushledger_counts_in('accepted', d.outcome, d.token_invalid,
+                                                              d.to_invalid_token)) as accepted,
+               sum(d.sign) filter (where pushledger_counts_in('rejected', d.outcome, d.token_invalid,
+                                                              d.to_invalid_token)) as rejected,
+               sum(d.sign) filter (where pushledger_counts_in('opened', d.outcome, d.token_invalid,
+                                                              d.to_invalid_token)) as opened,
+               sum(d.sign) filter (where pushledger_counts_in('received', d.outcome, d.token_invalid,
+                                                              d.to_invalid_token)) as received,
+               sum(d.sign) filter (where pushledger_counts_in('pending', d.outcome, d.token_invalid,
+                                                              d.to_invalid_token)) as pending,
+               sum(d.sign) filter (where pushledger_counts_in('blocked_app', d.outcome, d.token_invalid,
+                                                              d.to_invalid_token)) as blocked_app,
+               sum(d.sign) filter (where pushledger_counts_in('blocked_channel', d.outcome, d.token_invalid,
+                                                              d.to_invalid_token)) as blocked_channel,
+               sum(d.sign) filter (where pushledger_counts_in('unattributed', d.outcome, d.token_invalid,
+                                                              d.to_invalid_token)) as unattributed,
+               sum(d.sign) filter (where pushledger_counts_in('unconfirmed', d.outcome, d.token_invalid,
+                                                              d.to_invalid_token)) as unconfirmed,
+               sum(d.sign) filter (where pushledger_counts_in('token_invalid', d.outcome, d.token_invalid,
+                                                              d.to_invalid_token)) as token_invalid,
+               sum(d.sign) filter (where pushledger_counts_in('to_invalid_token', d.outcome, d.token_invalid,
+                                                              d.to_invalid_token)) as to_invalid_token,
                -- Rule 8's other causes (no as-of snapshot, unresolved installation) hold in any window.
                sum(d.sign) filter (where d.outcome = 'unattributed' and d.display_state <> 'unknown'
                                    and d.installation_id is not null and not d.instrumented) as uninstrumented,
@@ -51,11 +63,15 @@ begin
                sum(d.sign) filter (where d.outcome = 'unconfirmed' and d.cause = 'expired') as expired,
                sum(d.sign) filter (where d.outcome = 'unconfirmed' and d.cause = 'device_inactive') as device_inactive,
                sum(d.sign) filter (where d.outcome = 'unconfirmed' and d.cause = 'unexplained') as unexplained,
-               sum(d.sign) filter (where d.outcome = 'unattributed' and d.cause = 'superseded') as superseded_uninstrumented,
-               sum(d.sign) filter (where d.outcome = 'unattributed' and d.cause = 'app_stopped') as app_stopped_uninstrumented,
+               sum(d.sign) filter (where d.outcome = 'unattributed'
+                                   and d.cause = 'superseded') as superseded_uninstrumented,
+               sum(d.sign) filter (where d.outcome = 'unattributed'
+                                   and d.cause = 'app_stopped') as app_stopped_uninstrumented,
                sum(d.sign) filter (where d.outcome = 'unattributed' and d.cause = 'expired') as expired_uninstrumented,
-               sum(d.sign) filter (where d.outcome = 'unattributed' and d.cause = 'device_inactive') as device_inactive_uninstrumented,
-               sum(d.sign) filter (where d.outcome = 'unattributed' and d.cause = 'unexplained') as unexplained_uninstrumented,
+               sum(d.sign) filter (where d.outcome = 'unattributed'
+                                   and d.cause = 'device_inactive') as device_inactive_uninstrumented,
+               sum(d.sign) filter (where d.outcome = 'unattributed'
+                                   and d.cause = 'unexplained') as unexplained_uninstrumented,
                sum(d.sign) filter (where d.latency_bucket = 'lt_10s') as latency_lt_10s,
                sum(d.sign) filter (where d.latency_bucket = 'lt_1m') as latency_lt_1m,
                sum(d.sign) filter (where d.latency_bucket = 'lt_10m') as latency_lt_10m,
@@ -71,7 +87,10 @@ begin
             received, pending, blocked_app, blocked_channel, unattributed, unconfirmed, token_invalid,
             to_invalid_token, as_of, refreshed_at, unattributed_uninstrumented,
             os_version, sdk_int, standby_bucket, background_restricted, ignoring_battery_optimizations, low_power_mode,
-            superseded, app_stopped, expired, device_inactive, unexplained, superseded_uninstrumented, app_stopped_uninstrumented, expired_uninstrumented, device_inactive_uninstrumented, unexplained_uninstrumented, latency_lt_10s, latency_lt_1m, latency_lt_10m, latency_lt_1h, latency_lt_6h, latency_lt_24h, latency_ge_24h)
+            superseded, app_stopped, expired, device_inactive, unexplained, superseded_uninstrumented,
+            app_stopped_uninstrumented, expired_uninstrumented, device_inactive_uninstrumented,
+            unexplained_uninstrumented, latency_lt_10s, latency_lt_1m, latency_lt_10m, latency_lt_1h, latency_lt_6h,
+            latency_lt_24h, latency_ge_24h)
         select d.app_id, d.day, d.platform, d.channel, d.app_version, d.campaign, d.provider, d.sends,
                coalesce(d.accepted, 0), coalesce(d.rejected, 0), coalesce(d.opened, 0), coalesce(d.received, 0),
                coalesce(d.pending, 0), coalesce(d.blocked_app, 0), coalesce(d.blocked_channel, 0),
@@ -79,13 +98,24 @@ begin
                coalesce(d.to_invalid_token, 0), p_as_of, now(), coalesce(d.uninstrumented, 0),
                d.os_version, d.sdk_int, d.standby_bucket, d.background_restricted, d.ignoring_battery_optimizations,
                d.low_power_mode,
-               coalesce(d.superseded, 0), coalesce(d.app_stopped, 0), coalesce(d.expired, 0), coalesce(d.device_inactive, 0), coalesce(d.unexplained, 0), coalesce(d.superseded_uninstrumented, 0), coalesce(d.app_stopped_uninstrumented, 0), coalesce(d.expired_uninstrumented, 0), coalesce(d.device_inactive_uninstrumented, 0), coalesce(d.unexplained_uninstrumented, 0), coalesce(d.latency_lt_10s, 0), coalesce(d.latency_lt_1m, 0), coalesce(d.latency_lt_10m, 0), coalesce(d.latency_lt_1h, 0), coalesce(d.latency_lt_6h, 0), coalesce(d.latency_lt_24h, 0), coalesce(d.latency_ge_24h, 0)
+               coalesce(d.superseded, 0), coalesce(d.app_stopped, 0), coalesce(d.expired, 0),
+               coalesce(d.device_inactive, 0), coalesce(d.unexplained, 0), coalesce(d.superseded_uninstrumented, 0),
+               coalesce(d.app_stopped_uninstrumented, 0), coalesce(d.expired_uninstrumented, 0),
+               coalesce(d.device_inactive_uninstrumented, 0), coalesce(d.unexplained_uninstrumented, 0),
+               coalesce(d.latency_lt_10s, 0), coalesce(d.latency_lt_1m, 0), coalesce(d.latency_lt_10m, 0),
+               coalesce(d.latency_lt_1h, 0), coalesce(d.latency_lt_6h, 0), coalesce(d.latency_lt_24h, 0),
+               coalesce(d.latency_ge_24h, 0)
           from deltas d
          where d.sends <> 0 or d.accepted <> 0 or d.rejected <> 0 or d.opened <> 0 or d.received <> 0
             or d.pending <> 0 or d.blocked_app <> 0 or d.blocked_channel <> 0 or d.unattributed <> 0
             or d.unconfirmed <> 0 or d.token_invalid <> 0 or d.to_invalid_token <> 0 or d.uninstrumented <> 0
-            or d.superseded <> 0 or d.app_stopped <> 0 or d.expired <> 0 or d.device_inactive <> 0 or d.unexplained <> 0 or d.superseded_uninstrumented <> 0 or d.app_stopped_uninstrumented <> 0 or d.expired_uninstrumented <> 0 or d.device_inactive_uninstrumented <> 0 or d.unexplained_uninstrumented <> 0 or d.latency_lt_10s <> 0 or d.latency_lt_1m <> 0 or d.latency_lt_10m <> 0 or d.latency_lt_1h <> 0 or d.latency_lt_6h <> 0 or d.latency_lt_24h <> 0 or d.latency_ge_24h <> 0
-        on conflict (app_id, day, platform, channel, app_version, campaign, provider, os_version, sdk_int, standby_bucket,
+            or d.superseded <> 0 or d.app_stopped <> 0 or d.expired <> 0 or d.device_inactive <> 0 or d.unexplained <> 0
+            or d.superseded_uninstrumented <> 0 or d.app_stopped_uninstrumented <> 0 or d.expired_uninstrumented <> 0
+            or d.device_inactive_uninstrumented <> 0 or d.unexplained_uninstrumented <> 0 or d.latency_lt_10s <> 0
+            or d.latency_lt_1m <> 0 or d.latency_lt_10m <> 0 or d.latency_lt_1h <> 0 or d.latency_lt_6h <> 0
+            or d.latency_lt_24h <> 0 or d.latency_ge_24h <> 0
+        on conflict (app_id, day, platform, channel, app_version, campaign, provider, os_version, sdk_int,
+                     standby_bucket,
                      background_restricted, ignoring_battery_optimizations, low_power_mode) do update set
             sends = r.sends + excluded.sends, accepted = r.accepted + excluded.accepted,
             rejected = r.rejected + excluded.rejected, opened = r.opened + excluded.opened,

@@ -25,11 +25,13 @@ begin
     --   Filled by pushledger_refresh_slices and pushledger_affected_sends (every affected send),
     --   then by pushledger_refresh_rollups (only those of scope 2, after rollup_keys is built).
     --   Read by pushledger_refresh_rollups (into rollup_keys), pushledger_classify_send_set.
-    create temp table if not exists rollup_send_set (app_id text, sent_at timestamptz, event_id uuid, scope smallint) on commit drop;
+    create temp table if not exists rollup_send_set (app_id text, sent_at timestamptz, event_id uuid, scope smallint)
+        on commit drop;
     -- rollup_keys: each send of rollup_send_set once, with its widest scope, outside the whole days.
     --   Filled by pushledger_refresh_rollups.
     --   Read by pushledger_rejudge_outcomes (scopes 0 and 1), pushledger_refresh_rollups.
-    create temp table if not exists rollup_keys (app_id text, sent_at timestamptz, event_id uuid, scope smallint) on commit drop;
+    create temp table if not exists rollup_keys (app_id text, sent_at timestamptz, event_id uuid, scope smallint)
+        on commit drop;
     -- rollup_old: the send_outcomes rows of the sends judged again, before (rollup_keys' sends and
     --   the whole days' sends).
     --   Filled by pushledger_refresh_rollups.

@@ -19,7 +19,8 @@ language sql stable as $$
       from pushledger_partitioned_tables() p
       join pg_inherits i on i.inhparent = p.table_name::regclass
       join pg_class c on c.oid = i.inhrelid
-     cross join lateral regexp_match(pg_get_expr(c.relpartbound, c.oid), 'FROM \(''([^'']+)''\) TO \(''([^'']+)''\)') r(bounds)
+     cross join lateral regexp_match(pg_get_expr(c.relpartbound, c.oid),
+                                     'FROM \(''([^'']+)''\) TO \(''([^'']+)''\)') r(bounds)
      where r.bounds is not null  -- not the DEFAULT partition
 $$;
 
@@ -41,7 +42,8 @@ declare
     v_columns text;
 begin
     execute format(
-        'create temp table %I on commit drop as with d as (delete from %I where %I >= $1 and %I < $2 returning *) select * from d',
+        'create temp table %I on commit drop as '
+        'with d as (delete from %I where %I >= $1 and %I < $2 returning *) select * from d',
         v_moved, p_table || '_default', p_time_column, p_time_column)
         using p_from, p_to;
     execute format('create table %I partition of %I for values from (%L) to (%L)', p_name, p_table, p_from, p_to);
@@ -80,13 +82,16 @@ begin
         return;
     end if;
     for v_start in
-        select generate_series(date_trunc(v_unit, p_from at time zone 'UTC'), date_trunc(v_unit, p_to at time zone 'UTC'), v_step)
+        select generate_series(date_trunc(v_unit, p_from at time zone 'UTC'),
+                               date_trunc(v_unit, p_to at time zone 'UTC'), v_step)
                at time zone 'UTC'
     loop
         for v_t in select * from pushledger_partitioned_tables() t where p_table is null or t.table_name = p_table loop
-            continue when to_regclass(format('%s_p%s', v_t.table_name, to_char(v_start at time zone 'UTC', v_format))) is not null;
+            continue when to_regclass(
+                format('%s_p%s', v_t.table_name, to_char(v_start at time zone 'UTC', v_format))) is not null;
             -- Covered by partitions of the other granularity? (No lock needed to find out.)
-            select coalesce(sum(least(r.upper_bound, v_start + v_step) - greatest(r.lower_bound, v_start)), interval '0')
+            select coalesce(sum(least(r.upper_bound, v_start + v_step) - greatest(r.lower_bound, v_start)),
+                            interval '0')
               into v_covered
               from pushledger_partition_ranges() r
              where r.table_name = v_t.table_name and r.lower_bound < v_start + v_step and r.upper_bound > v_start;
@@ -98,9 +103,11 @@ begin
             end if;
             -- With the lock, from the catalog afresh (another writer may have just committed it).
             if not exists (select 1 from pushledger_partition_ranges() r
-                            where r.table_name = v_t.table_name and r.lower_bound < v_start + v_step and r.upper_bound > v_start) then
+                            where r.table_name = v_t.table_name and r.lower_bound < v_start + v_step
+                                and r.upper_bound > v_start) then
                 return next pushledger_create_partition(
-                    v_t.table_name, v_t.time_column, format('%s_p%s', v_t.table_name, to_char(v_start at time zone 'UTC', v_format)),
+                    v_t.table_name, v_t.time_column, format('%s_p%s', v_t.table_name,
+                                                            to_char(v_start at time zone 'UTC', v_format)),
                     v_start, v_start + v_step);
                 continue;
             end if;
@@ -109,7 +116,8 @@ begin
                                        where r.table_name = v_t.table_name and r.lower_bound < v_day + interval '1 day'
                                          and r.upper_bound > v_day);
                 return next pushledger_create_partition(
-                    v_t.table_name, v_t.time_column, format('%s_p%s', v_t.table_name, to_char(v_day at time zone 'UTC', 'YYYY_MM_DD')),
+                    v_t.table_name, v_t.time_column, 
+                    format('%s_p%s', v_t.table_name, to_char(v_day at time zone 'UTC', 'YYYY_MM_DD')),
                     v_day, v_day + interval '1 day');
             end loop;
         end loop;

@@ -30,7 +30,8 @@
 create or replace function pushledger_erase_tokens(p_app text, p_installation uuid, p_token text)
 returns table (provider text, token text, token_key uuid)
 language sql stable as $$
-    select p.provider, f.token, md5(f.token)::uuid from failed_events f cross join (values ('apns'), ('fcm')) p (provider)
+    select p.provider, f.token, md5(f.token)::uuid from failed_events f 
+     cross join (values ('apns'), ('fcm')) p (provider)
      where f.app_id = p_app and f.installation_id = p_installation and f.token is not null
     union
     select distinct provider, token, token_key from token_registrations
@@ -44,7 +45,8 @@ language sql stable as $$
 $$;
 
 -- Failed events of the app that name the installation, one of erase_tokens or the token.
-create or replace function pushledger_erase_failed_events(p_app text, p_installation uuid, p_token text, p_search_raw boolean)
+create or replace function pushledger_erase_failed_events(p_app text, p_installation uuid, p_token text,
+                                                          p_search_raw boolean)
 returns bigint
 language plpgsql as $$
 declare
@@ -55,12 +57,14 @@ begin
        and (f.installation_id = p_installation
             or f.token is not null
                and (md5(f.token)::uuid = md5(p_token)::uuid and f.token = p_token
-                    or exists (select 1 from erase_tokens t where md5(f.token)::uuid = t.token_key and f.token = t.token))
+                    or exists (select 1 from erase_tokens t where md5(f.token)::uuid = t.token_key
+                               and f.token = t.token))
             or p_search_raw
                and (strpos(lower(f.raw_json), lower(p_installation::text)) > 0
                     or strpos(lower(f.raw_json), lower(p_token)) > 0
                     or exists (select 1 from erase_tokens t
-                                where length(t.token) >= pushledger_erase_min_search() and strpos(lower(f.raw_json), lower(t.token)) > 0)));
+                                where length(t.token) >= pushledger_erase_min_search()
+                                  and strpos(lower(f.raw_json), lower(t.token)) > 0)));
     get diagnostics v_rows = row_count;
     return v_rows;
 end
@@ -72,7 +76,8 @@ create or replace function pushledger_erase_min_search() returns integer
 language sql immutable as $$ select 16 $$;
 
 drop function if exists pushledger_erase(text, uuid, text);
-create or replace function pushledger_erase(p_app text, p_installation uuid, p_token text, p_search_raw boolean default false)
+create or replace function pushledger_erase(p_app text, p_installation uuid, p_token text,
+                                            p_search_raw boolean default false)
 returns table (erased_from text, erased_rows bigint)
 language plpgsql as $$
 declare
@@ -83,7 +88,8 @@ begin
         raise exception 'pushledger_erase: give an installation or a token';
     end if;
     if p_search_raw and length(p_token) < pushledger_erase_min_search() then
-        raise exception 'pushledger_erase: a token searched for in raw text needs at least % characters', pushledger_erase_min_search();
+        raise exception 'pushledger_erase: a token searched for in raw text needs at least % characters',
+            pushledger_erase_min_search();
     end if;
     drop table if exists erase_tokens, erase_sends;
     create temp table erase_tokens (provider text, token text, token_key uuid) on commit drop;
@@ -99,7 +105,8 @@ begin
     select s.notification_id, s.sent_at from sends s
      where s.app_id = p_app
        and (s.installation_id = p_installation
-            or exists (select 1 from erase_tokens t where t.provider = s.provider and t.token_key = s.token_key and t.token = s.token
+            or exists (select 1 from erase_tokens t where t.provider = s.provider and t.token_key = s.token_key
+                       and t.token = s.token
                         and (s.installation_id is null or p_token is not null)));
 
     -- Receipts and opens: the installation's own, and those of the erased notifications.
@@ -122,7 +129,8 @@ begin
     get diagnostics v_rows = row_count; erased_from := 'notification_opens'; erased_rows := v_rows; return next;
     delete from sends s where s.app_id = p_app
        and (s.installation_id = p_installation
-            or exists (select 1 from erase_tokens t where t.provider = s.provider and t.token_key = s.token_key and t.token = s.token
+            or exists (select 1 from erase_tokens t where t.provider = s.provider and t.token_key = s.token_key
+                       and t.token = s.token
                         and (s.installation_id is null or p_token is not null)));
     get diagnostics v_rows = row_count; erased_from := 'sends'; erased_rows := v_rows; return next;
     delete from token_registrations r where r.app_id = p_app
@@ -133,7 +141,8 @@ begin
     get diagnostics v_rows = row_count; erased_from := 'push_tokens'; erased_rows := v_rows; return next;
     -- The invalid-token feed names tokens too.
     delete from token_invalidations v where v.app_id = p_app
-       and exists (select 1 from erase_tokens t where t.provider = v.provider and t.token_key = v.token_key and t.token = v.token);
+       and exists (select 1 from erase_tokens t where t.provider = v.provider and t.token_key = v.token_key
+                   and t.token = v.token);
     get diagnostics v_rows = row_count; erased_from := 'token_invalidations'; erased_rows := v_rows; return next;
     delete from settings_snapshots where app_id = p_app and installation_id = p_installation;
     get diagnostics v_rows = row_count; erased_from := 'settings_snapshots'; erased_rows := v_rows; return next;
@@ -151,7 +160,8 @@ begin
 
     perform pg_advisory_xact_lock(hashtext('pushledger_refresh_prompt_rollups'));
     -- As of the as_of the members hold, so every other row stays as of the last refresh.
-    perform pushledger_apply_prompt_members(coalesce((select s.as_of from prompt_rollup_state s), now()), p_app, array[p_installation])
+    perform pushledger_apply_prompt_members(coalesce((select s.as_of from prompt_rollup_state s), now()), p_app,
+                                            array[p_installation])
      where p_installation is not null;
     delete from prompt_rollup_dirty_installations where app_id = p_app and installation_id = p_installation;
 

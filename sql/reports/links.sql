@@ -13,7 +13,8 @@ $$;
 create or replace function pushledger_tapped_links(p_app text, p_since timestamptz)
 returns table (host text, link text, opens bigint, landed_reported bigint, misrouted bigint)
 language sql stable as $$
-select pushledger_link_host(o.link), o.link, count(*), count(o.landed), count(*) filter (where o.landed in ('fallback', 'rejected'))
+select pushledger_link_host(o.link), o.link, count(*), count(o.landed), 
+       count(*) filter (where o.landed in ('fallback', 'rejected'))
   from notification_opens o
  where o.app_id = p_app and o.occurred_at >= p_since and pushledger_link_host(o.link) is not null
  group by 1, 2
@@ -46,7 +47,8 @@ select h.host, h.opens, h.landed_reported, h.misrouted, c.checked_at, c.failed, 
   left join lateral (
         select max(l.checked_at) as checked_at, count(*) filter (where not l.passed) as failed,
                coalesce(string_agg(l.check_name || case when l.subject = '' then '' else ' ' || l.subject end
-                                   || ': ' || l.verdict, '; ' order by l.id) filter (where not l.passed), 'pass') as verdict
+                                   || ': ' || l.verdict, '; ' order by l.id) filter (where not l.passed),
+                                   'pass') as verdict
           from (select r.* from link_check_results r
                  where r.app_id = p_app and r.domain = h.host
                    and r.checked_at = (select max(x.checked_at) from link_check_results x

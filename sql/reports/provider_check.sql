@@ -20,7 +20,9 @@ returns table (
     sends bigint, accepted bigint, rejected bigint, pending bigint, opened bigint, received bigint,
     blocked_app bigint, blocked_channel bigint, unconfirmed bigint, unattributed bigint,
     token_invalid bigint, to_invalid_token bigint,
-    superseded bigint, app_stopped bigint, expired bigint, device_inactive bigint, unexplained bigint, latency_lt_10s bigint, latency_lt_1m bigint, latency_lt_10m bigint, latency_lt_1h bigint, latency_lt_6h bigint, latency_lt_24h bigint, latency_ge_24h bigint)
+    superseded bigint, app_stopped bigint, expired bigint, device_inactive bigint, unexplained bigint,
+    latency_lt_10s bigint, latency_lt_1m bigint, latency_lt_10m bigint, latency_lt_1h bigint, latency_lt_6h bigint,
+    latency_lt_24h bigint, latency_ge_24h bigint)
 language sql stable as $$
 with entries as (
     select f.day, case when p_by_campaign then f.analytics_label end as label,
@@ -51,7 +53,8 @@ with entries as (
            s.unconfirmed, s.unattributed, s.token_invalid, s.to_invalid_token,
            s.superseded, s.app_stopped, s.expired, s.device_inactive, s.unexplained, s.latency_lt_10s, s.latency_lt_1m,
            s.latency_lt_10m, s.latency_lt_1h, s.latency_lt_6h, s.latency_lt_24h, s.latency_ge_24h
-      from (select g::date as day from generate_series(p_from::timestamp, p_to::timestamp - interval '1 day', interval '1 day') g) d
+      from (select g::date as day from generate_series(p_from::timestamp, p_to::timestamp - interval '1 day',
+                                                       interval '1 day') g) d
      cross join lateral pushledger_silent_loss(
            p_app, d.day::timestamp at time zone 'America/Los_Angeles',
            (d.day + 1)::timestamp at time zone 'America/Los_Angeles', p_as_of, p_window,

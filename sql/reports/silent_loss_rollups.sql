@@ -12,7 +12,8 @@
 -- window's other hours). "Unattributed only for lack of instrumentation" is the test
 -- pushledger_rollup_days (sql/engine/rollups.sql) counts as unattributed_uninstrumented.
 -- Every function of this file returns rollup-shaped rows: a changed shape needs them dropped.
-drop function if exists pushledger_classified_rollup_rows(text, timestamptz, timestamptz, timestamptz, interval, date, date, text[], text[]);
+drop function if exists pushledger_classified_rollup_rows(text, timestamptz, timestamptz, timestamptz, interval, date,
+                                                          date, text[], text[]);
 drop function if exists pushledger_window_rollup_rows(text, timestamptz, timestamptz, timestamptz, interval);
 drop function if exists pushledger_silent_loss(text, timestamptz, timestamptz, timestamptz, interval, text[], text);
 create or replace function pushledger_classified_rollup_rows(
@@ -25,7 +26,9 @@ returns table (
     sends bigint, accepted bigint, rejected bigint, pending bigint, opened bigint, received bigint,
     blocked_app bigint, blocked_channel bigint, unconfirmed bigint, unattributed bigint,
     token_invalid bigint, to_invalid_token bigint,
-    superseded bigint, app_stopped bigint, expired bigint, device_inactive bigint, unexplained bigint, latency_lt_10s bigint, latency_lt_1m bigint, latency_lt_10m bigint, latency_lt_1h bigint, latency_lt_6h bigint, latency_lt_24h bigint, latency_ge_24h bigint)
+    superseded bigint, app_stopped bigint, expired bigint, device_inactive bigint, unexplained bigint,
+    latency_lt_10s bigint, latency_lt_1m bigint, latency_lt_10m bigint, latency_lt_1h bigint, latency_lt_6h bigint,
+    latency_lt_24h bigint, latency_ge_24h bigint)
 language sql stable
 set jit = off as $$
 with window_slices as (
@@ -89,13 +92,16 @@ returns table (
     sends bigint, accepted bigint, rejected bigint, pending bigint, opened bigint, received bigint,
     blocked_app bigint, blocked_channel bigint, unconfirmed bigint, unattributed bigint,
     token_invalid bigint, to_invalid_token bigint,
-    superseded bigint, app_stopped bigint, expired bigint, device_inactive bigint, unexplained bigint, latency_lt_10s bigint, latency_lt_1m bigint, latency_lt_10m bigint, latency_lt_1h bigint, latency_lt_6h bigint, latency_lt_24h bigint, latency_ge_24h bigint)
+    superseded bigint, app_stopped bigint, expired bigint, device_inactive bigint, unexplained bigint,
+    latency_lt_10s bigint, latency_lt_1m bigint, latency_lt_10m bigint, latency_lt_1h bigint, latency_lt_6h bigint,
+    latency_lt_24h bigint, latency_ge_24h bigint)
 language plpgsql stable
 set jit = off as $$
 #variable_conflict use_column
 declare
     -- The whole days [v_first, v_last); none when the window holds no whole day.
-    v_first date := pushledger_day(p_from) + case when p_from = pushledger_day(p_from)::timestamp at time zone 'UTC' then 0 else 1 end;
+    v_first date := pushledger_day(p_from) + case when p_from = pushledger_day(p_from)::timestamp at time zone 'UTC'
+        then 0 else 1 end;
     v_last date := greatest(pushledger_day(p_to), v_first);
     v_head_to timestamptz := least(p_to, v_first::timestamp at time zone 'UTC');
     v_tail_from timestamptz := greatest(p_from, v_last::timestamp at time zone 'UTC');
@@ -145,7 +151,9 @@ returns table (
     sends bigint, accepted bigint, rejected bigint, pending bigint, opened bigint, received bigint,
     blocked_app bigint, blocked_channel bigint, unconfirmed bigint, unattributed bigint,
     token_invalid bigint, to_invalid_token bigint,
-    superseded bigint, app_stopped bigint, expired bigint, device_inactive bigint, unexplained bigint, latency_lt_10s bigint, latency_lt_1m bigint, latency_lt_10m bigint, latency_lt_1h bigint, latency_lt_6h bigint, latency_lt_24h bigint, latency_ge_24h bigint)
+    superseded bigint, app_stopped bigint, expired bigint, device_inactive bigint, unexplained bigint,
+    latency_lt_10s bigint, latency_lt_1m bigint, latency_lt_10m bigint, latency_lt_1h bigint, latency_lt_6h bigint,
+    latency_lt_24h bigint, latency_ge_24h bigint)
 language sql stable
 set jit = off as $$
 select case when 'channel' = any(p_by) then r.channel end,
@@ -164,7 +172,10 @@ select case when 'channel' = any(p_by) then r.channel end,
        sum(r.opened)::bigint, sum(r.received)::bigint, sum(r.blocked_app)::bigint, sum(r.blocked_channel)::bigint,
        sum(r.unconfirmed)::bigint, sum(r.unattributed)::bigint, sum(r.token_invalid)::bigint,
        sum(r.to_invalid_token)::bigint,
-       sum(r.superseded)::bigint, sum(r.app_stopped)::bigint, sum(r.expired)::bigint, sum(r.device_inactive)::bigint, sum(r.unexplained)::bigint, sum(r.latency_lt_10s)::bigint, sum(r.latency_lt_1m)::bigint, sum(r.latency_lt_10m)::bigint, sum(r.latency_lt_1h)::bigint, sum(r.latency_lt_6h)::bigint, sum(r.latency_lt_24h)::bigint, sum(r.latency_ge_24h)::bigint
+       sum(r.superseded)::bigint, sum(r.app_stopped)::bigint, sum(r.expired)::bigint, sum(r.device_inactive)::bigint,
+       sum(r.unexplained)::bigint, sum(r.latency_lt_10s)::bigint, sum(r.latency_lt_1m)::bigint,
+       sum(r.latency_lt_10m)::bigint, sum(r.latency_lt_1h)::bigint, sum(r.latency_lt_6h)::bigint,
+       sum(r.latency_lt_24h)::bigint, sum(r.latency_ge_24h)::bigint
   from (select * from pushledger_window_rollup_rows(p_app, p_from, p_to, p_as_of, p_window)
          where p_source = 'rollups'
         union all

@@ -25,22 +25,29 @@ language sql stable as $$
       from token_registrations t where t.app_id = p_app and t.received_at >= p_since
     union all
     select r.received_at, r.event_id::text, 'accepted', 'notification_received', r.installation_id, r.event_id::text,
-           concat_ws(' ', 'notification=' || r.notification_id::text, 'channel=' || r.channel, 'displayed=' || r.displayed::text),
+           concat_ws(' ', 'notification=' || r.notification_id::text, 'channel=' || r.channel,
+                     'displayed=' || r.displayed::text),
            null, null
       from notification_receipts r where r.app_id = p_app and r.received_at >= p_since
     union all
     select o.received_at, o.event_id::text, 'accepted', 'notification_opened', o.installation_id, o.event_id::text,
-           concat_ws(' ', 'notification=' || o.notification_id::text, 'action=' || o.action, 'landed=' || o.landed), null, null
+           concat_ws(' ', 'notification=' || o.notification_id::text, 'action=' || o.action, 'landed=' || o.landed),
+           null, null
       from notification_opens o where o.app_id = p_app and o.received_at >= p_since
     union all
     select s.received_at, s.event_id::text, 'accepted', 'send', s.installation_id, s.event_id::text,
-           concat_ws(' ', s.provider, 'status=' || s.status::text, 'reason=' || s.reason, 'channel=' || s.channel), null, null
+           concat_ws(' ', s.provider, 'status=' || s.status::text, 'reason=' || s.reason, 'channel=' || s.channel),
+           null, null
       from sends s where s.app_id = p_app and s.received_at >= p_since
     union all
     -- A rejected event (or request) has no checked fields: type and installation are read from
     -- its raw JSON when they are there.
     select f.received_at, 'failed:' || f.id::text, 'rejected',
-           coalesce(substring(f.raw_json from '"type"\s*:\s*"([a-z_]{1,64})"'), case when f.event_index is null then 'request' else 'event' end),
-           substring(f.raw_json from '"installation_id"\s*:\s*"([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})"')::uuid, f.event_id, f.endpoint, f.error_code, f.message
+           coalesce(substring(f.raw_json from '"type"\s*:\s*"([a-z_]{1,64})"'), case when f.event_index is null
+                    then 'request' else 'event' end),
+           -- One pattern in two literals (adjacent across a line break, SQL joins them).
+           substring(f.raw_json from '"installation_id"\s*:\s*"([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-'
+                                     '[0-9a-fA-F]{4}-[0-9a-fA-F]{12})"')::uuid,
+           f.event_id, f.endpoint, f.error_code, f.message
       from failed_events f where f.app_id = p_app and f.received_at >= p_since
 $$;

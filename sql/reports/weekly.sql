@@ -19,7 +19,9 @@ returns table (
     sends bigint, accepted bigint, rejected bigint, pending bigint, opened bigint, received bigint,
     blocked_app bigint, blocked_channel bigint, unconfirmed bigint, unattributed bigint,
     token_invalid bigint, to_invalid_token bigint,
-    superseded bigint, app_stopped bigint, expired bigint, device_inactive bigint, unexplained bigint, latency_lt_10s bigint, latency_lt_1m bigint, latency_lt_10m bigint, latency_lt_1h bigint, latency_lt_6h bigint, latency_lt_24h bigint, latency_ge_24h bigint)
+    superseded bigint, app_stopped bigint, expired bigint, device_inactive bigint, unexplained bigint,
+    latency_lt_10s bigint, latency_lt_1m bigint, latency_lt_10m bigint, latency_lt_1h bigint, latency_lt_6h bigint,
+    latency_lt_24h bigint, latency_ge_24h bigint)
 language sql stable as $$
 with window_slices as (
     select distinct case when p_weekly then date_trunc('week', s.day)::date end as bucket,
@@ -52,7 +54,8 @@ select r.day, r.platform, r.channel, r.app_version, r.campaign, r.provider,
        (r.expired + case when r.widened then r.expired_uninstrumented else 0 end)::bigint,
        (r.device_inactive + case when r.widened then r.device_inactive_uninstrumented else 0 end)::bigint,
        (r.unexplained + case when r.widened then r.unexplained_uninstrumented else 0 end)::bigint,
-       r.latency_lt_10s::bigint, r.latency_lt_1m::bigint, r.latency_lt_10m::bigint, r.latency_lt_1h::bigint, r.latency_lt_6h::bigint, r.latency_lt_24h::bigint, r.latency_ge_24h::bigint
+       r.latency_lt_10s::bigint, r.latency_lt_1m::bigint, r.latency_lt_10m::bigint, r.latency_lt_1h::bigint,
+       r.latency_lt_6h::bigint, r.latency_lt_24h::bigint, r.latency_ge_24h::bigint
   from judged r
 $$;
 
@@ -62,7 +65,9 @@ returns table (
     sends bigint, accepted bigint, rejected bigint, pending bigint, opened bigint, received bigint,
     blocked_app bigint, blocked_channel bigint, unconfirmed bigint, unattributed bigint,
     token_invalid bigint, to_invalid_token bigint,
-    superseded bigint, app_stopped bigint, expired bigint, device_inactive bigint, unexplained bigint, latency_lt_10s bigint, latency_lt_1m bigint, latency_lt_10m bigint, latency_lt_1h bigint, latency_lt_6h bigint, latency_lt_24h bigint, latency_ge_24h bigint)
+    superseded bigint, app_stopped bigint, expired bigint, device_inactive bigint, unexplained bigint,
+    latency_lt_10s bigint, latency_lt_1m bigint, latency_lt_10m bigint, latency_lt_1h bigint, latency_lt_6h bigint,
+    latency_lt_24h bigint, latency_ge_24h bigint)
 language sql stable as $$
 -- Grouped by week, each ISO week is its own report window; otherwise [p_from, p_to) is.
 select case when 'channel' = any(p_by) then r.channel end,
@@ -74,7 +79,9 @@ select case when 'channel' = any(p_by) then r.channel end,
        sum(r.sends), sum(r.accepted), sum(r.rejected), sum(r.pending), sum(r.opened), sum(r.received),
        sum(r.blocked_app), sum(r.blocked_channel), sum(r.unconfirmed), sum(r.unattributed),
        sum(r.token_invalid), sum(r.to_invalid_token),
-       sum(r.superseded), sum(r.app_stopped), sum(r.expired), sum(r.device_inactive), sum(r.unexplained), sum(r.latency_lt_10s), sum(r.latency_lt_1m), sum(r.latency_lt_10m), sum(r.latency_lt_1h), sum(r.latency_lt_6h), sum(r.latency_lt_24h), sum(r.latency_ge_24h)
+       sum(r.superseded), sum(r.app_stopped), sum(r.expired), sum(r.device_inactive), sum(r.unexplained),
+       sum(r.latency_lt_10s), sum(r.latency_lt_1m), sum(r.latency_lt_10m), sum(r.latency_lt_1h), sum(r.latency_lt_6h),
+       sum(r.latency_lt_24h), sum(r.latency_ge_24h)
   from pushledger_rollups_judged(p_app, p_from, p_to, 'week' = any(p_by)) r
  group by 1, 2, 3, 4, 5, 6
  order by 1, 2, 3, 4, 5, 6

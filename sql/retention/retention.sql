@@ -11,7 +11,8 @@ declare
     v_name text;
 begin
     for v_name in
-        select r.partition_name from pushledger_partition_ranges() r where r.upper_bound <= p_cutoff order by r.partition_name
+        select r.partition_name from pushledger_partition_ranges() r where r.upper_bound <= p_cutoff
+            order by r.partition_name
     loop
         execute format('drop table %I', v_name);
         return next v_name;

@@ -38,14 +38,21 @@ returns table (silent_loss_rate_numerator bigint, silent_loss_rate_denominator b
                rejection_rate_numerator bigint, rejection_rate_denominator bigint,
                token_invalid_rate_numerator bigint, token_invalid_rate_denominator bigint)
 language sql immutable parallel safe as $$
-select max(p.numerator) filter (where p.rate = 'silent_loss_rate'), max(p.denominator) filter (where p.rate = 'silent_loss_rate'),
-       max(p.numerator) filter (where p.rate = 'known_blocked_rate'), max(p.denominator) filter (where p.rate = 'known_blocked_rate'),
-       max(p.numerator) filter (where p.rate = 'unconfirmed_rate'), max(p.denominator) filter (where p.rate = 'unconfirmed_rate'),
-       max(p.numerator) filter (where p.rate = 'confirmed_delivery_rate'), max(p.denominator) filter (where p.rate = 'confirmed_delivery_rate'),
+select max(p.numerator) filter (where p.rate = 'silent_loss_rate'),
+       max(p.denominator) filter (where p.rate = 'silent_loss_rate'),
+       max(p.numerator) filter (where p.rate = 'known_blocked_rate'),
+       max(p.denominator) filter (where p.rate = 'known_blocked_rate'),
+       max(p.numerator) filter (where p.rate = 'unconfirmed_rate'),
+       max(p.denominator) filter (where p.rate = 'unconfirmed_rate'),
+       max(p.numerator) filter (where p.rate = 'confirmed_delivery_rate'),
+       max(p.denominator) filter (where p.rate = 'confirmed_delivery_rate'),
        max(p.numerator) filter (where p.rate = 'open_rate'), max(p.denominator) filter (where p.rate = 'open_rate'),
-       max(p.numerator) filter (where p.rate = 'open_rate_of_received'), max(p.denominator) filter (where p.rate = 'open_rate_of_received'),
-       max(p.numerator) filter (where p.rate = 'rejection_rate'), max(p.denominator) filter (where p.rate = 'rejection_rate'),
-       max(p.numerator) filter (where p.rate = 'token_invalid_rate'), max(p.denominator) filter (where p.rate = 'token_invalid_rate')
+       max(p.numerator) filter (where p.rate = 'open_rate_of_received'),
+       max(p.denominator) filter (where p.rate = 'open_rate_of_received'),
+       max(p.numerator) filter (where p.rate = 'rejection_rate'),
+       max(p.denominator) filter (where p.rate = 'rejection_rate'),
+       max(p.numerator) filter (where p.rate = 'token_invalid_rate'),
+       max(p.denominator) filter (where p.rate = 'token_invalid_rate')
   from pushledger_rates(p_sends, p_accepted, p_rejected, p_opened, p_received, p_blocked_app, p_blocked_channel,
                         p_unconfirmed, p_token_invalid) p
 $$;
@@ -62,11 +69,14 @@ select r.*
                count(*) filter (where pushledger_counts_in('rejected', u.outcome, u.token_invalid, null)) as rejected,
                count(*) filter (where pushledger_counts_in('opened', u.outcome, u.token_invalid, null)) as opened,
                count(*) filter (where pushledger_counts_in('received', u.outcome, u.token_invalid, null)) as received,
-               count(*) filter (where pushledger_counts_in('blocked_app', u.outcome, u.token_invalid, null)) as blocked_app,
+               count(*) filter (where pushledger_counts_in('blocked_app', u.outcome, u.token_invalid, null))
+                   as blocked_app,
                count(*) filter (where pushledger_counts_in('blocked_channel', u.outcome, u.token_invalid, null))
                    as blocked_channel,
-               count(*) filter (where pushledger_counts_in('unconfirmed', u.outcome, u.token_invalid, null)) as unconfirmed,
-               count(*) filter (where pushledger_counts_in('token_invalid', u.outcome, u.token_invalid, null)) as token_invalid
+               count(*) filter (where pushledger_counts_in('unconfirmed', u.outcome, u.token_invalid, null))
+                   as unconfirmed,
+               count(*) filter (where pushledger_counts_in('token_invalid', u.outcome, u.token_invalid, null))
+                   as token_invalid
           from unnest(p_outcomes, p_token_invalid) u(outcome, token_invalid)) c
  cross join lateral pushledger_rates(c.sends, c.accepted, c.rejected, c.opened, c.received, c.blocked_app,
                                      c.blocked_channel, c.unconfirmed, c.token_invalid) r

@@ -88,7 +88,8 @@ begin
         on conflict (app_id, provider, token_key) do update set
             first_registered_at = least(p.first_registered_at, excluded.first_registered_at),
             last_registered_at = greatest(p.last_registered_at, excluded.last_registered_at),
-            installation_id = case when p.last_registered_at is null or excluded.last_registered_at >= p.last_registered_at
+            installation_id = case when p.last_registered_at is null
+                or excluded.last_registered_at >= p.last_registered_at
                                    then excluded.installation_id else p.installation_id end,
             environment = case when p.last_registered_at is null or excluded.last_registered_at >= p.last_registered_at
                                then excluded.environment else p.environment end;
@@ -108,7 +109,8 @@ begin
         last_seen_at = greatest(i.last_seen_at, excluded.last_seen_at),
         last_received_at = greatest(i.last_received_at, excluded.last_received_at),
         platform = case when excluded.last_seen_at >= i.last_seen_at then excluded.platform else i.platform end,
-        app_version = case when excluded.last_seen_at >= i.last_seen_at then excluded.app_version else i.app_version end,
+        app_version = case when excluded.last_seen_at >= i.last_seen_at then excluded.app_version
+            else i.app_version end,
         os_version = case when excluded.last_seen_at >= i.last_seen_at then excluded.os_version else i.os_version end,
         sdk_int = case when excluded.last_seen_at >= i.last_seen_at then excluded.sdk_int else i.sdk_int end;
 end
@@ -126,7 +128,8 @@ declare
     v_invalid boolean := false;
 begin
     if p_sends then
-        v_invalid := exists (select 1 from stage_sends st where pushledger_reason_class(st.status, st.reason) = 'token_invalid');
+        v_invalid := exists (select 1 from stage_sends st
+                              where pushledger_reason_class(st.status, st.reason) = 'token_invalid');
         -- Sends without installation_id take the installation of the token's latest registration
         -- at or before sent_at (registrations of this batch were stored just before).
         insert into sends (app_id, event_id, notification_id, provider, token, installation_id, resolved_by,
@@ -195,7 +198,8 @@ begin
             invalidated_reason = case when p.invalidated_at is null or excluded.invalidated_at >= p.invalidated_at
                                       then excluded.invalidated_reason else p.invalidated_reason end,
             unregistered_at = case when p.invalidated_at is null or excluded.invalidated_at >= p.invalidated_at
-                                   then coalesce(excluded.unregistered_at, p.unregistered_at) else p.unregistered_at end,
+                                   then coalesce(excluded.unregistered_at, p.unregistered_at)
+                                       else p.unregistered_at end,
             installation_id = coalesce(p.installation_id, excluded.installation_id);
     end if;
 

@@ -4,7 +4,8 @@
 
 -- The earliest invalidating result of a token after p_registered_at (its latest registration;
 -- null: never registered), read from the partial index sends_token_invalid (sql/engine/rejection_class.sql).
-create or replace function pushledger_first_invalidation(p_app text, p_provider text, p_token_key uuid, p_registered_at timestamptz)
+create or replace function pushledger_first_invalidation(p_app text, p_provider text, p_token_key uuid,
+                                                         p_registered_at timestamptz)
 returns table (sent_at timestamptz, status integer, reason text, unregistered_at timestamptz)
 language sql stable as $$
     select s.sent_at, s.status, s.reason, s.unregistered_at from sends s

@@ -27,7 +27,8 @@ begin
         create temp table stage_channels (like pushledger_stage_channels_shape) on commit delete rows;
         create temp table stage_sends (like pushledger_stage_sends_shape) on commit delete rows;
     else
-        create temp table stage_telemetry (like pushledger_stage_telemetry_shape including storage) on commit delete rows;
+        create temp table stage_telemetry (like pushledger_stage_telemetry_shape including storage)
+            on commit delete rows;
         create temp table stage_channels (like pushledger_stage_channels_shape including storage) on commit delete rows;
         create temp table stage_sends (like pushledger_stage_sends_shape including storage) on commit delete rows;
     end if;
