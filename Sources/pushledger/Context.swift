@@ -37,6 +37,18 @@ extension CommandFailure {
         }
         self.init(message: message, exitCode: Self.connectionExitCode, detail: error.debugDescription)
     }
+
+    /// Any error a command throws, as its user sees it: the one mapping of errors to messages and
+    /// exit statuses, for the executable and for each shard of ``CommandContext/eachShard``.
+    init(reporting error: any Error) {
+        switch error {
+        case let failure as CommandFailure: self = failure
+        case let usage as OptionError: self.init(message: usage.reason, exitCode: usage.exitCode)
+        case let error as PostgresError where error.isConnectionProblem: self.init(connection: error)
+        case let error as PostgresError: self.init(message: error.description, detail: error.debugDescription)
+        default: self.init(message: "\(error)")
+        }
+    }
 }
 
 /// What every command gets: the global options, the environment, a logger, and the database.
@@ -106,9 +118,9 @@ struct CommandContext {
             do {
                 status = try body(context)
             } catch {
-                let (message, code) = Self.failure(error)
-                context.output?.errors.withLock { $0.append(message) }
-                status = code
+                let failure = CommandFailure(reporting: error)
+                context.output?.errors.withLock { $0.append(failure.message) }
+                status = failure.exitCode
             }
             results.withLock { $0[shards[index].name] = (status, context.output!) }
         }
@@ -124,17 +136,6 @@ struct CommandContext {
             worst = max(worst, status)
         }
         return worst
-    }
-
-    /// A shard's error as its message and exit status, as the executable reports them.
-    private static func failure(_ error: any Error) -> (String, Int32) {
-        switch error {
-        case let usage as OptionError: (usage.reason, usage.exitCode)
-        case let failure as CommandFailure: (failure.message, failure.exitCode)
-        case let error as PostgresError where error.isConnectionProblem:
-            (CommandFailure(connection: error).message, CommandFailure.connectionExitCode)
-        default: ("\(error)", 1)
-        }
     }
 
     func connect(url: String) throws -> Connection {

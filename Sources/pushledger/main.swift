@@ -1,6 +1,5 @@
 import CommandLineParsing
 import Foundation
-import Postgres
 import PushLedgerSupport
 
 // The executable only parses and dispatches: every command is a type under Commands/.
@@ -25,24 +24,10 @@ case .success(.run(let chain)):
     context.onDirectory = chain.contains { $0 is KeysCommand }
     do {
         exit(try command.run(context))
-    } catch let usage as OptionError {
-        FileHandle.standardError.write(Data("pushledger: \(usage.reason)\n".utf8))
-        exit(usage.exitCode)
-    } catch let failure as CommandFailure {
+    } catch {
+        let failure = CommandFailure(reporting: error)
         if let detail = failure.detail { logger.debug("command failed", ["detail": detail]) }
         FileHandle.standardError.write(Data("pushledger: \(failure.message)\n".utf8))
         exit(failure.exitCode)
-    } catch let error as PostgresError where error.isConnectionProblem {
-        let failure = CommandFailure(connection: error)
-        logger.debug("database connection problem", ["detail": error.debugDescription])
-        FileHandle.standardError.write(Data("pushledger: \(failure.message)\n".utf8))
-        exit(failure.exitCode)
-    } catch let error as PostgresError {
-        logger.debug("database error", ["detail": error.debugDescription])
-        FileHandle.standardError.write(Data("pushledger: \(error.description)\n".utf8))
-        exit(1)
-    } catch {
-        FileHandle.standardError.write(Data("pushledger: \(error)\n".utf8))
-        exit(1)
     }
 }
