@@ -5,7 +5,6 @@ public struct TimeParseError: Error, Sendable, Equatable, CustomStringConvertibl
     public enum Kind: String, Sendable, Equatable {
         case week = "ISO week"
         case timestamp = "date or date-time"
-        case rfc3339 = "RFC 3339 date-time"
         case duration = "duration"
     }
 

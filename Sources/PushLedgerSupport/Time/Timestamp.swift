@@ -1,18 +1,14 @@
 import Foundation
 
-/// Parsing and formatting of instants: RFC 3339 for the wire, and the friendlier forms
-/// accepted by `--from`/`--to`. Hand-written: DateFormatter is slow and locale-sensitive.
+/// Formatting of instants as RFC 3339, and parsing of the friendlier forms accepted by
+/// `--from`/`--to`. Hand-written: DateFormatter is slow and locale-sensitive. The wire's strict
+/// RFC 3339 is parsed by the contract (`PushLedgerContract.RFC3339`), the one parser of it.
 public enum Timestamp {
-    /// Strict RFC 3339 (`2026-11-23T10:15:30.123Z`, `…+02:00`): seconds and offset required.
-    public static func parseRFC3339(_ text: String) throws(TimeParseError) -> Date {
-        try parse(text, strict: true, timeZone: .utcTimeZone)
-    }
-
     /// A command-line instant: a date (`2026-11-23`, midnight in `timeZone`) or a date-time
     /// (`2026-11-23T10:15`, `2026-11-23 10:15:30.5+01:00`); without an offset the time is
     /// read in `timeZone` (UTC by default).
     public static func parseInstant(_ text: String, timeZone: TimeZone = .utcTimeZone) throws(TimeParseError) -> Date {
-        try parse(text, strict: false, timeZone: timeZone)
+        try parse(text, timeZone: timeZone)
     }
 
     /// RFC 3339 in UTC with milliseconds, e.g. `2026-11-23T10:15:30.123Z` (rounded to the millisecond).
@@ -80,9 +76,8 @@ public enum Timestamp {
         return ((a - remainder) / b, remainder)
     }
 
-    private static func parse(_ text: String, strict: Bool, timeZone: TimeZone) throws(TimeParseError) -> Date {
-        let kind: TimeParseError.Kind = strict ? .rfc3339 : .timestamp
-        func fail(_ reason: String) -> TimeParseError { TimeParseError(kind, text, reason) }
+    private static func parse(_ text: String, timeZone: TimeZone) throws(TimeParseError) -> Date {
+        func fail(_ reason: String) -> TimeParseError { TimeParseError(.timestamp, text, reason) }
 
         var scanner = ByteScanner(Array(text.utf8))
         guard let year = scanner.digits(exactly: 4), scanner.skip(UInt8(ascii: "-")),
@@ -93,14 +88,9 @@ public enum Timestamp {
         guard let date = CivilDate(year: year, month: month, day: day) else {
             throw fail("day must be 01 to \(CivilDate.daysIn(month: month, year: year))")
         }
-        if scanner.isAtEnd {
-            if strict { throw fail("expected a time after the date") }
-            return date.start(in: timeZone)
-        }
+        if scanner.isAtEnd { return date.start(in: timeZone) }
 
-        let separators =
-            strict
-            ? [UInt8(ascii: "T"), UInt8(ascii: "t")] : [UInt8(ascii: "T"), UInt8(ascii: "t"), UInt8(ascii: " ")]
+        let separators = [UInt8(ascii: "T"), UInt8(ascii: "t"), UInt8(ascii: " ")]
         guard scanner.skip(anyOf: separators) != nil, let hour = scanner.digits(exactly: 2),
             scanner.skip(UInt8(ascii: ":")), let minute = scanner.digits(exactly: 2)
         else { throw fail("expected a time hh:mm:ss after the date") }
@@ -108,8 +98,6 @@ public enum Timestamp {
         if scanner.skip(UInt8(ascii: ":")) {
             guard let value = scanner.digits(exactly: 2) else { throw fail("expected two digits of seconds") }
             second = value
-        } else if strict {
-            throw fail("expected seconds")
         }
         var fraction = 0.0
         if scanner.skip(UInt8(ascii: ".")) {
@@ -120,11 +108,10 @@ public enum Timestamp {
         guard minute <= 59 else { throw fail("minute must be 00 to 59") }
         guard second <= 59 else { throw fail("second must be 00 to 59") }
 
-        let offset = try parseOffset(&scanner, strict: strict, fail: fail)
+        let offset = try parseOffset(&scanner, fail: fail)
         guard scanner.isAtEnd else { throw fail("unexpected text after the time") }
         let secondOfDay = hour * 3600 + minute * 60 + second
         guard let offset else {
-            if strict { throw fail("expected an offset (Z or ±hh:mm)") }
             let local = date.start(in: timeZone).addingTimeInterval(TimeInterval(secondOfDay) + fraction)
             // A wall-clock time after a daylight-saving change within the day: re-read the offset then.
             let shift = timeZone.secondsFromGMT(for: date.start(in: timeZone)) - timeZone.secondsFromGMT(for: local)
@@ -136,7 +123,7 @@ public enum Timestamp {
 
     /// The offset in seconds east of UTC, or nil when none is written.
     private static func parseOffset(
-        _ scanner: inout ByteScanner, strict: Bool, fail: (String) -> TimeParseError
+        _ scanner: inout ByteScanner, fail: (String) -> TimeParseError
     ) throws(TimeParseError) -> Int? {
         if scanner.skip(anyOf: [UInt8(ascii: "Z"), UInt8(ascii: "z")]) != nil { return 0 }
         guard let sign = scanner.skip(anyOf: [UInt8(ascii: "+"), UInt8(ascii: "-")]) else { return nil }
@@ -145,10 +132,9 @@ public enum Timestamp {
         let colon = scanner.skip(UInt8(ascii: ":"))
         if let value = scanner.digits(exactly: 2) {
             minutes = value
-        } else if colon || strict {
+        } else if colon {
             throw fail("expected an offset ±hh:mm")
         }
-        if strict && !colon { throw fail("expected an offset ±hh:mm") }
         guard hours <= 23, minutes <= 59 else { throw fail("offset out of range") }
         let magnitude = hours * 3600 + minutes * 60
         return sign == UInt8(ascii: "-") ? -magnitude : magnitude
