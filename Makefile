@@ -9,14 +9,15 @@ help:
 	@echo "make demo      local Postgres, ingest, a simulated mature fleet, the weekly report (Markdown and HTML)"
 	@echo "make test      the whole test suite on a throwaway local Postgres (FILTER=Suite: one suite with its services)"
 	@echo "make test-unit the unit suites alone: no database, no service, seconds"
-	@echo "make lint      swift format lint against .swift-format, no line over 120 characters (make test runs it first)"
+	@echo "make lint      swift format lint, no Swift, SQL or shell line over 120 characters (make test runs it first)"
 	@echo "make release-notes  what the next release holds; make cut-release VERSION=x.y.z cuts it"
 	@echo "               (docs/operations/upgrading.md)"
 	@echo "make bench     benchmarks: ingest vs COPY and naive INSERTs, rollups vs a scan (bench/results/)"
 	@echo "make bench-smoke  the benchmarks tiny, as make test runs them"
 	@echo "make fuzz      schemathesis (PyPI) against docs/openapi.yaml and a real server (not in make test)"
 	@echo "make build     debug build; make release for an optimised one"
-	@echo "make sdk-android  the Android SDK's core jar (android/core/build/libs/pushledger-android-core.jar), the adapter on the fakes"
+	@echo "make sdk-android  the Android SDK's core jar (android/core/build/libs/pushledger-android-core.jar), \
+	the adapter on the fakes"
 	@echo "make db-start  start the project-local Postgres (prints DATABASE_URL); make db-stop stops it"
 	@echo "make clean     remove build output and the local databases"
 

@@ -27,13 +27,15 @@ sdk_version() {
     version=$(tr -d ' \n' <VERSION)
     mkdir -p "$out/generated/dev/pushledger/sdk"
     printf '%s\n' 'package dev.pushledger.sdk;' '' '/** Generated from VERSION by the build. */' \
-        'final class SdkVersion {' "    static final String VERSION = \"$version\";" '' '    private SdkVersion() {}' '}' \
+        'final class SdkVersion {' "    static final String VERSION = \"$version\";" '' \
+        '    private SdkVersion() {}' '}' \
         >"$out/generated/dev/pushledger/sdk/SdkVersion.java"
 }
 
 build() {
     for f in "$json" "$annotations"; do
-        [ -f "$f" ] || { echo "android: $f is missing (scripts/deps.sh jdk junit5 libandroid-json-java libjetbrains-annotations-java)" >&2; exit 1; }
+        [ -f "$f" ] || { echo "android: $f is missing" \
+            "(scripts/deps.sh jdk junit5 libandroid-json-java libjetbrains-annotations-java)" >&2; exit 1; }
     done
     rm -rf "$out/classes" && mkdir -p "$out/classes" "$out/libs"
     sdk_version

@@ -90,11 +90,14 @@ trap cleanup EXIT
 fresh_db() {  # fresh_db NAME: migrated, partitions of the benchmark months created ahead
     psql "$admin_url" -qc "drop database if exists bench_$1 with (force)" -c "create database bench_$1" >&2
     DATABASE_URL=$(db_url "bench_$1") "$bin" migrate --log-level warning
-    psql "$(db_url "bench_$1")" -qAtc "select count(*) from pushledger_ensure_partitions(now() - interval '40 days', now() + interval '1 day')" >/dev/null
+    psql "$(db_url "bench_$1")" -qAtc "select count(*)
+        from pushledger_ensure_partitions(now() - interval '40 days', now() + interval '1 day')" >/dev/null
     psql "$(db_url "bench_$1")" -qf bench/sql/bench.sql >/dev/null
 }
 q() { psql "$(db_url "bench_$1")" -qAtc "$2"; }
-timed() { psql "$(db_url "bench_$1")" -qAt -c '\timing on' -c "$2" | awk '/^Time:/ { printf "%.3f", $2 / 1000 }'; }  # seconds
+timed() {  # seconds
+    psql "$(db_url "bench_$1")" -qAt -c '\timing on' -c "$2" | awk '/^Time:/ { printf "%.3f", $2 / 1000 }'
+}
 
 log "Generating the simulator's week ($installs installations) as gzip requests, and a warm-up fleet"
 eval "$("$benchbin" inputs --out "$work/inputs" --installs "$installs" | tr '\n' ' ')"
@@ -102,7 +105,8 @@ eval "$("$benchbin" inputs --out "$work/inputs" --installs "$installs" | tr '\n'
 log "week $week: $requests requests, $events events ($sends sends)"
 if part pipeline || [ -n "$baseline_bin" ]; then
     log "Generating another fleet of the week as phone-sized telemetry requests (1-3 events)"
-    eval "$("$benchbin" inputs --out "$work/phone" --installs "$installs" --seed 11 --events-per-request 3 | sed 's/^/phone_/; s/ / phone_/g')"
+    eval "$("$benchbin" inputs --out "$work/phone" --installs "$installs" --seed 11 --events-per-request 3 |
+        sed 's/^/phone_/; s/ / phone_/g')"
 fi
 
 # serve NAME [BIN]: starts pushledger serve (this build's, or BIN with the baseline's options)
@@ -111,8 +115,10 @@ serve() {
     local serve_bin=${2:-$bin} extra=("${serve_args[@]}")
     [ -n "${2:-}" ] && extra=("${baseline_serve_args[@]}")
     export BENCH_TELEMETRY_KEY BENCH_SENDS_KEY
-    BENCH_TELEMETRY_KEY=$(DATABASE_URL=$(db_url "bench_$1") "$bin" keys create --app $app --scope telemetry --log-level warning)
-    BENCH_SENDS_KEY=$(DATABASE_URL=$(db_url "bench_$1") "$bin" keys create --app $app --scope sends --log-level warning)
+    BENCH_TELEMETRY_KEY=$(DATABASE_URL=$(db_url "bench_$1") "$bin" keys create --app $app --scope telemetry \
+        --log-level warning)
+    BENCH_SENDS_KEY=$(DATABASE_URL=$(db_url "bench_$1") "$bin" keys create --app $app --scope sends \
+        --log-level warning)
     # A port may look free yet be taken by a client socket in TIME_WAIT: try another then.
     for _ in 1 2 3 4 5; do
         port=$(scripts/free-port.sh)
@@ -125,12 +131,14 @@ serve() {
         server=$!
         for _ in $(seq 1 200); do
             kill -0 "$server" 2>/dev/null || break
-            if (exec 3<>"/dev/tcp/127.0.0.1/$port" && printf 'GET /readyz HTTP/1.0\r\n\r\n' >&3 && head -c 12 <&3 | grep -q 200) 2>/dev/null; then break 2; fi
+            if (exec 3<>"/dev/tcp/127.0.0.1/$port" && printf 'GET /readyz HTTP/1.0\r\n\r\n' >&3 &&
+                head -c 12 <&3 | grep -q 200) 2>/dev/null; then break 2; fi
             sleep 0.1
         done
         wait "$server" 2>/dev/null || true
     done
-    kill -0 "$server" 2>/dev/null || { cat "$work/serve-$1.log" >&2; echo "bench: pushledger serve did not start" >&2; exit 1; }
+    kill -0 "$server" 2>/dev/null ||
+        { cat "$work/serve-$1.log" >&2; echo "bench: pushledger serve did not start" >&2; exit 1; }
 }
 postmaster=$(postmaster_of "$admin_url")
 # post CONNECTIONS: the measured week over that many connections; sets the load generator's
@@ -138,7 +146,8 @@ postmaster=$(postmaster_of "$admin_url")
 post() {
     local figures connections=$1
     shift
-    figures=$("$benchbin" post --inputs "${inputs_dir:-$work/inputs}" --port "$port" --connections "$connections" "$@") || { echo "bench: $figures" >&2; exit 1; }
+    figures=$("$benchbin" post --inputs "${inputs_dir:-$work/inputs}" --port "$port" \
+        --connections "$connections" "$@") || { echo "bench: $figures" >&2; exit 1; }
     eval "$figures"
 }
 commits() { q "$1" "select xact_commit from pg_stat_database where datname = current_database()"; }
@@ -154,7 +163,8 @@ stop_server
 q warm "vacuum analyze"
 q warm "select bench.autovacuum(false)" >/dev/null  # for every copy below (see bench/sql/bench.sql)
 for db in ingest base copy naive naive_auto rss pipeline pipebase pipecopy; do
-    psql "$admin_url" -qc "drop database if exists bench_$db with (force)" -c "create database bench_$db template bench_warm" >&2
+    psql "$admin_url" -qc "drop database if exists bench_$db with (force)" \
+        -c "create database bench_$db template bench_warm" >&2
 done
 # Rows written after this transaction id are the measured run's (xmin; a fresh cluster is far from wraparound).
 mark=$(q ingest "select txid_current() % 4294967296")
@@ -169,7 +179,11 @@ measure_ingest() {
     local cpu0 pg0 x0 rate p50 p99 cpu pgcpu rss xacts stored
     serve "$1" "${2:-}"
     x0=$(commits "$1") cpu0=$(cpu_seconds "$server") pg0=$(pg_cpu)
-    if [ -n "${ab_phone:-}" ]; then inputs_dir=$work/phone post "$phone_connections" --sends-connections 4; else post 32; fi
+    if [ -n "${ab_phone:-}" ]; then
+        inputs_dir=$work/phone post "$phone_connections" --sends-connections 4
+    else
+        post 32
+    fi
     cpu=$(per_million "$cpu0" "$(cpu_seconds "$server")" "$events") pgcpu=$(per_million "$pg0" "$(pg_cpu)" "$events")
     rss=$(peak_rss_mib "$server")
     stop_server
@@ -187,7 +201,8 @@ baseline_migrate() {
     local dir names
     dir=$(cd "$(dirname "$baseline_bin")" && pwd -P)
     while [ "$dir" != / ] && [ ! -f "$dir/sql/definitions.list" ]; do dir=$(dirname "$dir"); done
-    names=$(grep -hoiE 'create (or replace )?(function|procedure) [a-z_]+' "$dir"/sql/writer/*.sql | awk '{ printf "%s\x27%s\x27", sep, $NF; sep = "," }')
+    names=$(grep -hoiE 'create (or replace )?(function|procedure) [a-z_]+' "$dir"/sql/writer/*.sql |
+        awk '{ printf "%s\x27%s\x27", sep, $NF; sep = "," }')
     q "$1" "do \$\$ declare r record; begin
         for r in select p.oid::regprocedure as f, p.prokind from pg_proc p where p.proname in ($names) loop
             execute format('drop %s %s', case r.prokind when 'p' then 'procedure' else 'function' end, r.f);
@@ -200,19 +215,25 @@ baseline_migrate() {
 for round in $(seq 1 "${BENCH_AB_ROUNDS:-1}"); do
     if [ -n "$baseline_bin" ]; then
         log "Ingest A/B round $round: the baseline's serve, 32 connections"
-        [ "$round" -gt 1 ] && { psql "$admin_url" -qc "drop database bench_base with (force)" -c "create database bench_base template bench_warm" >&2
+        [ "$round" -gt 1 ] && { psql "$admin_url" -qc "drop database bench_base with (force)" \
+                                    -c "create database bench_base template bench_warm" >&2
                                 baseline_migrate base; }
         measure_ingest base "$baseline_bin" >"$work/measured"
         read -r r p50 p99 c pc rss x <"$work/measured"
         base_ingest_rates+=" $r"
-        ab_rows+="| $round | the week, 32 connections | $baseline_name | $r | RATIO:$r | $c + $pc | $p50 / $p99 | $x |"$'\n'
+        ab_rows+="| $round | the week, 32 connections | $baseline_name | $r | RATIO:$r "
+        ab_rows+="| $c + $pc | $p50 / $p99 | $x |"$'\n'
     fi
     log "Ingest: pushledger serve, 32 connections"
-    [ "$round" -gt 1 ] && psql "$admin_url" -qc "drop database bench_ingest with (force)" -c "create database bench_ingest template bench_warm" >&2
+    [ "$round" -gt 1 ] && psql "$admin_url" -qc "drop database bench_ingest with (force)" \
+        -c "create database bench_ingest template bench_warm" >&2
     measure_ingest ingest >"$work/measured"
     read -r ingest_rate ingest_p50 ingest_p99 ingest_cpu ingest_pg_cpu rss_32 ingest_xacts <"$work/measured"
     ingest_rates+=" $ingest_rate"
-    [ -n "$baseline_bin" ] && ab_rows+="| $round | the week, 32 connections | this build | $ingest_rate | RATIO:$ingest_rate | $ingest_cpu + $ingest_pg_cpu | $ingest_p50 / $ingest_p99 | $ingest_xacts |"$'\n'
+    [ -n "$baseline_bin" ] && {
+        ab_rows+="| $round | the week, 32 connections | this build | $ingest_rate | RATIO:$ingest_rate "
+        ab_rows+="| $ingest_cpu + $ingest_pg_cpu | $ingest_p50 / $ingest_p99 | $ingest_xacts |"$'\n'
+    }
 done
 # post sets events, requests and telemetry_requests: the week's are put back after other fleets.
 week_events=$events week_requests=$requests week_telemetry_requests=$telemetry_requests
@@ -221,7 +242,8 @@ if [ -n "$baseline_bin" ]; then
     ab_phone=1
     for round in $(seq 1 "${BENCH_AB_ROUNDS:-1}"); do
         for side in base this; do
-            psql "$admin_url" -qc "drop database if exists bench_abphone with (force)" -c "create database bench_abphone template bench_warm" >&2
+            psql "$admin_url" -qc "drop database if exists bench_abphone with (force)" \
+                -c "create database bench_abphone template bench_warm" >&2
             log "Ingest A/B round $round, phone-sized requests: $side"
             if [ $side = base ]; then
                 baseline_migrate abphone
@@ -230,7 +252,9 @@ if [ -n "$baseline_bin" ]; then
                 measure_ingest abphone >"$work/measured"
             fi
             read -r r p50 p99 c pc rss x <"$work/measured"
-            ab_rows+="| $round | phone-sized, $phone_connections + 4 connections | $([ $side = base ] && echo "$baseline_name" || echo "this build") | $r | RATIO:$r | $c + $pc | $p50 / $p99 | $x |"$'\n'
+            ab_rows+="| $round | phone-sized, $phone_connections + 4 connections "
+            ab_rows+="| $([ $side = base ] && echo "$baseline_name" || echo "this build") | $r | RATIO:$r "
+            ab_rows+="| $c + $pc | $p50 / $p99 | $x |"$'\n'
         done
     done
     ab_phone=""
@@ -244,7 +268,8 @@ copy_limit() {
     local t cols copy_in="" t0 pg0
     for t in $(q "$1" "select array_to_string(bench.tables(), ' ')"); do
         cols=$(q "$1" "select bench.columns('$t')")
-        psql "$(db_url "bench_$1")" -qc "\\copy (select $cols from $t where $measured) to '$work/csv/$3-$t.csv' with (format csv)"
+        psql "$(db_url "bench_$1")" \
+            -qc "\\copy (select $cols from $t where $measured) to '$work/csv/$3-$t.csv' with (format csv)"
         copy_in+="\\copy $t ($cols) from '$work/csv/$3-$t.csv' with (format csv)"$'\n'
     done
     copy_rows=$(cat "$work"/csv/"$3"-*.csv | wc -l)
@@ -256,7 +281,8 @@ log "Physical limit: psql \\copy of the same rows into the same tables"
 copy_limit ingest copy week
 rows=$copy_rows copy_seconds=$copy_time copy_pg_cpu=$copy_cpu
 copy_rate=$(calc "%.0f" "$events / $copy_seconds")
-[ "$(q copy "select count(*) from sends")" -eq "$(q ingest "select count(*) from sends")" ] || { echo "bench: copy lost rows" >&2; exit 1; }
+[ "$(q copy "select count(*) from sends")" -eq "$(q ingest "select count(*) from sends")" ] ||
+    { echo "bench: copy lost rows" >&2; exit 1; }
 
 if part naive; then
 # A plain handler: one INSERT per row, as many sessions as the load generator has
@@ -271,13 +297,15 @@ naive_run() {
     local t0 pg0 seconds
     t0=$(now) pg0=$(pg_cpu)
     for part in "$work"/naive-part-*; do
-        awk -v n="$2" 'n == 0 { print; next } NR % n == 1 || n == 1 { print "begin;" } { print } NR % n == 0 { print "commit;" }
+        awk -v n="$2" 'n == 0 { print; next } NR % n == 1 || n == 1 { print "begin;" } { print }
+                       NR % n == 0 { print "commit;" }
                        END { if (n && NR % n) print "commit;" }' "$part" |
             psql "$(db_url "bench_$1")" -q -v ON_ERROR_STOP=1 >/dev/null &
     done
     wait
     seconds=$(since "$t0")
-    echo "$seconds $(per_million "$pg0" "$(pg_cpu_settled)" "$((events * naive_rows / rows))") $(calc "%.0f" "($events * $naive_rows / $rows) / $seconds")"
+    echo "$seconds $(per_million "$pg0" "$(pg_cpu_settled)" "$((events * naive_rows / rows))")" \
+        "$(calc "%.0f" "($events * $naive_rows / $rows) / $seconds")"
 }
 log "Naive peer: one INSERT per row (every ${naive_every}th row, $per_request a transaction, 32 sessions)"
 read -r naive_seconds naive_pg_cpu naive_rate < <(naive_run naive "$per_request")
@@ -291,10 +319,12 @@ serve rss
 cpu0=$(cpu_seconds "$server") pg0=$(pg_cpu)
 post 256
 rss_256=$(peak_rss_mib "$server") rss_rate=$events_per_s
-rss_cpu=$(per_million "$cpu0" "$(cpu_seconds "$server")" "$events") rss_pg_cpu=$(per_million "$pg0" "$(pg_cpu)" "$events")
+rss_cpu=$(per_million "$cpu0" "$(cpu_seconds "$server")" "$events") \
+    rss_pg_cpu=$(per_million "$pg0" "$(pg_cpu)" "$events")
 stop_server
 stored=$(q rss "select count(*) from event_ids where $measured")
-[ "$stored" -eq "$events" ] || { echo "bench: $events events posted over 256 connections but $stored stored" >&2; exit 1; }
+[ "$stored" -eq "$events" ] ||
+    { echo "bench: $events events posted over 256 connections but $stored stored" >&2; exit 1; }
 fi
 
 # The whole pipeline: another fleet of the week, its telemetry in phone-sized requests (1-3
@@ -307,25 +337,32 @@ fi
 # measure_pipeline DB [BIN]: that run on bench_DB with this build's serve and follower (or BIN's);
 # sets the pipe_* figures and stops the server (the follower keeps running: $follower).
 measure_pipeline() {
-    local use_bin=${2:-$bin} passes0 cpu0 pg0 refresh0 follower_cpu0 t0 last_answer last_answer_sql follower_backend stored pipe_pg_cpu
+    local use_bin=${2:-$bin} passes0 cpu0 pg0 refresh0 follower_cpu0 t0 last_answer last_answer_sql
+    local follower_backend stored pipe_pg_cpu caught_query
     DATABASE_URL=$(db_url "bench_$1") "$use_bin" rollup --log-level warning >/dev/null
     serve "$1" "${2:-}"
-    DATABASE_URL=$(db_url "bench_$1") "$use_bin" rollup --follow --freshness "$freshness" --log-level info 2>"$work/follow-$1.log" &
+    DATABASE_URL=$(db_url "bench_$1") "$use_bin" rollup --follow --freshness "$freshness" --log-level info \
+        2>"$work/follow-$1.log" &
     follower=$!
     for _ in $(seq 1 600); do grep -qs 'rollup pass' "$work/follow-$1.log" && break; sleep 0.1; done
     # The follower's backend: its Postgres CPU is the refresh's.
-    follower_backend=$(q "$1" "select pid from pg_stat_activity where datname = current_database() and application_name = 'pushledger-rollup-follow' limit 1")
-    [ -n "$follower_backend" ] || { cat "$work/follow-$1.log" >&2; echo "bench: the follower has no backend" >&2; exit 1; }
+    follower_backend=$(q "$1" "select pid from pg_stat_activity
+        where datname = current_database() and application_name = 'pushledger-rollup-follow' limit 1")
+    [ -n "$follower_backend" ] ||
+        { cat "$work/follow-$1.log" >&2; echo "bench: the follower has no backend" >&2; exit 1; }
     passes0=$(grep -c 'rollup pass' "$work/follow-$1.log")
-    cpu0=$(cpu_seconds "$server") pg0=$(pg_cpu) refresh0=$(cpu_seconds "$follower_backend") follower_cpu0=$(cpu_seconds "$follower")
+    cpu0=$(cpu_seconds "$server") pg0=$(pg_cpu) refresh0=$(cpu_seconds "$follower_backend") \
+        follower_cpu0=$(cpu_seconds "$follower")
     t0=$(now)
     inputs_dir=$work/phone post "$phone_connections" --sends-connections 4
     last_answer=$(now) last_answer_sql=$(q "$1" "select clock_timestamp()")
     pipe_store_seconds=$seconds pipe_events=$events pipe_p99=$p99_ms pipe_tp99=$telemetry_p99_ms pipe_sp99=$sends_p99_ms
     pipe_requests=$requests pipe_telemetry_requests=$telemetry_requests
     caught=""
+    caught_query="select (pass_started_at > '$last_answer_sql'::timestamptz
+        and (select lag_seconds from pushledger_rollup_status()) = 0)::text from rollup_refresh_state"
     for _ in $(seq 1 3000); do
-        if [ "$(q "$1" "select (pass_started_at > '$last_answer_sql'::timestamptz and (select lag_seconds from pushledger_rollup_status()) = 0)::text from rollup_refresh_state")" = true ]; then
+        if [ "$(q "$1" "$caught_query")" = true ]; then
             caught=$(since "$last_answer"); break
         fi
         sleep 0.2
@@ -338,9 +375,11 @@ measure_pipeline() {
     pipe_ingest_cpu=$((pipe_pg_cpu - pipe_refresh_cpu))
     pipe_follower_cpu=$(per_million "$follower_cpu0" "$(cpu_seconds "$follower")" "$pipe_events")
     pipe_passes=$(( $(grep -c 'rollup pass' "$work/follow-$1.log") - passes0 ))
-    pipe_longest=$(grep 'rollup pass' "$work/follow-$1.log" | tail -n "$pipe_passes" | sed -nE 's/.* seconds=([0-9.]+).*/\1/p' | sort -n | tail -1)
+    pipe_longest=$(grep 'rollup pass' "$work/follow-$1.log" | tail -n "$pipe_passes" |
+        sed -nE 's/.* seconds=([0-9.]+).*/\1/p' | sort -n | tail -1)
     stored=$(q "$1" "select count(*) from event_ids where $measured")
-    [ "$stored" -eq "$pipe_events" ] || { echo "bench: $pipe_events events posted in the pipeline run but $stored stored" >&2; exit 1; }
+    [ "$stored" -eq "$pipe_events" ] ||
+        { echo "bench: $pipe_events events posted in the pipeline run but $stored stored" >&2; exit 1; }
     stop_server
 }
 pipe_ab_rows=""
@@ -351,9 +390,11 @@ if part pipeline; then
         baseline_migrate pipebase
         measure_pipeline pipebase "$baseline_bin"
         kill -TERM "$follower"; wait "$follower" || true; follower=""
-        base_pipe=("$pipe_events" "$pipe_store_seconds" "$pipe_seconds" "$caught" "$pipe_server_cpu" "$pipe_ingest_cpu" "$pipe_refresh_cpu" "$pipe_p99" "$pipe_passes")
+        base_pipe=("$pipe_events" "$pipe_store_seconds" "$pipe_seconds" "$caught" "$pipe_server_cpu"
+                   "$pipe_ingest_cpu" "$pipe_refresh_cpu" "$pipe_p99" "$pipe_passes")
     fi
-    log "Whole pipeline: phone-sized telemetry over $phone_connections connections, sends in 500s over 4, rollup --follow ($freshness)"
+    log "Whole pipeline: phone-sized telemetry over $phone_connections connections, sends in 500s over 4," \
+        "rollup --follow ($freshness)"
     measure_pipeline pipeline
 
     log "Physical limit of the pipeline: psql \\copy of its stored rows"
@@ -369,9 +410,11 @@ if part pipeline; then
     for fraction in $rates; do
         seed=$((seed + 1))
         target=$(calc "%.0f" "$fraction * $pipe_events / $pipe_store_seconds")
-        "$benchbin" inputs --out "$work/paced-$seed" --installs $((installs / 2)) --seed "$seed" --events-per-request 3 >/dev/null
+        "$benchbin" inputs --out "$work/paced-$seed" --installs $((installs / 2)) --seed "$seed" \
+            --events-per-request 3 >/dev/null
         serve pipeline
-        (while :; do q pipeline "select lag_seconds from pushledger_rollup_status()"; sleep 1; done) >"$work/lag-$seed" 2>/dev/null &
+        (while :; do q pipeline "select lag_seconds from pushledger_rollup_status()"; sleep 1; done) \
+            >"$work/lag-$seed" 2>/dev/null &
         sampler=$!
         inputs_dir=$work/paced-$seed post "$phone_connections" --sends-connections 4 --rate "$target"
         kill "$sampler"; wait "$sampler" 2>/dev/null || true
@@ -379,7 +422,8 @@ if part pipeline; then
         max_lag=$(sort -n "$work/lag-$seed" | tail -1)
         ok=$(calc "%d" "($p99_ms < 1000 && ${max_lag:-0} < ${freshness%s} && $events_per_s >= 0.95 * $target) ? 1 : 0")
         [ "$ok" = 1 ] && [ "$target" -gt "$best_rate" ] && best_rate=$target
-        rate_rows+="| $fraction× | $target | $events_per_s | $p50_ms | $p99_ms | $telemetry_p99_ms / $sends_p99_ms | ${max_lag:-0} | $([ "$ok" = 1 ] && echo yes || echo no) |"$'\n'
+        rate_rows+="| $fraction× | $target | $events_per_s | $p50_ms | $p99_ms | $telemetry_p99_ms / $sends_p99_ms "
+        rate_rows+="| ${max_lag:-0} | $([ "$ok" = 1 ] && echo yes || echo no) |"$'\n'
         log "paced at $target events/s: $events_per_s events/s, p99 $p99_ms ms, largest lag ${max_lag:-0} s"
     done
     kill -TERM "$follower"; wait "$follower" || true; follower=""
@@ -392,7 +436,8 @@ part reports || scales=""
 [ -n "$scales" ] && log "Reports: the week copied k-fold"
 fresh_db reports
 for t in $(q ingest "select array_to_string(bench.tables(), ' ')"); do
-    psql "$(db_url bench_reports)" -qc "\\copy $t ($(q ingest "select bench.columns('$t')")) from '$work/csv/week-$t.csv' with (format csv)"
+    psql "$(db_url bench_reports)" \
+        -qc "\\copy $t ($(q ingest "select bench.columns('$t')")) from '$work/csv/week-$t.csv' with (format csv)"
 done
 q reports "select bench.save_base()" >/dev/null
 base_sends=$(q reports "select count(*) from sends")
@@ -407,9 +452,15 @@ cause_rows=""
 # The previous full run's figures, printed beside this run's: BENCH_PREVIOUS names its file, or
 # the newest run in bench/results/ that has a rollup table (a run without the reports part has none).
 previous=${BENCH_PREVIOUS:-$(find bench/results -maxdepth 1 -name '20*T[0-9][0-9][0-9][0-9].md' | sort -r \
-    | while read -r f; do if awk -F'|' '$2 == " 1× " && NF == 16 { found = 1 } END { exit !found }' "$f"; then echo "$f"; break; fi; done)}
-prev_full() { [ -n "$previous" ] && awk -F'|' -v s=" $1× " '$2 == s && NF == 16 { gsub(/ /, "", $8); print $8 }' "$previous"; }
-prev_incr() { [ -n "$previous" ] && awk -F'|' -v s=" $1× " '$2 == s && $3 ~ /%\)/ { gsub(/ /, "", $5); print $5 }' "$previous"; }
+    | while read -r f; do
+        if awk -F'|' '$2 == " 1× " && NF == 16 { found = 1 } END { exit !found }' "$f"; then echo "$f"; break; fi
+    done)}
+prev_full() {
+    [ -n "$previous" ] && awk -F'|' -v s=" $1× " '$2 == s && NF == 16 { gsub(/ /, "", $8); print $8 }' "$previous"
+}
+prev_incr() {
+    [ -n "$previous" ] && awk -F'|' -v s=" $1× " '$2 == s && $3 ~ /%\)/ { gsub(/ /, "", $5); print $5 }' "$previous"
+}
 for scale in $scales; do
     want=$(( (sends_1x * scale + base_sends - 1) / base_sends ))
     t0=$(now)
@@ -429,15 +480,18 @@ for scale in $scales; do
     inputs_seconds=$(timed reports "select (select count(*) from sends where $week_filter)
         + (select count(*) from settings_snapshots where $(in_week occurred_at))
         + (select count(*) from channel_states where $(in_week occurred_at))
-        + (select count(*) from notification_receipts where app_id = '$app' and occurred_at >= '$monday_date'::date - 32)
-        + (select count(*) from notification_opens where app_id = '$app' and occurred_at >= '$monday_date'::date - 32)
+        + (select count(*) from notification_receipts
+            where app_id = '$app' and occurred_at >= '$monday_date'::date - 32)
+        + (select count(*) from notification_opens
+            where app_id = '$app' and occurred_at >= '$monday_date'::date - 32)
         + (select count(*) from installations where app_id = '$app')")
     t0=$(now) pg0=$(pg_cpu)
     DATABASE_URL=$(db_url bench_reports) "$bin" rollup --full --log-level warning >/dev/null
     rollup_seconds=$(since "$t0") rollup_cpu=$(calc "%.1f" "$(pg_cpu_settled) - $pg0")
     # The write floor of a rollup that keeps one row per send: the rebuilt send_outcomes copied
     # into an empty table the way a rebuild loads it (indexes dropped, built after the load).
-    q reports "drop table if exists bench.outcomes_copy; create table bench.outcomes_copy (like send_outcomes including indexes)"
+    q reports "drop table if exists bench.outcomes_copy;
+        create table bench.outcomes_copy (like send_outcomes including indexes)"
     write_seconds=$(timed reports "do \$\$ declare v text[]; begin v := pushledger_drop_indexes('bench.outcomes_copy');
         insert into bench.outcomes_copy select * from send_outcomes; perform pushledger_build_indexes(v); end \$\$")
     q reports "drop table bench.outcomes_copy"
@@ -445,37 +499,54 @@ for scale in $scales; do
     # snapshots) through the tables' triggers, then the incremental refresh that follows it
     # (after the vacuum autovacuum would have run on the rebuilt tables within that hour).
     q reports "vacuum analyze" 2>/dev/null
-    IFS='|' read -r hour_events hour_share < <(q reports "select events, round((share * 100)::numeric, 2) from bench.next_hour('$app', '$monday_date', 0.006)")
+    IFS='|' read -r hour_events hour_share < <(q reports "select events, round((share * 100)::numeric, 2)
+        from bench.next_hour('$app', '$monday_date', 0.006)")
     t0=$(now) pg0=$(pg_cpu)
-    DATABASE_URL=$(db_url bench_reports) "$bin" rollup --format json --log-level warning >"$work/incremental-$scale.json"
+    DATABASE_URL=$(db_url bench_reports) "$bin" rollup --format json --log-level warning \
+        >"$work/incremental-$scale.json"
     incr_seconds=$(since "$t0") incr_cpu=$(calc "%.2f" "$(pg_cpu_settled) - $pg0")
     incr_sends=$(sed -nE 's/.*"reclassified_sends": ([0-9]+).*/\1/p' "$work/incremental-$scale.json")
     if [ "$mode" = smoke ]; then  # the incremental rollups equal a rebuild as of the same time
         as_of=$(q reports "select as_of from pushledger_rollup_status()")
         incremental=$(q reports "select bench.rollup_digest()")
-        rebuilt=$(q reports "begin; select count(*) from pushledger_rebuild_report_rollups('$as_of'); select bench.rollup_digest(); rollback;" | tail -1)
+        rebuilt=$(q reports "begin; select count(*) from pushledger_rebuild_report_rollups('$as_of');
+            select bench.rollup_digest(); rollback;" | tail -1)
         [ "$incremental" = "$rebuilt" ] || { echo "bench: the incremental rollups differ from a rebuild" >&2; exit 1; }
     fi
     # How much of the week the v1.2 look-ups touched: sends with a cause, sends with a latency bucket.
     IFS='|' read -r cause_sends latency_sends < <(q reports "select count(*) filter (where cause is not null),
         count(*) filter (where latency_bucket is not null) from send_outcomes
         where app_id = '$app' and sent_at >= '$monday_date' and sent_at < '$monday_date'::date + 7")
-    cause_rows+="| ${scale}× | $week_sends | $cause_sends ($(calc "%.1f" "100 * $cause_sends / $week_sends") %) | $latency_sends | $rollup_seconds | $(prev_full "$scale" || true) | $incr_seconds | $(prev_incr "$scale" || true) |"$'\n'
+    # Each table row below is one assignment, continued in column 0 inside its quotes: as appends,
+    # a calc failing before the row's last one would stop the run (set -e).
+    cause_rows+="| ${scale}× | $week_sends | $cause_sends ($(calc "%.1f" "100 * $cause_sends / $week_sends") %) \
+| $latency_sends | $rollup_seconds | $(prev_full "$scale" || true) | $incr_seconds \
+| $(prev_incr "$scale" || true) |"$'\n'
     # A rollup that only aggregates (the outcomes already on the sends): its floor.
     q reports "select bench.classify_week('$app', '$monday_date')" >/dev/null
     q reports "vacuum analyze bench.classified"
     q reports "select count(r) from bench.classified_rollup r" >/dev/null  # warm
     aggregate_seconds=$(timed reports "select count(r) from bench.classified_rollup r")
-    t0=$(now); DATABASE_URL=$(db_url bench_reports) "$bin" report weekly --app $app --week "$week" --log-level warning >"$work/weekly-$scale.txt"
+    t0=$(now); DATABASE_URL=$(db_url bench_reports) "$bin" report weekly --app $app --week "$week" --log-level warning \
+        >"$work/weekly-$scale.txt"
     report_seconds=$(since "$t0")
     grep -q . "$work/weekly-$scale.txt" || { echo "bench: empty weekly report" >&2; exit 1; }
-    rolled=$(q reports "select coalesce(sum(sends), 0) from send_rollups_daily where app_id = '$app' and day >= '$monday_date' and day < '$monday_date'::date + 7")
+    rolled=$(q reports "select coalesce(sum(sends), 0) from send_rollups_daily
+        where app_id = '$app' and day >= '$monday_date' and day < '$monday_date'::date + 7")
     [ "$rolled" -eq "$week_sends" ] || { echo "bench: rollups count $rolled sends of $week_sends" >&2; exit 1; }
-    report_rows+="| ${scale}× | $week_sends | $scan_seconds | $join_seconds | $inputs_seconds | $(calc "%.1f" "$inputs_seconds / $scan_seconds")× | $rollup_seconds | $(calc "%.1f" "$rollup_seconds / $scan_seconds")× | $(calc "%.1f" "$rollup_seconds / $inputs_seconds")× | $rollup_cpu | $aggregate_seconds | $(calc "%.1f" "$aggregate_seconds / $scan_seconds")× | $report_seconds | $load_seconds |"$'\n'
+    report_rows+="| ${scale}× | $week_sends | $scan_seconds | $join_seconds | $inputs_seconds \
+| $(calc "%.1f" "$inputs_seconds / $scan_seconds")× | $rollup_seconds \
+| $(calc "%.1f" "$rollup_seconds / $scan_seconds")× | $(calc "%.1f" "$rollup_seconds / $inputs_seconds")× \
+| $rollup_cpu | $aggregate_seconds | $(calc "%.1f" "$aggregate_seconds / $scan_seconds")× | $report_seconds \
+| $load_seconds |"$'\n'
     rebuild_ratios+="${rebuild_ratios:+, }$(calc "%.1f" "$rollup_seconds / $write_seconds")× at ${scale}×"
-    apart_rows+="| ${scale}× | $inputs_seconds | $write_seconds | $(calc "%.1f" "$write_seconds / $inputs_seconds")× | $(calc "%.1f" "$rollup_seconds / $inputs_seconds")× | $(calc "%.1f" "$rollup_seconds / $write_seconds")× |"$'\n'
-    incr_rows+="| ${scale}× | $hour_events ($hour_share %) | $incr_sends | $incr_seconds | $(calc "%.1f" "100 * $incr_seconds / $rollup_seconds") % | $incr_cpu | $(calc "%.1f" "100 * $incr_cpu / ($rollup_cpu + 0.0001)") % |"$'\n'
-    log "scale ${scale}x: $week_sends sends, scan ${scan_seconds}s, full rollup ${rollup_seconds}s, next hour ${incr_seconds}s, weekly report ${report_seconds}s"
+    apart_rows+="| ${scale}× | $inputs_seconds | $write_seconds | $(calc "%.1f" "$write_seconds / $inputs_seconds")× \
+| $(calc "%.1f" "$rollup_seconds / $inputs_seconds")× | $(calc "%.1f" "$rollup_seconds / $write_seconds")× |"$'\n'
+    incr_rows+="| ${scale}× | $hour_events ($hour_share %) | $incr_sends | $incr_seconds \
+| $(calc "%.1f" "100 * $incr_seconds / $rollup_seconds") % | $incr_cpu \
+| $(calc "%.1f" "100 * $incr_cpu / ($rollup_cpu + 0.0001)") % |"$'\n'
+    log "scale ${scale}x: $week_sends sends, scan ${scan_seconds}s, full rollup ${rollup_seconds}s," \
+        "next hour ${incr_seconds}s, weekly report ${report_seconds}s"
 done
 
 # A 30-day silent-loss window from the rollups: the measured week's rollup rows copied onto the
@@ -484,56 +555,84 @@ done
 # dimension and by channel. Sets window_figure (a Markdown line for the results).
 rollup_window_figure() {
     local from to all by_channel
-    q reports "insert into send_rollups_daily select app_id, day - 7 * k, platform, channel, app_version, campaign, provider,
+    q reports "insert into send_rollups_daily
+        select app_id, day - 7 * k, platform, channel, app_version, campaign, provider,
         sends, accepted, rejected, opened, received, pending, blocked_app, blocked_channel, unattributed, unconfirmed,
         token_invalid, to_invalid_token, as_of, refreshed_at, unattributed_uninstrumented
-        from send_rollups_daily, generate_series(1, 4) k where app_id = '$app' and day >= '$monday_date' and day < '$monday_date'::date + 7
+        from send_rollups_daily, generate_series(1, 4) k
+        where app_id = '$app' and day >= '$monday_date' and day < '$monday_date'::date + 7
         on conflict do nothing" >/dev/null
     q reports "insert into instrumented_slices_daily select app_id, day - 7 * k, platform, app_version
-        from instrumented_slices_daily, generate_series(1, 4) k where app_id = '$app' and day >= '$monday_date' and day < '$monday_date'::date + 7
+        from instrumented_slices_daily, generate_series(1, 4) k
+        where app_id = '$app' and day >= '$monday_date' and day < '$monday_date'::date + 7
         on conflict do nothing" >/dev/null
     from=$(date -u -d "$monday_date - 23 days" +%F) to=$(date -u -d "$monday_date + 7 days" +%F)
-    silent_loss() { DATABASE_URL=$(db_url bench_reports) "$bin" report silent-loss --app $app --from "$from" --to "$to" \
-        --source rollups --format json --log-level warning "$@" >"$work/silent-loss-30d.json"; }
+    silent_loss() {
+        DATABASE_URL=$(db_url bench_reports) "$bin" report silent-loss --app $app --from "$from" --to "$to" \
+            --source rollups --format json --log-level warning "$@" >"$work/silent-loss-30d.json"
+    }
     silent_loss --by channel  # warm
     t0=$(now); silent_loss --by channel,platform,app_version,campaign,day,provider; all=$(since "$t0")
-    grep -q '"source": "rollups"' "$work/silent-loss-30d.json" || { echo "bench: silent loss not from the rollups" >&2; exit 1; }
+    grep -q '"source": "rollups"' "$work/silent-loss-30d.json" ||
+        { echo "bench: silent loss not from the rollups" >&2; exit 1; }
     t0=$(now); silent_loss --by channel; by_channel=$(since "$t0")
-    window_figure="**Silent loss, 30 days from the rollups** ($from to $to, $(q reports "select count(*) from send_rollups_daily where app_id = '$app' and day >= '$from' and day < '$to'") rollup rows; the week at the last scale copied onto the four weeks before it): \`report silent-loss --source rollups\` ${all} s by every dimension, ${by_channel} s by channel (the whole command: start, connect, read)."
+    window_figure="**Silent loss, 30 days from the rollups** ($from to $to, "
+    window_figure+="$(q reports "select count(*) from send_rollups_daily
+        where app_id = '$app' and day >= '$from' and day < '$to'") rollup rows; "
+    window_figure+="the week at the last scale copied onto the four weeks before it): "
+    window_figure+="\`report silent-loss --source rollups\` ${all} s by every dimension, ${by_channel} s by channel "
+    window_figure+="(the whole command: start, connect, read)."
 }
 window_figure=""
 [ -n "$scales" ] && rollup_window_figure
 
+# The here-documents are unquoted: a backslash at a line's end joins the next line to it, so
+# their long Markdown lines are split in the source only (going on in column 0).
 ingest_table=$(cat <<EOF
-Run $(date -u +%FT%TZ) on $(nproc) cores (shared), PostgreSQL $(q ingest "show server_version"), fsync on, $mode mode ($installs installations, $sends_1x sends at 1×, parts: $(xargs <<<"$parts"), scales: ${scales:-none}${baseline_bin:+, baseline $baseline_name}).
+Run $(date -u +%FT%TZ) on $(nproc) cores (shared), PostgreSQL $(q ingest "show server_version"), fsync on, $mode mode \
+($installs installations, $sends_1x sends at 1×, parts: $(xargs <<<"$parts"), scales: \
+${scales:-none}${baseline_bin:+, baseline $baseline_name}).
 
-**Ingest** — week $week of the simulator's fleet: $events events ($sends sends in batches of 500, $((events - sends)) telemetry events in $telemetry_requests per-installation requests), $requests gzip requests.
+**Ingest** — week $week of the simulator's fleet: $events events ($sends sends in batches of 500, \
+$((events - sends)) telemetry events in $telemetry_requests per-installation requests), $requests gzip requests.
 
 | Path | Events/s (wall) | vs COPY | CPU-s per M events (server + Postgres) | vs COPY (CPU) | Notes |
 |---|---:|---:|---:|---:|---|
-| \`psql \\copy\` of the stored rows (limit) | $copy_rate | 1.00× | $copy_pg_cpu | 1.00× | $rows rows into the same tables and indexes, ${copy_seconds} s |
-| \`pushledger serve\`, 32 connections | $ingest_rate | $(calc "%.2f" "$ingest_rate / $copy_rate")× | $ingest_cpu + $ingest_pg_cpu | $(calc "%.2f" "$copy_pg_cpu / ($ingest_cpu + $ingest_pg_cpu)")× | p50 ${ingest_p50} ms, p99 ${ingest_p99} ms a request; peak RSS ${rss_32} MiB |
+| \`psql \\copy\` of the stored rows (limit) | $copy_rate | 1.00× | $copy_pg_cpu | 1.00× \
+| $rows rows into the same tables and indexes, ${copy_seconds} s |
+| \`pushledger serve\`, 32 connections | $ingest_rate | $(calc "%.2f" "$ingest_rate / $copy_rate")× \
+| $ingest_cpu + $ingest_pg_cpu | $(calc "%.2f" "$copy_pg_cpu / ($ingest_cpu + $ingest_pg_cpu)")× \
+| p50 ${ingest_p50} ms, p99 ${ingest_p99} ms a request; peak RSS ${rss_32} MiB |
 EOF
 )
 if part rss; then
     rss_row=$(cat <<EOF
-| \`pushledger serve\`, 256 connections | $rss_rate | $(calc "%.2f" "$rss_rate / $copy_rate")× | $rss_cpu + $rss_pg_cpu | $(calc "%.2f" "$copy_pg_cpu / ($rss_cpu + $rss_pg_cpu)")× | peak RSS ${rss_256} MiB |
+| \`pushledger serve\`, 256 connections | $rss_rate | $(calc "%.2f" "$rss_rate / $copy_rate")× \
+| $rss_cpu + $rss_pg_cpu | $(calc "%.2f" "$copy_pg_cpu / ($rss_cpu + $rss_pg_cpu)")× | peak RSS ${rss_256} MiB |
 EOF
 )
     ingest_table+=$'\n'"$rss_row"
 fi
 if part naive; then
     naive_table=$(cat <<EOF
-| naive: one INSERT per row | $naive_rate | $(calc "%.3f" "$naive_rate / $copy_rate")× | $naive_pg_cpu | $(calc "%.2f" "$copy_pg_cpu / $naive_pg_cpu")× | $naive_rows of the $rows rows (every ${naive_every}th), $per_request rows (one request) a transaction, 32 sessions, ${naive_seconds} s |
-| naive, autocommit | $auto_rate | $(calc "%.3f" "$auto_rate / $copy_rate")× | $auto_pg_cpu | $(calc "%.2f" "$copy_pg_cpu / $auto_pg_cpu")× | the same rows, each INSERT its own transaction, 32 sessions, ${auto_seconds} s |
+| naive: one INSERT per row | $naive_rate | $(calc "%.3f" "$naive_rate / $copy_rate")× | $naive_pg_cpu \
+| $(calc "%.2f" "$copy_pg_cpu / $naive_pg_cpu")× \
+| $naive_rows of the $rows rows (every ${naive_every}th), $per_request rows (one request) a transaction, 32 sessions, \
+${naive_seconds} s |
+| naive, autocommit | $auto_rate | $(calc "%.3f" "$auto_rate / $copy_rate")× | $auto_pg_cpu \
+| $(calc "%.2f" "$copy_pg_cpu / $auto_pg_cpu")× \
+| the same rows, each INSERT its own transaction, 32 sessions, ${auto_seconds} s |
 
-serve vs naive: $(calc "%.1f" "$ingest_rate / $naive_rate")× in events/s, $(calc "%.1f" "$naive_pg_cpu / ($ingest_cpu + $ingest_pg_cpu)")× in CPU per event (vs naive in autocommit: $(calc "%.1f" "$ingest_rate / $auto_rate")× in events/s).
+serve vs naive: $(calc "%.1f" "$ingest_rate / $naive_rate")× in events/s, \
+$(calc "%.1f" "$naive_pg_cpu / ($ingest_cpu + $ingest_pg_cpu)")× in CPU per event (vs naive in autocommit: \
+$(calc "%.1f" "$ingest_rate / $auto_rate")× in events/s).
 EOF
 )
     ingest_table+=$'\n'"$naive_table"
 fi
 pressure_line=$(cat <<EOF
-CPU pressure on the machine during the run (PSI \`some\` avg300): $(awk -F'avg300=' '/^some/ { split($2, a, " "); print a[1] }' /proc/pressure/cpu 2>/dev/null || echo n/a) %.
+CPU pressure on the machine during the run (PSI \`some\` avg300): \
+$(awk -F'avg300=' '/^some/ { split($2, a, " "); print a[1] }' /proc/pressure/cpu 2>/dev/null || echo n/a) %.
 EOF
 )
 ingest_table+=$'\n\n'"$pressure_line"
@@ -542,11 +641,17 @@ if [ -n "$baseline_bin" ]; then
     ab_table=$(cat <<EOF
 
 
-**Ingest A/B** — each side on its own copy of the warm database, one after the other: the week as above over 32 connections, then the phone-sized fleet of the whole-pipeline figure (no follower); vs COPY against this run's \`psql \\copy\` of the week ($copy_rate events/s). Transactions: commits in the side's database during its run (the writers' batches, plus a few of the server's own).
+**Ingest A/B** — each side on its own copy of the warm database, one after the other: the week as above over 32 \
+connections, then the phone-sized fleet of the whole-pipeline figure (no follower); vs COPY against this run's \
+\`psql \\copy\` of the week ($copy_rate events/s). Transactions: commits in the side's database during its run (the \
+writers' batches, plus a few of the server's own).
 
-| Round | Requests | Writer | Events/s | vs COPY | CPU-s per M events (server + Postgres) | p50 / p99 ms | Transactions |
+| Round | Requests | Writer | Events/s | vs COPY | CPU-s per M events (server + Postgres) | p50 / p99 ms \
+| Transactions |
 |---|---|---|---:|---:|---:|---:|---:|
-$(printf '%s' "$ab_rows" | awk -v copy="$copy_rate" '{ while (match($0, /RATIO:[0-9.]+/)) { v = substr($0, RSTART + 6, RLENGTH - 6); $0 = substr($0, 1, RSTART - 1) sprintf("%.2f×", v / copy) substr($0, RSTART + RLENGTH) } print }')
+$(printf '%s' "$ab_rows" | awk -v copy="$copy_rate" '{ while (match($0, /RATIO:[0-9.]+/)) { \
+v = substr($0, RSTART + 6, RLENGTH - 6); $0 = substr($0, 1, RSTART - 1) sprintf("%.2f×", v / copy) \
+substr($0, RSTART + RLENGTH) } print }')
 EOF
 )
 fi
@@ -555,22 +660,31 @@ if part pipeline; then
     pipeline_table=$(cat <<EOF
 
 
-**Whole pipeline** — another fleet of the week ($pipe_events events: $pipe_telemetry_requests telemetry requests of 1–3 events over $phone_connections connections, its sends in batches of 500 over 4 more, at once) into the warm database with \`pushledger rollup --follow --freshness $freshness\` running: from the first request until the rollups had caught up with the last answer, against \`psql \\copy\` of exactly the $pipe_rows rows stored. CPU per million events: the server; Postgres split into the follower's backend (refresh) and the rest of the cluster (ingest).
+**Whole pipeline** — another fleet of the week ($pipe_events events: $pipe_telemetry_requests telemetry requests of \
+1–3 events over $phone_connections connections, its sends in batches of 500 over 4 more, at once) into the warm \
+database with \`pushledger rollup --follow --freshness $freshness\` running: from the first request until the rollups \
+had caught up with the last answer, against \`psql \\copy\` of exactly the $pipe_rows rows stored. CPU per million \
+events: the server; Postgres split into the follower's backend (refresh) and the rest of the cluster (ingest).
 
 | Figure | Value | Target |
 |---|---:|---|
-| stored (last answer) | ${pipe_store_seconds} s ($(calc "%.0f" "$pipe_events / $pipe_store_seconds") events/s; p99 ${pipe_p99} ms: telemetry ${pipe_tp99}, sends ${pipe_sp99}) | |
+| stored (last answer) \
+| ${pipe_store_seconds} s ($(calc "%.0f" "$pipe_events / $pipe_store_seconds") events/s; p99 ${pipe_p99} ms: telemetry \
+${pipe_tp99}, sends ${pipe_sp99}) | |
 | stored and rolled up | ${pipe_seconds} s | |
 | \`psql \\copy\` of its rows | ${pipe_copy_seconds} s ($pipe_copy_pg_cpu Postgres CPU-s per M events) | |
 | COPY time / pipeline time | $(calc "%.2f" "$pipe_copy_seconds / $pipe_seconds")× | ≥ 0.5× |
-| rollups caught up after the last answer | ${caught} s ($pipe_passes passes, the longest ${pipe_longest:-0} s) | ≤ 60 s |
-| CPU-s per M events: server / Postgres ingest / Postgres refresh (follower process) | $pipe_server_cpu / $pipe_ingest_cpu / $pipe_refresh_cpu ($pipe_follower_cpu) | |
+| rollups caught up after the last answer | ${caught} s ($pipe_passes passes, the longest ${pipe_longest:-0} s) \
+| ≤ 60 s |
+| CPU-s per M events: server / Postgres ingest / Postgres refresh (follower process) \
+| $pipe_server_cpu / $pipe_ingest_cpu / $pipe_refresh_cpu ($pipe_follower_cpu) | |
 | refresh / ingest Postgres CPU | $(calc "%.2f" "$pipe_refresh_cpu / ($pipe_ingest_cpu + 0.0001)")× | ≤ 0.5× |
 | highest paced rate with p99 < 1 s and lag < freshness | $best_rate events/s | |
 
 Paced runs (fresh fleets of half the size, the follower still running; latency counted from when each request was due):
 
-| Fraction of the rate above | Target events/s | Achieved events/s | p50 ms | p99 ms | p99 telemetry / sends ms | Largest lag s | Holds |
+| Fraction of the rate above | Target events/s | Achieved events/s | p50 ms | p99 ms | p99 telemetry / sends ms \
+| Largest lag s | Holds |
 |---|---:|---:|---:|---:|---:|---:|---|
 $rate_rows
 EOF
@@ -581,27 +695,43 @@ if [ -n "$scales" ]; then
     reports_table=$(cat <<EOF
 
 
-**Reports** — rollup of the whole week and the weekly report, against the scan floor \`SELECT count(*)\` over the week's sends (copies of the fleet with new ids), and against one of the outcome engine's inputs alone: \`count(*)\` of the week's sends left-joined with their receipts. "Inputs read": every input the outcome engine reads for the week counted once each (the week's sends, snapshots and channel states, receipts and opens from 32 days before it, installations), the floor of any rollup that reads its inputs when it runs. "Aggregate only": the grouping of the rollup over the week's sends already classified (as if each send carried its outcome), the floor of a rollup that would only aggregate.
+**Reports** — rollup of the whole week and the weekly report, against the scan floor \`SELECT count(*)\` over the \
+week's sends (copies of the fleet with new ids), and against one of the outcome engine's inputs alone: \`count(*)\` of \
+the week's sends left-joined with their receipts. "Inputs read": every input the outcome engine reads for the week \
+counted once each (the week's sends, snapshots and channel states, receipts and opens from 32 days before it, \
+installations), the floor of any rollup that reads its inputs when it runs. "Aggregate only": the grouping of the \
+rollup over the week's sends already classified (as if each send carried its outcome), the floor of a rollup that \
+would only aggregate.
 
-| Scale | Sends in week | Scan floor s | One join s | Inputs read s | Inputs / scan | Full rollup s | Full / scan | Full / inputs read | Full Postgres CPU-s | Aggregate only s | Aggregate / scan | Weekly report s | (load s) |
+| Scale | Sends in week | Scan floor s | One join s | Inputs read s | Inputs / scan | Full rollup s | Full / scan \
+| Full / inputs read | Full Postgres CPU-s | Aggregate only s | Aggregate / scan | Weekly report s | (load s) |
 |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 $report_rows
-"Outcomes written": the rebuilt week's \`send_outcomes\` rows copied into an empty table with the same indexes, loaded as a rebuild loads it (indexes built after the load): the floor of any rollup that keeps one row per send, as an incremental refresh needs.
+"Outcomes written": the rebuilt week's \`send_outcomes\` rows copied into an empty table with the same indexes, loaded \
+as a rebuild loads it (indexes built after the load): the floor of any rollup that keeps one row per send, as an \
+incremental refresh needs.
 
 | Scale | Inputs read s | Outcomes written s | Written / inputs read | Full / inputs read | Full / written |
 |---|---:|---:|---:|---:|---:|
 $apart_rows
 $window_figure
 
-**Incremental** — after the full rollup (\`pushledger rollup --full\`), one more hour of traffic is written through the tables' triggers (new sends with receipts for half of them, as many late receipts of earlier days' sends, new snapshots with their channels) and \`pushledger rollup\` refreshes: wall time and Postgres CPU against the full rollup's.
+**Incremental** — after the full rollup (\`pushledger rollup --full\`), one more hour of traffic is written through \
+the tables' triggers (new sends with receipts for half of them, as many late receipts of earlier days' sends, new \
+snapshots with their channels) and \`pushledger rollup\` refreshes: wall time and Postgres CPU against the full \
+rollup's.
 
-| Scale | Events of the hour (share of the week's) | Sends reclassified | Refresh s | vs full (wall) | Refresh Postgres CPU-s | vs full (CPU) |
+| Scale | Events of the hour (share of the week's) | Sends reclassified | Refresh s | vs full (wall) \
+| Refresh Postgres CPU-s | vs full (CPU) |
 |---|---:|---:|---:|---:|---:|---:|
 $incr_rows
 
-**Causes and latency in** — the rebuild and the refresh above judge every unconfirmed send's cause (a look-up of the installation's first sign of life after it) and every received or opened send's latency bucket; beside them, the previous full run's figures (${previous:-none}).
+**Causes and latency in** — the rebuild and the refresh above judge every unconfirmed send's cause (a look-up of the \
+installation's first sign of life after it) and every received or opened send's latency bucket; beside them, the \
+previous full run's figures (${previous:-none}).
 
-| Scale | Sends in week | Sends with a cause | Sends with a latency bucket | Full rollup s | previous run | Refresh s | previous run |
+| Scale | Sends in week | Sends with a cause | Sends with a latency bucket | Full rollup s | previous run | Refresh s \
+| previous run |
 |---|---:|---:|---:|---:|---:|---:|---:|
 $cause_rows
 EOF
@@ -609,12 +739,18 @@ EOF
 fi
 # The targets, each figure of this run in one table (with a baseline: its figure beside).
 # range LIST: "a–b" of the numbers in LIST as ratios to COPY's rate.
-range() { tr ' ' '\n' <<<"$1" | awk -v c="$copy_rate" 'NF { r = $1 / c; if (n++ == 0 || r < lo) lo = r; if (r > hi) hi = r }
-    END { if (!n) print "n/a"; else if (sprintf("%.2f", lo) == sprintf("%.2f", hi)) printf "%.2f×", lo; else printf "%.2f–%.2f×", lo, hi }'; }
-pipe_figures() {  # pipe_figures EVENTS STORE_S PIPE_S CAUGHT SERVER INGEST REFRESH: the three pipeline cells
-    echo "$(calc "%.2f" "$pipe_copy_seconds / $3")× ($1 events in $3 s)|$4 s|$(calc "%.2f" "$7 / ($6 + 0.0001)")× ($7 / $6 CPU-s per M events)"
+range() {
+    tr ' ' '\n' <<<"$1" | awk -v c="$copy_rate" 'NF { r = $1 / c; if (n++ == 0 || r < lo) lo = r; if (r > hi) hi = r }
+        END { if (!n) print "n/a"; else if (sprintf("%.2f", lo) == sprintf("%.2f", hi)) printf "%.2f×", lo;
+              else printf "%.2f–%.2f×", lo, hi }'
 }
-IFS='|' read -r t_pipe t_lag t_refresh <<<"$(part pipeline && pipe_figures "$pipe_events" "$pipe_store_seconds" "$pipe_seconds" "$caught" "$pipe_server_cpu" "$pipe_ingest_cpu" "$pipe_refresh_cpu" || echo "not run|not run|not run")"
+pipe_figures() {  # pipe_figures EVENTS STORE_S PIPE_S CAUGHT SERVER INGEST REFRESH: the three pipeline cells
+    echo "$(calc "%.2f" "$pipe_copy_seconds / $3")× ($1 events in $3 s)|$4 s|$(calc "%.2f" "$7 / ($6 + 0.0001)")×" \
+        "($7 / $6 CPU-s per M events)"
+}
+IFS='|' read -r t_pipe t_lag t_refresh <<<"$(part pipeline &&
+    pipe_figures "$pipe_events" "$pipe_store_seconds" "$pipe_seconds" "$caught" "$pipe_server_cpu" \
+        "$pipe_ingest_cpu" "$pipe_refresh_cpu" || echo "not run|not run|not run")"
 targets_head="| figure | this build | target |"$'\n'"|---|---:|---|"
 t_ingest="$(range "$ingest_rates")" t_rebuild=${rebuild_ratios:-not run}
 if [ -n "$baseline_bin" ]; then
@@ -651,7 +787,8 @@ if part keys; then
         figures=$("$benchbin" keys --port "$port" --key "$BENCH_TELEMETRY_KEY" --app $app --flood-connections "$1" \
             --seconds "$key_seconds") || { echo "bench: $figures" >&2; exit 1; }
         eval "$figures"
-        [ "$ordinary_statuses" = "200:$ordinary_requests" ] || { echo "bench: known key answered $ordinary_statuses" >&2; exit 1; }
+        [ "$ordinary_statuses" = "200:$ordinary_requests" ] ||
+            { echo "bench: known key answered $ordinary_statuses" >&2; exit 1; }
     }
     key_run 0
     alone=("$ordinary_requests" "$ordinary_p50_ms" "$ordinary_p99_ms")
@@ -663,12 +800,16 @@ if part keys; then
     keys_table=$(cat <<EOF
 
 
-**Keys under a flood of random keys** — a client posting one-event requests with a known key, 20 a second for ${key_seconds} s, alone and then beside $key_flood connections posting a random key each request (each waits for a read of the key table that started after it arrived, then gets 401). Latency counts from each request's due time.
+**Keys under a flood of random keys** — a client posting one-event requests with a known key, 20 a second for \
+${key_seconds} s, alone and then beside $key_flood connections posting a random key each request (each waits for a \
+read of the key table that started after it arrived, then gets 401). Latency counts from each request's due time.
 
-| Run | Known-key requests | p50 ms | p99 ms | Random-key requests (all 401) | p50 / p99 ms of a random key | Key-table reads/s |
+| Run | Known-key requests | p50 ms | p99 ms | Random-key requests (all 401) | p50 / p99 ms of a random key \
+| Key-table reads/s |
 |---|---:|---:|---:|---:|---:|---:|
 | alone | ${alone[0]} | ${alone[1]} | ${alone[2]} | — | — | — |
-| beside the flood | $ordinary_requests | $ordinary_p50_ms | $ordinary_p99_ms | $flood_requests | $flood_p50_ms / $flood_p99_ms | $(calc "%.1f" "($reads1 - $reads0) / $key_seconds") |
+| beside the flood | $ordinary_requests | $ordinary_p50_ms | $ordinary_p99_ms | $flood_requests \
+| $flood_p50_ms / $flood_p99_ms | $(calc "%.1f" "($reads1 - $reads0) / $key_seconds") |
 EOF
 )
 fi
@@ -677,12 +818,18 @@ if [ -n "$baseline_bin" ] && part pipeline; then
     pipe_ab_table=$(cat <<EOF
 
 
-**Whole pipeline A/B** — the same fleet, each side on its own copy of the warm database with its own serve and follower, the baseline first; both against the one \`psql \\copy\` of its rows above (${pipe_copy_seconds} s).
+**Whole pipeline A/B** — the same fleet, each side on its own copy of the warm database with its own serve and \
+follower, the baseline first; both against the one \`psql \\copy\` of its rows above (${pipe_copy_seconds} s).
 
-| Writer and engine | Stored s | Stored and rolled up s | COPY / pipeline | Caught up s | Passes | p99 ms | CPU-s per M events: server / ingest / refresh | refresh / ingest |
+| Writer and engine | Stored s | Stored and rolled up s | COPY / pipeline | Caught up s | Passes | p99 ms \
+| CPU-s per M events: server / ingest / refresh | refresh / ingest |
 |---|---:|---:|---:|---:|---:|---:|---:|---:|
-| $baseline_name | ${base_pipe[1]} | ${base_pipe[2]} | $(calc "%.2f" "$pipe_copy_seconds / ${base_pipe[2]}")× | ${base_pipe[3]} | ${base_pipe[8]} | ${base_pipe[7]} | ${base_pipe[4]} / ${base_pipe[5]} / ${base_pipe[6]} | $(calc "%.2f" "${base_pipe[6]} / (${base_pipe[5]} + 0.0001)")× |
-| this build | $pipe_store_seconds | $pipe_seconds | $(calc "%.2f" "$pipe_copy_seconds / $pipe_seconds")× | $caught | $pipe_passes | $pipe_p99 | $pipe_server_cpu / $pipe_ingest_cpu / $pipe_refresh_cpu | $(calc "%.2f" "$pipe_refresh_cpu / ($pipe_ingest_cpu + 0.0001)")× |
+| $baseline_name | ${base_pipe[1]} | ${base_pipe[2]} | $(calc "%.2f" "$pipe_copy_seconds / ${base_pipe[2]}")× \
+| ${base_pipe[3]} | ${base_pipe[8]} | ${base_pipe[7]} | ${base_pipe[4]} / ${base_pipe[5]} / ${base_pipe[6]} \
+| $(calc "%.2f" "${base_pipe[6]} / (${base_pipe[5]} + 0.0001)")× |
+| this build | $pipe_store_seconds | $pipe_seconds | $(calc "%.2f" "$pipe_copy_seconds / $pipe_seconds")× | $caught \
+| $pipe_passes | $pipe_p99 | $pipe_server_cpu / $pipe_ingest_cpu / $pipe_refresh_cpu \
+| $(calc "%.2f" "$pipe_refresh_cpu / ($pipe_ingest_cpu + 0.0001)")× |
 EOF
 )
 fi

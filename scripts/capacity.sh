@@ -48,7 +48,8 @@ DATABASE_URL=$url "$bin" migrate --log-level warning
 serve_db=(--database-url "$url")
 if [ -n "$sharded" ]; then
     directory_url=$(sed -E "s#/[^/?]*(\?|\$)#/capacity_directory\1#" <<<"$admin_url")
-    psql "$admin_url" -qc "drop database if exists capacity_directory with (force)" -c "create database capacity_directory" >&2
+    psql "$admin_url" -qc "drop database if exists capacity_directory with (force)" \
+        -c "create database capacity_directory" >&2
     "$bin" --directory-url "$directory_url" migrate --log-level warning
     "$bin" --directory-url "$directory_url" shards add s1 "$url" --log-level warning
     "$bin" --directory-url "$directory_url" apps place $app --shard s1 --log-level warning
@@ -83,7 +84,8 @@ measure() {
     eval "$("$bench" post --inputs "$work/$1" --port "$port" --connections 16)"
     wal=$(q "select pg_wal_lsn_diff(pg_current_wal_lsn(), '$wal0')")
     rows+="| $1 | $2 | $requests | $(calc "%.1f" "($(cpu_seconds "$server") - $cpu0) * 1000000 / $2") "
-    rows+="| $(calc "%.1f" "($(pg_cpu_settled) - $pg0) * 1000000 / $2") | $(calc "%.0f" "$wal / $2") | $events_per_s |"$'\n'
+    rows+="| $(calc "%.1f" "($(pg_cpu_settled) - $pg0) * 1000000 / $2") | $(calc "%.0f" "$wal / $2") "
+    rows+="| $events_per_s |"$'\n'
 }
 log "Posting telemetry ($telemetry_events events)"
 measure telemetry "$telemetry_events"
@@ -99,29 +101,37 @@ rollup_pg=$(calc "%.1f" "($(pg_cpu_settled) - $pg0) * 1000000 / $sends")
 
 q "vacuum analyze" >/dev/null
 sizes=$(psql "$url" -qAt -F ' | ' -c "
-    with t(name) as (values ('event_ids'), ('sends'), ('settings_snapshots'), ('channel_states'), ('permission_prompts'),
-                            ('experiment_exposures'), ('notification_receipts'), ('notification_opens'), ('token_registrations'),
-                            ('installations'), ('push_tokens'), ('send_rollups_daily'), ('failed_events'))
-    select '| ' || t.name, r.n, pg_size_pretty(b.bytes), case when r.n > 0 then round(b.bytes::numeric / r.n) end || ' |'
+    with t(name) as (values ('event_ids'), ('sends'), ('settings_snapshots'), ('channel_states'),
+                            ('permission_prompts'), ('experiment_exposures'), ('notification_receipts'),
+                            ('notification_opens'), ('token_registrations'), ('installations'), ('push_tokens'),
+                            ('send_rollups_daily'), ('failed_events'))
+    select '| ' || t.name, r.n, pg_size_pretty(b.bytes),
+           case when r.n > 0 then round(b.bytes::numeric / r.n) end || ' |'
       from t
      cross join lateral (select coalesce((select sum(pg_total_relation_size(p.relid))::bigint
                                             from pg_partition_tree(t.name::regclass) p where p.isleaf),
                                          pg_total_relation_size(t.name::regclass)) as bytes) b
-     cross join lateral (select (xpath('/row/n/text()', query_to_xml('select count(*) as n from ' || t.name, false, true, '')))[1]::text::bigint as n) r
+     cross join lateral (select (xpath('/row/n/text()',
+                                       query_to_xml('select count(*) as n from ' || t.name, false, true, '')
+                                      ))[1]::text::bigint as n) r
      order by b.bytes desc")
 total_bytes=$(q "select sum(pg_total_relation_size(c.oid)) from pg_class c join pg_namespace n on n.oid = c.relnamespace
                   where n.nspname = 'public' and c.relkind in ('r', 'm')")
 
 psi=$(awk '/^some/ { sub("avg300=", "", $4); print $4 }' /proc/pressure/cpu 2>/dev/null || echo "?")
 stamp=$(date -u +%Y-%m-%dT%H%M)
+# The here-document is unquoted: a backslash at a line's end joins the next line to it (lines kept short).
 report=$(cat <<EOF
-# Capacity inputs, $stamp ($config build, $installs installations: $total_events events, $sends sends)${sharded:+, one shard of a sharded deployment (directory beside it)}
+# Capacity inputs, $stamp ($config build, $installs installations: $total_events events, $sends sends)\
+${sharded:+, one shard of a sharded deployment (directory beside it)}
 
-Machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo); load average $(cut -d' ' -f1-3 /proc/loadavg),
+Machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo); load average \
+$(cut -d' ' -f1-3 /proc/loadavg),
 CPU pressure (PSI some avg300) $psi % during the run. Shared with other work: CPU-seconds per event
 are the figures to use, events/s only says how busy the machine was.
 
-| Requests | Events | HTTP requests | Server CPU-µs per event | Postgres CPU-µs per event | WAL bytes per event | Events/s (wall) |
+| Requests | Events | HTTP requests | Server CPU-µs per event \
+| Postgres CPU-µs per event | WAL bytes per event | Events/s (wall) |
 | --- | ---: | ---: | ---: | ---: | ---: | ---: |
 $rows
 Rollup refresh of the week: $rollup_pg Postgres CPU-µs and $(calc "%.0f" "$rollup_wal / $sends") WAL bytes per send.

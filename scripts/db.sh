@@ -40,10 +40,12 @@ running() { [ -f "$data/PG_VERSION" ] && "${as_pg[@]}" "$bindir/pg_ctl" -D "$dat
 # wal_level logical, with WAL senders, slots and workers for both.
 start_server() {
     "${as_pg[@]}" mkdir -p "$sock"
+    # The server options but the port, in pieces only to keep lines short.
+    local opts="-k $sock -c listen_addresses=127.0.0.1 -c max_connections=1000 -c shared_buffers=256MB"
+    opts+=" -c wal_level=logical -c max_wal_senders=16 -c max_replication_slots=16 -c max_logical_replication_workers=8"
     for attempt in 1 2 3 4 5; do
         free_port >"$dir/port"
-        "${as_pg[@]}" "$bindir/pg_ctl" -D "$data" -l "$dir/server.log" -w -t 60 \
-            -o "-p $(cat "$dir/port") -k $sock -c listen_addresses=127.0.0.1 -c max_connections=1000 -c shared_buffers=256MB -c wal_level=logical -c max_wal_senders=16 -c max_replication_slots=16 -c max_logical_replication_workers=8 $1" \
+        "${as_pg[@]}" "$bindir/pg_ctl" -D "$data" -l "$dir/server.log" -w -t 60 -o "-p $(cat "$dir/port") $opts $1" \
             start >&2 && return 0
         # Taken between the check and the bind (another cluster starting): the next free port.
         if [ "$attempt" -lt 5 ] && tail -n 8 "$dir/server.log" | grep -q "Address already in use"; then
@@ -60,7 +62,8 @@ start)
     fi
     if [ ! -f "$data/PG_VERSION" ]; then
         echo "db: initialising cluster '$name' in $data" >&2
-        "${as_pg[@]}" "$bindir/initdb" -D "$data" -U pushledger --auth=trust -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
+        "${as_pg[@]}" "$bindir/initdb" -D "$data" -U pushledger --auth=trust -E UTF8 --locale=C.UTF-8 \
+            >"$dir/initdb.log" 2>&1 \
             || { cat "$dir/initdb.log" >&2; exit 1; }
     fi
     if ! running; then

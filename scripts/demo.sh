@@ -45,7 +45,8 @@ mkdir -p .pgdata
 server=$!
 trap 'kill -TERM $server 2>/dev/null || true; wait $server 2>/dev/null || true' EXIT
 for _ in $(seq 1 100); do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$port" && printf 'GET /readyz HTTP/1.0\r\n\r\n' >&3 && head -c 12 <&3 | grep -q 200) 2>/dev/null; then break; fi
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port" && printf 'GET /readyz HTTP/1.0\r\n\r\n' >&3 &&
+        head -c 12 <&3 | grep -q 200) 2>/dev/null; then break; fi
     sleep 0.1
 done
 
@@ -64,7 +65,8 @@ trap - EXIT
 step "Importing FCM Aggregated Delivery Data for the simulated fleet"
 "$bin" simulate --dry-run --no-progress --installs "$installs" --warmup-days "$warmup" --days "$days" --seed 7 \
     --fcm-delivery-data .pgdata/demo-fcm-delivery.json >/dev/null
-"$bin" import fcm-delivery-data .pgdata/demo-fcm-delivery.json --app "$app" --fcm-app-id 1:123456789012:android:5e1a0c0ffee0
+"$bin" import fcm-delivery-data .pgdata/demo-fcm-delivery.json --app "$app" \
+    --fcm-app-id 1:123456789012:android:5e1a0c0ffee0
 "$bin" report provider-check --app "$app" --week "$week"
 
 step "Refreshing rollups"
@@ -74,10 +76,11 @@ step "Refreshing rollups"
 step "Checking the association files behind tapped links (shop.example.com served locally)"
 links_dir=.pgdata/demo-links
 links_port=$(scripts/link-fixture.sh start "$links_dir" scripts/link-sites)
-"$bin" apps set --ios-app-id ABCDE12345.com.example.shop --android-package com.example.shop \
-    --android-cert-sha256 0B:30:55:7A:9F:C4:E9:0E:33:58:7D:A2:C7:EC:11:36:5B:80:A5:CA:EF:14:39:5E:83:A8:CD:F2:17:3C:61:86
+"$bin" apps set --ios-app-id ABCDE12345.com.example.shop --android-package com.example.shop --android-cert-sha256 \
+    0B:30:55:7A:9F:C4:E9:0E:33:58:7D:A2:C7:EC:11:36:5B:80:A5:CA:EF:14:39:5E:83:A8:CD:F2:17:3C:61:86
 links_status=0
-"$bin" links check --ca-file "$links_dir/ca.pem" --connect-to "::127.0.0.1:$links_port" --log-level warning || links_status=$?
+"$bin" links check --ca-file "$links_dir/ca.pem" --connect-to "::127.0.0.1:$links_port" --log-level warning \
+    || links_status=$?
 scripts/link-fixture.sh stop "$links_dir"
 [ "$links_status" -le 1 ]  # 1: a check failed (here: /promotions is not covered), as intended
 # --- end link association ---
@@ -97,6 +100,7 @@ step "Why sends went unconfirmed and how late the others came, per platform and 
 "$bin" report silent-loss --by platform,channel --from "$(date -u -d '14 days ago' +%F)" --to "$(date -u +%F)" \
     --columns platform,channel,received,opened,late_share,p50_bucket,p90_bucket,p99_bucket
 
+# The here-document is unquoted: a backslash at a line's end joins the next line to it (lines kept short).
 cat <<NEXT
 
 The weekly report, as Markdown and as HTML with its charts:
@@ -104,7 +108,8 @@ The weekly report, as Markdown and as HTML with its charts:
   $root/$reports/weekly-$week.html
 
 Next:
-  psql "$DATABASE_URL" -c 'select * from send_rollup_rates_daily order by day desc limit 20'   # plain SQL, views in sql/
+  psql "$DATABASE_URL" -c 'select * from send_rollup_rates_daily order by day desc \
+limit 20'   # plain SQL, views in sql/
   $bin report prompt-timing --week $week   # also: report rejections, query silent-loss --since 24h, alert check
   dashboards/ holds Grafana provisioning and the Delivery, Permissions and Pipeline health dashboards
   make db-stop   # the demo's Postgres stays up for the lines above; this stops it

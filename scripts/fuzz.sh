@@ -48,7 +48,8 @@ done
 # Run from .build/fuzz: schemathesis keeps its cache in the working directory.
 mkdir -p .build/fuzz
 fuzz() {
-    (cd .build/fuzz && PYTHONPATH="$root/scripts" SCHEMATHESIS_HOOKS=fuzz_hooks "$root/$venv/bin/schemathesis" run "$root/docs/openapi.yaml" --url "http://127.0.0.1:$port" \
+    (cd .build/fuzz && PYTHONPATH="$root/scripts" SCHEMATHESIS_HOOKS=fuzz_hooks \
+        "$root/$venv/bin/schemathesis" run "$root/docs/openapi.yaml" --url "http://127.0.0.1:$port" \
         --checks not_a_server_error,response_schema_conformance,status_code_conformance \
         --max-examples "${FUZZ_MAX_EXAMPLES:-300}" --seed 1 --workers 2 --no-color \
         --suppress-health-check all "$@")

@@ -8,7 +8,8 @@ calc() { awk "BEGIN { printf \"$1\", $2 }"; }
 cpu_seconds() { awk -v t="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / t }' "/proc/$1/stat"; }
 # The postmaster's pid of the cluster at URL $1 (the parent of its checkpointer).
 postmaster_of() {
-    psql "$1" -qAtc "select pid from pg_stat_activity where backend_type = 'checkpointer'" | xargs -I{} awk '{ print $4 }' /proc/{}/stat
+    psql "$1" -qAtc "select pid from pg_stat_activity where backend_type = 'checkpointer'" |
+        xargs -I{} awk '{ print $4 }' /proc/{}/stat
 }
 # CPU seconds of the whole cluster whose postmaster is $postmaster: the postmaster with its
 # reaped children (ended backends) plus every live child.

@@ -43,13 +43,16 @@ port() { cat "$dir/$1.port"; }
 ensure_port() { [ -s "$dir/$1.port" ] || free_port >"$dir/$1.port"; }
 
 url() {
-    echo "postgres://pushledger@127.0.0.1:$(port n1-pg),127.0.0.1:$(port n2-pg)/pushledger?target_session_attrs=read-write&connect_timeout=2&sslmode=disable"
+    local query="target_session_attrs=read-write&connect_timeout=2&sslmode=disable"
+    echo "postgres://pushledger@127.0.0.1:$(port n1-pg),127.0.0.1:$(port n2-pg)/pushledger?$query"
 }
 
 alive() { [ -s "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
 
 # 200 from a node's REST API path (/primary, /sync) or not.
-api_ok() { curl -s -o /dev/null -m 2 -w '%{http_code}' "http://127.0.0.1:$(port "$1-api")$2" 2>/dev/null | grep -qx 200; }
+api_ok() {
+    curl -s -o /dev/null -m 2 -w '%{http_code}' "http://127.0.0.1:$(port "$1-api")$2" 2>/dev/null | grep -qx 200
+}
 
 wait_for() {
     local what=$1 seconds=$2; shift 2
@@ -154,7 +157,8 @@ for m in json.load(sys.stdin):
 case "$cmd" in
 start)
     [ -x "$bindir/initdb" ] && command -v patroni >/dev/null && command -v etcd >/dev/null \
-        || { echo "patroni: needs postgresql-15, patroni and etcd-server (scripts/deps.sh patroni etcd-server)" >&2; exit 1; }
+        || { echo "patroni: needs postgresql-15, patroni and etcd-server" \
+                "(scripts/deps.sh patroni etcd-server)" >&2; exit 1; }
     start_etcd
     for n in "${nodes[@]}"; do ensure_port "$n-pg"; ensure_port "$n-api"; done
     # n1 first: it bootstraps the cluster the first time, n2 then clones it.

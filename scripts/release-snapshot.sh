@@ -2,8 +2,8 @@
 # Writes Tests/Fixtures/releases/VERSION.sql: the schema a database has once migrated by release
 # VERSION (the sql/ folder of git revision REV, default HEAD), as `pg_dump --schema-only` prints
 # it, plus the rows its migrations inserted, among them the migrator's own (schema_migrations,
-# schema_definitions) that tell the next release what is applied. The upgrade test (StoreTests, "Upgrading a database of the previous
-# release") restores it and runs the migrator of the tree on it.
+# schema_definitions) that tell the next release what is applied. The upgrade test (StoreTests,
+# "Upgrading a database of the previous release") restores it and runs the migrator of the tree on it.
 #   scripts/release-snapshot.sh VERSION [REV]
 # Uses a project-local cluster of its own (scripts/db.sh) unless DATABASE_URL is set.
 set -euo pipefail

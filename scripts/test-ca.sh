@@ -16,6 +16,7 @@ openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=$name" \
     -keyout "$dir/ca.key" -out "$dir/ca.pem" -addext "basicConstraints=critical,CA:TRUE" \
     -addext "keyUsage=critical,keyCertSign,cRLSign" 2>/dev/null
 openssl req -newkey rsa:2048 -nodes -subj "/CN=${1#*:}" -keyout "$dir/server.key" -out "$dir/server.csr" 2>/dev/null
-openssl x509 -req -in "$dir/server.csr" -CA "$dir/ca.pem" -CAkey "$dir/ca.key" -set_serial "0x$(openssl rand -hex 16)" -days 2 \
+openssl x509 -req -in "$dir/server.csr" -CA "$dir/ca.pem" -CAkey "$dir/ca.key" \
+    -set_serial "0x$(openssl rand -hex 16)" -days 2 \
     -extfile <(printf 'subjectAltName=%s\nextendedKeyUsage=serverAuth\n' "$san") -out "$dir/server.pem" 2>/dev/null
 rm -f "$dir/server.csr"
