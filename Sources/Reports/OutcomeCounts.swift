@@ -17,6 +17,8 @@ public struct OutcomeCounts: Sendable, Equatable {
     public var blockedChannel = 0
     public var unconfirmed = 0
     public var unattributed = 0
+    /// Accepted sends that could not have confirmed (metrics.md "Which sends can confirm").
+    public var unconfirmable = 0
     public var tokenInvalid = 0
     /// Sends to a token already known invalid at send time.
     public var toInvalidToken = 0
@@ -29,7 +31,7 @@ public struct OutcomeCounts: Sendable, Equatable {
     public init() {
         rates = OutcomeRates(
             sends: 0, accepted: 0, rejected: 0, opened: 0, received: 0, blockedApp: 0, blockedChannel: 0,
-            unconfirmed: 0, tokenInvalid: 0)
+            unconfirmed: 0, unconfirmable: 0, tokenInvalid: 0)
     }
 
     /// These counts with their rates computed in Swift (``OutcomeRates``), for counts tallied
@@ -39,7 +41,7 @@ public struct OutcomeCounts: Sendable, Equatable {
         counts.rates = OutcomeRates(
             sends: sends, accepted: accepted, rejected: rejected, opened: opened, received: received,
             blockedApp: blockedApp, blockedChannel: blockedChannel, unconfirmed: unconfirmed,
-            tokenInvalid: tokenInvalid)
+            unconfirmable: unconfirmable, tokenInvalid: tokenInvalid)
         return counts
     }
 
@@ -51,7 +53,8 @@ public struct OutcomeCounts: Sendable, Equatable {
           from (\(query)) q
          cross join lateral pushledger_rate_columns(q.sends, q.accepted, q.rejected, q.opened, q.received, \
         q.blocked_app,
-                                                    q.blocked_channel, q.unconfirmed, q.token_invalid) r
+                                                    q.blocked_channel, q.unconfirmed, q.token_invalid, \
+        q.unconfirmable) r
         """
     }
 
@@ -87,6 +90,7 @@ public struct OutcomeCounts: Sendable, Equatable {
         case .blockedChannel: \.blockedChannel
         case .unconfirmed: \.unconfirmed
         case .unattributed: \.unattributed
+        case .unconfirmable: \.unconfirmable
         case .tokenInvalid: \.tokenInvalid
         case .toInvalidToken: \.toInvalidToken
         }

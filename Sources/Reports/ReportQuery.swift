@@ -59,6 +59,8 @@ public enum ReportDimension: String, Sendable, CaseIterable, Equatable {
     case osVersion = "os_version", sdkInt = "sdk_int", standbyBucket = "standby_bucket"
     case backgroundRestricted = "background_restricted", ignoringBatteryOptimizations = "ignoring_battery_optimizations"
     case lowPowerMode = "low_power_mode"
+    // v1.3: what the send says of itself (which sends can confirm).
+    case pushType = "push_type", messageKind = "message_kind"
 
     /// A value of this dimension in JSON: `sdk_int` a number, the device-state flags booleans,
     /// the others strings (null stays null).

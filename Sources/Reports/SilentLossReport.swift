@@ -58,7 +58,7 @@ public struct SilentLossReport: Sendable, Equatable {
                            os_version, sdk_int::text as sdk_int, standby_bucket, background_restricted::text as \
                     background_restricted,
                            ignoring_battery_optimizations::text as ignoring_battery_optimizations, \
-                    low_power_mode::text as low_power_mode,
+                    low_power_mode::text as low_power_mode, push_type, message_kind,
                            \(unsafeRaw: OutcomeCounts.sqlColumns), \(unsafeRaw: CauseCounts.sqlColumns)
                       from \(slices)
                     """
@@ -75,7 +75,7 @@ public struct SilentLossReport: Sendable, Equatable {
     /// The slice columns of `pushledger_silent_loss`, in its order.
     static let sliceColumns = [
         "channel", "platform", "app_version", "campaign", "day", "provider", "os_version", "sdk_int", "standby_bucket",
-        "background_restricted", "ignoring_battery_optimizations", "low_power_mode",
+        "background_restricted", "ignoring_battery_optimizations", "low_power_mode", "push_type", "message_kind",
     ]
 
     /// Every app of a sharded deployment from the rollups, read on its directory's coordinator

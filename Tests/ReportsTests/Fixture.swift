@@ -84,18 +84,26 @@ struct Fixture {
     mutating func send(
         notification: UUID, installation: UUID?, at: Date, provider: String = "fcm", token: String = "tok",
         channel: String = "orders", campaign: String? = "order_update", status: Int = 200, reason: String? = nil,
-        resolvedBy: String? = nil
+        resolvedBy: String? = nil, pushType: String? = nil, mutableContent: Bool? = nil, messageKind: String? = nil
     ) throws -> UUID {
         let event = nextEvent()
         try connection.execute(
             """
             insert into sends (app_id, event_id, notification_id, provider, token, installation_id, resolved_by, \
             channel,
-                campaign, sent_at, status, reason, received_at)
+                campaign, sent_at, status, reason, received_at, push_type)
             values (\(Self.app), \(event), \(notification), \(provider), \(token), \(installation),
                     \(resolvedBy ?? (installation == nil ? "unresolved" : "explicit")), \(channel), \(campaign), \(at),
-                    \(status), \(reason), \(at))
+                    \(status), \(reason), \(at), \(pushType))
             """)
+        // Contract v1.3's fields only where given: a database of an earlier release has no such columns.
+        if mutableContent != nil || messageKind != nil {
+            try connection.execute(
+                """
+                update sends set mutable_content = \(mutableContent), message_kind = \(messageKind)
+                 where app_id = \(Self.app) and event_id = \(event)
+                """)
+        }
         return event
     }
 

@@ -20,6 +20,8 @@ struct OutcomeFixture {
         var appVersion: String?
         var tokenInvalid = false
         var toInvalidToken = false
+        var pushType: String? = nil
+        var messageKind: String? = nil
     }
 
     static let from = Fixture.time(2026, 11, 9)
@@ -33,9 +35,12 @@ struct OutcomeFixture {
 
     static func installation(_ n: Int) -> UUID { Fixture.id(0x1a, n) }
 
-    init(into fixture: Fixture? = nil) throws {
+    /// `confirmability`: also the sends of contract v1.3 (push types, mutable content, message
+    /// kinds) that "Which sends can confirm" judges; without them, what a v1.2 sender stores.
+    init(into fixture: Fixture? = nil, confirmability: Bool = true) throws {
         self.fixture = try fixture ?? Fixture()
         try build()
+        if confirmability { try buildConfirmability() }
     }
 
     private mutating func notification() -> UUID {
@@ -49,19 +54,65 @@ struct OutcomeFixture {
         _ outcome: String, to installation: UUID?, platform: String, at: Date, channel: String = "orders",
         campaign: String? = "order_update", provider: String = "fcm", token: String = "tok", status: Int = 200,
         reason: String? = nil, notification: UUID? = nil, tokenInvalid: Bool = false, toInvalidToken: Bool = false,
-        resolvedBy: String? = nil
+        resolvedBy: String? = nil, pushType: String? = nil, mutableContent: Bool? = nil, messageKind: String? = nil
     ) throws -> UUID {
         let n = notification ?? self.notification()
         let event = try fixture.send(
             notification: n, installation: installation, at: at, provider: provider, token: token,
-            channel: channel, campaign: campaign, status: status, reason: reason, resolvedBy: resolvedBy)
+            channel: channel, campaign: campaign, status: status, reason: reason, resolvedBy: resolvedBy,
+            pushType: pushType, mutableContent: mutableContent, messageKind: messageKind)
         expected.append(
             Expected(
                 event: event, outcome: outcome, channel: channel, platform: platform, campaign: campaign,
                 provider: provider, day: Display.day(at), at: at,
                 appVersion: installation.flatMap { snapshotVersions[$0] }, tokenInvalid: tokenInvalid,
-                toInvalidToken: toInvalidToken))
+                toInvalidToken: toInvalidToken, pushType: pushType, messageKind: messageKind))
         return n
+    }
+
+    /// Which sends can confirm: sends that cannot (unconfirmable), a tap on one, a background push
+    /// to a denied installation judged unconfirmed because its slice reports a background receipt
+    /// on another day of the window (a day's rollups alone judge it unconfirmable), and data
+    /// messages as before.
+    private mutating func buildConfirmability() throws {
+        let day = Fixture.time(2026, 11, 9, 1)
+        func at(_ hours: Double) -> Date { day.addingTimeInterval(hours * 3600) }
+        let (a, b, c, d, e) = (
+            Self.installation(1), Self.installation(2), Self.installation(3), Self.installation(4),
+            Self.installation(5)
+        )
+        // Their own token: the fixture's other sends make "tok" invalid on APNs.
+        func send(
+            _ outcome: String, to installation: UUID, platform: String, at: Date, channel: String = "orders",
+            campaign: String? = "order_update", provider: String = "fcm", pushType: String? = nil,
+            mutableContent: Bool? = nil, messageKind: String? = nil
+        ) throws -> UUID {
+            try self.send(
+                outcome, to: installation, platform: platform, at: at, channel: channel, campaign: campaign,
+                provider: provider, token: "tok-v13", pushType: pushType, mutableContent: mutableContent,
+                messageKind: messageKind)
+        }
+        try send("unconfirmable", to: a, platform: "android", at: at(16), messageKind: "notification")
+        try send("blocked_channel", to: a, platform: "android", at: at(16), channel: "news", messageKind: "hybrid")
+        try send("blocked_app", to: b, platform: "android", at: at(16), messageKind: "notification")
+        try send("unconfirmed", to: a, platform: "android", at: at(16), messageKind: "data")
+        try send(
+            "unconfirmable", to: c, platform: "ios", at: at(16), provider: "apns", pushType: "alert",
+            mutableContent: false)
+        let tapped = try send(
+            "opened", to: c, platform: "ios", at: at(16.2), provider: "apns", pushType: "alert", mutableContent: false)
+        try fixture.open(tapped, installation: c, at: at(16.5), platform: "ios", landed: "target")
+        try send(
+            "unconfirmed", to: c, platform: "ios", at: at(16.4), provider: "apns", pushType: "alert",
+            mutableContent: true)
+        try send("unconfirmed", to: e, platform: "ios", at: at(17), provider: "apns", pushType: "background")
+        try send("unconfirmable", to: e, platform: "ios", at: at(17), provider: "apns", pushType: "location")
+        let refresh = try send(
+            "received", to: d, platform: "ios", at: Fixture.time(2026, 11, 10, 6), campaign: nil, provider: "apns",
+            pushType: "background")
+        try fixture.receipt(
+            refresh, installation: d, at: Fixture.time(2026, 11, 10, 6, 5), platform: "ios", appVersion: "3.0",
+            displayed: false)
     }
 
     private mutating func build() throws {

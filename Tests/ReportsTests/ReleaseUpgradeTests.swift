@@ -40,9 +40,10 @@ struct ReleaseUpgradeTests {
             })
     }
 
-    /// Every outcome rule's sends and the prompt cohorts, with their rollups as of the fixture's time.
+    /// Every outcome rule's sends (as a v1.2 sender stores them: the release had no v1.3 fields)
+    /// and the prompt cohorts, with their rollups as of the fixture's time.
     static func fill(_ url: String) throws {
-        let outcomes = try OutcomeFixture(into: try Fixture(url: url))
+        let outcomes = try OutcomeFixture(into: try Fixture(url: url), confirmability: false)
         let prompts = try PromptFixture(into: outcomes.fixture)
         _ = try ReportRollups.refresh(connection: prompts.fixture.connection, asOf: OutcomeFixture.asOf)
     }
@@ -118,8 +119,11 @@ struct ReleaseUpgradeTests {
         let outcome = try migrator.migrate(old)
         // Exactly the migrations the release did not have run, in order.
         #expect(outcome.migrations == migrator.migrations.map(\.fileName).filter { !applied.contains($0) })
-        // What the release stored reads the same; later migrations only add tables and columns.
-        #expect(try Self.contents(old, columns: released) == before)
+        // What the release stored reads the same; later migrations only add tables and columns
+        // (and may drop the refresh's derived state, which the next refresh rebuilds).
+        #expect(
+            try Self.contents(old, columns: released).filter { !Self.refreshState.contains($0.key) }
+                == before.filter { !Self.refreshState.contains($0.key) })
 
         let freshURL = try TestDatabase.fresh(prefix: "new")
         try Self.fill(freshURL)

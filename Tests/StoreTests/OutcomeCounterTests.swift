@@ -18,7 +18,7 @@ import Testing
         let sql = try Self.connection().query("select counter from pushledger_outcome_counters() order by ordinal")
         let names = try sql.map { try $0.decode("counter", as: String.self) }
         #expect(names == OutcomeCounter.allCases.map(\.rawValue))
-        #expect(names.count == 12)
+        #expect(names.count == 13)
     }
 
     /// The shared test table: every counter against every outcome and token flag, in both languages.
@@ -68,7 +68,7 @@ import Testing
     }
 
     /// The rollup rows have a column per counter, and every function that returns outcome counts
-    /// (a counter no other result has: blocked_app, unconfirmed, …) returns all twelve, in the
+    /// (a counter no other result has: blocked_app, unconfirmed, …) returns all thirteen, in the
     /// list's order.
     @Test func theRollupsAndReportFunctionsCarryTheList() throws {
         let connection = try Self.connection()

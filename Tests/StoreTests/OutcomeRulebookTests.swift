@@ -47,6 +47,11 @@ struct Rulebook: Decodable {
         var snapshot: Snapshot?
         var receipts: [Confirmation]?
         var instrumented: Bool?
+        var provider: PushProvider?
+        var push_type: String?
+        var mutable_content: Bool?
+        var message_kind: MessageKind?
+        var background_receipts: Bool?
         var outcome: SendOutcome
         var display_state: String
         var reason_class: RejectionClass?
@@ -54,9 +59,29 @@ struct Rulebook: Decodable {
 
         var testDescription: String { name }
         var sentHoursAgo: Double { sent_hours_ago ?? 30 }
-        var platform: Platform { snapshot?.platform ?? .android }
+        var sendProvider: PushProvider { provider ?? (snapshot?.platform == .ios ? .apns : .fcm) }
+        var platform: Platform { snapshot?.platform ?? (sendProvider == .apns ? .ios : .android) }
+        var confirmability: Confirmability {
+            Confirmability(
+                provider: sendProvider, pushType: push_type, mutableContent: mutable_content, messageKind: message_kind)
+        }
         /// A receipt's hours before as_of: by default an hour after the send.
         func hoursAgo(_ receipt: Confirmation) -> Double { receipt.hours_ago ?? sentHoursAgo - 1 }
+    }
+    struct ConfirmabilityCase: Decodable, CustomTestStringConvertible {
+        var provider: PushProvider
+        var push_type: String?
+        var mutable_content: Bool?
+        var message_kind: MessageKind?
+        var can_confirm: Confirmability.CanConfirm
+        var is_notification: Bool
+        var testDescription: String {
+            [
+                provider.rawValue, push_type ?? "-", mutable_content.map(String.init) ?? "-",
+                message_kind?.rawValue ?? "-",
+            ]
+            .joined(separator: " ")
+        }
     }
     struct RejectionCase: Decodable, CustomTestStringConvertible {
         var status: Int
@@ -66,6 +91,7 @@ struct Rulebook: Decodable {
     }
     var confirmation_window_hours: Double
     var outcomes: [Case]
+    var confirmability: [ConfirmabilityCase]
     var rejection_classes: [RejectionCase]
 
     static let shared: Rulebook = {
@@ -97,12 +123,26 @@ struct OutcomeRulebookTests {
         let outcome = OutcomeRules.classify(
             status: c.status ?? 200, sentAt: Rulebook.time(hoursAgo: c.sentHoursAgo), channel: c.channel ?? "orders",
             state: c.installation == false ? nil : state, receipts: receipts, instrumented: c.instrumented ?? true,
-            asOf: Rulebook.asOf, confirmationWindow: Self.book.confirmation_window_hours * 3_600)
+            asOf: Rulebook.asOf, confirmationWindow: Self.book.confirmation_window_hours * 3_600,
+            confirmability: c.confirmability, backgroundInstrumented: c.background_receipts ?? false)
         #expect(outcome == c.outcome)
         #expect((state.map { $0.canDisplay ? "can_display" : "cannot_display" } ?? "unknown") == c.display_state)
         let status = c.status ?? 200
         #expect(RejectionClass.of(status: status, reason: c.reason) == c.reason_class)
         #expect(RejectionClass.isTokenInvalid(status: status, reason: c.reason) == (c.token_invalid ?? false))
+    }
+
+    @Test(arguments: book.confirmability)
+    func swiftConfirmability(_ c: Rulebook.ConfirmabilityCase) {
+        let found = Confirmability(
+            provider: c.provider, pushType: c.push_type, mutableContent: c.mutable_content, messageKind: c.message_kind)
+        #expect(found == Confirmability(canConfirm: c.can_confirm, isNotification: c.is_notification))
+    }
+
+    @Test func theConfirmabilityTableCoversEveryAnswer() {
+        #expect(Set(Self.book.confirmability.map(\.can_confirm)) == Set(Confirmability.CanConfirm.allCases))
+        #expect(Set(Self.book.confirmability.map(\.is_notification)) == [true, false])
+        #expect(Self.book.outcomes.contains { $0.background_receipts == true })
     }
 
     @Test(arguments: book.rejection_classes)
@@ -113,7 +153,9 @@ struct OutcomeRulebookTests {
 
     @Test func sqlEngine() throws {
         let connection = try Connection.connect(url: try TestDatabase.fresh(prefix: "rules"))
-        for (n, c) in Self.book.outcomes.enumerated() { try RulebookRows.insert(c, app: "rule-\(n)", on: connection) }
+        let ids = try Self.book.outcomes.enumerated().map { n, c in
+            try RulebookRows.insert(c, app: "rule-\(n)", on: connection)
+        }
         for (n, c) in Self.book.outcomes.enumerated() {
             let rows = try connection.query(
                 """
@@ -122,6 +164,7 @@ struct OutcomeRulebookTests {
                 \(Rulebook.time(hoursAgo: -1)),
                                                    \(Rulebook.asOf), \
                 \("\(Int(Self.book.confirmation_window_hours)) hours")::interval)
+                 where notification_id = \(ids[n].notification)
                 """)
             #expect(rows.count == 1, "\(c.name)")
             guard let row = rows.first else { continue }
@@ -142,15 +185,124 @@ struct OutcomeRulebookTests {
             ].decode("c", as: String?.self)
             #expect(found == c.class?.rawValue, "\(c.testDescription)")
         }
+        for c in Self.book.confirmability {
+            let row = try connection.query(
+                """
+                select pushledger_send_can_confirm(\(c.provider.rawValue), \(c.push_type), \(c.mutable_content), \
+                \(c.message_kind?.rawValue)) as can_confirm,
+                       pushledger_send_is_notification(\(c.provider.rawValue), \(c.push_type)) as is_notification
+                """)[0]
+            #expect(try row.decode("can_confirm", as: String.self) == c.can_confirm.rawValue, "\(c.testDescription)")
+            #expect(try row.decode("is_notification", as: Bool.self) == c.is_notification, "\(c.testDescription)")
+        }
+    }
+
+    /// The rollups' paths: the set-based engine with each day its own window (a rebuild), the
+    /// per-send look-ups of a refresh, and the re-judgement of a refresh that sees only new
+    /// receipts. Each row's send lands on its day's rollups as the rule says.
+    @Test func rollupPaths() throws {
+        let window = "\(Int(Self.book.confirmation_window_hours)) hours"
+        let rebuilt = try Connection.connect(url: try TestDatabase.fresh(prefix: "rules-rebuild"))
+        let refreshed = try Connection.connect(url: try TestDatabase.fresh(prefix: "rules-refresh"))
+        let rejudged = try Connection.connect(url: try TestDatabase.fresh(prefix: "rules-rejudge"))
+        for connection in [refreshed, rejudged] {
+            try connection.execute("select pushledger_rebuild_rollups(\(Rulebook.asOf), \(window)::interval)")
+        }
+        var ids: [RulebookRows.IDs] = []
+        for (n, c) in Self.book.outcomes.enumerated() {
+            let app = "rule-\(n)"
+            let made = try RulebookRows.insert(c, app: app, on: rebuilt)
+            ids.append(made)
+            _ = try RulebookRows.insert(c, app: app, on: refreshed, ids: made)
+            _ = try RulebookRows.insert(c, app: app, on: rejudged, ids: made, parts: .sendsAndState)
+        }
+        try rebuilt.execute("select pushledger_rebuild_rollups(\(Rulebook.asOf), \(window)::interval)")
+        try refreshed.execute("select pushledger_refresh_rollups(\(Rulebook.asOf), \(window)::interval)")
+        try rejudged.execute("select pushledger_refresh_rollups(\(Rulebook.asOf), \(window)::interval)")
+        for (n, c) in Self.book.outcomes.enumerated() {
+            _ = try RulebookRows.insert(c, app: "rule-\(n)", on: rejudged, ids: ids[n], parts: .confirmations)
+        }
+        try rejudged.execute("select pushledger_refresh_rollups(\(Rulebook.asOf), \(window)::interval)")
+        for (path, connection) in [("rebuild", rebuilt), ("refresh", refreshed), ("re-judged", rejudged)] {
+            for (n, c) in Self.book.outcomes.enumerated() {
+                let rows = try connection.query(
+                    """
+                    select outcome from send_outcomes
+                     where app_id = \("rule-\(n)") and notification_id = \(ids[n].notification)
+                    """
+                )
+                #expect(
+                    try rows.map { try $0.decode("outcome", as: String.self) } == [c.outcome.rawValue],
+                    "\(path): \(c.name)")
+                let counted = try connection.query(
+                    """
+                    select coalesce(sum(\(unsafeRaw: OutcomeCounter(c.outcome).rawValue)), 0)::bigint as n
+                      from send_rollups_daily where app_id = \("rule-\(n)")
+                    """
+                )[0].decode("n", as: Int.self)
+                #expect(counted >= 1, "\(path): \(c.name) not in the rollups' \(c.outcome.rawValue)")
+            }
+        }
     }
 }
 
 /// The fewest rows that give the SQL engine one case: its send, the installation and its
-/// snapshot, the send's receipts and, for an instrumented slice, a receipt of another notification.
+/// snapshot, the send's receipts and, for an instrumented slice, a receipt of another
+/// notification (for background receipts, one of another background push).
 enum RulebookRows {
-    static func insert(_ c: Rulebook.Case, app: String, on connection: Connection) throws {
-        let installation = UUID()
-        let notification = UUID()
+    /// The ids one case's rows share, so that another database gets the same case.
+    struct IDs {
+        var installation = UUID()
+        var notification = UUID()
+        var instrumentation = UUID()
+        var background = UUID()
+    }
+    /// Which rows: all, or the sends and the installation's state first and the receipts later.
+    enum Parts { case all, sendsAndState, confirmations }
+
+    @discardableResult
+    static func insert(
+        _ c: Rulebook.Case, app: String, on connection: Connection, ids: IDs = IDs(), parts: Parts = .all
+    ) throws -> IDs {
+        let installation = ids.installation
+        let notification = ids.notification
+        let platform = c.platform.rawValue
+        if parts != .confirmations {
+            try insertSendsAndState(c, app: app, ids: ids, on: connection)
+        }
+        guard parts != .sendsAndState else { return ids }
+        var confirmations = (c.receipts ?? []).map { (notification, $0.kind, $0.displayed, c.hoursAgo($0)) }
+        if c.instrumented ?? true { confirmations.append((ids.instrumentation, "received", true, c.sentHoursAgo - 1)) }
+        if c.background_receipts == true {
+            confirmations.append((ids.background, "received", false, c.sentHoursAgo - 1))
+        }
+        for (id, kind, displayed, hoursAgo) in confirmations {
+            let at = Rulebook.time(hoursAgo: hoursAgo)
+            if kind == "opened" {
+                try connection.execute(
+                    """
+                    insert into notification_opens (app_id, event_id, installation_id, platform, notification_id, \
+                    action,
+                                                    at, occurred_at, received_at)
+                    values (\(app), \(UUID()), \(installation), \(platform), \(id), 'default', \(at), \(at), \(at))
+                    """)
+            } else {
+                try connection.execute(
+                    """
+                    insert into notification_receipts (app_id, event_id, installation_id, platform, notification_id, \
+                    displayed,
+                                                       at, occurred_at, received_at)
+                    values (\(app), \(UUID()), \(installation), \(platform), \(id), \(displayed), \(at), \(at), \(at))
+                    """)
+            }
+        }
+        return ids
+    }
+
+    private static func insertSendsAndState(
+        _ c: Rulebook.Case, app: String, ids: IDs, on connection: Connection
+    ) throws {
+        let installation = ids.installation
         let platform = c.platform.rawValue
         let sentAt = Rulebook.time(hoursAgo: c.sentHoursAgo)
         let resolved = c.installation ?? true
@@ -191,32 +343,22 @@ enum RulebookRows {
             """
             insert into sends (app_id, event_id, notification_id, provider, token, installation_id, resolved_by, \
             channel,
-                               sent_at, status, reason, received_at)
-            values (\(app), \(UUID()), \(notification), \(c.platform == .ios ? "apns" : "fcm"), 'token',
+                               sent_at, status, reason, received_at, push_type, mutable_content, message_kind)
+            values (\(app), \(UUID()), \(ids.notification), \(c.sendProvider.rawValue), 'token',
                     \(resolved ? installation : nil), \(resolved ? "explicit" : "unresolved"), \(c.channel ?? "orders"),
-                    \(sentAt), \(c.status ?? 200), \(c.reason), \(sentAt))
+                    \(sentAt), \(c.status ?? 200), \(c.reason), \(sentAt), \(c.push_type), \(c.mutable_content),
+                    \(c.message_kind?.rawValue))
             """)
-        var confirmations = (c.receipts ?? []).map { (notification, $0.kind, $0.displayed, c.hoursAgo($0)) }
-        if c.instrumented ?? true { confirmations.append((UUID(), "received", true, c.sentHoursAgo - 1)) }
-        for (id, kind, displayed, hoursAgo) in confirmations {
-            let at = Rulebook.time(hoursAgo: hoursAgo)
-            if kind == "opened" {
-                try connection.execute(
-                    """
-                    insert into notification_opens (app_id, event_id, installation_id, platform, notification_id, \
-                    action,
-                                                    at, occurred_at, received_at)
-                    values (\(app), \(UUID()), \(installation), \(platform), \(id), 'default', \(at), \(at), \(at))
-                    """)
-            } else {
-                try connection.execute(
-                    """
-                    insert into notification_receipts (app_id, event_id, installation_id, platform, notification_id, \
-                    displayed,
-                                                       at, occurred_at, received_at)
-                    values (\(app), \(UUID()), \(installation), \(platform), \(id), \(displayed), \(at), \(at), \(at))
-                    """)
-            }
+        if c.background_receipts == true {
+            // Another background push of the slice, whose receipt (inserted with the confirmations)
+            // instruments the slice's background receipts.
+            try connection.execute(
+                """
+                insert into sends (app_id, event_id, notification_id, provider, token, installation_id, resolved_by,
+                                   channel, sent_at, status, received_at, push_type)
+                values (\(app), \(UUID()), \(ids.background), 'apns', 'other', \(resolved ? installation : nil),
+                        \(resolved ? "explicit" : "unresolved"), 'sync', \(sentAt), 200, \(sentAt), 'background')
+                """)
         }
     }
 }

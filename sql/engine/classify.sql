@@ -54,7 +54,8 @@ begin
 return query
 with window_sends as materialized (
     select s.app_id, s.event_id, s.notification_id, s.installation_id, s.resolved_by, s.sent_at,
-           s.provider, s.token_key, s.channel, s.campaign, s.status, s.reason, s.collapse_id, s.expires_at
+           s.provider, s.token_key, s.channel, s.campaign, s.status, s.reason, s.collapse_id, s.expires_at,
+           s.push_type, s.mutable_content, s.message_kind
       from sends s
      where s.app_id = p_app and s.sent_at >= p_from and s.sent_at < p_to and s.sent_at <= p_as_of
 ), snapshot_spans as (
@@ -158,16 +159,29 @@ with window_sends as materialized (
                   and p.sent_at < s.sent_at and p.sent_at < p_to
                   and pushledger_reason_class(p.status, p.reason) = 'token_invalid'
      group by s.event_id, s.sent_at
+), background_notifications as (
+    -- The background pushes a receipt of the window can be of (pushledger_is_background_receipt:
+    -- sent at most pushledger_confirmation_lookback() before it), by the partial index
+    -- sends_background: each notification's latest at or before as_of.
+    select b.notification_id, max(b.sent_at) as last_sent_at
+      from sends b
+     where b.app_id = p_app and b.push_type = 'background'
+       and b.sent_at >= p_from - pushledger_confirmation_lookback() and b.sent_at <= p_as_of
+     group by b.notification_id
 ), instrumented_slices as materialized (
     -- Keyed so the lookup hashes: a null app_version is its own slice (chr(1) never is one);
-    -- per UTC day of the receipt when each day is its own window.
-    select distinct case when p_daily then pushledger_day(r.occurred_at) else date '-infinity' end as day_key,
-           r.platform, coalesce(r.app_version, chr(1)) as version_key
+    -- per UTC day of the receipt when each day is its own window. background: the slice reported
+    -- a receipt of a background push.
+    select case when p_daily then pushledger_day(r.occurred_at) else date '-infinity' end as day_key,
+           r.platform, coalesce(r.app_version, chr(1)) as version_key,
+           bool_or(b.last_sent_at >= r.occurred_at - pushledger_confirmation_lookback()) as background
       from notification_receipts r
+      left join background_notifications b on b.notification_id = r.notification_id
      where r.app_id = p_app and r.occurred_at >= p_from and r.occurred_at < p_to
        and r.occurred_at <= p_as_of
+     group by 1, 2, 3
 ), facts as (
-    -- Each send's facts, in the fields of pushledger_send_facts but the last.
+    -- Each send's facts, in the fields of pushledger_send_facts but the last two.
     select f.app_id, f.event_id, f.notification_id, f.installation_id, f.resolved_by, f.sent_at, f.provider,
            f.token_key, f.channel, f.campaign, f.status, f.reason, f.collapse_id, f.expires_at,
            coalesce(f.snap_event_id, e.event_id) as snapshot_event_id,
@@ -194,7 +208,8 @@ with window_sends as materialized (
                -- ... not followed by a registration of the token at or before this send.
                select 1 from token_registrations r
                 where r.app_id = p_app and r.provider = f.provider and r.token_key = f.token_key
-                  and r.occurred_at > inv.invalid_at and r.occurred_at <= f.sent_at) as to_invalid_token
+                  and r.occurred_at > inv.invalid_at and r.occurred_at <= f.sent_at) as to_invalid_token,
+           f.push_type, f.mutable_content, f.message_kind
       from window_facts f
       left join earlier_snapshots e on e.installation_id = f.installation_id and f.snap_event_id is null
       left join installations i on i.app_id = p_app and i.installation_id = f.installation_id
@@ -203,8 +218,9 @@ with window_sends as materialized (
       left join confirmations cf on cf.notification_id = f.notification_id
       left join invalidations inv on inv.event_id = f.event_id and inv.sent_at = f.sent_at
 ), send_facts as (
-    -- ... and whether the send's slice reported a receipt (that day, when p_daily).
-    select f.*, sl.platform is not null as instrumented
+    -- ... and whether the send's slice reported a receipt, and one of a background push (that
+    -- day, when p_daily).
+    select f.*, sl.platform is not null as instrumented, coalesce(sl.background, false) as background_instrumented
       from facts f
       left join instrumented_slices sl
         on sl.day_key = case when p_daily then pushledger_day(f.sent_at) else date '-infinity' end
@@ -215,7 +231,8 @@ with window_sends as materialized (
            f.expires_at
       from send_facts f
      cross join lateral pushledger_classified(f::pushledger_send_facts, p_as_of, p_window, true) c
-     where pushledger_has_cause(c.outcome, c.display_state, c.installation_id is not null, c.instrumented)
+     where pushledger_has_cause(c.outcome, c.display_state, c.installation_id is not null, c.instrumented,
+                                c.provider, c.push_type, c.background_instrumented)
 ), life_events as (
     -- The telemetry of their installations from the window's start to v_life_to, by one range
     -- read of each table: the candidates for a first sign of life.
@@ -327,12 +344,13 @@ begin
 return query
 with set_sends as materialized (
     select s.app_id, s.event_id, s.notification_id, s.installation_id, s.resolved_by, s.sent_at,
-           s.provider, s.token_key, s.channel, s.campaign, s.status, s.reason, s.collapse_id, s.expires_at
+           s.provider, s.token_key, s.channel, s.campaign, s.status, s.reason, s.collapse_id, s.expires_at,
+           s.push_type, s.mutable_content, s.message_kind
       from (select distinct k.app_id, k.sent_at, k.event_id from rollup_send_set k) k
       join sends s on s.app_id = k.app_id and s.sent_at = k.sent_at and s.event_id = k.event_id
      where s.sent_at <= p_as_of
 ), facts as materialized (
-    -- Each send's facts, in the fields of pushledger_send_facts but the last two, by look-ups
+    -- Each send's facts, in the fields of pushledger_send_facts but the instrumentation, by look-ups
     -- (materialized: invalid_at, a look-up, is read twice below).
     select w.*, snap.event_id as snapshot_event_id,
            coalesce(snap.platform, i.platform, case w.provider when 'apns' then 'ios' else 'android' end) as platform,
@@ -373,17 +391,19 @@ with set_sends as materialized (
                select 1 from token_registrations r
                 where r.app_id = f.app_id and r.provider = f.provider and r.token_key = f.token_key
                   and r.occurred_at > f.invalid_at and r.occurred_at <= f.sent_at),
-           exists (select 1 from instrumented_slices_daily sl
-                    where sl.app_id = f.app_id and sl.day = pushledger_day(f.sent_at) and sl.platform = f.platform
-                      and sl.app_version is not distinct from f.app_version)
+           f.push_type, f.mutable_content, f.message_kind, sl.app_id is not null, coalesce(sl.background, false)
       from facts f
+      left join instrumented_slices_daily sl
+        on sl.app_id = f.app_id and sl.day = pushledger_day(f.sent_at) and sl.platform = f.platform
+       and sl.app_version is not distinct from f.app_version
 )
 select c.* from send_facts f cross join lateral pushledger_classified(f::pushledger_send_facts, p_as_of, p_window) c;
 end
 $$;
 
 -- The sends whose only new inputs are receipts or opens of their notification (scope 1), a
--- new instrumented slice of their day, or the passing of time (scope 0) keep every other fact
+-- new instrumented slice of their day (or one newly reporting background receipts), or the
+-- passing of time (scope 0) keep every other fact
 -- they were judged on: they are judged again from their send_outcomes rows, with their confirmations looked up again
 -- (scope 1) and their slice's instrumentation read again, without the look-ups of the sends, snapshots, channels and
 -- tokens. Its own projection: the send_outcomes row it starts from, with what changed.
@@ -406,24 +426,25 @@ with facts as materialized (
            case when k.scope = 1 then coalesce(cf.opened, false) else o.opened end as now_opened,
            case when k.scope = 1 then pushledger_latency_bucket(o.sent_at, cf.first_at) else o.latency_bucket end
                as now_latency,
-           exists (select 1 from instrumented_slices_daily sl
-                    where sl.app_id = o.app_id and sl.day = o.day and sl.platform = o.platform
-                      and sl.app_version is not distinct from o.app_version) as now_instrumented
+           sl.app_id is not null as now_instrumented, coalesce(sl.background, false) as now_background_instrumented
       from rollup_keys k
       join rollup_old o on o.app_id = k.app_id and o.sent_at = k.sent_at and o.event_id = k.event_id
       left join lateral (select * from pushledger_notification_confirmations(o.app_id, o.notification_id, p_as_of)
                           where k.scope = 1) cf on true
+      left join instrumented_slices_daily sl
+        on sl.app_id = o.app_id and sl.day = o.day and sl.platform = o.platform
+       and sl.app_version is not distinct from o.app_version
      where k.scope < 2
 ), judged as materialized (
     select f.*,
            pushledger_judge_send(f.status, f.now_opened, f.now_displayed, f.now_undisplayed, f.sent_at, p_as_of,
-                                 p_window,
-                                 f.display_state, f.channel_blocked, f.installation_id is not null, f.now_instrumented)
-               as now_outcome
+                                 p_window, f.display_state, f.channel_blocked, f.installation_id is not null,
+                                 f.now_instrumented, f.provider, f.push_type, f.mutable_content, f.message_kind,
+                                 f.now_background_instrumented) as now_outcome
       from facts f
 ), caused as (
-    select j.*, pushledger_has_cause(j.now_outcome, j.display_state, j.installation_id is not null, j.now_instrumented)
-               as now_has_cause
+    select j.*, pushledger_has_cause(j.now_outcome, j.display_state, j.installation_id is not null, j.now_instrumented,
+                                     j.provider, j.push_type, j.now_background_instrumented) as now_has_cause
       from judged j
 )
 -- A send that had a cause keeps it: what could change a cause (a telemetry event of its
@@ -439,7 +460,8 @@ select j.app_id, j.sent_at, j.event_id, j.day, j.notification_id, j.installation
        case when not j.now_has_cause then null when j.cause is not null then j.first_life_at else c.first_life_at end,
        case when not j.now_has_cause then null when j.cause is not null then j.first_life_notification
             else c.first_life_notification end,
-       case when j.now_outcome in ('received', 'opened') then j.now_latency end
+       case when j.now_outcome in ('received', 'opened') then j.now_latency end,
+       j.push_type, j.mutable_content, j.message_kind, j.now_background_instrumented
   from caused j
   left join lateral (select x.* from sends s
                       cross join lateral pushledger_send_cause(s.app_id, s.installation_id, s.notification_id,

@@ -13,16 +13,69 @@ language sql immutable parallel safe as $$
 select case when not p_has_snapshot then 'unknown' when p_can_display then 'can_display' else 'cannot_display' end
 $$;
 
+-- Whether a send can confirm (metrics.md "Which sends can confirm", the one table in SQL; Swift's
+-- is PushLedgerRules.Confirmability, the rulebook holds the two equal): 'yes', 'no', or
+-- 'background' (an APNs background push: yes while its slice reports background receipts).
+-- push_type and mutable_content are read for APNs, message_kind for FCM; absent fields judge
+-- the send as in v1.2.
+-- Reads nothing; writes nothing.
+create or replace function pushledger_send_can_confirm(
+    p_provider text, p_push_type text, p_mutable_content boolean, p_message_kind text)
+returns text
+language sql immutable parallel safe as $$
+select case
+    when p_provider = 'apns' then
+        case
+            when p_push_type = 'background' then 'background'
+            when p_push_type = 'voip' then 'yes'
+            when p_push_type in ('liveactivity', 'location', 'complication', 'fileprovider', 'mdm', 'pushtotalk',
+                                 'widgets') then 'no'
+            when p_mutable_content = false then 'no'
+            else 'yes'
+        end
+    when p_provider = 'fcm' and p_message_kind in ('notification', 'hybrid') then 'no'
+    else 'yes'
+end
+$$;
+
+-- Whether a send is a notification, so that rules 5 and 6 (blocked by the app's or the
+-- channel's setting) apply to it: the table's last column.
+-- Reads nothing; writes nothing.
+create or replace function pushledger_send_is_notification(p_provider text, p_push_type text)
+returns boolean
+language sql immutable parallel safe as $$
+select not (p_provider = 'apns' and p_push_type is not null
+            and p_push_type in ('background', 'voip', 'location', 'complication', 'fileprovider', 'mdm', 'pushtotalk',
+                                'widgets'))
+$$;
+
+-- A background push judged unconfirmable only because its slice reported no background
+-- receipt: a wider window whose slice reported one judges it again.
+-- Reads nothing; writes nothing.
+create or replace function pushledger_unconfirmable_for_background(
+    p_outcome text, p_provider text, p_push_type text, p_background_instrumented boolean)
+returns boolean
+language sql immutable parallel safe as $$
+select p_outcome = 'unconfirmable' and not p_background_instrumented
+   and pushledger_send_can_confirm(p_provider, p_push_type, null, null) = 'background'
+$$;
+
+drop function if exists pushledger_judge_send(integer, boolean, boolean, boolean, timestamptz, timestamptz, interval,
+                                              text, boolean, boolean, boolean);
+
 -- The judgement of one send from its facts: metrics.md "Outcome of one send attempt", rules
--- 1-9 in order, the one place they are written. The set-based engine below and the per-send
--- path of the incremental refresh (sql/engine/classify.sql) both call it; a plain SQL
--- function, so the planner inlines it into either query. Stable, not immutable: timestamptz
--- minus interval is stable, and the planner inlines no immutable function whose body is not.
+-- 1-9 in order with rule 7 1/2 ("Which sends can confirm"), the one place they are written. The
+-- set-based engine below and the per-send path of the incremental refresh
+-- (sql/engine/classify.sql) both call it; a plain SQL function, so the planner inlines it into
+-- either query. Stable, not immutable: timestamptz minus interval is stable, and the planner
+-- inlines no immutable function whose body is not.
 -- Reads nothing; writes nothing.
 create or replace function pushledger_judge_send(
     p_status integer, p_opened boolean, p_displayed boolean, p_undisplayed boolean,
     p_sent_at timestamptz, p_as_of timestamptz, p_window interval,
-    p_display_state text, p_channel_blocked boolean, p_installation_known boolean, p_instrumented boolean)
+    p_display_state text, p_channel_blocked boolean, p_installation_known boolean, p_instrumented boolean,
+    p_provider text, p_push_type text, p_mutable_content boolean, p_message_kind text,
+    p_background_instrumented boolean)
 returns text
 language sql stable parallel safe as $$
 select case
@@ -30,24 +83,50 @@ select case
     when p_opened then 'opened'
     when p_displayed then 'received'
     when not p_undisplayed and p_sent_at > p_as_of - p_window then 'pending'
-    when p_display_state = 'cannot_display' then 'blocked_app'
-    when p_display_state <> 'unknown' and p_channel_blocked then 'blocked_channel'
+    when p_display_state = 'cannot_display' and pushledger_send_is_notification(p_provider, p_push_type)
+        then 'blocked_app'
+    when p_display_state <> 'unknown' and p_channel_blocked and pushledger_send_is_notification(p_provider, p_push_type)
+        then 'blocked_channel'
     when p_undisplayed then 'received'
+    when pushledger_send_can_confirm(p_provider, p_push_type, p_mutable_content, p_message_kind) = 'no'
+        or (pushledger_send_can_confirm(p_provider, p_push_type, p_mutable_content, p_message_kind) = 'background'
+            and not p_background_instrumented) then 'unconfirmable'
     when p_display_state = 'unknown' or not p_installation_known or not p_instrumented then 'unattributed'
     else 'unconfirmed'
 end
 $$;
 
 -- A send whose cause metrics.md "Why a send is unconfirmed" gives: an unconfirmed one, and one
--- unattributed only because its slice reported no receipt that day (a report over a wider window
--- may judge it unconfirmed: the rollups keep its cause apart, as unattributed_uninstrumented).
+-- unattributed only because its slice reported no receipt that day, or a background push
+-- unconfirmable only because its slice reported no background receipt that day, with a known
+-- state (a report over a wider window may judge either unconfirmed: the rollups keep their
+-- causes apart, as *_uninstrumented and *_background).
 -- Reads nothing; writes nothing.
+drop function if exists pushledger_has_cause(text, text, boolean, boolean);
 create or replace function pushledger_has_cause(
-    p_outcome text, p_display_state text, p_installation_known boolean, p_instrumented boolean)
+    p_outcome text, p_display_state text, p_installation_known boolean, p_instrumented boolean,
+    p_provider text, p_push_type text, p_background_instrumented boolean)
 returns boolean
 language sql immutable parallel safe as $$
 select p_outcome = 'unconfirmed'
     or (p_outcome = 'unattributed' and p_display_state <> 'unknown' and p_installation_known and not p_instrumented)
+    or (pushledger_unconfirmable_for_background(p_outcome, p_provider, p_push_type, p_background_instrumented)
+        and p_display_state <> 'unknown' and p_installation_known)
+$$;
+
+-- Whether a receipt of notification p_notification at p_at is one of a background push (a slice
+-- that reported one has background receipts instrumented): a send of its notification with
+-- push_type background, at or before p_as_of and at most pushledger_confirmation_lookback()
+-- before the receipt (the bound lets the set-based engine read a window's background pushes
+-- by one range read). A look-up by sends_notification, for the paths that read few receipts.
+-- Reads sends; writes nothing.
+create or replace function pushledger_is_background_receipt(
+    p_app text, p_notification uuid, p_at timestamptz, p_as_of timestamptz)
+returns boolean
+language sql stable as $$
+select exists (select 1 from sends b
+                where b.app_id = p_app and b.notification_id = p_notification and b.push_type = 'background'
+                  and b.sent_at <= p_as_of and b.sent_at >= p_at - pushledger_confirmation_lookback())
 $$;
 
 -- The latency bucket of a received or opened send (metrics.md "Delivery latency"): its earliest
@@ -289,13 +368,16 @@ select f.app_id, f.event_id, f.notification_id, f.installation_id, f.resolved_by
        f.os_version, f.sdk_int, f.standby_bucket, f.background_restricted,
        f.ignoring_battery_optimizations, f.low_power_mode,
        c.cause, c.first_life_at, c.first_life_notification,
-       case when j.outcome in ('received', 'opened') then pushledger_latency_bucket(f.sent_at, f.first_receipt_at) end
-  from (select o.*, pushledger_has_cause(o.outcome, o.display_state, f.installation_id is not null, f.instrumented)
-                      as has_cause
+       case when j.outcome in ('received', 'opened') then pushledger_latency_bucket(f.sent_at, f.first_receipt_at) end,
+       f.push_type, f.mutable_content, f.message_kind, f.background_instrumented
+  from (select o.*, pushledger_has_cause(o.outcome, o.display_state, f.installation_id is not null, f.instrumented,
+                                         f.provider, f.push_type, f.background_instrumented) as has_cause
           from (select d.display_state,
                        pushledger_judge_send(f.status, f.opened, f.received_displayed, f.received_undisplayed,
                                              f.sent_at, p_as_of, p_window, d.display_state, f.channel_blocked,
-                                             f.installation_id is not null, f.instrumented) as outcome
+                                             f.installation_id is not null, f.instrumented, f.provider, f.push_type,
+                                             f.mutable_content, f.message_kind, f.background_instrumented)
+                           as outcome
                   from (select pushledger_display_state(f.snapshot_event_id is not null, f.can_display)
                                    as display_state) d) o) j
   left join lateral (select * from pushledger_send_cause(f.app_id, f.installation_id, f.notification_id, f.provider,

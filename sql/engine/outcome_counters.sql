@@ -1,4 +1,4 @@
--- The outcome counters (metrics.md "Outcome of one send attempt", "Rates"): the twelve counts
+-- The outcome counters (metrics.md "Outcome of one send attempt", "Rates"): the thirteen counts
 -- every outcome report and every send_rollups_daily row carries, the one list in SQL. Swift's
 -- PushLedgerRules.OutcomeCounter lists the same names in the same order (OutcomeCounterTests
 -- holds the two lists, and the count columns of the rollups and report functions, equal).
@@ -10,7 +10,7 @@ returns table (ordinal integer, counter text)
 language sql immutable parallel safe as $$
 values (1, 'sends'), (2, 'accepted'), (3, 'rejected'), (4, 'pending'), (5, 'opened'), (6, 'received'),
        (7, 'blocked_app'), (8, 'blocked_channel'), (9, 'unconfirmed'), (10, 'unattributed'),
-       (11, 'token_invalid'), (12, 'to_invalid_token')
+       (11, 'unconfirmable'), (12, 'token_invalid'), (13, 'to_invalid_token')
 $$;
 
 -- Whether a send counts in counter p_counter, from its outcome and token flags: what each
@@ -34,6 +34,7 @@ select case p_counter
     when 'blocked_channel' then p_outcome = 'blocked_channel'
     when 'unconfirmed' then p_outcome = 'unconfirmed'
     when 'unattributed' then p_outcome = 'unattributed'
+    when 'unconfirmable' then p_outcome = 'unconfirmable'
     when 'token_invalid' then p_token_invalid
     when 'to_invalid_token' then p_to_invalid_token
 end

@@ -105,8 +105,10 @@ $$;
 -- Instrumented slices: those of the whole days recomputed again from their receipts, and the
 -- slices first seen in the receipts of the taken notifications (found by notification: a
 -- receipt erased since it was queued adds nothing), whose sends not yet instrumented are
--- judged again (scope 0). Returns the (app, day)s that gained a slice.
--- Reads rollup_days, rollup_taken (sql/engine/work_tables.sql), notification_receipts,
+-- judged again (scope 0). A slice also first reports background receipts through a taken
+-- receipt, or a taken background push whose receipt came first; its background pushes not yet
+-- instrumented are judged again. Returns the (app, day)s that gained a slice.
+-- Reads rollup_days, rollup_taken (sql/engine/work_tables.sql), notification_receipts, sends,
 -- send_outcomes; writes instrumented_slices_daily, rollup_send_set.
 create or replace function pushledger_refresh_slices(p_as_of timestamptz)
 returns table (app_id text, day date)
@@ -114,34 +116,57 @@ language plpgsql as $$
 #variable_conflict use_column
 begin
     delete from instrumented_slices_daily sl using rollup_days d where sl.app_id = d.app_id and sl.day = d.day;
-    insert into instrumented_slices_daily (app_id, day, platform, app_version)
-    select distinct r.app_id, pushledger_day(r.occurred_at), r.platform, r.app_version
+    insert into instrumented_slices_daily (app_id, day, platform, app_version, background)
+    select r.app_id, pushledger_day(r.occurred_at), r.platform, r.app_version,
+           bool_or(pushledger_is_background_receipt(r.app_id, r.notification_id, r.occurred_at, p_as_of))
       from rollup_days d
       join notification_receipts r on r.app_id = d.app_id and r.occurred_at >= d.day::timestamp at time zone 'UTC'
                                   and r.occurred_at < (d.day + 1)::timestamp at time zone 'UTC'
-     where r.occurred_at <= p_as_of;
+     where r.occurred_at <= p_as_of
+     group by 1, 2, 3, 4;
     return query
-    with new_slices as materialized (
-        select distinct r.app_id, pushledger_day(r.occurred_at) as day, r.platform, r.app_version
-          from (select distinct t.app_id, k.notification_id
-                  from rollup_taken t cross join unnest(t.keys) k(notification_id) where t.kind = 'receipt') n
+    with receipt_slices as materialized (
+        select r.app_id, pushledger_day(r.occurred_at) as day, r.platform, r.app_version,
+               bool_or(pushledger_is_background_receipt(r.app_id, r.notification_id, r.occurred_at, p_as_of))
+                   as background
+          from (select t.app_id, k.notification_id
+                  from rollup_taken t cross join unnest(t.keys) k(notification_id) where t.kind = 'receipt'
+                union
+                select s.app_id, s.notification_id
+                  from (select distinct t.app_id, k.event_id, k.sent_at
+                          from rollup_taken t cross join unnest(t.keys, t.times) k(event_id, sent_at)
+                         where t.kind = 'send') k
+                  join sends s on s.app_id = k.app_id and s.sent_at = k.sent_at and s.event_id = k.event_id
+                 where s.push_type = 'background') n
           join notification_receipts r on r.app_id = n.app_id and r.notification_id = n.notification_id
          where r.occurred_at <= p_as_of
-           and not exists (select 1 from instrumented_slices_daily sl
-                            where sl.app_id = r.app_id and sl.day = pushledger_day(r.occurred_at)
-                                and sl.platform = r.platform
-                              and sl.app_version is not distinct from r.app_version)
+         group by 1, 2, 3, 4
+    ), new_slices as materialized (
+        -- Slices new to their day (new), or newly reporting background receipts.
+        select x.*, sl.app_id is null as new
+          from receipt_slices x
+          left join instrumented_slices_daily sl
+            on sl.app_id = x.app_id and sl.day = x.day and sl.platform = x.platform
+           and sl.app_version is not distinct from x.app_version
+         where sl.app_id is null or (x.background and not sl.background)
     ), stored as (
-        insert into instrumented_slices_daily select * from new_slices
+        insert into instrumented_slices_daily as sl (app_id, day, platform, app_version, background)
+        select n.app_id, n.day, n.platform, n.app_version, n.background from new_slices n
+        on conflict (app_id, day, platform, app_version) do update set background = sl.background or excluded.background
     ), queued as (
         insert into rollup_send_set
         select o.app_id, o.sent_at, o.event_id, 0
           from new_slices sl
           join send_outcomes o on o.app_id = sl.app_id and o.day = sl.day and o.platform = sl.platform
                               and o.app_version is not distinct from sl.app_version
-         where not o.instrumented
+         where sl.new and not o.instrumented
+        union
+        select o.app_id, o.sent_at, o.event_id, 0
+          from new_slices sl
+          join send_outcomes o on o.app_id = sl.app_id and o.day = sl.day and o.platform = sl.platform
+                              and o.app_version is not distinct from sl.app_version
+         where sl.background and o.push_type = 'background' and not o.background_instrumented
     )
     select distinct sl.app_id, sl.day from new_slices sl;
 end
 $$;
-

@@ -87,9 +87,20 @@ begin
     delete from send_rollups_daily;
     delete from send_rejections_daily;
     delete from instrumented_slices_daily;
-    insert into instrumented_slices_daily (app_id, day, platform, app_version)
-    select distinct r.app_id, pushledger_day(r.occurred_at), r.platform, r.app_version
-      from notification_receipts r where r.occurred_at <= p_as_of;
+    with background_sends as (
+        -- Each notification's latest background push at or before as_of.
+        select s.app_id, s.notification_id, max(s.sent_at) as last_sent_at from sends s
+         where s.push_type = 'background' and s.sent_at <= p_as_of group by 1, 2
+    )
+    insert into instrumented_slices_daily (app_id, day, platform, app_version, background)
+    select r.app_id, pushledger_day(r.occurred_at), r.platform, r.app_version,
+           -- A receipt of a background push (pushledger_is_background_receipt): its notification's
+           -- latest such send is not too old for it.
+           coalesce(bool_or(b.last_sent_at >= r.occurred_at - pushledger_confirmation_lookback()), false)
+      from notification_receipts r
+      left join background_sends b on b.app_id = r.app_id and b.notification_id = r.notification_id
+     where r.occurred_at <= p_as_of
+     group by 1, 2, 3, 4;
     v_sends := pushledger_load_outcomes(p_as_of, p_window);
     perform pushledger_apply_rollup_deltas(p_as_of, true);
     -- Every day with rollups has its landing rollups computed (open_landings_days).

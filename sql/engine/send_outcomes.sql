@@ -17,7 +17,8 @@ language sql immutable as $$
                c.app_version, c.display_state, c.channel_blocked, c.instrumented, c.opened, c.received_displayed,
                c.received_undisplayed, c.outcome, c.os_version, c.sdk_int, c.standby_bucket, c.background_restricted,
                c.ignoring_battery_optimizations, c.low_power_mode, c.cause, c.first_life_at, c.first_life_notification,
-               c.latency_bucket)::send_outcomes
+               c.latency_bucket, c.push_type, c.mutable_content, c.message_kind,
+               coalesce(c.background_instrumented, false))::send_outcomes
 $$;
 
 -- The send_outcomes rows of one app's days [p_from, p_to), classified in one set-based pass,
@@ -99,7 +100,8 @@ begin
            reason, reason_class, token_invalid, to_invalid_token, platform, app_version, display_state,
            channel_blocked, instrumented, opened, received_displayed, received_undisplayed, outcome, os_version,
            sdk_int, standby_bucket, background_restricted, ignoring_battery_optimizations, low_power_mode, cause,
-           first_life_at, first_life_notification, latency_bucket
+           first_life_at, first_life_notification, latency_bucket, push_type, mutable_content, message_kind,
+           background_instrumented
       from rollup_delta where sign = 1;
 end
 $$;

@@ -1,7 +1,8 @@
 -- The daily send rollups (send_rollups_daily, send_rejections_daily; docs/rollups.md): the
 -- grouping of send_outcomes' rows, kept by moving them by the rows that changed. A rollup row
 -- counts each outcome counter (sql/engine/outcome_counters.sql), the causes of unconfirmed and
--- unattributed sends, and the latency buckets.
+-- unattributed sends, the background pushes unconfirmable only for want of a background receipt
+-- that day (with their causes), and the latency buckets.
 
 drop function if exists pushledger_apply_rollup_deltas(timestamptz, text);
 
@@ -30,7 +31,7 @@ begin
     ), deltas as (
         select d.app_id, d.day, d.platform, d.channel, d.app_version, d.campaign, d.provider,
                d.os_version, d.sdk_int, d.standby_bucket, d.background_restricted, d.ignoring_battery_optimizations,
-               d.low_power_mode,
+               d.low_power_mode, d.push_type, d.message_kind,
                sum(d.sign) filter (where pushledger_counts_in('sends', d.outcome, d.token_invalid,
                                                               d.to_invalid_token)) as sends,
                sum(d.sign) filter (where pushledger_counts_in('accepted', d.outcome, d.token_invalid,
@@ -51,6 +52,8 @@ begin
                                                               d.to_invalid_token)) as unattributed,
                sum(d.sign) filter (where pushledger_counts_in('unconfirmed', d.outcome, d.token_invalid,
                                                               d.to_invalid_token)) as unconfirmed,
+               sum(d.sign) filter (where pushledger_counts_in('unconfirmable', d.outcome, d.token_invalid,
+                                                              d.to_invalid_token)) as unconfirmable,
                sum(d.sign) filter (where pushledger_counts_in('token_invalid', d.outcome, d.token_invalid,
                                                               d.to_invalid_token)) as token_invalid,
                sum(d.sign) filter (where pushledger_counts_in('to_invalid_token', d.outcome, d.token_invalid,
@@ -72,6 +75,18 @@ begin
                                    and d.cause = 'device_inactive') as device_inactive_uninstrumented,
                sum(d.sign) filter (where d.outcome = 'unattributed'
                                    and d.cause = 'unexplained') as unexplained_uninstrumented,
+               -- Background pushes unconfirmable for want of a background receipt that day: a wider
+               -- window with one judges them unconfirmed (a known state, with their causes) or
+               -- unattributed.
+               sum(d.sign) filter (where d.background and d.display_state <> 'unknown'
+                                   and d.installation_id is not null) as unconfirmable_uninstrumented,
+               sum(d.sign) filter (where d.background and (d.display_state = 'unknown' or d.installation_id is null))
+                   as unconfirmable_unattributed,
+               sum(d.sign) filter (where d.background and d.cause = 'superseded') as superseded_background,
+               sum(d.sign) filter (where d.background and d.cause = 'app_stopped') as app_stopped_background,
+               sum(d.sign) filter (where d.background and d.cause = 'expired') as expired_background,
+               sum(d.sign) filter (where d.background and d.cause = 'device_inactive') as device_inactive_background,
+               sum(d.sign) filter (where d.background and d.cause = 'unexplained') as unexplained_background,
                sum(d.sign) filter (where d.latency_bucket = 'lt_10s') as latency_lt_10s,
                sum(d.sign) filter (where d.latency_bucket = 'lt_1m') as latency_lt_1m,
                sum(d.sign) filter (where d.latency_bucket = 'lt_10m') as latency_lt_10m,
@@ -79,8 +94,10 @@ begin
                sum(d.sign) filter (where d.latency_bucket = 'lt_6h') as latency_lt_6h,
                sum(d.sign) filter (where d.latency_bucket = 'lt_24h') as latency_lt_24h,
                sum(d.sign) filter (where d.latency_bucket = 'ge_24h') as latency_ge_24h
-          from source d
-         group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13
+          from (select x.*, pushledger_unconfirmable_for_background(x.outcome, x.provider, x.push_type,
+                                                                  x.background_instrumented) as background
+                  from source x) d
+         group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
     ), moved as (
         insert into send_rollups_daily as r (
             app_id, day, platform, channel, app_version, campaign, provider, sends, accepted, rejected, opened,
@@ -90,7 +107,9 @@ begin
             superseded, app_stopped, expired, device_inactive, unexplained, superseded_uninstrumented,
             app_stopped_uninstrumented, expired_uninstrumented, device_inactive_uninstrumented,
             unexplained_uninstrumented, latency_lt_10s, latency_lt_1m, latency_lt_10m, latency_lt_1h, latency_lt_6h,
-            latency_lt_24h, latency_ge_24h)
+            latency_lt_24h, latency_ge_24h, push_type, message_kind, unconfirmable, unconfirmable_uninstrumented,
+            unconfirmable_unattributed, superseded_background, app_stopped_background, expired_background,
+            device_inactive_background, unexplained_background)
         select d.app_id, d.day, d.platform, d.channel, d.app_version, d.campaign, d.provider, d.sends,
                coalesce(d.accepted, 0), coalesce(d.rejected, 0), coalesce(d.opened, 0), coalesce(d.received, 0),
                coalesce(d.pending, 0), coalesce(d.blocked_app, 0), coalesce(d.blocked_channel, 0),
@@ -104,7 +123,11 @@ begin
                coalesce(d.device_inactive_uninstrumented, 0), coalesce(d.unexplained_uninstrumented, 0),
                coalesce(d.latency_lt_10s, 0), coalesce(d.latency_lt_1m, 0), coalesce(d.latency_lt_10m, 0),
                coalesce(d.latency_lt_1h, 0), coalesce(d.latency_lt_6h, 0), coalesce(d.latency_lt_24h, 0),
-               coalesce(d.latency_ge_24h, 0)
+               coalesce(d.latency_ge_24h, 0), d.push_type, d.message_kind, coalesce(d.unconfirmable, 0),
+               coalesce(d.unconfirmable_uninstrumented, 0), coalesce(d.unconfirmable_unattributed, 0),
+               coalesce(d.superseded_background, 0), coalesce(d.app_stopped_background, 0),
+               coalesce(d.expired_background, 0), coalesce(d.device_inactive_background, 0),
+               coalesce(d.unexplained_background, 0)
           from deltas d
          where d.sends <> 0 or d.accepted <> 0 or d.rejected <> 0 or d.opened <> 0 or d.received <> 0
             or d.pending <> 0 or d.blocked_app <> 0 or d.blocked_channel <> 0 or d.unattributed <> 0
@@ -113,10 +136,13 @@ begin
             or d.superseded_uninstrumented <> 0 or d.app_stopped_uninstrumented <> 0 or d.expired_uninstrumented <> 0
             or d.device_inactive_uninstrumented <> 0 or d.unexplained_uninstrumented <> 0 or d.latency_lt_10s <> 0
             or d.latency_lt_1m <> 0 or d.latency_lt_10m <> 0 or d.latency_lt_1h <> 0 or d.latency_lt_6h <> 0
-            or d.latency_lt_24h <> 0 or d.latency_ge_24h <> 0
+            or d.latency_lt_24h <> 0 or d.latency_ge_24h <> 0 or d.unconfirmable <> 0
+            or d.unconfirmable_uninstrumented <> 0 or d.unconfirmable_unattributed <> 0 or d.superseded_background <> 0
+            or d.app_stopped_background <> 0 or d.expired_background <> 0 or d.device_inactive_background <> 0
+            or d.unexplained_background <> 0
         on conflict (app_id, day, platform, channel, app_version, campaign, provider, os_version, sdk_int,
-                     standby_bucket,
-                     background_restricted, ignoring_battery_optimizations, low_power_mode) do update set
+                     standby_bucket, background_restricted, ignoring_battery_optimizations, low_power_mode,
+                     push_type, message_kind) do update set
             sends = r.sends + excluded.sends, accepted = r.accepted + excluded.accepted,
             rejected = r.rejected + excluded.rejected, opened = r.opened + excluded.opened,
             received = r.received + excluded.received, pending = r.pending + excluded.pending,
@@ -143,6 +169,14 @@ begin
             latency_lt_6h = r.latency_lt_6h + excluded.latency_lt_6h,
             latency_lt_24h = r.latency_lt_24h + excluded.latency_lt_24h,
             latency_ge_24h = r.latency_ge_24h + excluded.latency_ge_24h,
+            unconfirmable = r.unconfirmable + excluded.unconfirmable,
+            unconfirmable_uninstrumented = r.unconfirmable_uninstrumented + excluded.unconfirmable_uninstrumented,
+            unconfirmable_unattributed = r.unconfirmable_unattributed + excluded.unconfirmable_unattributed,
+            superseded_background = r.superseded_background + excluded.superseded_background,
+            app_stopped_background = r.app_stopped_background + excluded.app_stopped_background,
+            expired_background = r.expired_background + excluded.expired_background,
+            device_inactive_background = r.device_inactive_background + excluded.device_inactive_background,
+            unexplained_background = r.unexplained_background + excluded.unexplained_background,
             as_of = excluded.as_of, refreshed_at = excluded.refreshed_at
         returning r.app_id, r.day
     ), rejection_deltas as (

@@ -9,22 +9,27 @@
 -- The sends of [p_from, p_to) classified by the engine as of p_as_of, one rollup-shaped row a
 -- send, with instrumentation judged over the whole report window: the slices the rollups of
 -- the days [p_first, p_last) saw and those in p_platforms/p_app_versions (the receipts of the
--- window's other hours). "Unattributed only for lack of instrumentation" is the test
--- pushledger_rollup_days (sql/engine/rollups.sql) counts as unattributed_uninstrumented.
+-- window's other hours; p_backgrounds: whether each reported a background push's receipt).
+-- "Unattributed only for lack of instrumentation" is the test the rollups count as
+-- unattributed_uninstrumented, "unconfirmable only for lack of background receipts"
+-- (pushledger_unconfirmable_for_background) the one they count as unconfirmable_uninstrumented
+-- and unconfirmable_unattributed (sql/engine/send_rollups.sql).
 -- Every function of this file returns rollup-shaped rows: a changed shape needs them dropped.
 drop function if exists pushledger_classified_rollup_rows(text, timestamptz, timestamptz, timestamptz, interval, date,
                                                           date, text[], text[]);
+drop function if exists pushledger_classified_rollup_rows(text, timestamptz, timestamptz, timestamptz, interval, date,
+                                                          date, text[], text[], boolean[]);
 drop function if exists pushledger_window_rollup_rows(text, timestamptz, timestamptz, timestamptz, interval);
 drop function if exists pushledger_silent_loss(text, timestamptz, timestamptz, timestamptz, interval, text[], text);
 create or replace function pushledger_classified_rollup_rows(
     p_app text, p_from timestamptz, p_to timestamptz, p_as_of timestamptz, p_window interval,
-    p_first date, p_last date, p_platforms text[], p_app_versions text[])
+    p_first date, p_last date, p_platforms text[], p_app_versions text[], p_backgrounds boolean[])
 returns table (
     day date, platform text, channel text, app_version text, campaign text, provider text,
     os_version text, sdk_int integer, standby_bucket text, background_restricted boolean,
-    ignoring_battery_optimizations boolean, low_power_mode boolean,
+    ignoring_battery_optimizations boolean, low_power_mode boolean, push_type text, message_kind text,
     sends bigint, accepted bigint, rejected bigint, pending bigint, opened bigint, received bigint,
-    blocked_app bigint, blocked_channel bigint, unconfirmed bigint, unattributed bigint,
+    blocked_app bigint, blocked_channel bigint, unconfirmed bigint, unattributed bigint, unconfirmable bigint,
     token_invalid bigint, to_invalid_token bigint,
     superseded bigint, app_stopped bigint, expired bigint, device_inactive bigint, unexplained bigint,
     latency_lt_10s bigint, latency_lt_1m bigint, latency_lt_10m bigint, latency_lt_1h bigint, latency_lt_6h bigint,
@@ -33,25 +38,32 @@ language sql stable
 set jit = off as $$
 with window_slices as (
     -- Keyed so the join hashes: a null app_version is its own slice (chr(1) never is one).
-    select i.platform, coalesce(i.app_version, chr(1)) as version_key
-      from instrumented_slices_daily i
-     where i.app_id = p_app and i.day >= p_first and i.day < p_last
-    union
-    select u.platform, coalesce(u.app_version, chr(1))
-      from unnest(p_platforms, p_app_versions) u(platform, app_version)
+    select s.platform, s.version_key, bool_or(s.background) as background
+      from (select i.platform, coalesce(i.app_version, chr(1)) as version_key, i.background
+              from instrumented_slices_daily i
+             where i.app_id = p_app and i.day >= p_first and i.day < p_last
+            union all
+            select u.platform, coalesce(u.app_version, chr(1)), u.background
+              from unnest(p_platforms, p_app_versions, p_backgrounds) u(platform, app_version, background)) s
+     group by 1, 2
 ), judged as (
     select c.day, c.platform, c.channel, c.app_version, c.campaign, c.provider, c.token_invalid, c.to_invalid_token,
            c.os_version, c.sdk_int, c.standby_bucket, c.background_restricted, c.ignoring_battery_optimizations,
-           c.low_power_mode, c.cause, c.latency_bucket,
+           c.low_power_mode, c.push_type, c.message_kind, c.cause, c.latency_bucket,
            case when c.outcome = 'unattributed' and c.snapshot_event_id is not null and c.installation_id is not null
                      and not c.instrumented and w.platform is not null
-                then 'unconfirmed' else c.outcome end as outcome
+                then 'unconfirmed'
+                when pushledger_unconfirmable_for_background(c.outcome, c.provider, c.push_type,
+                                                             c.background_instrumented) and w.background
+                then case when c.snapshot_event_id is not null and c.installation_id is not null then 'unconfirmed'
+                          else 'unattributed' end
+                else c.outcome end as outcome
       from pushledger_classified_sends(p_app, p_from, p_to, p_as_of, p_window) c
       left join window_slices w on w.platform = c.platform and w.version_key = coalesce(c.app_version, chr(1))
 )
 select j.day, j.platform, j.channel, j.app_version, j.campaign, j.provider,
        j.os_version, j.sdk_int, j.standby_bucket, j.background_restricted, j.ignoring_battery_optimizations,
-       j.low_power_mode,
+       j.low_power_mode, j.push_type, j.message_kind,
        -- The counters (sql/engine/outcome_counters.sql), each 1 or 0 for this send.
        pushledger_counts_in('sends', j.outcome, j.token_invalid, j.to_invalid_token)::int::bigint,
        pushledger_counts_in('accepted', j.outcome, j.token_invalid, j.to_invalid_token)::int::bigint,
@@ -63,6 +75,7 @@ select j.day, j.platform, j.channel, j.app_version, j.campaign, j.provider,
        pushledger_counts_in('blocked_channel', j.outcome, j.token_invalid, j.to_invalid_token)::int::bigint,
        pushledger_counts_in('unconfirmed', j.outcome, j.token_invalid, j.to_invalid_token)::int::bigint,
        pushledger_counts_in('unattributed', j.outcome, j.token_invalid, j.to_invalid_token)::int::bigint,
+       pushledger_counts_in('unconfirmable', j.outcome, j.token_invalid, j.to_invalid_token)::int::bigint,
        pushledger_counts_in('token_invalid', j.outcome, j.token_invalid, j.to_invalid_token)::int::bigint,
        pushledger_counts_in('to_invalid_token', j.outcome, j.token_invalid, j.to_invalid_token)::int::bigint,
        (j.outcome = 'unconfirmed' and j.cause is not distinct from 'superseded')::int::bigint,
@@ -88,9 +101,9 @@ create or replace function pushledger_window_rollup_rows(
 returns table (
     day date, platform text, channel text, app_version text, campaign text, provider text,
     os_version text, sdk_int integer, standby_bucket text, background_restricted boolean,
-    ignoring_battery_optimizations boolean, low_power_mode boolean,
+    ignoring_battery_optimizations boolean, low_power_mode boolean, push_type text, message_kind text,
     sends bigint, accepted bigint, rejected bigint, pending bigint, opened bigint, received bigint,
-    blocked_app bigint, blocked_channel bigint, unconfirmed bigint, unattributed bigint,
+    blocked_app bigint, blocked_channel bigint, unconfirmed bigint, unattributed bigint, unconfirmable bigint,
     token_invalid bigint, to_invalid_token bigint,
     superseded bigint, app_stopped bigint, expired bigint, device_inactive bigint, unexplained bigint,
     latency_lt_10s bigint, latency_lt_1m bigint, latency_lt_10m bigint, latency_lt_1h bigint, latency_lt_6h bigint,
@@ -107,49 +120,58 @@ declare
     v_tail_from timestamptz := greatest(p_from, v_last::timestamp at time zone 'UTC');
     v_platforms text[];
     v_app_versions text[];
+    v_backgrounds boolean[];
 begin
     if v_first >= v_last then
         v_head_to := p_to;
         v_tail_from := p_to;
     end if;
-    -- The slices that reported a receipt in the hours outside whole days (the engine's rule).
-    select coalesce(array_agg(s.platform), '{}'), coalesce(array_agg(s.app_version), '{}')
-      into v_platforms, v_app_versions
-      from (select distinct r.platform, r.app_version
+    -- The slices that reported a receipt in the hours outside whole days (the engine's rule), and
+    -- whether one was of a background push.
+    select coalesce(array_agg(s.platform), '{}'), coalesce(array_agg(s.app_version), '{}'),
+           coalesce(array_agg(s.background), '{}')
+      into v_platforms, v_app_versions, v_backgrounds
+      from (select r.platform, r.app_version,
+                   bool_or(pushledger_is_background_receipt(p_app, r.notification_id, r.occurred_at, p_as_of))
+                       as background
               from notification_receipts r
              where r.app_id = p_app and r.occurred_at <= p_as_of
                and ((r.occurred_at >= p_from and r.occurred_at < v_head_to)
-                    or (r.occurred_at >= v_tail_from and r.occurred_at < p_to))) s;
+                    or (r.occurred_at >= v_tail_from and r.occurred_at < p_to))
+             group by 1, 2) s;
     return query
-    select * from pushledger_rollups_judged(p_app, v_first, v_last, false, v_platforms, v_app_versions);
+    select * from pushledger_rollups_judged(p_app, v_first, v_last, false, v_platforms, v_app_versions, v_backgrounds);
     if p_from < v_head_to then
         return query select * from pushledger_classified_rollup_rows(p_app, p_from, v_head_to, p_as_of, p_window,
-                                                                     v_first, v_last, v_platforms, v_app_versions);
+                                                                     v_first, v_last, v_platforms, v_app_versions,
+                                                                     v_backgrounds);
     end if;
     if v_tail_from < p_to then
         return query select * from pushledger_classified_rollup_rows(p_app, v_tail_from, p_to, p_as_of, p_window,
-                                                                     v_first, v_last, v_platforms, v_app_versions);
+                                                                     v_first, v_last, v_platforms, v_app_versions,
+                                                                     v_backgrounds);
     end if;
 end
 $$;
 
 -- Outcome, cause and latency bucket counts per slice of the dimensions named in p_by (any of
--- channel, platform, app_version, campaign, day, provider, and the v1.2 slices os_version,
+-- channel, platform, app_version, campaign, day, provider, the v1.2 slices os_version,
 -- sdk_int, standby_bucket, background_restricted, ignoring_battery_optimizations,
--- low_power_mode); a dimension not named is null in every row. Rates
+-- low_power_mode, and the v1.3 push_type, message_kind); a dimension not named is null in every row. Rates
 -- are left to the caller: each needs its numerator and denominator anyway. p_source 'engine'
 -- classifies the window's sends as of p_as_of; 'rollups' reads pushledger_window_rollup_rows,
 -- as of the rollups' as_of (the caller passes it as p_as_of).
 drop function if exists pushledger_silent_loss(text, timestamptz, timestamptz, timestamptz, interval, text[]);
+drop function if exists pushledger_silent_loss(text, timestamptz, timestamptz, timestamptz, interval, text[], text);
 create or replace function pushledger_silent_loss(
     p_app text, p_from timestamptz, p_to timestamptz, p_as_of timestamptz default now(),
     p_window interval default '24 hours', p_by text[] default '{}', p_source text default 'engine')
 returns table (
     channel text, platform text, app_version text, campaign text, day date, provider text,
     os_version text, sdk_int integer, standby_bucket text, background_restricted boolean,
-    ignoring_battery_optimizations boolean, low_power_mode boolean,
+    ignoring_battery_optimizations boolean, low_power_mode boolean, push_type text, message_kind text,
     sends bigint, accepted bigint, rejected bigint, pending bigint, opened bigint, received bigint,
-    blocked_app bigint, blocked_channel bigint, unconfirmed bigint, unattributed bigint,
+    blocked_app bigint, blocked_channel bigint, unconfirmed bigint, unattributed bigint, unconfirmable bigint,
     token_invalid bigint, to_invalid_token bigint,
     superseded bigint, app_stopped bigint, expired bigint, device_inactive bigint, unexplained bigint,
     latency_lt_10s bigint, latency_lt_1m bigint, latency_lt_10m bigint, latency_lt_1h bigint, latency_lt_6h bigint,
@@ -168,9 +190,12 @@ select case when 'channel' = any(p_by) then r.channel end,
        case when 'background_restricted' = any(p_by) then r.background_restricted end,
        case when 'ignoring_battery_optimizations' = any(p_by) then r.ignoring_battery_optimizations end,
        case when 'low_power_mode' = any(p_by) then r.low_power_mode end,
+       case when 'push_type' = any(p_by) then r.push_type end,
+       case when 'message_kind' = any(p_by) then r.message_kind end,
        sum(r.sends)::bigint, sum(r.accepted)::bigint, sum(r.rejected)::bigint, sum(r.pending)::bigint,
        sum(r.opened)::bigint, sum(r.received)::bigint, sum(r.blocked_app)::bigint, sum(r.blocked_channel)::bigint,
-       sum(r.unconfirmed)::bigint, sum(r.unattributed)::bigint, sum(r.token_invalid)::bigint,
+       sum(r.unconfirmed)::bigint, sum(r.unattributed)::bigint, sum(r.unconfirmable)::bigint,
+       sum(r.token_invalid)::bigint,
        sum(r.to_invalid_token)::bigint,
        sum(r.superseded)::bigint, sum(r.app_stopped)::bigint, sum(r.expired)::bigint, sum(r.device_inactive)::bigint,
        sum(r.unexplained)::bigint, sum(r.latency_lt_10s)::bigint, sum(r.latency_lt_1m)::bigint,
@@ -181,8 +206,8 @@ select case when 'channel' = any(p_by) then r.channel end,
         union all
         -- The window's own instrumentation only: no days, no other slices to judge with.
         select * from pushledger_classified_rollup_rows(p_app, p_from, p_to, p_as_of, p_window,
-                                                        'infinity', 'infinity', '{}', '{}')
+                                                        'infinity', 'infinity', '{}', '{}', '{}')
          where p_source = 'engine') r
- group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12
- order by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12
+ group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14
+ order by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14
 $$;

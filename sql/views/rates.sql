@@ -5,18 +5,25 @@
 
 -- The rates of one set of outcome counts, one row a rate in report order: numerator,
 -- denominator, value (null when the denominator is 0) and low_volume (a denominator under 30,
--- metrics.md "Low volume").
+-- metrics.md "Low volume"). Sends that cannot confirm (unconfirmable) leave the denominators of
+-- the rates that need a confirmation: silent loss, unconfirmed, confirmed delivery.
+drop view if exists send_rollup_rates_daily;
+drop function if exists pushledger_rates(bigint, bigint, bigint, bigint, bigint, bigint, bigint, bigint, bigint);
+drop function if exists pushledger_rate_columns(bigint, bigint, bigint, bigint, bigint, bigint, bigint, bigint,
+                                                bigint);
 create or replace function pushledger_rates(
     p_sends bigint, p_accepted bigint, p_rejected bigint, p_opened bigint, p_received bigint,
-    p_blocked_app bigint, p_blocked_channel bigint, p_unconfirmed bigint, p_token_invalid bigint)
+    p_blocked_app bigint, p_blocked_channel bigint, p_unconfirmed bigint, p_token_invalid bigint,
+    p_unconfirmable bigint)
 returns table (rate text, numerator bigint, denominator bigint, value double precision, low_volume boolean)
 language sql immutable parallel safe as $$
 select r.rate, r.numerator, r.denominator, r.numerator::double precision / nullif(r.denominator, 0),
        r.denominator < 30
-  from (values (1, 'silent_loss_rate', p_blocked_app + p_blocked_channel + p_unconfirmed, p_accepted),
+  from (values (1, 'silent_loss_rate', p_blocked_app + p_blocked_channel + p_unconfirmed,
+                   p_accepted - p_unconfirmable),
                (2, 'known_blocked_rate', p_blocked_app + p_blocked_channel, p_accepted),
-               (3, 'unconfirmed_rate', p_unconfirmed, p_accepted),
-               (4, 'confirmed_delivery_rate', p_received + p_opened, p_accepted),
+               (3, 'unconfirmed_rate', p_unconfirmed, p_accepted - p_unconfirmable),
+               (4, 'confirmed_delivery_rate', p_received + p_opened, p_accepted - p_unconfirmable),
                (5, 'open_rate', p_opened, p_accepted),
                (6, 'open_rate_of_received', p_opened, p_received + p_opened),
                (7, 'rejection_rate', p_rejected, p_sends),
@@ -28,7 +35,8 @@ $$;
 -- <rate>_denominator): what the reports read beside their counts (Reports.OutcomeCounts).
 create or replace function pushledger_rate_columns(
     p_sends bigint, p_accepted bigint, p_rejected bigint, p_opened bigint, p_received bigint,
-    p_blocked_app bigint, p_blocked_channel bigint, p_unconfirmed bigint, p_token_invalid bigint)
+    p_blocked_app bigint, p_blocked_channel bigint, p_unconfirmed bigint, p_token_invalid bigint,
+    p_unconfirmable bigint)
 returns table (silent_loss_rate_numerator bigint, silent_loss_rate_denominator bigint,
                known_blocked_rate_numerator bigint, known_blocked_rate_denominator bigint,
                unconfirmed_rate_numerator bigint, unconfirmed_rate_denominator bigint,
@@ -54,7 +62,7 @@ select max(p.numerator) filter (where p.rate = 'silent_loss_rate'),
        max(p.numerator) filter (where p.rate = 'token_invalid_rate'),
        max(p.denominator) filter (where p.rate = 'token_invalid_rate')
   from pushledger_rates(p_sends, p_accepted, p_rejected, p_opened, p_received, p_blocked_app, p_blocked_channel,
-                        p_unconfirmed, p_token_invalid) p
+                        p_unconfirmed, p_token_invalid, p_unconfirmable) p
 $$;
 
 -- The rates of a set of classified sends, from their outcomes and token_invalid flags (the
@@ -76,10 +84,12 @@ select r.*
                count(*) filter (where pushledger_counts_in('unconfirmed', u.outcome, u.token_invalid, null))
                    as unconfirmed,
                count(*) filter (where pushledger_counts_in('token_invalid', u.outcome, u.token_invalid, null))
-                   as token_invalid
+                   as token_invalid,
+               count(*) filter (where pushledger_counts_in('unconfirmable', u.outcome, u.token_invalid, null))
+                   as unconfirmable
           from unnest(p_outcomes, p_token_invalid) u(outcome, token_invalid)) c
  cross join lateral pushledger_rates(c.sends, c.accepted, c.rejected, c.opened, c.received, c.blocked_app,
-                                     c.blocked_channel, c.unconfirmed, c.token_invalid) r
+                                     c.blocked_channel, c.unconfirmed, c.token_invalid, c.unconfirmable) r
 $$;
 
 -- Rates per rollup row, with the numerators the dashboards sum (silent_loss, known_blocked,
@@ -115,6 +125,6 @@ select r.*,
                max(p.value) filter (where p.rate = 'token_invalid_rate') as token_invalid_rate,
                bool_or(p.low_volume) filter (where p.rate = 'silent_loss_rate') as low_volume
           from pushledger_rates(r.sends, r.accepted, r.rejected, r.opened, r.received, r.blocked_app,
-                                r.blocked_channel, r.unconfirmed, r.token_invalid) p) x;
+                                r.blocked_channel, r.unconfirmed, r.token_invalid, r.unconfirmable) p) x;
 
 grant select on send_rollup_rates_daily to pushledger_reader;

@@ -1,11 +1,11 @@
-/// The outcome counters: the twelve counts every outcome report and every daily rollup row
+/// The outcome counters: the thirteen counts every outcome report and every daily rollup row
 /// carries (metrics.md "Outcome of one send attempt", "Rates"), in report order. The one list
 /// in Swift; SQL's is `pushledger_outcome_counters()` with `pushledger_counts_in`
 /// (sql/engine/outcome_counters.sql), and OutcomeCounterTests holds the two equal.
 public enum OutcomeCounter: String, Sendable, CaseIterable {
     case sends, accepted, rejected, pending, opened, received
     case blockedApp = "blocked_app", blockedChannel = "blocked_channel"
-    case unconfirmed, unattributed
+    case unconfirmed, unattributed, unconfirmable
     case tokenInvalid = "token_invalid", toInvalidToken = "to_invalid_token"
 
     /// The counter that counts the sends with `outcome` (every outcome has one).
@@ -19,6 +19,7 @@ public enum OutcomeCounter: String, Sendable, CaseIterable {
         case .blockedChannel: self = .blockedChannel
         case .unconfirmed: self = .unconfirmed
         case .unattributed: self = .unattributed
+        case .unconfirmable: self = .unconfirmable
         }
     }
 
@@ -31,7 +32,8 @@ public enum OutcomeCounter: String, Sendable, CaseIterable {
         case .accepted: outcome != .rejected && outcome != .pending
         case .tokenInvalid: tokenInvalid
         case .toInvalidToken: toInvalidToken
-        case .rejected, .pending, .opened, .received, .blockedApp, .blockedChannel, .unconfirmed, .unattributed:
+        case .rejected, .pending, .opened, .received, .blockedApp, .blockedChannel, .unconfirmed, .unattributed,
+            .unconfirmable:
             Self(outcome) == self
         }
     }

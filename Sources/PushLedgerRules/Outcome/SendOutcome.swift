@@ -6,6 +6,9 @@ public enum SendOutcome: String, Sendable, CaseIterable, Codable, Comparable {
     case rejected, opened, received, pending
     case blockedApp = "blocked_app", blockedChannel = "blocked_channel"
     case unattributed, unconfirmed
+    /// Accepted, no receipt, not blocked, and the send could not have confirmed (rule 7½):
+    /// neither silent nor of unknown state.
+    case unconfirmable
 
     /// Lost without the sender seeing an error.
     public var isSilentLoss: Bool { self == .blockedApp || self == .blockedChannel || self == .unconfirmed }
@@ -29,7 +32,8 @@ public struct Receipt: Sendable, Equatable {
     }
 }
 
-/// The outcome rules 1–9 of metrics.md, applied in order; the truth the SQL engine must match.
+/// The outcome rules 1–9 of metrics.md with rule 7½ (which sends can confirm), applied in
+/// order; the truth the SQL engine must match.
 public enum OutcomeRules {
     /// Default confirmation window: a send younger than this without receipts is `pending`
     /// (metrics.md; the SQL engine's `p_window` default says the same in SQL).
@@ -44,9 +48,12 @@ public enum OutcomeRules {
     ///     snapshot yet, or the installation can't be resolved from the token).
     ///   - receipts: receipts with this send's notification_id, any time; those after `asOf` are ignored.
     ///   - instrumented: receipts are instrumented for the send's slice in the report window.
+    ///   - confirmability: whether the send can confirm and is a notification (``Confirmability``).
+    ///   - backgroundInstrumented: the slice reported a background push's receipt in the window.
     public static func classify(
         status: Int, sentAt: Date, channel: String, state: DisplayState?, receipts: [Receipt],
-        instrumented: Bool, asOf: Date, confirmationWindow: TimeInterval = defaultConfirmationWindow
+        instrumented: Bool, asOf: Date, confirmationWindow: TimeInterval = defaultConfirmationWindow,
+        confirmability: Confirmability = .ordinary, backgroundInstrumented: Bool = true
     ) -> SendOutcome {
         if !(200...299).contains(status) { return .rejected }
         var opened = false, receivedShown = false, receivedHidden = false
@@ -59,9 +66,12 @@ public enum OutcomeRules {
         if opened { return .opened }
         if receivedShown { return .received }
         if !receivedHidden && sentAt > asOf.addingTimeInterval(-confirmationWindow) { return .pending }
-        if let state, !state.canDisplay { return .blockedApp }
-        if let state, state.isBlocked(channel: channel) { return .blockedChannel }
+        if confirmability.isNotification, let state {
+            if !state.canDisplay { return .blockedApp }
+            if state.isBlocked(channel: channel) { return .blockedChannel }
+        }
         if receivedHidden { return .received }
+        if !confirmability.canConfirm(backgroundInstrumented: backgroundInstrumented) { return .unconfirmable }
         if state == nil || !instrumented { return .unattributed }
         return .unconfirmed
     }

@@ -1,7 +1,7 @@
 /// The rates of docs/metrics.md "Rates" of one set of outcome counts, in report order. Reports
 /// read them from SQL (`pushledger_rates`, sql/views/rates.sql, the one definition the alerts and
 /// dashboards read too);
-/// ``init(sends:accepted:rejected:opened:received:blockedApp:blockedChannel:unconfirmed:tokenInvalid:)``
+/// ``init(sends:accepted:rejected:opened:received:blockedApp:blockedChannel:unconfirmed:unconfirmable:tokenInvalid:)``
 /// is the Swift definition for callers without a database, held equal to SQL by RatesTests.
 public struct OutcomeRates: Sendable, Hashable {
     /// The rates with their SQL and JSON names, in report order.
@@ -21,17 +21,19 @@ public struct OutcomeRates: Sendable, Hashable {
         self.rates = rates
     }
 
-    /// The rates of these counts, computed in Swift (`accepted` is 2xx and not pending).
+    /// The rates of these counts, computed in Swift (`accepted` is 2xx and not pending). Sends that
+    /// cannot confirm leave the denominators of the rates that need a confirmation.
     public init(
         sends: Int, accepted: Int, rejected: Int, opened: Int, received: Int, blockedApp: Int, blockedChannel: Int,
-        unconfirmed: Int, tokenInvalid: Int
+        unconfirmed: Int, unconfirmable: Int, tokenInvalid: Int
     ) {
+        let couldConfirm = accepted - unconfirmable
         self.init { (name: Name) -> Rate in
             switch name {
-            case .silentLossRate: Rate(blockedApp + blockedChannel + unconfirmed, of: accepted)
+            case .silentLossRate: Rate(blockedApp + blockedChannel + unconfirmed, of: couldConfirm)
             case .knownBlockedRate: Rate(blockedApp + blockedChannel, of: accepted)
-            case .unconfirmedRate: Rate(unconfirmed, of: accepted)
-            case .confirmedDeliveryRate: Rate(received + opened, of: accepted)
+            case .unconfirmedRate: Rate(unconfirmed, of: couldConfirm)
+            case .confirmedDeliveryRate: Rate(received + opened, of: couldConfirm)
             case .openRate: Rate(opened, of: accepted)
             case .openRateOfReceived: Rate(opened, of: received + opened)
             case .rejectionRate: Rate(rejected, of: sends)
