@@ -38,7 +38,9 @@ extension SilentLossReport {
         let rates = ["silent loss", "known blocked", "unconfirmed", "confirmed delivery"]
         return ReportTable(
             title: "Silent loss of sends from \(Display.timestamp(query.from)) to \(Display.timestamp(query.to))",
-            columns: dimensions.map(\.rawValue) + ["sends", "pending", "rejected"] + rates + ["unattributed"],
+            columns: dimensions.map(\.rawValue) + ["sends", "pending", "rejected"] + rates + [
+                "unattributed", "unconfirmable",
+            ],
             rows: rows.map { row -> [Cell] in
                 let c = row.counts
                 return dimensions.map { .text((row.values[$0] ?? nil) ?? "(none)") }
@@ -46,6 +48,7 @@ extension SilentLossReport {
                         .integer(c.sends), .integer(c.pending), .integer(c.rejected), cell(c.silentLossRate),
                         cell(c.knownBlockedRate),
                         cell(c.unconfirmedRate), cell(c.confirmedDeliveryRate), .integer(c.unattributed),
+                        .integer(c.unconfirmable),
                     ]
             },
             notes: [

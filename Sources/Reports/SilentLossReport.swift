@@ -157,8 +157,11 @@ public struct SilentLossReport: Sendable, Equatable {
     }
 
     /// The default terminal columns after the dimensions: what was sent, what is still pending,
-    /// and the two rates the report is for.
-    static let keyColumns = ["sends", "accepted", "pending", "silent_loss_rate", "confirmed_delivery_rate"]
+    /// the two rates the report is for, and the sends they leave aside (unattributed: no state
+    /// or receipts to judge by; unconfirmable: nothing could have confirmed them).
+    static let keyColumns = [
+        "sends", "accepted", "pending", "silent_loss_rate", "confirmed_delivery_rate", "unattributed", "unconfirmable",
+    ]
 
     /// Renders in `table`, `json`, `csv` or `markdown`; `columns` shapes the terminal table.
     public func rendered(_ format: ReportFormat, columns: ColumnChoice = .key) throws(ReportError) -> String {

@@ -123,6 +123,19 @@ struct AlertCheckTests {
         #expect(try AlertStateStore.history(since: nil, connection: fleet.connection).count == 2)
     }
 
+    /// A burst of sends that cannot confirm (FCM notification messages, no receipt) leaves silent
+    /// loss and confirmed delivery where they were; the same burst as data messages is loss.
+    @Test("a rise of unconfirmable sends alone fires nothing", arguments: [("notification", false), ("data", true)])
+    func unconfirmableRiseIsQuiet(_ kind: String, fires: Bool) throws {
+        let fleet = try AlertFleet.make()
+        try fleet.sends(channel: "orders", from: 0, to: 10, perDay: 250)
+        try fleet.sends(channel: "orders", from: 8, to: 9, perDay: 400, silentPermille: 1000, messageKind: kind)
+        let result = try AlertChecker(rules: Self.deliveryRules).check(
+            connection: fleet.connection, at: AlertFleet.day(10))
+        let delivery = result.firing.filter { [.silentLossUp, .confirmedDeliveryDown].contains($0.rule) }
+        #expect(delivery.isEmpty == !fires, "\(kind): \(delivery.map { AlertText.message($0, state: .firing) })")
+    }
+
     @Test("stable weeks fire nothing")
     func stableDataIsSilent() throws {
         let fleet = try AlertFleet.make()

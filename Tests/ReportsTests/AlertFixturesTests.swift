@@ -69,10 +69,11 @@ struct AlertFleet {
     /// turn. A send gets a receipt one minute later unless it is among the `silentPermille`
     /// per mille picked by its index, or its installation is blocked (number ending in 0 ..<
     /// `blockedTenths`). `rejectPermille` per mille are rejected with `rejectStatus`/`rejectReason`.
+    /// `messageKind`: the FCM message kind the sender reported (contract v1.3).
     func sends(
         channel: String, from: Double, to: Double, perDay: Int, silentPermille: Int = 30, blockedTenths: Int = 0,
         provider: String = "fcm", rejectPermille: Int = 0, rejectStatus: Int = 429,
-        rejectReason: String = "QUOTA_EXCEEDED"
+        rejectReason: String = "QUOTA_EXCEEDED", messageKind: String? = nil
     ) throws {
         let start = Self.day(from)
         let count = Int((to - from) * Double(perDay))
@@ -86,11 +87,11 @@ struct AlertFleet {
         try connection.execute(
             """
             insert into sends (app_id, event_id, notification_id, provider, token, installation_id, resolved_by,
-                               channel, sent_at, status, reason, received_at)
+                               channel, sent_at, status, reason, received_at, message_kind)
             select \(app), md5(\(app) || \(channel) || \(from) || 'e' || k)::uuid, notification_id, \(provider), 'tok' \
             || i,
                    md5(\(app) || 'inst' || i)::uuid, 'explicit', \(channel), sent_at, status,
-                   case when status <> 200 then \(rejectReason) end, sent_at
+                   case when status <> 200 then \(rejectReason) end, sent_at, \(messageKind)
               from (\(generated)) g
             """)
         try connection.execute(

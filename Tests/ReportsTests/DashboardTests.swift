@@ -17,11 +17,11 @@ struct DashboardTests {
     /// The columns each panel's query must return, by dashboard uid and panel id.
     static let expectedColumns: [String: [Int: [String]]] = [
         "pushledger-delivery": [
-            1: ["sends", "accepted", "confirmed", "opened"],
+            1: ["sends", "accepted", "could_confirm", "confirmed", "opened"],
             2: ["time", "metric", "silent_loss_rate"],
             3: [
                 "time", "opened", "received", "blocked_app", "blocked_channel", "unconfirmed", "unattributed",
-                "pending", "rejected",
+                "unconfirmable", "pending", "rejected",
             ],
             4: ["time", "metric", "rejected"],
             5: ["time", "token_invalid", "sends_to_known_invalid_tokens"],
@@ -29,6 +29,7 @@ struct DashboardTests {
                 "time", "superseded_rate", "app_stopped_rate", "expired_rate", "device_inactive_rate",
                 "unexplained_rate",
             ],
+            7: ["time", "metric", "unconfirmable"],
         ],
         "pushledger-permissions": [
             1: ["cohort", "prompted", "opt_in_rate", "provisional_rate"],

@@ -89,6 +89,7 @@ struct RatesTests {
         #expect(try row.decode("silent_loss", as: Int.self) == c.silentLossRate.numerator)
         #expect(try row.decode("confirmed", as: Int.self) == c.confirmedDeliveryRate.numerator)
         #expect(try row.decode("known_blocked", as: Int.self) == c.knownBlockedRate.numerator)
+        #expect(try row.decode("could_confirm", as: Int.self) == c.silentLossRate.denominator)
         for (name, rate) in c.namedRates {
             #expect(try row.decode(name, as: Double.self) == rate.value, "\(name)")
         }

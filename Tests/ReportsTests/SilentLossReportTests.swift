@@ -94,6 +94,7 @@ struct SilentLossReportTests {
             "unconfirmed", "unattributed", "unconfirmable", "token_invalid", "silent_loss_rate", "known_blocked_rate",
             "unconfirmed_rate",
             "confirmed_delivery_rate", "open_rate", "open_rate_of_received", "rejection_rate", "token_invalid_rate",
+            "unconfirmable_rate",
             "low_volume",
         ]).union(CauseCounts.fieldNames)
         #expect(Set(json.keys) == ["from", "to", "as_of", "source", "source_reason", "rows"])

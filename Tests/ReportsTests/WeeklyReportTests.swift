@@ -129,11 +129,37 @@ struct WeeklyReportTests {
         #expect(report.previousPromptTiming.cohorts.isEmpty == false)
     }
 
+    /// The week's unconfirmable sends by kind equal the fixture's, each with what makes such sends
+    /// measurable; the headline says their share of accepted sends.
+    @Test func cannotConfirmSaysHowMuchAndWhatToChange() throws {
+        let data = try OutcomeFixture()
+        let report = try WeeklyReport.refreshed(connection: data.fixture.connection, app: Fixture.app, week: Self.week)
+        var expected: [String: Int] = [:]
+        for e in data.expected where e.outcome == "unconfirmable" {
+            expected["\(e.provider) \(e.pushType ?? "-") \(e.messageKind ?? "-")", default: 0] += 1
+        }
+        #expect(expected.count == 3)
+        #expect(
+            Dictionary(
+                uniqueKeysWithValues: report.cannotConfirm.map {
+                    ("\($0.provider) \($0.pushType ?? "-") \($0.messageKind ?? "-")", $0.unconfirmable)
+                }) == expected)
+        let changes = Dictionary(uniqueKeysWithValues: report.cannotConfirm.map { ($0.kind, $0.change) })
+        #expect(changes["apns, push_type alert"]?.contains("mutable-content") == true)
+        #expect(changes["fcm, message_kind notification"]?.contains("data messages") == true)
+        #expect(changes["apns, push_type location"]?.contains("only a tap") == true)
+        let current = report.headline.current
+        #expect(current.unconfirmable == expected.values.reduce(0, +))
+        #expect(current.rates[.unconfirmableRate] == Rate(current.unconfirmable, of: current.accepted))
+        let text = try report.rendered(.text)
+        #expect(text.contains("cannot confirm") && text.contains("Notification Service Extension"))
+    }
+
     @Test func everyFormatHasEverySection() throws {
         let data = try OutcomeFixture()
         let report = try WeeklyReport.refreshed(connection: data.fixture.connection, app: Fixture.app, week: Self.week)
         let titles = [
-            "Headline", "Per channel", "Per platform", "Why unconfirmed", "Delivery latency",
+            "Headline", "Cannot confirm", "Per channel", "Per platform", "Why unconfirmed", "Delivery latency",
             "Provider rejections by reason", "Token hygiene",
             "Provider says vs devices say", "Tap-through landing (misrouted opens)",
             "Tap-through by link host (association check)", "Prompt timing", "Alerts fired",
@@ -150,7 +176,7 @@ struct WeeklyReportTests {
             Set(json.keys) == [
                 "app", "week", "from", "to", "as_of", "rollups_as_of", "rollups_refreshed_at", "pending_inputs",
                 "headline", "channels", "platforms",
-                "why_unconfirmed", "latency", "rejections",
+                "why_unconfirmed", "cannot_confirm", "latency", "rejections",
                 "token_hygiene", "provider_check", "link_hosts", "landing", "prompt_timing",
                 "prompt_timing_previous_week", "alerts", "alerts_note",
             ])

@@ -27,7 +27,8 @@ select r.rate, r.numerator, r.denominator, r.numerator::double precision / nulli
                (5, 'open_rate', p_opened, p_accepted),
                (6, 'open_rate_of_received', p_opened, p_received + p_opened),
                (7, 'rejection_rate', p_rejected, p_sends),
-               (8, 'token_invalid_rate', p_token_invalid, p_sends)) r(position, rate, numerator, denominator)
+               (8, 'token_invalid_rate', p_token_invalid, p_sends),
+               (9, 'unconfirmable_rate', p_unconfirmable, p_accepted)) r(position, rate, numerator, denominator)
  order by r.position
 $$;
 
@@ -44,7 +45,8 @@ returns table (silent_loss_rate_numerator bigint, silent_loss_rate_denominator b
                open_rate_numerator bigint, open_rate_denominator bigint,
                open_rate_of_received_numerator bigint, open_rate_of_received_denominator bigint,
                rejection_rate_numerator bigint, rejection_rate_denominator bigint,
-               token_invalid_rate_numerator bigint, token_invalid_rate_denominator bigint)
+               token_invalid_rate_numerator bigint, token_invalid_rate_denominator bigint,
+               unconfirmable_rate_numerator bigint, unconfirmable_rate_denominator bigint)
 language sql immutable parallel safe as $$
 select max(p.numerator) filter (where p.rate = 'silent_loss_rate'),
        max(p.denominator) filter (where p.rate = 'silent_loss_rate'),
@@ -60,7 +62,9 @@ select max(p.numerator) filter (where p.rate = 'silent_loss_rate'),
        max(p.numerator) filter (where p.rate = 'rejection_rate'),
        max(p.denominator) filter (where p.rate = 'rejection_rate'),
        max(p.numerator) filter (where p.rate = 'token_invalid_rate'),
-       max(p.denominator) filter (where p.rate = 'token_invalid_rate')
+       max(p.denominator) filter (where p.rate = 'token_invalid_rate'),
+       max(p.numerator) filter (where p.rate = 'unconfirmable_rate'),
+       max(p.denominator) filter (where p.rate = 'unconfirmable_rate')
   from pushledger_rates(p_sends, p_accepted, p_rejected, p_opened, p_received, p_blocked_app, p_blocked_channel,
                         p_unconfirmed, p_token_invalid, p_unconfirmable) p
 $$;
@@ -93,16 +97,17 @@ select r.*
 $$;
 
 -- Rates per rollup row, with the numerators the dashboards sum (silent_loss, known_blocked,
--- confirmed); low_volume: of the rates over accepted sends. With the v1.2 cause and latency
+-- confirmed) and the denominator of silent loss and confirmed delivery (could_confirm: accepted
+-- sends but the unconfirmable); low_volume: of the rates over accepted sends. With the v1.2 cause and latency
 -- counts of the row (r.*), each cause's rate over accepted (metrics.md "Why a send is
 -- unconfirmed") and late_share over received and opened ("Delivery latency"): what dashboards
 -- chart causes over time from.
 drop view if exists send_rollup_rates_daily;
 create view send_rollup_rates_daily as
 select r.*,
-       x.silent_loss, x.known_blocked, x.confirmed,
+       x.silent_loss, x.known_blocked, x.confirmed, x.could_confirm,
        x.silent_loss_rate, x.known_blocked_rate, x.unconfirmed_rate, x.confirmed_delivery_rate, x.open_rate,
-       x.open_rate_of_received, x.rejection_rate, x.token_invalid_rate, x.low_volume,
+       x.open_rate_of_received, x.rejection_rate, x.token_invalid_rate, x.unconfirmable_rate, x.low_volume,
        r.superseded::double precision / nullif(r.accepted, 0) as superseded_rate,
        r.app_stopped::double precision / nullif(r.accepted, 0) as app_stopped_rate,
        r.expired::double precision / nullif(r.accepted, 0) as expired_rate,
@@ -115,6 +120,7 @@ select r.*,
         select max(p.numerator) filter (where p.rate = 'silent_loss_rate') as silent_loss,
                max(p.numerator) filter (where p.rate = 'known_blocked_rate') as known_blocked,
                max(p.numerator) filter (where p.rate = 'confirmed_delivery_rate') as confirmed,
+               max(p.denominator) filter (where p.rate = 'silent_loss_rate') as could_confirm,
                max(p.value) filter (where p.rate = 'silent_loss_rate') as silent_loss_rate,
                max(p.value) filter (where p.rate = 'known_blocked_rate') as known_blocked_rate,
                max(p.value) filter (where p.rate = 'unconfirmed_rate') as unconfirmed_rate,
@@ -123,6 +129,7 @@ select r.*,
                max(p.value) filter (where p.rate = 'open_rate_of_received') as open_rate_of_received,
                max(p.value) filter (where p.rate = 'rejection_rate') as rejection_rate,
                max(p.value) filter (where p.rate = 'token_invalid_rate') as token_invalid_rate,
+               max(p.value) filter (where p.rate = 'unconfirmable_rate') as unconfirmable_rate,
                bool_or(p.low_volume) filter (where p.rate = 'silent_loss_rate') as low_volume
           from pushledger_rates(r.sends, r.accepted, r.rejected, r.opened, r.received, r.blocked_app,
                                 r.blocked_channel, r.unconfirmed, r.token_invalid, r.unconfirmable) p) x;

@@ -10,6 +10,8 @@ public struct OutcomeRates: Sendable, Hashable {
         case unconfirmedRate = "unconfirmed_rate", confirmedDeliveryRate = "confirmed_delivery_rate"
         case openRate = "open_rate", openRateOfReceived = "open_rate_of_received"
         case rejectionRate = "rejection_rate", tokenInvalidRate = "token_invalid_rate"
+        /// The share of accepted sends that could not have confirmed (which sends can confirm).
+        case unconfirmableRate = "unconfirmable_rate"
     }
 
     private var rates: [Name: Rate]
@@ -38,6 +40,7 @@ public struct OutcomeRates: Sendable, Hashable {
             case .openRateOfReceived: Rate(opened, of: received + opened)
             case .rejectionRate: Rate(rejected, of: sends)
             case .tokenInvalidRate: Rate(tokenInvalid, of: sends)
+            case .unconfirmableRate: Rate(unconfirmable, of: accepted)
             }
         }
     }

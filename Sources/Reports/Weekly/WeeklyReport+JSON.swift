@@ -20,6 +20,17 @@ extension WeeklyReport {
                 ("channels", .array(channels.map(Self.sliceJSON))),
                 ("platforms", .array(platforms.map(Self.sliceJSON))),
                 ("why_unconfirmed", whyUnconfirmedJSON),
+                (
+                    "cannot_confirm",
+                    .array(
+                        cannotConfirm.map { r in
+                            .object([
+                                ("provider", .string(r.provider)), ("push_type", .text(r.pushType)),
+                                ("message_kind", .text(r.messageKind)), ("unconfirmable", .int(r.unconfirmable)),
+                                ("to_measure", .string(r.change)),
+                            ])
+                        })
+                ),
                 ("latency", latencyJSON),
                 (
                     "rejections",

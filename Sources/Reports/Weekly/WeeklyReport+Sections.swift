@@ -23,13 +23,13 @@ extension WeeklyReport {
     public var sections: [ReportTable] {
         if isFleet {
             return [
-                headlineTable, sliceTable("Per channel", "channel", channels),
+                headlineTable, cannotConfirmTable, sliceTable("Per channel", "channel", channels),
                 sliceTable("Per platform", "platform", platforms),
                 causeTable, latencyTable, rejectionTable, hygieneTable, landingTable,
             ]
         }
         return [
-            headlineTable, sliceTable("Per channel", "channel", channels),
+            headlineTable, cannotConfirmTable, sliceTable("Per channel", "channel", channels),
             sliceTable("Per platform", "platform", platforms),
             causeTable, latencyTable, rejectionTable, hygieneTable, providerCheckTable,
         ]
@@ -48,6 +48,8 @@ extension WeeklyReport {
         // beside silent loss, the part of it nothing reported explains
         let unexplained = { (counts: OutcomeCounts) in (counts.causes ?? CauseCounts()).rate(.unexplained) }
         rows.insert(["silent loss: unexplained"] + Self.rateCells(unexplained(c), unexplained(p)), at: 4)
+        // how much of the traffic nothing could confirm (left out of the rates above)
+        rows.append(["cannot confirm"] + Self.rateCells(c.rates[.unconfirmableRate], p.rates[.unconfirmableRate]))
         let notes =
             c.pending > 0
             ? ["\(c.pending) sends still pending (within the confirmation window) are left out of accepted"] : []

@@ -71,6 +71,8 @@ public struct WeeklyReport: Sendable {
     public let trend: [(week: ISOWeek, channel: String, counts: OutcomeCounts)]
     public let rejections: [ReasonRow]
     public let landings: [LandingRow]
+    /// This week's unconfirmable sends by kind, most first.
+    public let cannotConfirm: [CannotConfirmRow]
     /// Per link host: this week's misrouted opens beside the last association check.
     public internal(set) var linkHosts: [LinkHostRow] = []
     public let promptTiming: PromptTimingReport
@@ -106,7 +108,7 @@ public struct WeeklyReport: Sendable {
             app: app, week: week, asOf: asOf, rollups: rollups,
             headline: sums.headline, channels: sums.channels, platforms: sums.platforms, causeSlices: sums.causeSlices,
             trend: sums.trend, rejections: sums.rejections, landings: sums.landings,
-            linkHosts: try linkHosts(connection, app, week),
+            cannotConfirm: sums.cannotConfirm, linkHosts: try linkHosts(connection, app, week),
             promptTiming: try prompts(week), previousPromptTiming: try prompts(week.previous),
             alerts: try alerts(connection, app, week),
             providerCheck: try providerCheck(connection, app, week, asOf: asOf))
@@ -129,7 +131,8 @@ public struct WeeklyReport: Sendable {
         return WeeklyReport(
             app: ReportScope.fleetName, week: week, asOf: asOf, rollups: rollups, headline: sums.headline,
             channels: sums.channels, platforms: sums.platforms, causeSlices: sums.causeSlices, trend: sums.trend,
-            rejections: sums.rejections, landings: sums.landings, promptTiming: prompts,
+            rejections: sums.rejections, landings: sums.landings, cannotConfirm: sums.cannotConfirm,
+            promptTiming: prompts,
             previousPromptTiming: prompts, alerts: [], isFleet: true)
     }
 
@@ -138,6 +141,7 @@ public struct WeeklyReport: Sendable {
         var headline: Slice, channels: [Slice], platforms: [Slice], causeSlices: [CauseSlice]
         var trend: [(week: ISOWeek, channel: String, counts: OutcomeCounts)]
         var rejections: [ReasonRow], landings: [LandingRow]
+        var cannotConfirm: [CannotConfirmRow]
 
         init(_ connection: Connection, _ scope: ReportScope, _ week: ISOWeek) throws(ReportError) {
             let weeks = week.recent(WeeklyReport.trendWeeks)
@@ -161,11 +165,14 @@ public struct WeeklyReport: Sendable {
             trend = byChannel.map { ($0.week, $0.name, $0.counts) }
             rejections = try WeeklyReport.rejections(connection, scope, week)
             landings = try WeeklyReport.landings(connection, scope, week)
+            cannotConfirm = try WeeklyReport.cannotConfirm(connection, scope, week)
         }
     }
 
     /// The columns `pushledger_rollup_totals` groups by, in its order.
-    static let totalsKeys = ["channel", "platform", "app_version", "campaign", "provider", "week"]
+    static let totalsKeys = [
+        "channel", "platform", "app_version", "campaign", "provider", "week", "push_type", "message_kind",
+    ]
 
     /// The cross-check of the week's Los Angeles days; nil without FCM data for them, whose check
     /// would show devices only (the section says how to import it) and costs an engine pass a day.
@@ -248,6 +255,30 @@ public struct WeeklyReport: Sendable {
             ($1.current, $1.previous, $0.provider, $0.reason ?? "") < (
                 $0.current, $0.previous, $1.provider, $1.reason ?? ""
             )
+        }
+    }
+
+    /// The week's unconfirmable sends by provider, push type and message kind.
+    private static func cannotConfirm(
+        _ connection: Connection, _ scope: ReportScope, _ week: ISOWeek
+    ) throws(ReportError) -> [CannotConfirmRow] {
+        let rows = scope.rows(keys: totalsKeys, sums: OutcomeCounts.summedColumns) { app in
+            """
+            pushledger_rollup_totals(\(app), \(Display.day(week.start()))::date, \(Display.day(week.end()))::date,
+                                     '{provider,push_type,message_kind}')
+            """
+        }
+        return try databaseStep("reading rollups") {
+            try connection.query(
+                """
+                select provider, push_type, message_kind, unconfirmable from \(rows)
+                 where unconfirmable > 0 order by unconfirmable desc, provider, push_type, message_kind
+                """
+            ).map { row in
+                CannotConfirmRow(
+                    provider: try row.decode("provider"), pushType: try row.decode("push_type"),
+                    messageKind: try row.decode("message_kind"), unconfirmable: try row.decode("unconfirmable"))
+            }
         }
     }
 
