@@ -157,10 +157,10 @@ public struct SilentLossReport: Sendable, Equatable {
     }
 
     /// The default terminal columns after the dimensions: what was sent, what is still pending,
-    /// the two rates the report is for, and the sends they leave aside (unattributed: no state
-    /// or receipts to judge by; unconfirmable: nothing could have confirmed them).
+    /// the two rates the report is for, and the accepted sends they leave aside (nothing could
+    /// have confirmed them; `--wide` shows them beside unattributed).
     static let keyColumns = [
-        "sends", "accepted", "pending", "silent_loss_rate", "confirmed_delivery_rate", "unattributed", "unconfirmable",
+        "sends", "accepted", "pending", "silent_loss_rate", "confirmed_delivery_rate", "unconfirmable",
     ]
 
     /// Renders in `table`, `json`, `csv` or `markdown`; `columns` shapes the terminal table.

@@ -1,3 +1,4 @@
+import PushLedgerContract
 import PushLedgerRules
 
 /// The push sender's side for one installation: what it sent on each channel, what APNs/FCM
@@ -22,6 +23,7 @@ struct SenderSimulation {
         var priority: Int
         var collapseID: String? = nil
         var expiryMinutes: Int64? = nil
+        var kind = SendKind.alert
     }
 
     private struct Delivery {
@@ -64,7 +66,8 @@ struct SenderSimulation {
                         reason: reason,
                         unregisteredAt: unregisteredAt, priority: intent.priority, latencyMs: 15 + Int(r.below(120)),
                         collapseID: intent.collapseID,
-                        expiresAt: intent.expiryMinutes.map { SimGrid.expiry(sentAt: sentAt, minutes: $0) }))
+                        expiresAt: intent.expiryMinutes.map { SimGrid.expiry(sentAt: sentAt, minutes: $0) },
+                        kind: intent.kind))
                 if status == 200 {
                     var ready = sentAt + 2_000 + r.below(18_000)
                     var instant = arrival.chance(config.instantDeliveryShare)
@@ -138,7 +141,42 @@ struct SenderSimulation {
                 }
             }
         }
+        if config.pushMix { mixKinds(&intents) }
         return intents.filter { $0.at < config.endMs - SimTime.msPerMinute }.sorted { $0.at < $1.at }
+    }
+
+    /// ``SimulationConfig/pushMix``: what kind each push is, and an iOS app's background
+    /// refreshes. Drawn from a stream of the installation's own, so the other streams are as
+    /// without the mix.
+    private func mixKinds(_ intents: inout [Intent]) {
+        var kinds = SimRandom(seed: plan.id.hi ^ plan.id.lo, stream: 9)
+        let promotions = config.channels.firstIndex { $0.id == "promotions" }
+        for i in intents.indices {
+            let promotion = intents[i].channel == promotions
+            if plan.provider == .apns {
+                // the order and chat service ships a Notification Service Extension's payloads; the
+                // marketing tool mostly does not set mutable-content
+                let mutable = !promotion || kinds.chance(0.3)
+                intents[i].kind = SendKind(mutableContent: mutable)
+            } else {
+                // the app posts order and chat notifications itself (data messages); campaigns
+                // are mostly notification messages the tray shows
+                let campaignKinds: [MessageKind] = [.notification, .hybrid, .data]
+                let kind = promotion ? campaignKinds[kinds.weighted([0.6, 0.2, 0.2])] : .data
+                intents[i].kind = SendKind(messageKind: kind)
+            }
+        }
+        guard plan.provider == .apns else { return }
+        let channel = config.channels.firstIndex { $0.id == "orders" } ?? 0
+        for day in 0..<config.simulatedDays {
+            for _ in 0..<kinds.poisson(mean: config.backgroundPushesPerDay) {
+                let at = config.simulatedStartMs + Int64(day) * SimTime.msPerDay + kinds.below(SimTime.msPerDay)
+                intents.append(
+                    Intent(
+                        at: at, channel: channel, campaign: "content_refresh", priority: 5,
+                        kind: SendKind(pushType: "background")))
+            }
+        }
     }
 
     private func knowsInstallation(at t: Int64) -> Bool {
@@ -234,8 +272,23 @@ struct SenderSimulation {
             guard at < horizon, at > plan.firstSeen else { continue }
             let settings = Self.settings(at: at, in: timeline.changes)
             let reports = reportsReceipts(at: at)
+            let confirmability = send.confirmability
+            guard confirmability.isNotification else {
+                // a background refresh reaches the app whatever its notification settings and
+                // shows nothing; the app records it where its build does
+                if reports && recordsBackgroundReceipts(at: at) {
+                    var receipt = SimEvent(
+                        at: at,
+                        payload: .received(notification: send.notificationID, channel: send.channel, displayed: false))
+                    receipt.pinned = pinned
+                    events.append(receipt)
+                }
+                continue
+            }
+            // no app code runs for an alert without mutable content or a message the tray shows
+            let records = reports && confirmability.canConfirm == .yes
             if settings.shows(channel: send.channel, platform: plan.platform, channels: config.channels) {
-                if reports {
+                if records {
                     var receipt = SimEvent(
                         at: at,
                         payload: .received(
@@ -261,7 +314,7 @@ struct SenderSimulation {
                     SimEvent(
                         at: openAt + SimTime.msPerMinute,
                         payload: .settings(Self.settings(at: openAt, in: timeline.changes))))
-            } else if reports && plan.platform == .android && device.chance(config.hiddenReceiptShare) {
+            } else if records && plan.platform == .android && device.chance(config.hiddenReceiptShare) {
                 var receipt = SimEvent(
                     at: at,
                     payload: .received(notification: send.notificationID, channel: send.channel, displayed: false))
@@ -279,6 +332,11 @@ struct SenderSimulation {
             return false
         }
         return true
+    }
+
+    private func recordsBackgroundReceipts(at t: Int64) -> Bool {
+        config.backgroundReceiptInstrumented.contains(
+            "\(plan.platform.rawValue)/\(config.appVersions[plan.version(at: t)])")
     }
 
     static func settings(at t: Int64, in changes: [(at: Int64, settings: DeviceSettings)]) -> DeviceSettings {

@@ -45,7 +45,9 @@ struct SendsEncoder {
         w.next("unregistered_at")
         if let at = s.unregisteredAt { w.time(at) } else { w.raw("null") }
         w.field("priority", int: Int64(s.priority))
-        w.field("push_type", "alert")
+        w.field("push_type", s.kind.pushType)
+        if let mutable = s.kind.mutableContent { w.field("mutable_content", bool: mutable) }
+        if let kind = s.kind.messageKind { w.field("message_kind", kind.rawValue) }
         if s.provider == .apns { w.field("environment", "production") }
         w.field("latency_ms", int: Int64(s.latencyMs))
         if let collapse = s.collapseID { w.field("collapse_id", collapse) }

@@ -1,4 +1,5 @@
 import PushLedgerContract
+import PushLedgerRules
 
 /// One telemetry event as the generator knows it (true time, before encoding).
 enum SimPayload {
@@ -41,6 +42,16 @@ enum SendFate: Sendable {
     case dropped
 }
 
+/// The kind of push a send is, as the sender reports it (contract v1.3).
+struct SendKind: Hashable, Sendable {
+    var pushType = "alert"
+    var mutableContent: Bool? = nil
+    var messageKind: MessageKind? = nil
+
+    /// A plain alert, as a sender without v1.3's fields reports it.
+    static let alert = SendKind()
+}
+
 /// One attempt the simulated sender made (a `/v1/sends` row).
 struct SimSend {
     var eventID: SimUUID
@@ -61,6 +72,15 @@ struct SimSend {
     /// v1.2: the collapse id and expiry the sender gave the provider.
     var collapseID: String? = nil
     var expiresAt: Int64? = nil
+    /// v1.3: what the sender says it sent (``SimulationConfig/pushMix``).
+    var kind = SendKind.alert
+
+    /// Whether it can confirm and is a notification (metrics.md "Which sends can confirm").
+    var confirmability: Confirmability {
+        Confirmability(
+            provider: provider, pushType: kind.pushType, mutableContent: kind.mutableContent,
+            messageKind: kind.messageKind)
+    }
     /// nil until delivery is decided, and for rejected attempts.
     var fate: SendFate? = nil
 }

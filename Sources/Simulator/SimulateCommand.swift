@@ -82,6 +82,13 @@ public struct SimulateArguments: ParsableCommand {
     @Option(help: "Days an app queues telemetry before flushing", default: SimulateArguments.defaults.flushDays)
     var flushDays: Int
 
+    @Flag(
+        help: """
+            Senders report v1.3's kinds of push: APNs alerts with and without mutable content, background \
+            refreshes, FCM notification, hybrid and data messages (without it every send is a plain alert)
+            """)
+    var pushMix: Bool
+
     @Flag(help: "Post uncompressed bodies")
     var noGzip: Bool
 
@@ -130,6 +137,7 @@ public struct SimulateCommand: Sendable {
         config.installs = try check(arguments.installs, arguments.$installs, 1...10_000_000)
         config.seed = UInt64(try check(arguments.seed, arguments.$seed, 0...Int.max))
         config.flushDays = try check(arguments.flushDays, arguments.$flushDays, 1...29)
+        config.pushMix = arguments.pushMix
         for text in arguments.inject { config.injections.append(try Injection.parse(text, days: days)) }
         options = SimulationRunner.Options(
             baseURL: arguments.url, telemetryKey: arguments.telemetryKey ?? "", sendsKey: arguments.sendsKey ?? "")

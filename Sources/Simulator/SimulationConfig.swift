@@ -130,6 +130,15 @@ public struct SimulationConfig: Sendable {
     public var rolloutDay = 3
     /// (platform, app version) pairs whose builds report `notification_received`.
     public var receiptInstrumented: Set<String> = ["android/5.1.0", "android/5.2.0", "ios/5.2.0"]
+    /// Contract v1.3's kinds of send (metrics.md "Which sends can confirm"): APNs alerts with and
+    /// without mutable content, background refreshes, FCM notification, hybrid and data messages,
+    /// each reported by the sender, and the device's receipts as each kind allows. Off by
+    /// default: a fleet made without them keeps its figures (every send a plain alert).
+    public var pushMix = false
+    /// With ``pushMix``: (platform, app version) pairs whose builds record background pushes' receipts.
+    public var backgroundReceiptInstrumented: Set<String> = ["ios/5.2.0"]
+    /// With ``pushMix``: background refreshes a day to an iOS installation.
+    public var backgroundPushesPerDay = 1.5
     public var offlineDailyChance = 0.08
     /// Chance per day that an installation is uninstalled (a steady outflow; ~6% over a fortnight).
     public var dailyUninstallRate = 0.0043

@@ -30,6 +30,8 @@ public struct Truth: Sendable, Equatable {
         public var platform: Platform
         /// The send's slice version (its installation's as-of snapshot); nil when unknown.
         public var appVersion: String?
+        /// The push type the sender reported: with ``SimulationConfig/pushMix`` only, else nil.
+        public var pushType: String? = nil
         public var outcome: SendOutcome
         public var count: Int
     }
@@ -110,6 +112,8 @@ public struct Truth: Sendable, Equatable {
     public var window: TruthWindow
     /// "platform/app_version" slices with a `notification_received` in the window.
     public var instrumentedSlices: [String]
+    /// "platform/app_version" slices with a receipt of a background push in the window.
+    public var backgroundInstrumentedSlices: [String] = []
     public var outcomesByDay: [OutcomeCount]
     /// The causes of the unconfirmed sends, and the latency buckets of the received and opened ones.
     public var causes: [CauseCount] = []
@@ -168,13 +172,19 @@ public struct Truth: Sendable, Equatable {
         w.field("as_of", time: window.asOf)
         w.field("confirmation_window_hours", int: window.confirmationWindowMs / SimTime.msPerHour)
         w.raw("\n")
-        w.next("instrumented_slices")
-        w.raw("[")
-        for (i, slice) in instrumentedSlices.enumerated() {
-            if i > 0 { w.raw(",") }
-            w.string(slice)
+        var lists: [(name: StaticString, slices: [String])] = [("instrumented_slices", instrumentedSlices)]
+        if !backgroundInstrumentedSlices.isEmpty {
+            lists.append(("background_instrumented_slices", backgroundInstrumentedSlices))
         }
-        w.raw("]")
+        for (name, slices) in lists {
+            w.next(name)
+            w.raw("[")
+            for (i, slice) in slices.enumerated() {
+                if i > 0 { w.raw(",") }
+                w.string(slice)
+            }
+            w.raw("]")
+        }
         totals(
             "outcomes", by: "outcome",
             outcomesByDay.map { ([$0.channel, $0.platform.rawValue, $0.outcome.rawValue], $0.count) }, into: &w)
@@ -192,6 +202,7 @@ public struct Truth: Sendable, Equatable {
             w.field("channel", row.channel)
             w.field("platform", row.platform.rawValue)
             w.field("app_version", nullable: row.appVersion)
+            if let pushType = row.pushType { w.field("push_type", pushType) }
             w.field("outcome", row.outcome.rawValue)
             w.field("count", int: Int64(row.count))
         }

@@ -3,8 +3,8 @@ import PushLedgerContract
 import PushLedgerRules
 
 /// Folds generated installations into a `Truth`, one installation at a time (memory stays
-/// bounded). Whether a slice is instrumented is only known at the end, so each send keeps
-/// both possible outcomes until `finish()`.
+/// bounded). Whether a slice is instrumented (and reports background receipts) is only known at
+/// the end, so each send keeps every possible outcome until `finish()`.
 struct TruthAccumulator {
     let config: SimulationConfig
     let window: TruthWindow
@@ -14,8 +14,10 @@ struct TruthAccumulator {
         var channel: Int
         var platform: Platform
         var version: Int?
-        var ifInstrumented: SendOutcome
-        var ifNot: SendOutcome
+        /// The outcome by the slice's instrumentation: ``outcomeIndex(instrumented:background:)``.
+        var outcomes: [SendOutcome]
+        /// The push type the sender reported, with ``SimulationConfig/pushMix`` only.
+        var pushType: String?
         /// The cause, should the send be unconfirmed; the latency bucket of a received or opened one.
         var cause: UnconfirmedCause?
         var latency: LatencyBucket?
@@ -34,6 +36,8 @@ struct TruthAccumulator {
     private var sendCounts: [SendKey: Int] = [:]
     private var rejections: [RejectionKey: Int] = [:]
     private var instrumented = Set<Slice>()
+    /// Slices with a receipt of a background push in the window.
+    private var backgroundInstrumented = Set<Slice>()
     private var cohorts: [String: Truth.Cohort] = [:]
     private var tokenInvalid = 0
     private var knownInvalid = 0
@@ -66,6 +70,7 @@ struct TruthAccumulator {
         var registrations: [String: [Int64]] = [:]
         var exposure: (at: Int64, variant: String)?
         var firstPrompt: (at: Int64, result: PromptResult)?
+        let backgroundPushes = Set(installation.sends.filter { $0.kind.pushType == "background" }.map(\.notificationID))
         for event in installation.events where event.at <= window.asOf {
             let kind: SignOfLife.Kind
             switch event.payload {
@@ -86,7 +91,12 @@ struct TruthAccumulator {
                     ))
             case .received(let id, _, let displayed):
                 receipts[id, default: []].append(Receipt(kind: .received(displayed: displayed), at: date(event.at)))
-                if inWindow(event.at) { instrumented.insert(Slice(platform: plan.platform, version: event.version)) }
+                if inWindow(event.at) {
+                    instrumented.insert(Slice(platform: plan.platform, version: event.version))
+                    if backgroundPushes.contains(id) {
+                        backgroundInstrumented.insert(Slice(platform: plan.platform, version: event.version))
+                    }
+                }
             case .opened(let id, _, _):
                 receipts[id, default: []].append(Receipt(kind: .opened, at: date(event.at)))
             case .token(let token):
@@ -142,14 +152,16 @@ struct TruthAccumulator {
             let (sentAt, channel, asOfDate) = (date(send.sentAt), config.channels[send.channel].id, date(window.asOf))
             let sendReceipts = receipts[send.notificationID] ?? []
             let confirmation = Double(window.confirmationWindowMs) / 1_000
-            let classify = { (instrumented: Bool) in
+            let outcomes = [(false, false), (true, false), (false, true), (true, true)].map {
+                instrumented, background in
                 OutcomeRules.classify(
                     status: send.status, sentAt: sentAt, channel: channel, state: asOf?.state, receipts: sendReceipts,
-                    instrumented: instrumented, asOf: asOfDate, confirmationWindow: confirmation)
+                    instrumented: instrumented, asOf: asOfDate, confirmationWindow: confirmation,
+                    confirmability: send.confirmability, backgroundInstrumented: background)
             }
-            let ifInstrumented = classify(true)
+            let ifInstrumented = outcomes[Self.outcomeIndex(instrumented: true, background: true)]
             var cause: UnconfirmedCause?
-            if ifInstrumented == .unconfirmed {
+            if outcomes.contains(.unconfirmed) {
                 cause = CauseRules.cause(
                     notificationID: Self.uuid(send.notificationID), provider: send.provider.rawValue,
                     collapseID: send.collapseID,
@@ -161,7 +173,7 @@ struct TruthAccumulator {
             }
             let key = SendKey(
                 day: SimTime.day(send.sentAt), channel: send.channel, platform: plan.platform, version: asOf?.version,
-                ifInstrumented: ifInstrumented, ifNot: classify(false), cause: cause, latency: latency,
+                outcomes: outcomes, pushType: config.pushMix ? send.kind.pushType : nil, cause: cause, latency: latency,
                 slice: resolved ? slice(send.sentAt) : nil)
             sendCounts[key, default: 0] += 1
         }
@@ -193,21 +205,29 @@ struct TruthAccumulator {
 
     static func uuid(_ id: SimUUID) -> UUID { UUID(uuidString: SimTime.uuidString(id))! }
 
+    /// Where a send's outcome for its slice's instrumentation is in ``SendKey/outcomes``.
+    static func outcomeIndex(instrumented: Bool, background: Bool) -> Int {
+        (instrumented ? 1 : 0) + (background ? 2 : 0)
+    }
+
     func finish(duplicateSendEvents: Int) -> Truth {
         var merged: [Truth.OutcomeCount: Int] = [:]
         var causes: [Truth.CauseCount: Int] = [:]
         var latency: [Truth.LatencyCount: Int] = [:]
         var bySnapshot: [Truth.SliceOutcomeCount: Int] = [:]
         for (key, count) in sendCounts {
-            let isInstrumented =
-                key.version.map { instrumented.contains(Slice(platform: key.platform, version: $0)) } ?? false
-            let outcome = isInstrumented ? key.ifInstrumented : key.ifNot
+            let slice = key.version.map { Slice(platform: key.platform, version: $0) }
+            let outcome = key.outcomes[
+                Self.outcomeIndex(
+                    instrumented: slice.map(instrumented.contains) ?? false,
+                    background: slice.map(backgroundInstrumented.contains) ?? false)]
             let (day, channel, version) = (
                 String(SimTime.rfc3339(key.day * SimTime.msPerDay).prefix(10)), config.channels[key.channel].id,
                 key.version.map { config.appVersions[$0] }
             )
             let row = Truth.OutcomeCount(
-                day: day, channel: channel, platform: key.platform, appVersion: version, outcome: outcome, count: 0)
+                day: day, channel: channel, platform: key.platform, appVersion: version, pushType: key.pushType,
+                outcome: outcome, count: 0)
             merged[row, default: 0] += count
             if outcome == .unconfirmed, let cause = key.cause {
                 let causeRow = Truth.CauseCount(
@@ -230,8 +250,11 @@ struct TruthAccumulator {
             r.count = count
             return r
         }.sorted {
-            ($0.day, $0.channel, $0.platform.rawValue, $0.appVersion ?? "", $0.outcome.rawValue)
-                < ($1.day, $1.channel, $1.platform.rawValue, $1.appVersion ?? "", $1.outcome.rawValue)
+            ($0.day, $0.channel, $0.platform.rawValue, $0.appVersion ?? "", $0.pushType ?? "", $0.outcome.rawValue)
+                < (
+                    $1.day, $1.channel, $1.platform.rawValue, $1.appVersion ?? "", $1.pushType ?? "",
+                    $1.outcome.rawValue
+                )
         }
         let rejectionRows = rejections.map { key, count in
             Truth.RejectionCount(
@@ -255,6 +278,9 @@ struct TruthAccumulator {
             telemetryEvents: telemetryEvents, sends: sendsTotal, duplicateEventsPosted: duplicates + duplicateSendEvents
         )
         truth.fcmDelivery = fcmDelivery
+        truth.backgroundInstrumentedSlices = backgroundInstrumented.map {
+            "\($0.platform.rawValue)/\(config.appVersions[$0.version])"
+        }.sorted()
         truth.causes = causes.map { row, count in
             var r = row
             r.count = count

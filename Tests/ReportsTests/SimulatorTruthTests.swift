@@ -64,29 +64,32 @@ struct SimulatorTruthTests {
             confirmationWindow: Double(truth.window.confirmationWindowMs) / 1000)
     }
 
-    static func check(_ connection: Connection, _ truth: Truth) throws {
+    /// The reports of `truth`'s window from `source`. A fleet whose senders report their kinds of
+    /// push (``SimulationConfig/pushMix``) is compared per push type as well.
+    static func check(_ connection: Connection, _ truth: Truth, source: ReportSource = .engine) throws {
         let query = query(truth)
-        // Silent loss: every outcome count per (day, channel, platform, app_version).
+        let byPushType = truth.outcomesByDay.contains { $0.pushType != nil }
+        // Silent loss: every outcome count per (day, channel, platform, app_version[, push_type]).
         let report = try SilentLossReport.run(
-            connection: connection, query: query, by: [.day, .channel, .platform, .appVersion])
+            connection: connection, query: query,
+            by: [.day, .channel, .platform, .appVersion] + (byPushType ? [.pushType] : []), source: source)
+        if source == .rollups { #expect(report.answer.isRollups) }
         var expected: [String: [String: Int]] = [:]
         for row in truth.outcomesByDay where row.count > 0 {
-            expected["\(row.day)|\(row.channel)|\(row.platform.rawValue)|\(row.appVersion ?? "∅")", default: [:]][
-                row.outcome.rawValue, default: 0] += row.count
+            let key =
+                [row.day, row.channel, row.platform.rawValue, row.appVersion ?? "∅"]
+                + (byPushType ? [row.pushType ?? "∅"] : [])
+            expected[key.joined(separator: "|"), default: [:]][row.outcome.rawValue, default: 0] += row.count
         }
         var actual: [String: [String: Int]] = [:]
         for row in report.rows {
-            let key = [ReportDimension.day, .channel, .platform, .appVersion].map { (row.values[$0] ?? nil) ?? "∅" }
-                .joined(separator: "|")
-            let c = row.counts
-            let counts = [
-                "rejected": c.rejected, "pending": c.pending, "opened": c.opened, "received": c.received,
-                "blocked_app": c.blockedApp, "blocked_channel": c.blockedChannel, "unconfirmed": c.unconfirmed,
-                "unattributed": c.unattributed,
-            ].filter { $0.value > 0 }
+            let key = report.dimensions.map { (row.values[$0] ?? nil) ?? "∅" }.joined(separator: "|")
+            let counts = Dictionary(
+                uniqueKeysWithValues: SendOutcome.allCases.map { ($0.rawValue, row.counts.count(of: $0)) }
+            ).filter { $0.value > 0 }
             actual[key] = counts
         }
-        #expect(actual == expected)
+        #expect(actual == expected, "\(source)")
         #expect(report.rows.map(\.counts.sends).reduce(0, +) == truth.outcomesByDay.map(\.count).reduce(0, +))
 
         // Causes of the unconfirmed sends and latency buckets of the received and opened ones, per
@@ -100,6 +103,7 @@ struct SimulatorTruthTests {
             expectedCauses["\(row.day)|\(row.channel)|\(row.platform.rawValue)|\(row.appVersion ?? "∅")", default: [:]][
                 row.bucket.rawValue] = row.count
         }
+        // per (day, channel, platform, app_version): the push types of a row summed
         var actualCauses: [String: [String: Int]] = [:]
         for row in report.rows {
             let key = [ReportDimension.day, .channel, .platform, .appVersion].map { (row.values[$0] ?? nil) ?? "∅" }
@@ -107,14 +111,14 @@ struct SimulatorTruthTests {
             let causes = try #require(row.counts.causes)
             var counts: [String: Int] = [:]
             for cause in UnconfirmedCause.allCases where causes.count(cause) > 0 {
-                counts[cause.rawValue] = causes.count(cause)
+                counts[cause.rawValue, default: 0] += causes.count(cause)
             }
             for bucket in LatencyBucket.allCases where causes.count(bucket) > 0 {
-                counts[bucket.rawValue] = causes.count(bucket)
+                counts[bucket.rawValue, default: 0] += causes.count(bucket)
             }
-            if !counts.isEmpty { actualCauses[key] = counts }
+            if !counts.isEmpty { actualCauses[key, default: [:]].merge(counts, uniquingKeysWith: +) }
         }
-        #expect(actualCauses == expectedCauses)
+        #expect(actualCauses == expectedCauses, "\(source)")
 
         // Rejections and token hygiene.
         let rejections = try RejectionsReport.run(connection: connection, query: query)
@@ -189,6 +193,44 @@ struct SimulatorTruthTests {
         #expect(coverage.channelMissing > 0)
         #expect(coverage.resolvedByToken > 0)
         try Self.check(connection, truth)
+    }
+
+    /// Senders that report their kinds of push: the truth per push type equals the engine's
+    /// report, the rollups' after an incremental refresh (every send arrived after the last
+    /// one) and after a rebuild.
+    @Test func pushKindsPerPushTypeAfterRefreshesAndARebuild() throws {
+        let url = try TestDatabase.fresh(prefix: "sim")
+        let connection = try Connection.connect(url: url)
+        // a refresh before anything arrived: the next one is incremental
+        _ = try ReportRollups.refresh(connection: connection, asOf: Date().addingTimeInterval(-2 * 86_400))
+        // a mature fleet whose new version (the one that records background receipts) rolls out
+        // on the first reported day and stops reporting receipts on the second: a slice with
+        // background receipts, one without, and a day on which the first reports none
+        let (_, truth) = try Self.simulate(seed: 21, url: url) {
+            $0.pushMix = true
+            $0.makeSteady(warmupDays: 11)
+            $0.rolloutDay = 11
+            $0.injections = [.receiptsOutage(day: 1, appVersion: "5.2.0")]
+        }
+        #expect(truth.count(.unconfirmable) > 0 && truth.count(.unconfirmed) > 0)
+        #expect(truth.outcomesByDay.contains { $0.pushType == "background" && $0.outcome == .unconfirmable })
+        #expect(truth.outcomesByDay.contains { $0.pushType == "background" && $0.outcome == .received })
+        #expect(truth.backgroundInstrumentedSlices == ["ios/5.2.0"])
+        try Self.check(connection, truth)
+        let query = Self.query(truth)
+        let refreshed = try ReportRollups.refresh(connection: connection, asOf: query.asOf)
+        #expect(!refreshed.full)
+        // a day's rollups hold background pushes unconfirmable for want of that day's background
+        // receipt, which the window (whose slice reports one) judges again
+        let widened = try connection.query(
+            """
+            select coalesce(sum(unconfirmable_uninstrumented + unconfirmable_unattributed), 0)::int8 as n
+              from send_rollups_daily where platform = 'ios' and app_version = '5.2.0'
+            """)[0].decode("n", as: Int.self)
+        #expect(widened > 0)
+        try Self.check(connection, truth, source: .rollups)
+        _ = try ReportRollups.refresh(connection: connection, asOf: query.asOf, full: true)
+        try Self.check(connection, truth, source: .rollups)
     }
 
     @Test func staleSnapshotsContradictedByReceipts() throws {

@@ -23,11 +23,13 @@ struct RecountTests {
     }
 
     /// 0: the reported days; 1: a window inside them, as of an earlier time; 2: a steady fleet's
-    /// reported days, after warm-up days whose telemetry and sends are posted too.
-    @Test(arguments: [0, 1, 2])
+    /// reported days, after warm-up days whose telemetry and sends are posted too; 3: the
+    /// reported days of a fleet whose senders report v1.3's kinds of push.
+    @Test(arguments: [0, 1, 2, 3])
     func recountMatches(windowChoice: Int) throws {
         var config = Fixtures.config(installs: 400, seed: 11)
         if windowChoice == 2 { config.makeSteady(warmupDays: 11) }
+        config.pushMix = windowChoice == 3
         let window =
             windowChoice != 1
             ? Simulation.defaultWindow(config)
@@ -49,7 +51,10 @@ struct RecountTests {
         }
         let truthRows = Dictionary(
             output.truth.outcomesByDay.map {
-                (key($0.day, $0.channel, $0.platform.rawValue, $0.appVersion, $0.outcome.rawValue), $0.count)
+                (
+                    key($0.day, $0.channel, $0.platform.rawValue, $0.appVersion, $0.pushType, $0.outcome.rawValue),
+                    $0.count
+                )
             }
         ) { $0 + $1 }
         #expect(truthRows == recount.outcomes)
@@ -80,8 +85,10 @@ struct RecountTests {
                 output.truth.rejections.map { ("\($0.provider.rawValue) \($0.status) \($0.reason ?? "-")", $0.count) }
             ) { $0 + $1 } == recount.rejections)
         // the fleet exercises every outcome (nothing in the earlier window is young enough to be
-        // pending; after a warm-up every device has reported and every slice is instrumented)
-        let expected = Set(SendOutcome.allCases).subtracting([[], [.pending], [.unattributed]][windowChoice])
+        // pending; after a warm-up every device has reported and every slice is instrumented;
+        // only senders that report their kinds of push send what cannot confirm)
+        let expected = Set(SendOutcome.allCases).subtracting(
+            [[.unconfirmable], [.pending, .unconfirmable], [.unattributed, .unconfirmable], []][windowChoice])
         #expect(Set(output.truth.outcomesByDay.map(\.outcome)) == expected)
         #expect(output.truth.sendsToKnownInvalidTokens > 0 && output.truth.tokenInvalid > 0)
     }
@@ -102,9 +109,20 @@ struct RecountTests {
         var receipts: [String: [Receipt]] = [:]
         var registrations: [String: [(at: Int64, installation: String)]] = [:]
         var instrumented = Set<String>()
+        var backgroundInstrumented = Set<String>()
         var seen = Set<String>()
         func date(_ ms: Int64) -> Date { Date(timeIntervalSince1970: Double(ms) / 1_000) }
         let inWindow = { (t: Int64) in t >= window.from && t < window.to && t <= window.asOf }
+
+        var sends: [[String: Any]] = []
+        var seenSends = Set<String>()
+        for batch in output.sends {
+            for send in try Fixtures.sends(batch) where seenSends.insert(send["event_id"] as! String).inserted {
+                sends.append(send)
+            }
+        }
+        let backgroundPushes = Set(
+            sends.filter { $0["push_type"] as? String == "background" }.map { $0["notification_id"] as! String })
 
         for batch in output.telemetry {
             let body = try Fixtures.object(batch.body)
@@ -129,7 +147,12 @@ struct RecountTests {
                     let displayed = event["displayed"] as? Bool
                     receipts[event["notification_id"] as! String, default: []].append(
                         Receipt(kind: .received(displayed: displayed), at: date(at)))
-                    if inWindow(at) { instrumented.insert("\(platform.rawValue)/\(version ?? "null")") }
+                    if inWindow(at) {
+                        instrumented.insert("\(platform.rawValue)/\(version ?? "null")")
+                        if backgroundPushes.contains(event["notification_id"] as! String) {
+                            backgroundInstrumented.insert("\(platform.rawValue)/\(version ?? "null")")
+                        }
+                    }
                 case "notification_opened":
                     receipts[event["notification_id"] as! String, default: []].append(
                         Receipt(kind: .opened, at: date(at)))
@@ -154,13 +177,6 @@ struct RecountTests {
         }
         for id in installs.keys { installs[id]!.snapshots.sort { $0.at < $1.at } }
 
-        var sends: [[String: Any]] = []
-        var seenSends = Set<String>()
-        for batch in output.sends {
-            for send in try Fixtures.sends(batch) where seenSends.insert(send["event_id"] as! String).inserted {
-                sends.append(send)
-            }
-        }
         let sentAt = { (s: [String: Any]) in try Fixtures.ms(s["sent_at"]) }
         sends = try sends.filter { try sentAt($0) <= window.asOf }.sorted { try sentAt($0) < sentAt($1) }
 
@@ -187,14 +203,22 @@ struct RecountTests {
             let platform =
                 installation.flatMap { installs[$0]?.platform }
                 ?? (send["provider"] as! String == "apns" ? .ios : .android)
+            let slice = "\(platform.rawValue)/\(snapshot?.version ?? "null")"
+            let confirmability = Confirmability(
+                provider: PushProvider(rawValue: send["provider"] as! String)!, pushType: send["push_type"] as? String,
+                mutableContent: send["mutable_content"] as? Bool,
+                messageKind: (send["message_kind"] as? String).flatMap(MessageKind.init(rawValue:)))
             let outcome = OutcomeRules.classify(
                 status: status, sentAt: date(t), channel: send["channel"] as! String, state: snapshot?.state,
                 receipts: receipts[send["notification_id"] as! String] ?? [],
-                instrumented: instrumented.contains("\(platform.rawValue)/\(snapshot?.version ?? "null")"),
-                asOf: date(window.asOf), confirmationWindow: Double(window.confirmationWindowMs) / 1_000)
+                instrumented: instrumented.contains(slice),
+                asOf: date(window.asOf), confirmationWindow: Double(window.confirmationWindowMs) / 1_000,
+                confirmability: confirmability, backgroundInstrumented: backgroundInstrumented.contains(slice))
             let day = String(SimTime.rfc3339(t).prefix(10))
+            let pushType = config.pushMix ? send["push_type"] as? String : nil
             result.outcomes[
-                key(day, send["channel"] as? String, platform.rawValue, snapshot?.version, outcome.rawValue), default: 0
+                key(day, send["channel"] as? String, platform.rawValue, snapshot?.version, pushType, outcome.rawValue),
+                default: 0
             ] += 1
         }
         var hours: [String: [Double]] = [:]
