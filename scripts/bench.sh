@@ -513,15 +513,17 @@ for scale in $scales; do
             select bench.rollup_digest(); rollback;" | tail -1)
         [ "$incremental" = "$rebuilt" ] || { echo "bench: the incremental rollups differ from a rebuild" >&2; exit 1; }
     fi
-    # How much of the week the v1.2 look-ups touched: sends with a cause, sends with a latency bucket.
-    IFS='|' read -r cause_sends latency_sends < <(q reports "select count(*) filter (where cause is not null),
-        count(*) filter (where latency_bucket is not null) from send_outcomes
-        where app_id = '$app' and sent_at >= '$monday_date' and sent_at < '$monday_date'::date + 7")
+    # How much of the week the v1.2 look-ups touched (sends with a cause, sends with a latency
+    # bucket), and the v1.3 rule (unconfirmable sends, background pushes).
+    IFS='|' read -r cause_sends latency_sends unconfirmable_sends background_sends < <(q reports "select
+        count(*) filter (where cause is not null), count(*) filter (where latency_bucket is not null),
+        count(*) filter (where outcome = 'unconfirmable'), count(*) filter (where push_type = 'background')
+        from send_outcomes where app_id = '$app' and sent_at >= '$monday_date' and sent_at < '$monday_date'::date + 7")
     # Each table row below is one assignment, continued in column 0 inside its quotes: as appends,
     # a calc failing before the row's last one would stop the run (set -e).
     cause_rows+="| ${scale}× | $week_sends | $cause_sends ($(calc "%.1f" "100 * $cause_sends / $week_sends") %) \
-| $latency_sends | $rollup_seconds | $(prev_full "$scale" || true) | $incr_seconds \
-| $(prev_incr "$scale" || true) |"$'\n'
+| $latency_sends | $unconfirmable_sends | $background_sends | $rollup_seconds | $(prev_full "$scale" || true) \
+| $incr_seconds | $(prev_incr "$scale" || true) |"$'\n'
     # A rollup that only aggregates (the outcomes already on the sends): its floor.
     q reports "select bench.classify_week('$app', '$monday_date')" >/dev/null
     q reports "vacuum analyze bench.classified"
@@ -726,13 +728,15 @@ rollup's.
 |---|---:|---:|---:|---:|---:|---:|
 $incr_rows
 
-**Causes and latency in** — the rebuild and the refresh above judge every unconfirmed send's cause (a look-up of the \
-installation's first sign of life after it) and every received or opened send's latency bucket; beside them, the \
-previous full run's figures (${previous:-none}).
+**Causes, latency and which sends can confirm in** — the rebuild and the refresh above judge every unconfirmed \
+send's cause (a look-up of the installation's first sign of life after it), every received or opened send's latency \
+bucket, and which sends can confirm (push type, mutable content, message kind; background pushes by their slice's \
+background receipts: the fleet's senders report their kinds of push); beside them, the previous full run's figures \
+(${previous:-none}).
 
-| Scale | Sends in week | Sends with a cause | Sends with a latency bucket | Full rollup s | previous run | Refresh s \
-| previous run |
-|---|---:|---:|---:|---:|---:|---:|---:|
+| Scale | Sends in week | Sends with a cause | Sends with a latency bucket | Unconfirmable | Background pushes \
+| Full rollup s | previous run | Refresh s | previous run |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 $cause_rows
 EOF
 )

@@ -290,6 +290,8 @@ case .success(.run(let chain)):
     var config = SimulationConfig(startMs: Int64(week.monday.daysSinceEpoch) * 86_400_000)
     config.days = 7
     config.duplicateBatchShare = 0
+    // senders that report their kinds of push: the outcome engine judges which sends can confirm
+    config.pushMix = true
     let out: URL
     do throws(OptionError) {
         config.installs = try parsed.$installs.positive()
