@@ -10,10 +10,12 @@ extension WeeklyReport {
         public var messageKind: String?
         public var unconfirmable: Int
 
-        /// The kind as the report names it.
+        /// The kind as the report names it: the push type of an APNs send, the message kind of an
+        /// FCM one (the fields the rule reads for each).
         public var kind: String {
-            [provider, pushType.map { "push_type \($0)" }, messageKind.map { "message_kind \($0)" }]
-                .compactMap { $0 }.joined(separator: ", ")
+            let detail =
+                provider == "apns" ? pushType.map { "push_type \($0)" } : messageKind.map { "message_kind \($0)" }
+            return [provider, detail].compactMap { $0 }.joined(separator: ", ")
         }
 
         /// What makes such sends measurable.

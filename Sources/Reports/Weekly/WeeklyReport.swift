@@ -268,18 +268,29 @@ public struct WeeklyReport: Sendable {
                                      '{provider,push_type,message_kind}')
             """
         }
-        return try databaseStep("reading rollups") {
+        let found = try databaseStep("reading rollups") {
             try connection.query(
                 """
-                select provider, push_type, message_kind, unconfirmable from \(rows)
-                 where unconfirmable > 0 order by unconfirmable desc, provider, push_type, message_kind
+                select provider, push_type, message_kind, unconfirmable from \(rows) where unconfirmable > 0
                 """
             ).map { row in
-                CannotConfirmRow(
-                    provider: try row.decode("provider"), pushType: try row.decode("push_type"),
-                    messageKind: try row.decode("message_kind"), unconfirmable: try row.decode("unconfirmable"))
+                let provider: String = try row.decode("provider")
+                // the field the rule reads for the provider: APNs's push type, FCM's message kind
+                return CannotConfirmRow(
+                    provider: provider, pushType: provider == "apns" ? try row.decode("push_type") : nil,
+                    messageKind: provider == "apns" ? nil : try row.decode("message_kind"),
+                    unconfirmable: try row.decode("unconfirmable"))
             }
         }
+        var merged: [CannotConfirmRow] = []
+        for row in found {
+            if let i = merged.firstIndex(where: { $0.kind == row.kind }) {
+                merged[i].unconfirmable += row.unconfirmable
+            } else {
+                merged.append(row)
+            }
+        }
+        return merged.sorted { ($1.unconfirmable, $0.kind) < ($0.unconfirmable, $1.kind) }
     }
 
     private static func landings(
