@@ -41,8 +41,14 @@ let package = Package(
         .target(name: "Store", dependencies: ["PushLedgerContract", "Postgres", "LinkCheck"]),
         // An HTTP/1.1 server on libmicrohttpd: daemon, listeners, connection guard, TLS, trusted proxies.
         .target(name: "HTTPServer", dependencies: ["PushLedgerSupport", "CMicroHTTPD"]),
-        // The v1 ingest service on HTTPServer: routes, keys, queue and writers, Prometheus exposition.
-        .target(name: "IngestServer", dependencies: ["PushLedgerContract", "Postgres", "Store", "Gzip", "HTTPServer"]),
+        // Long-running commands' upkeep: Prometheus exposition (histograms, the registry, the text
+        // format, a /metrics endpoint on HTTPServer) and signal handling.
+        .target(name: "Metrics", dependencies: ["HTTPServer", "PushLedgerSupport"]),
+        // The v1 ingest service on HTTPServer: routes, keys, queue and writers, its metrics.
+        .target(
+            name: "IngestServer",
+            dependencies: ["PushLedgerContract", "Postgres", "Store", "Gzip", "HTTPServer", "Metrics"]
+        ),
         // A small HTTP/1.1 client (simulator, tests, benchmarks, alert webhooks); HTTPS on libcurl.
         .target(name: "HTTPClient", dependencies: ["Gzip", "PushLedgerSupport", "CCurl"]),
         // Fleet simulator: generated installations and sender, with the expected truth.
@@ -52,8 +58,14 @@ let package = Package(
                 "PushLedgerSupport", "PushLedgerContract", "PushLedgerRules", "CommandLineParsing", "HTTPClient",
             ]
         ),
-        // Reports and alerts over the outcome engine in sql/.
-        .target(name: "Reports", dependencies: ["PushLedgerRules", "TableRendering", "Postgres", "HTTPClient"]),
+        // The outcome engine's passes over sql/engine: refresh and rebuild, the follower and its
+        // schedule and metrics, the rollups' freshness.
+        .target(name: "OutcomeEngine", dependencies: ["Postgres", "PushLedgerRules", "PushLedgerSupport", "Metrics"]),
+        // Reports and alerts over the outcome engine in sql/: they read, never refresh.
+        .target(
+            name: "Reports",
+            dependencies: ["PushLedgerRules", "TableRendering", "Postgres", "HTTPClient", "OutcomeEngine"]
+        ),
         // The client SDK: events, durable journal, upload (Foundation only), and the thin Apple adapter.
         .target(name: "PushLedgerKit", dependencies: ["PushLedgerContract", "PushLedgerSupport", "Gzip"]),
         // Records events into a journal directory from its own process, for the SDK's multi-process tests.
@@ -73,7 +85,7 @@ let package = Package(
             name: "pushledger",
             dependencies: [
                 "CommandLineParsing", "TableRendering", "Postgres", "Store", "IngestServer", "Simulator", "Reports",
-                "LinkAudit",
+                "LinkAudit", "OutcomeEngine", "Metrics",
             ],
             plugins: ["BuildInfo"]
         ),
@@ -114,7 +126,7 @@ let package = Package(
                 "HTTPServer", "IngestServer", "PushLedgerContract", "PushLedgerSupport", "Store", "TestSupport",
             ]
         ),
-        .testTarget(name: "IngestMetricsTests", dependencies: ["IngestServer"]),
+        .testTarget(name: "IngestMetricsTests", dependencies: ["IngestServer", "Metrics"]),
         // Alert rules and their evaluation, the webhook, and device text as a chat or a terminal shows it.
         .testTarget(name: "AlertingTests", dependencies: ["PushLedgerRules", "Reports", "TestSupport"]),
         // The SDK's uploads against the scripted loopback server, and its Apple mapping on plain values.
@@ -129,15 +141,15 @@ let package = Package(
         .testTarget(
             name: "StoreTests",
             dependencies: [
-                "Postgres", "PushLedgerContract", "PushLedgerRules", "PushLedgerSupport", "Reports", "Store",
-                "TestSupport",
+                "OutcomeEngine", "Postgres", "PushLedgerContract", "PushLedgerRules", "PushLedgerSupport", "Reports",
+                "Store", "TestSupport",
             ]
         ),
         .testTarget(
             name: "IngestServerTests",
             dependencies: [
-                "Gzip", "HTTPServer", "IngestServer", "Postgres", "PushLedgerContract", "PushLedgerSupport", "Store",
-                "TestSupport",
+                "Gzip", "HTTPServer", "IngestServer", "Metrics", "Postgres", "PushLedgerContract", "PushLedgerSupport",
+                "Store", "TestSupport",
             ]
         ),
         // No database, but whole fleets generated and recounted: too slow for the unit run.
@@ -156,8 +168,8 @@ let package = Package(
         .testTarget(
             name: "ReportsTests",
             dependencies: [
-                "HTTPServer", "IngestServer", "Postgres", "PushLedgerRules", "PushLedgerSupport", "Reports",
-                "Simulator", "Store", "TestSupport",
+                "HTTPServer", "IngestServer", "OutcomeEngine", "Postgres", "PushLedgerRules", "PushLedgerSupport",
+                "Reports", "Simulator", "Store", "TestSupport",
             ]
         ),
         // Fault and abuse suite: the real `pushledger serve` as a child process, killed, starved of

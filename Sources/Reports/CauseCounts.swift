@@ -1,3 +1,4 @@
+import OutcomeEngine
 import Postgres
 import PushLedgerRules
 import PushLedgerSupport

@@ -1,6 +1,8 @@
 import IngestServer
 import Testing
 
+@testable import Metrics
+
 @Suite("Prometheus exposition")
 struct PrometheusTests {
     @Test func countersAndGauges() {

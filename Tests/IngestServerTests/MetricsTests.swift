@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import IngestServer
+@testable import Metrics
 
 @Suite("Prometheus metrics")
 struct MetricsTests {

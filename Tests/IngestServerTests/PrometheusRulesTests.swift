@@ -2,6 +2,8 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import Metrics
+
 /// The ingestor's Prometheus rules, checked and unit-tested by promtool (Debian `prometheus`).
 @Suite("Prometheus rules for the ingestor")
 struct PrometheusRulesTests {

@@ -7,6 +7,7 @@ import Simulator
 import TestSupport
 import Testing
 
+@testable import OutcomeEngine
 @testable import Reports
 
 /// A hidden fleet with every cause of an unconfirmed send and every latency bucket, posted through

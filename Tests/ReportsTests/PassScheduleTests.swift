@@ -2,6 +2,8 @@ import Foundation
 import Reports
 import Testing
 
+@testable import OutcomeEngine
+
 /// When the follower starts its next pass (docs/rollups.md "Following"), without a database.
 @Suite struct PassScheduleTests {
     let schedule = PassSchedule(period: 30, quiet: 3)

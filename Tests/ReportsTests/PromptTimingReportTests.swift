@@ -3,6 +3,7 @@ import Postgres
 import PushLedgerRules
 import Testing
 
+@testable import OutcomeEngine
 @testable import Reports
 
 @Suite("Prompt timing cohorts")

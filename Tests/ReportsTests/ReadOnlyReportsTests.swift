@@ -4,6 +4,7 @@ import PushLedgerSupport
 import TestSupport
 import Testing
 
+@testable import OutcomeEngine
 @testable import Reports
 
 /// Reports only read: run as a login in role pushledger_reader whose transactions are all

@@ -4,6 +4,7 @@ import Store
 import TestSupport
 import Testing
 
+@testable import OutcomeEngine
 @testable import Reports
 
 /// The upgrade guarantee (docs/operations/upgrading.md): a database migrated by the previous

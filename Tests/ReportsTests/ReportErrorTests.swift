@@ -4,6 +4,7 @@ import PushLedgerSupport
 import TestSupport
 import Testing
 
+@testable import OutcomeEngine
 @testable import Reports
 
 @Suite("Report arguments, errors and JSON text")

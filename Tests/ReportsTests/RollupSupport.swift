@@ -1,6 +1,7 @@
 import Postgres
 import PushLedgerSupport
 
+@testable import OutcomeEngine
 @testable import Reports
 
 extension WeeklyReport {

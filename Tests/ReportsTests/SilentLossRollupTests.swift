@@ -5,6 +5,7 @@ import Simulator
 import TestSupport
 import Testing
 
+@testable import OutcomeEngine
 @testable import Reports
 
 /// `report silent-loss` from the rollups equals the outcome engine over the same window as of

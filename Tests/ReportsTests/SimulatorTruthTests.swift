@@ -7,6 +7,7 @@ import Simulator
 import TestSupport
 import Testing
 
+@testable import OutcomeEngine
 @testable import Reports
 
 /// The silent-loss, rejections and prompt-timing reports over a simulated fleet posted through

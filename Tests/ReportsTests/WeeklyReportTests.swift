@@ -4,6 +4,7 @@ import PushLedgerRules
 import PushLedgerSupport
 import Testing
 
+@testable import OutcomeEngine
 @testable import Reports
 
 @Suite("Weekly report over rollups")

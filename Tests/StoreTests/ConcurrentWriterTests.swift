@@ -7,6 +7,8 @@ import Store
 import Synchronization
 import Testing
 
+@testable import OutcomeEngine
+
 /// Writer workers run side by side: overlapping batches must store each event once and count
 /// the rest as duplicates, whoever commits first.
 @Suite struct ConcurrentWriterTests {

@@ -6,6 +6,8 @@ import Reports
 import Store
 import Testing
 
+@testable import OutcomeEngine
+
 /// The incremental refresh is exact: random sequences of ingest through the writer (late
 /// receipts and opens, late snapshots and channel states, re-registered tokens, back-filled
 /// invalidating results, duplicate batches, future-dated events, whole days marked dirty,

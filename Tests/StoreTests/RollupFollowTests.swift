@@ -6,6 +6,8 @@ import Store
 import TestSupport
 import Testing
 
+@testable import OutcomeEngine
+
 /// `pushledger rollup --follow` run for real as a child process against real Postgres, with
 /// ingest through the event writer at the same time: the rollups it leaves equal a rebuild (also
 /// after it is killed mid-pass and started again), two followers never refresh at once, the lag

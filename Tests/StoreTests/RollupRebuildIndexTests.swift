@@ -4,6 +4,8 @@ import Reports
 import Store
 import Testing
 
+@testable import OutcomeEngine
+
 /// A rebuild loads send_outcomes and open_landing_notifications without their indexes and
 /// builds them after the load (pushledger_drop_indexes): it must leave exactly the indexes and
 /// keys the migrations made, enforcing them.

@@ -5,6 +5,8 @@ import Reports
 import Store
 import Testing
 
+@testable import OutcomeEngine
+
 /// Daily rollups: refreshed only for dirty or still-pending days, and always equal to the
 /// engine's direct classification of that day.
 @Suite struct RollupTests {

@@ -1,4 +1,5 @@
 import HTTPServer
+import Metrics
 import PushLedgerContract
 import Synchronization
 

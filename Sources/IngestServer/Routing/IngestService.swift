@@ -1,6 +1,7 @@
 import Foundation
 import Gzip
 import HTTPServer
+import Metrics
 import PushLedgerContract
 import PushLedgerSupport
 import Store

@@ -1,4 +1,5 @@
 import Foundation
+import OutcomeEngine
 import PushLedgerSupport
 
 /// The JSON rules file of `pushledger alert check --rules FILE`: overrides of the built-in

@@ -1,4 +1,5 @@
 import Foundation
+import OutcomeEngine
 import PushLedgerRules
 import PushLedgerSupport
 import TableRendering

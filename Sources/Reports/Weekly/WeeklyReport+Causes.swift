@@ -1,4 +1,5 @@
 import Foundation
+import OutcomeEngine
 import Postgres
 import PushLedgerRules
 import PushLedgerSupport

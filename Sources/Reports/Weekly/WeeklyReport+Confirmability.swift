@@ -1,3 +1,4 @@
+import OutcomeEngine
 import PushLedgerRules
 import TableRendering
 

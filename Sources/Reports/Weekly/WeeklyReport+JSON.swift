@@ -1,4 +1,5 @@
 import Foundation
+import OutcomeEngine
 import PushLedgerContract
 import PushLedgerRules
 import PushLedgerSupport

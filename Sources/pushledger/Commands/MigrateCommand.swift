@@ -1,5 +1,6 @@
 import CommandLineParsing
 import Foundation
+import OutcomeEngine
 import PushLedgerSupport
 import Store
 import TableRendering

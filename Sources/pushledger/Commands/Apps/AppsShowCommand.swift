@@ -1,4 +1,5 @@
 import CommandLineParsing
+import OutcomeEngine
 import Store
 import TableRendering
 

@@ -1,5 +1,6 @@
 import CommandLineParsing
 import Foundation
+import OutcomeEngine
 import PushLedgerRules
 import PushLedgerSupport
 import Reports

@@ -1,4 +1,5 @@
 import CommandLineParsing
+import OutcomeEngine
 import Reports
 
 /// `pushledger report silent-loss`: outcome counts and silent-loss rates, from the rollups or the engine.

@@ -1,3 +1,4 @@
+import OutcomeEngine
 import Postgres
 import Reports
 import Store

@@ -48,16 +48,16 @@ public struct RollupStatus: Sendable, Equatable {
     /// to run `pushledger rollup`.
     public var text: String {
         guard let asOf else { return Self.neverRefreshedAdvice }
-        let refreshed = refreshedAt.map { " (refreshed \(Display.timestamp($0)))" } ?? ""
+        let refreshed = refreshedAt.map { " (refreshed \(Timestamp.rfc3339($0)))" } ?? ""
         let pending = "\(pendingInputs) input change\(pendingInputs == 1 ? "" : "s") not yet rolled up"
-        return "rollups as of \(Display.timestamp(asOf))\(refreshed), \(pending)"
+        return "rollups as of \(Timestamp.rfc3339(asOf))\(refreshed), \(pending)"
     }
 
     /// `rollups_as_of`, `rollups_refreshed_at` (null: never refreshed) and `pending_inputs`.
     public var jsonFields: [(String, JSONValue)] {
         [
-            ("rollups_as_of", .text(asOf.map(Display.timestamp))),
-            ("rollups_refreshed_at", .text(refreshedAt.map(Display.timestamp))),
+            ("rollups_as_of", .text(asOf.map(Timestamp.rfc3339))),
+            ("rollups_refreshed_at", .text(refreshedAt.map(Timestamp.rfc3339))),
             ("pending_inputs", .int(pendingInputs)),
         ]
     }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Postgres
+import PushLedgerRules
 import PushLedgerSupport
 import Synchronization
 
@@ -56,7 +57,7 @@ public final class RollupFollower: Sendable {
 
     /// `connect` opens a new connection to the primary (called again after each loss).
     public init(
-        freshness: TimeInterval, confirmationWindow: TimeInterval = ReportQuery.defaultConfirmationWindow,
+        freshness: TimeInterval, confirmationWindow: TimeInterval = OutcomeRules.defaultConfirmationWindow,
         logger: Logger, retry: RetryPolicy = RetryPolicy(maxAttempts: .max, baseDelay: 1, maxDelay: 30),
         connect: @escaping @Sendable () throws -> Connection
     ) {

@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import PushLedgerRules
 import PushLedgerSupport
 import TableRendering
 
@@ -38,14 +39,14 @@ public enum ReportRollups {
                 """
             guard !days.isEmpty else {
                 return promptCohortDays == 0 && reclassifiedSends == 0
-                    ? "rollups up to date as of \(Display.timestamp(asOf)): nothing to recompute\n"
-                    : "recomputed \(cohorts) as of \(Display.timestamp(asOf))\n" + (reclassifiedSends == 0 ? "" : sends)
+                    ? "rollups up to date as of \(Timestamp.rfc3339(asOf)): nothing to recompute\n"
+                    : "recomputed \(cohorts) as of \(Timestamp.rfc3339(asOf))\n" + (reclassifiedSends == 0 ? "" : sends)
             }
             let apps = Dictionary(grouping: days, by: \.app)
             var lines = [
                 """
                 recomputed \(days.count) day\(days.count == 1 ? "" : "s") of \(apps.count) \
-                app\(apps.count == 1 ? "" : "s") and \(cohorts) as of \(Display.timestamp(asOf))
+                app\(apps.count == 1 ? "" : "s") and \(cohorts) as of \(Timestamp.rfc3339(asOf))
                 """
             ]
             for app in apps.keys.sorted() {
@@ -57,7 +58,7 @@ public enum ReportRollups {
 
         public var json: JSONValue {
             .object([
-                ("as_of", .string(Display.timestamp(asOf))),
+                ("as_of", .string(Timestamp.rfc3339(asOf))),
                 ("days", .array(days.map { .object([("app", .string($0.app)), ("day", .string($0.day))]) })),
                 ("full", .bool(full)),
                 ("reclassified_sends", .int(reclassifiedSends)),
@@ -74,7 +75,7 @@ public enum ReportRollups {
     /// `asOf` should be now: a refresh as of an earlier time than the last one rebuilds.
     public static func refresh(
         connection: Connection, asOf: Date = Date(),
-        confirmationWindow: TimeInterval = ReportQuery.defaultConfirmationWindow,
+        confirmationWindow: TimeInterval = OutcomeRules.defaultConfirmationWindow,
         full: Bool = false
     ) throws(ReportError) -> Summary {
         let window = "\(Int(confirmationWindow.rounded())) seconds"

@@ -25,15 +25,18 @@ public final class MetricsEndpoint: Sendable {
 
 private final class MetricsHandler: HTTPHandler {
     let render: @Sendable () -> String
+    static let notFound = HTTPResponse.content(404, "no such endpoint\n", type: "text/plain; charset=utf-8")
 
     init(render: @escaping @Sendable () -> String) {
         self.render = render
     }
 
     func decide(_ head: RequestHead) -> HeadDecision {
-        guard ["/metrics", "/healthz"].contains(head.path) else { return .respond(.notFound) }
+        guard ["/metrics", "/healthz"].contains(head.path) else { return .respond(Self.notFound) }
         guard head.method == "GET" || head.method == "HEAD" else {
-            return .respond(.methodNotAllowed(allow: ["GET", "HEAD"]))
+            return .respond(
+                HTTPResponse.content(405, "use GET or HEAD\n", type: "text/plain; charset=utf-8").adding(
+                    "Allow", "GET, HEAD"))
         }
         return .respond(
             head.path == "/healthz"
@@ -41,9 +44,15 @@ private final class MetricsHandler: HTTPHandler {
                 : .content(200, render(), type: Prometheus.contentType))
     }
 
-    func bodyTooLarge(_ head: RequestHead) -> HTTPResponse { .notFound }
+    func bodyTooLarge(_ head: RequestHead) -> HTTPResponse { Self.notFound }
 
-    func handle(_ head: RequestHead, body: [UInt8], context: any Sendable, reply: ReplySlot) { reply.send(.notFound) }
+    func handle(_ head: RequestHead, body: [UInt8], context: any Sendable, reply: ReplySlot) {
+        reply.send(Self.notFound)
+    }
 
     func responded(_ head: RequestHead, status: Int) {}
+
+    func tooManyUploads(_ head: RequestHead) -> HTTPResponse {
+        HTTPResponse.content(429, "too many requests\n", type: "text/plain; charset=utf-8")
+    }
 }

@@ -18,7 +18,7 @@ public struct ReportError: Error, Sendable, CustomStringConvertible, CustomDebug
     /// tell a lost connection from a failed query by it).
     public let databaseError: PostgresError?
 
-    init(kind: Kind, description: String, detail: String? = nil, databaseError: PostgresError? = nil) {
+    package init(kind: Kind, description: String, detail: String? = nil, databaseError: PostgresError? = nil) {
         self.kind = kind
         self.description = description
         self.debugDescription = detail.map { "\(description): \($0)" } ?? description
@@ -36,11 +36,7 @@ public struct ReportError: Error, Sendable, CustomStringConvertible, CustomDebug
         ReportError(kind: .invalidQuery, description: message)
     }
 
-    static func unsupported(_ format: ReportFormat, report: String) -> ReportError {
-        ReportError(kind: .unsupportedFormat, description: "\(report) has no \(format.rawValue) format")
-    }
-
-    static func database(_ error: any Error, while doing: String) -> ReportError {
+    package static func database(_ error: any Error, while doing: String) -> ReportError {
         let postgres = error as? PostgresError
         let detail = postgres?.debugDescription ?? String(describing: error)
         return ReportError(
@@ -49,7 +45,7 @@ public struct ReportError: Error, Sendable, CustomStringConvertible, CustomDebug
 }
 
 /// Runs a database step, turning any failure into a ``ReportError`` naming the step.
-func databaseStep<T>(_ doing: String, _ body: () throws -> T) throws(ReportError) -> T {
+package func databaseStep<T>(_ doing: String, _ body: () throws -> T) throws(ReportError) -> T {
     do {
         return try body()
     } catch let error as ReportError {
