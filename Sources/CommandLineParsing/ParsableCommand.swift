@@ -5,6 +5,14 @@ import Foundation
 public protocol ParsableArguments: Sendable {
     /// Every stored property is a declaration with its own default; the parser fills them.
     init()
+
+    /// Checks the filled options together (one that needs another, values that exclude each
+    /// other); the parser calls it before anything runs, and a thrown error is a usage error.
+    func validate() throws(OptionError)
+}
+
+extension ParsableArguments {
+    public func validate() throws(OptionError) {}
 }
 
 /// A command or subcommand of a tool, as a type: its name, help and subcommands in
@@ -62,15 +70,19 @@ public enum CommandLineParser {
         case .success(.version(let text)): return .success(.version(text))
         case .success(.run(let parsed)):
             let types = chain(root, path: parsed.path)
+            func failure(_ error: OptionError) -> Result<CommandLineRequest, UsageError> {
+                let specs = types.map { spec($0) }
+                let hint = specs.map(\.name).joined(separator: " ") + " --help"
+                return .failure(UsageError(reason: error.reason, usage: HelpText.usage(for: specs), helpHint: hint))
+            }
             var commands: [any ParsableCommand] = []
             for type in types {
                 let command = type.init()
                 do {
                     try Declarations.fill(command, from: parsed)
+                    try command.validate()
                 } catch {
-                    let specs = types.map { spec($0) }
-                    let hint = specs.map(\.name).joined(separator: " ") + " --help"
-                    return .failure(UsageError(reason: error.reason, usage: HelpText.usage(for: specs), helpHint: hint))
+                    return failure(error)
                 }
                 commands.append(command)
             }

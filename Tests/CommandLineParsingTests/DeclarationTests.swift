@@ -59,6 +59,10 @@ private struct RunCommand: ParsableCommand {
 
     @Argument(help: "Input file.")
     var file: String?
+
+    func validate() throws(OptionError) {
+        guard !(dryRun && file == nil) else { throw OptionError("--dry-run needs an input file") }
+    }
 }
 
 private struct GroupCommand: ParsableCommand {
@@ -128,10 +132,10 @@ struct DeclarationTests {
             "TOOL_APP": "from-env", "TOOL_DATABASE_URL": "postgres://env", "TOOL_CHANNELS": "x, y",
             "TOOL_DRY_RUN": "yes",
         ]
-        let (root, command) = try run(["run"], environment: environment)
+        let (root, command) = try run(["run", "in.ndjson"], environment: environment)
         #expect(root.databaseURL == "postgres://env")
         #expect(command.shared.app == "from-env" && command.channels == ["x", "y"] && command.dryRun)
-        let (_, given) = try run(["run", "--app", "flag"], environment: environment)
+        let (_, given) = try run(["run", "--app", "flag", "in.ndjson"], environment: environment)
         #expect(given.shared.app == "flag", "the command line wins")
     }
 
@@ -165,6 +169,8 @@ struct DeclarationTests {
             (["run", "--app", "a", "one", "two"], "unexpected argument 'two'"),
             (["runn"], "unknown command 'runn' (did you mean 'run'?) (commands: run, group)"),
             (["group"], "missing subcommand (one of: leaf)"),
+            // the command's own validate(), after every option was read
+            (["run", "--app", "a", "--dry-run"], "--dry-run needs an input file"),
         ]
         for (arguments, reason) in cases {
             let error = try #require(usage(arguments), "\(arguments) should fail")

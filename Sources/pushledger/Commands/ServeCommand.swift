@@ -154,6 +154,14 @@ struct ServeCommand: Command {
     )
     var trustedProxy: [String]
 
+    func validate() throws(OptionError) {
+        switch (tlsCert, tlsKey) {
+        case (nil, _?): throw OptionError("--tls-key needs --tls-cert")
+        case (_?, nil): throw OptionError("--tls-cert needs --tls-key")
+        default: break
+        }
+    }
+
     func run(_ context: CommandContext) throws -> Int32 {
         let config = try configuration()
         let started: (IngestServer) -> Void = { server in
@@ -200,8 +208,7 @@ struct ServeCommand: Command {
                     exitCode: 64)
             }
             config.tls = files
-        case (nil, _?): throw OptionError("--tls-key needs --tls-cert")
-        case (_?, nil): throw OptionError("--tls-cert needs --tls-key")
+        case (nil, _?), (_?, nil): preconditionFailure("validate() pairs --tls-cert and --tls-key")
         }
         config.http.threads = try $threads.positive()
         config.writerCount = try $writers.positive()

@@ -40,6 +40,14 @@ struct AppsMoveCommand: Command {
 
     enum MoveFormat: String, CaseIterable, OptionValue { case text, json }
 
+    func validate() throws(OptionError) {
+        if rollback {
+            guard to == nil else { throw OptionError("--rollback takes no --to") }
+        } else {
+            guard to != nil else { throw OptionError("name the shard: --to NAME (or --rollback)") }
+        }
+    }
+
     func run(_ context: CommandContext) throws -> Int32 {
         guard let directory = context.directoryURL else {
             throw OptionError("apps move needs --directory-url (or PUSHLEDGER_DIRECTORY_URL)")
@@ -50,11 +58,10 @@ struct AppsMoveCommand: Command {
         move.progress = { line in logger.info(line, ["app": app]) }
         do {
             if rollback {
-                guard to == nil else { throw OptionError("--rollback takes no --to") }
                 try ShardsCommand.refusals { try move.rollback() }
                 return 0
             }
-            guard let target = to else { throw OptionError("name the shard: --to NAME (or --rollback)") }
+            guard let target = to else { preconditionFailure("validate() requires --to without --rollback") }
             let report = try ShardsCommand.refusals { try move.run(to: target) }
             ShardsCommand.sync(context, try context.connectDirectory())
             if format == .json {

@@ -52,9 +52,17 @@ struct RollupCommand: Command {
 
     @OptionGroup var shards: ShardChoice
 
+    func validate() throws(OptionError) {
+        if follow {
+            guard !full else { throw OptionError("--full rebuilds once: it cannot be combined with --follow") }
+            guard freshness.timeInterval >= 1 else { throw OptionError("--freshness must be at least 1s") }
+        } else {
+            guard metricsListen == nil else { throw OptionError("--metrics-listen needs --follow") }
+        }
+    }
+
     func run(_ context: CommandContext) throws -> Int32 {
         if follow { return try runFollower(context) }
-        guard metricsListen == nil else { throw OptionError("--metrics-listen needs --follow") }
         let (full, json) = (full, format == .json)
         return try context.eachShard { context in
             let connection = try context.connect()
@@ -67,9 +75,7 @@ struct RollupCommand: Command {
 
     /// `--follow`: runs the follower until a signal, with its metrics endpoint when asked.
     func runFollower(_ context: CommandContext) throws -> Int32 {
-        guard !full else { throw OptionError("--full rebuilds once: it cannot be combined with --follow") }
         let freshness = self.freshness.timeInterval
-        guard freshness >= 1 else { throw OptionError("--freshness must be at least 1s") }
         guard context.directoryURL == nil else {
             throw OptionError("--follow runs on one database: start one follower per shard with --database-url")
         }
