@@ -127,18 +127,24 @@ begin
         v_tail_from := p_to;
     end if;
     -- The slices that reported a receipt in the hours outside whole days (the engine's rule), and
-    -- whether one was of a background push.
-    select coalesce(array_agg(s.platform), '{}'), coalesce(array_agg(s.app_version), '{}'),
-           coalesce(array_agg(s.background), '{}')
-      into v_platforms, v_app_versions, v_backgrounds
-      from (select r.platform, r.app_version,
-                   bool_or(pushledger_is_background_receipt(p_app, r.notification_id, r.occurred_at, p_as_of))
-                       as background
-              from notification_receipts r
-             where r.app_id = p_app and r.occurred_at <= p_as_of
-               and ((r.occurred_at >= p_from and r.occurred_at < v_head_to)
-                    or (r.occurred_at >= v_tail_from and r.occurred_at < p_to))
-             group by 1, 2) s;
+    -- whether one was of a background push. Only when there are such hours: the fleet-wide
+    -- reports (FleetReads) read whole days from the rollups alone, without the engine's tables.
+    v_platforms := '{}';
+    v_app_versions := '{}';
+    v_backgrounds := '{}';
+    if p_from < v_head_to or v_tail_from < p_to then
+        select coalesce(array_agg(s.platform), '{}'), coalesce(array_agg(s.app_version), '{}'),
+               coalesce(array_agg(s.background), '{}')
+          into v_platforms, v_app_versions, v_backgrounds
+          from (select r.platform, r.app_version,
+                       bool_or(pushledger_is_background_receipt(p_app, r.notification_id, r.occurred_at, p_as_of))
+                           as background
+                  from notification_receipts r
+                 where r.app_id = p_app and r.occurred_at <= p_as_of
+                   and ((r.occurred_at >= p_from and r.occurred_at < v_head_to)
+                        or (r.occurred_at >= v_tail_from and r.occurred_at < p_to))
+                 group by 1, 2) s;
+    end if;
     return query
     select * from pushledger_rollups_judged(p_app, v_first, v_last, false, v_platforms, v_app_versions, v_backgrounds);
     if p_from < v_head_to then
