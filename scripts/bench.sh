@@ -509,7 +509,7 @@ for scale in $scales; do
     if [ "$mode" = smoke ]; then  # the incremental rollups equal a rebuild as of the same time
         as_of=$(q reports "select as_of from pushledger_rollup_status()")
         incremental=$(q reports "select bench.rollup_digest()")
-        rebuilt=$(q reports "begin; select count(*) from pushledger_rebuild_report_rollups('$as_of');
+        rebuilt=$(q reports "begin; select count(*) from pushledger_rollup_pass('$as_of', p_full => true);
             select bench.rollup_digest(); rollback;" | tail -1)
         [ "$incremental" = "$rebuilt" ] || { echo "bench: the incremental rollups differ from a rebuild" >&2; exit 1; }
     fi

@@ -79,50 +79,24 @@ public enum ReportRollups {
         full: Bool = false
     ) throws(ReportError) -> Summary {
         let window = "\(Int(confirmationWindow.rounded())) seconds"
-        let (days, cohorts, sends) = try databaseStep(full ? "rebuilding rollups" : "refreshing rollups") {
+        return try databaseStep(full ? "rebuilding rollups" : "refreshing rollups") {
             try connection.transaction { connection in
-                let cohorts: Int = try connection.query(
-                    full
-                        ? "select pushledger_rebuild_prompt_rollups(\(asOf)) as n"
-                        : "select pushledger_refresh_prompt_rollups(\(asOf)) as n"
-                )[0].decode("n")
-                let days = try connection.query(
-                    full
-                        ? """
-                        select refreshed_app, refreshed_day::text as day from \
-                        pushledger_rebuild_report_rollups(\(asOf), \(window)::interval)
-                        """
-                        : """
-                        select refreshed_app, refreshed_day::text as day from \
-                        pushledger_refresh_report_rollups(\(asOf), \(window)::interval)
-                        """
-                ).map {
-                    (app: try $0.decode("refreshed_app", as: String.self), day: try $0.decode("day", as: String.self))
+                // One row a refreshed (app, day), or one row with nulls when none was.
+                let rows = try connection.query(
+                    """
+                    select p.prompt_cohort_days, p.reclassified_sends::int as sends, p.rebuilt, d.app, d.day::text
+                      from pushledger_rollup_pass(\(asOf), \(window)::interval, \(full)) p
+                      left join lateral unnest(p.apps, p.days) with ordinality d(app, day, n) on true
+                     order by d.n
+                    """)
+                let days = try rows.compactMap { row -> (app: String, day: String)? in
+                    guard let app = try row.decode("app", as: String?.self) else { return nil }
+                    return (app, try row.decode("day", as: String.self))
                 }
-                // A database not migrated yet (before 0012) has no pass record.
-                let recorded: Bool = try connection.query(
-                    "select to_regprocedure('pushledger_record_rollup_pass()') is not null as present")[0].decode(
-                        "present")
-                if recorded { try connection.execute("select pushledger_record_rollup_pass()") }
-                return (days, cohorts, try lastRefreshWork(connection: connection) ?? (0, full))
+                return Summary(
+                    days: days, promptCohortDays: try rows[0].decode("prompt_cohort_days"), asOf: asOf,
+                    reclassifiedSends: try rows[0].decode("sends"), full: try rows[0].decode("rebuilt"))
             }
         }
-        return Summary(days: days, promptCohortDays: cohorts, asOf: asOf, reclassifiedSends: sends.0, full: sends.1)
-    }
-
-    /// Sends the last refresh judged again and whether it rebuilt everything; nil on a database
-    /// whose schema predates send_outcomes (not migrated yet: its refresh recomputes days).
-    static func lastRefreshWork(connection: Connection) throws -> (sends: Int, full: Bool)? {
-        let present: Bool = try connection.query("select to_regclass('rollup_refresh_state') is not null as present")[0]
-            .decode("present")
-        guard present,
-            let row = try connection.query(
-                """
-                select reclassified::int as sends, full_at is not distinct from refreshed_at as rebuilt from \
-                rollup_refresh_state
-                """
-            ).first
-        else { return nil }
-        return (try row.decode("sends"), try row.decode("rebuilt"))
     }
 }

@@ -103,9 +103,7 @@ struct MetricsTests {
 
         let connection = try Connection.connect(url: harness.databaseURL)
         try connection.transaction { connection in
-            try connection.execute("select pushledger_refresh_prompt_rollups(now())")
-            _ = try connection.query("select * from pushledger_refresh_report_rollups(now(), interval '3 days')")
-            try connection.execute("select pushledger_record_rollup_pass()")
+            _ = try connection.query("select * from pushledger_rollup_pass(now(), interval '3 days')")
         }
         #expect(try lag() == 0)
 

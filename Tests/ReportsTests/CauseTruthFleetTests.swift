@@ -149,7 +149,7 @@ struct CauseTruthFleetTests {
         }
         let incremental = try contents()
         try connection.execute("begin")
-        _ = try connection.query("select * from pushledger_rebuild_report_rollups(\(asOfDate), '24 hours'::interval)")
+        _ = try connection.query("select * from pushledger_rollup_pass(\(asOfDate), '24 hours'::interval, true)")
         let rebuilt = try contents()
         try connection.execute("rollback")
         #expect(!incremental[0].isEmpty && !incremental[1].isEmpty)

@@ -74,11 +74,10 @@ import Testing
     /// Every rollup table after the refresh as of `asOf` equals a rebuild as of the same time.
     static func expectEqualToRebuild(_ db: StoreDatabase, asOf: Date, _ context: String) throws {
         let incremental = try contents(db.connection)
-        // The rebuild's own functions inside one transaction that is rolled back (ReportRollups
+        // The rebuild's pass inside one transaction that is rolled back (ReportRollups
         // commits its own), so the next step goes on from the incremental state.
         try db.connection.execute("begin")
-        _ = try db.connection.query("select pushledger_rebuild_prompt_rollups(\(asOf))")
-        _ = try db.connection.query("select * from pushledger_rebuild_report_rollups(\(asOf), '24 hours'::interval)")
+        _ = try db.connection.query("select * from pushledger_rollup_pass(\(asOf), '24 hours'::interval, true)")
         let rebuilt = try contents(db.connection)
         try db.connection.execute("rollback")
         for table in tables {

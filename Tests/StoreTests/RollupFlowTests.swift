@@ -74,6 +74,43 @@ import Testing
         }
     }
 
+    /// The drawing's PASS block is the entry point's body: the functions of its numbered steps
+    /// (with their --full alternatives) are the ones pushledger_rollup_pass calls, in that order.
+    @Test func thePassIsDrawnAsTheEntryPointRunsIt() throws {
+        let drawing = try Self.drawing()
+        guard let start = drawing.range(of: "PASS  pushledger_rollup_pass()"),
+            let end = drawing.range(of: "\nREFRESH ", range: start.upperBound..<drawing.endIndex)
+        else { throw Failure("docs/rollups.md draws no PASS block before REFRESH") }
+        let steps = drawing[start.upperBound..<end.lowerBound].components(separatedBy: "\n").filter {
+            $0.range(of: #"^  \d\. "#, options: .regularExpression) != nil
+        }
+        let drawn = try steps.map { try Self.matches(#"\b(pushledger_[a-z0-9_]+)\(\)"#, in: $0) }
+        let sql = try String(contentsOf: Self.root.appendingPathComponent("sql/engine/pass.sql"), encoding: .utf8)
+        guard let body = sql.range(of: "create or replace function pushledger_rollup_pass(") else {
+            throw Failure("sql/engine/pass.sql defines no pushledger_rollup_pass")
+        }
+        let code = sql[body.upperBound...].components(separatedBy: "\n").filter {
+            !$0.trimmingCharacters(in: .whitespaces).hasPrefix("--")
+        }
+        // Each call's step: the first drawn step that names the function.
+        var called: [Int] = []
+        for line in code {
+            for name in try Self.matches(#"\b(pushledger_[a-z0-9_]+)\("#, in: line).sorted() {
+                guard let step = drawn.firstIndex(where: { $0.contains(name) }) else {
+                    Issue.record("pushledger_rollup_pass calls \(name), which the PASS block does not draw")
+                    continue
+                }
+                called.append(step)
+            }
+        }
+        #expect(drawn.count == 3 && drawn.allSatisfy { !$0.isEmpty }, "\(drawn)")
+        #expect(called == called.sorted(), "the pass calls its steps in another order than drawn: \(called)")
+        #expect(Set(called) == Set(drawn.indices), "steps drawn but not called: \(called)")
+        let callees = Set(
+            try code.flatMap { try Self.matches(#"\b(pushledger_[a-z0-9_]+)\("#, in: $0) })
+        #expect(callees == Set(drawn.flatMap { $0 }), "drawn \(drawn), called \(callees.sorted())")
+    }
+
     /// The answer the drawing gives to "which function writes send_outcomes?" holds: only the
     /// functions of sql/engine/send_outcomes.sql write it.
     @Test func sendOutcomesIsWrittenByOneFile() throws {

@@ -131,34 +131,4 @@ begin
 end
 $$;
 
--- Refreshes the send rollups (pushledger_refresh_rollups; p_full: pushledger_rebuild_rollups),
--- the landing rollups with them; returns the (app, day)s the send refresh reports, in order.
--- Reads and writes what the send refresh does.
-create or replace function pushledger_report_rollups(p_as_of timestamptz, p_window interval, p_full boolean)
-returns table (refreshed_app text, refreshed_day date)
-language plpgsql as $$
-begin
-    if p_full then
-        return query select * from pushledger_rebuild_rollups(p_as_of, p_window);
-    else
-        return query select * from pushledger_refresh_rollups(p_as_of, p_window);
-    end if;
-end
-$$;
-
--- The incremental refresh of every daily rollup (`pushledger rollup`). Idempotent and safe
--- while ingest runs, like the refresh it wraps.
--- Reads and writes what pushledger_refresh_rollups does (docs/rollups.md "The flow").
-create or replace function pushledger_refresh_report_rollups(
-    p_as_of timestamptz default now(), p_window interval default '24 hours')
-returns table (refreshed_app text, refreshed_day date)
-language sql as $$ select * from pushledger_report_rollups(p_as_of, p_window, false) $$;
-
--- The same from scratch (`pushledger rollup --full`).
--- Reads and writes what pushledger_rebuild_rollups does (docs/rollups.md "The flow").
-create or replace function pushledger_rebuild_report_rollups(
-    p_as_of timestamptz default now(), p_window interval default '24 hours')
-returns table (refreshed_app text, refreshed_day date)
-language sql as $$ select * from pushledger_report_rollups(p_as_of, p_window, true) $$;
-
 grant select on open_landings to pushledger_reader;
