@@ -46,7 +46,19 @@ struct ReleaseUpgradeTests {
     static func fill(_ url: String) throws {
         let outcomes = try OutcomeFixture(into: try Fixture(url: url), confirmability: false)
         let prompts = try PromptFixture(into: outcomes.fixture)
-        _ = try ReportRollups.refresh(connection: prompts.fixture.connection, asOf: OutcomeFixture.asOf)
+        let connection = prompts.fixture.connection
+        // The released schema has no single pass function: its refresh is the release's own calls.
+        let released = try connection.query(
+            "select to_regproc('pushledger_rollup_pass') is null as released")[0].decode("released", as: Bool.self)
+        guard released else {
+            _ = try ReportRollups.refresh(connection: connection, asOf: OutcomeFixture.asOf)
+            return
+        }
+        try connection.transaction { c in
+            _ = try c.query("select pushledger_refresh_prompt_rollups(\(OutcomeFixture.asOf))")
+            _ = try c.query("select * from pushledger_refresh_report_rollups(\(OutcomeFixture.asOf), '24 hours')")
+            try c.execute("select pushledger_record_rollup_pass()")
+        }
     }
 
     /// Every row of every table but the migrator's own, as text, sorted per table; columns that
