@@ -69,7 +69,7 @@ let package = Package(
         // The client SDK: events, durable journal, upload (Foundation only), and the thin Apple adapter.
         .target(name: "PushLedgerKit", dependencies: ["PushLedgerContract", "PushLedgerSupport", "Gzip"]),
         // Records events into a journal directory from its own process, for the SDK's multi-process tests.
-        .executableTarget(name: "pushledger-kit-probe", dependencies: ["PushLedgerKit"]),
+        .executableTarget(name: "pushledger-kit-probe", dependencies: ["PushLedgerKit", "PushLedgerSupport"]),
         // Benchmark tooling for scripts/bench.sh (not part of the product).
         .target(name: "Bench", dependencies: ["Simulator", "Gzip", "HTTPClient"]),
         .executableTarget(name: "pushledger-bench", dependencies: ["Bench", "CommandLineParsing", "Simulator"]),

@@ -1,16 +1,16 @@
 import Foundation
 import PushLedgerSupport
 
-/// A value a command could not use: bad usage (exit 64) with a one-line reason, for the checks
+/// A value a command could not use: bad usage (``ExitCode/usage``) with a one-line reason, for the checks
 /// a declaration cannot express (two options that exclude each other, a bound that depends on
 /// another option).
-public struct OptionError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct OptionError: ExitCoded, Sendable, Equatable, CustomStringConvertible {
     /// E.g. "--tls-key needs --tls-cert".
     public let reason: String
 
     public init(_ reason: String) { self.reason = reason }
 
-    public var exitCode: Int32 { UsageError.exitCode }
+    public var exitCode: ExitCode { .usage }
     public var description: String { reason }
 }
 

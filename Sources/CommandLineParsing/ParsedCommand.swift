@@ -14,9 +14,6 @@ enum Invocation: Sendable, Equatable {
 /// A command line that can't be run: a one-line reason, and the usage of the command it
 /// reached. `description` is what to print on standard error before exiting with ``exitCode``.
 public struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// EX_USAGE from sysexits.h.
-    public static let exitCode: Int32 = 64
-
     /// E.g. "unknown option '--frm' (did you mean '--from'?)".
     public let reason: String
     /// The usage line of the command reached, e.g. "usage: pushledger report silent-loss [<options>]".
@@ -24,7 +21,8 @@ public struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The words that show that command's help, e.g. "pushledger report silent-loss --help".
     public let helpHint: String
 
-    public var exitCode: Int32 { Self.exitCode }
+    /// ``ExitCode/usage``, as the process status: a parse result ends the process, it is not thrown.
+    public var exitCode: Int32 { ExitCode.usage.rawValue }
 
     public var description: String {
         "error: \(reason)\n\(usage)\nSee '\(helpHint)'."

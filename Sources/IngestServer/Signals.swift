@@ -22,7 +22,7 @@ extension IngestServer {
                 stopRequested.signal()
             } else {
                 logger.warning("second signal, exiting now", ["signal": "\(signal)"])
-                exit(1)
+                exit(.failure)
             }
         }
         let reload = SignalWatcher(signals: [SIGHUP]) { _, _ in

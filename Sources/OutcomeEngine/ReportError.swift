@@ -1,9 +1,10 @@
 import Postgres
+import PushLedgerSupport
 
 /// A report failure: `description` is safe to show users; `debugDescription` has the detail for logs.
 public struct ReportError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     public enum Kind: String, Sendable {
-        /// Bad arguments (the CLI exits 64).
+        /// Bad arguments (bad usage: ``ExitCode/usage``).
         case invalidQuery
         /// The format is not offered by this report.
         case unsupportedFormat
@@ -52,5 +53,13 @@ package func databaseStep<T>(_ doing: String, _ body: () throws -> T) throws(Rep
         throw error
     } catch {
         throw ReportError.database(error, while: doing)
+    }
+}
+
+extension ReportError: ExitCoded {
+    /// Bad arguments are bad usage; a lost database connection is the database's status.
+    public var exitCode: ExitCode {
+        if kind == .invalidQuery { return .usage }
+        return databaseError.map(ExitCode.init(reporting:)) ?? .failure
     }
 }

@@ -1,3 +1,5 @@
+import PushLedgerSupport
+
 /// Every failure of the Postgres client. `description` is terse and safe to show a user;
 /// `debugDescription` adds the server's detail, hint and the query for logs.
 public struct PostgresError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
@@ -80,4 +82,10 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible, CustomDeb
         if let query { parts.append("query: \(query)") }
         return parts.joined(separator: "; ")
     }
+}
+
+extension PostgresError: ExitCoded {
+    /// A connection problem leaves the work to run again later (a failover, a restart); any
+    /// other database error is the command's failure.
+    public var exitCode: ExitCode { isConnectionProblem ? .unavailable : .failure }
 }

@@ -29,54 +29,14 @@ public enum RFC3339 {
         Timestamp.rfc3339(microseconds: microseconds, fractionDigits: 6)
     }
 
+    /// The strict form of the one date-time grammar (``DateTimeText``): the `T`, the seconds and an
+    /// offset `Z` or `±hh:mm` are required, a leap second allowed. Bytes in, microseconds out.
     static func parse(_ s: UnsafeBufferPointer<UInt8>) -> Int64? {
-        guard s.count >= 20 else { return nil }
-        func digits(_ at: Int, _ count: Int) -> Int64? {
-            var v: Int64 = 0
-            for k in at..<at + count {
-                let d = s[k] &- 48
-                guard d < 10 else { return nil }
-                v = v * 10 + Int64(d)
-            }
-            return v
-        }
-        guard let year = digits(0, 4), s[4] == UInt8(ascii: "-"), let month = digits(5, 2), s[7] == UInt8(ascii: "-"),
-            let day = digits(8, 2), s[10] == UInt8(ascii: "T") || s[10] == UInt8(ascii: "t"),
-            let hour = digits(11, 2), s[13] == UInt8(ascii: ":"), let minute = digits(14, 2),
-            s[16] == UInt8(ascii: ":"), let second = digits(17, 2),
-            let date = CivilDate(year: Int(year), month: Int(month), day: Int(day)),
-            hour < 24, minute < 60, second <= 60
+        guard case .success(let written) = DateTimeText.parse(s, leapSecond: true), let time = written.time,
+            time.separator != UInt8(ascii: " "), time.second != nil, time.offset?.isRFC3339 == true,
+            let seconds = written.secondsSince1970
         else { return nil }
-        var i = 19
-        var micros: Int64 = 0
-        if s[i] == UInt8(ascii: ".") {
-            i += 1
-            let fractionStart = i
-            var scale: Int64 = 100_000
-            while i < s.count, s[i] &- 48 < 10 {
-                micros += Int64(s[i] &- 48) * scale
-                scale /= 10
-                i += 1
-            }
-            guard i > fractionStart else { return nil }
-        }
-        guard i < s.count else { return nil }
-        var offset: Int64 = 0
-        switch s[i] {
-        case UInt8(ascii: "Z"), UInt8(ascii: "z"):
-            i += 1
-        case UInt8(ascii: "+"), UInt8(ascii: "-"):
-            guard i + 6 == s.count, let oh = digits(i + 1, 2), s[i + 3] == UInt8(ascii: ":"), let om = digits(i + 4, 2),
-                oh < 24, om < 60
-            else { return nil }
-            offset = (oh * 60 + om) * 60 * (s[i] == UInt8(ascii: "-") ? -1 : 1)
-            i += 6
-        default:
-            return nil
-        }
-        guard i == s.count else { return nil }
-        let seconds = Int64(date.daysSinceEpoch) * 86_400 + hour * 3600 + minute * 60 + second - offset
-        return seconds * 1_000_000 + micros
+        return Int64(seconds) * 1_000_000 + time.fractionMicroseconds
     }
 }
 

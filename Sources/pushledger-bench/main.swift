@@ -152,7 +152,7 @@ struct KeysCommand: ParsableCommand {
     var seconds: Int
 }
 
-func fail(_ message: String, _ code: Int32) -> Never {
+func fail(_ message: String, _ code: ExitCode) -> Never {
     FileHandle.standardError.write(Data("pushledger-bench: \(message)\n".utf8))
     exit(code)
 }
@@ -267,7 +267,7 @@ switch CommandLineParser.parse(
     Array(CommandLine.arguments.dropFirst()), root: BenchCommand.self, environment: ProcessInfo.processInfo.environment)
 {
 case .failure(let usage):
-    fail(usage.description, usage.exitCode)
+    fail(usage.description, .usage)
 case .success(.help(let text)), .success(.version(let text)):
     print(text)
 case .success(.run(let chain)):
@@ -278,11 +278,9 @@ case .success(.run(let chain)):
             { try runFlood(flood) }
         } else if let keys = chain.last as? KeysCommand { { try runKeys(keys) } } else { nil }
     if let run {
-        do { exit(try run()) } catch let error as OptionError { fail(error.reason, error.exitCode) } catch {
-            fail("\(error)", 1)
-        }
+        do { exit(try run()) } catch { fail("\(error)", ExitCode(reporting: error)) }
     }
-    guard let parsed = chain.last as? InputsCommand else { fail("name a command; see pushledger-bench --help", 64) }
+    guard let parsed = chain.last as? InputsCommand else { fail("name a command; see pushledger-bench --help", .usage) }
     let now = Date()
     // The week before last: no send of it is pending any more, so a rollup refresh (and the
     // weekly report's own refresh) has only dirty days to do, whatever the time of day.
@@ -310,6 +308,6 @@ case .success(.run(let chain)):
         print("requests=\(s.requests) telemetry_requests=\(s.telemetryRequests) sends_requests=\(s.sendsRequests)")
         print("events=\(s.events) telemetry_events=\(s.telemetryEvents) sends=\(s.sends) gzip_bytes=\(s.gzipBytes)")
     } catch {
-        fail("cannot write inputs: \(error)", 1)
+        fail("cannot write inputs: \(error)", .failure)
     }
 }

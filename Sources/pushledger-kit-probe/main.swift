@@ -1,5 +1,6 @@
 import Foundation
 import PushLedgerKit
+import PushLedgerSupport
 
 // A stand-in for an app or its extension in the SDK's multi-process tests: records events into
 // a storage directory from its own process (so a test can SIGKILL it at any moment) and prints
@@ -18,9 +19,11 @@ let usage = """
                or `incomplete <reason>` (exit 1)
     """
 
-func fail(_ message: String) -> Never {
+/// Ends the probe: bad usage, or `unavailable` when it could not record or flush at all (a test
+/// tells that from an incomplete flush, `failure`).
+func fail(_ message: String, _ code: ExitCode = .unavailable) -> Never {
     FileHandle.standardError.write(Data((message + "\n").utf8))
-    exit(2)
+    exit(code)
 }
 
 /// One line on stdout in one write, so a parent reading it sees whole lines even after a SIGKILL.
@@ -32,16 +35,16 @@ func emit(_ line: String) {
 var arguments = Array(CommandLine.arguments.dropFirst())
 guard let mode = arguments.first, ["record", "flush"].contains(mode) else {
     print(usage)
-    exit(arguments.contains("--help") ? 0 : 2)
+    exit(arguments.contains("--help") ? .success : .usage)
 }
 var options: [String: String] = [:]
 var index = 1
 while index < arguments.count {
-    guard arguments[index].hasPrefix("--"), index + 1 < arguments.count else { fail(usage) }
+    guard arguments[index].hasPrefix("--"), index + 1 < arguments.count else { fail(usage, .usage) }
     options[String(arguments[index].dropFirst(2))] = arguments[index + 1]
     index += 2
 }
-guard let dir = options["dir"], let app = options["app"] else { fail(usage) }
+guard let dir = options["dir"], let app = options["app"] else { fail(usage, .usage) }
 
 var configuration = PushLedger.Configuration(
     appID: app, endpoint: URL(string: options["endpoint"] ?? "http://127.0.0.1:9")!,
@@ -79,7 +82,7 @@ do {
                 "flushed accepted=\(result.accepted) duplicates=\(result.duplicates) rejected=\(result.rejected.count)")
         } catch {
             emit("incomplete \(error)")
-            exit(1)
+            exit(.failure)
         }
     }
 } catch {

@@ -8,22 +8,20 @@ import TableRendering
 
 /// A failure a command reports to its user: a safe one-line message, the exit status, and
 /// detail for the log.
-struct CommandFailure: Error, CustomStringConvertible {
+struct CommandFailure: ExitCoded, CustomStringConvertible {
     var message: String
-    var exitCode: Int32 = 1
+    var exitCode: ExitCode = .failure
     var detail: String?
     var description: String { message }
 }
 
 extension CommandFailure {
-    /// Exit status of a command whose database went away under it (unreachable, connection
-    /// lost, the primary moved): a scheduler runs it again later.
-    static let connectionExitCode: Int32 = 2
-
-    /// The database went away: one line saying what is known of the interrupted work. Every
-    /// command's changes are transactions, so a break before COMMIT left nothing applied; a
-    /// break during COMMIT leaves the last transaction applied or not, and running the
-    /// command again is how to find out (rollup, retention, migrate and alert check are idempotent).
+    /// The database went away (unreachable, connection lost, the primary moved; exit status
+    /// ``ExitCode/unavailable``, so a scheduler runs it again later): one line saying what is
+    /// known of the interrupted work. Every command's changes are transactions, so a break before
+    /// COMMIT left nothing applied; a break during COMMIT leaves the last transaction applied or
+    /// not, and running the command again is how to find out (rollup, retention, migrate and
+    /// alert check are idempotent).
     init(connection error: PostgresError) {
         let message: String
         switch error.code {
@@ -35,18 +33,19 @@ extension CommandFailure {
                 "lost the database connection (\(error.description)); the interrupted transaction was not applied; "
                 + "run the command again"
         }
-        self.init(message: message, exitCode: Self.connectionExitCode, detail: error.debugDescription)
+        self.init(message: message, exitCode: ExitCode(reporting: error), detail: error.debugDescription)
     }
 
-    /// Any error a command throws, as its user sees it: the one mapping of errors to messages and
-    /// exit statuses, for the executable and for each shard of ``CommandContext/eachShard``.
+    /// Any error a command throws, as its user sees it: the one mapping of errors to messages, for
+    /// the executable and for each shard of ``CommandContext/eachShard``; the status is the one the
+    /// error names (``ExitCode/init(reporting:)``).
     init(reporting error: any Error) {
         switch error {
         case let failure as CommandFailure: self = failure
-        case let usage as OptionError: self.init(message: usage.reason, exitCode: usage.exitCode)
         case let error as PostgresError where error.isConnectionProblem: self.init(connection: error)
-        case let error as PostgresError: self.init(message: error.description, detail: error.debugDescription)
-        default: self.init(message: "\(error)")
+        case let error as PostgresError:
+            self.init(message: error.description, exitCode: ExitCode(reporting: error), detail: error.debugDescription)
+        default: self.init(message: "\(error)", exitCode: ExitCode(reporting: error))
         }
     }
 }
@@ -120,7 +119,7 @@ struct CommandContext {
             } catch {
                 let failure = CommandFailure(reporting: error)
                 context.output?.errors.withLock { $0.append(failure.message) }
-                status = failure.exitCode
+                status = failure.exitCode.rawValue
             }
             results.withLock { $0[shards[index].name] = (status, context.output!) }
         }
@@ -206,7 +205,8 @@ protocol AppRouted {
 /// A command that runs: a ``ParsableCommand`` whose declared options are filled before `run`.
 /// Commands that only group subcommands (`report`, `keys`) are plain ``ParsableCommand``s.
 protocol Command: ParsableCommand {
-    /// Does the work; returns the exit status. Errors: ``CommandFailure`` (its message and
-    /// status), ``OptionError`` (bad usage, 64), a lost database (2), anything else (1).
+    /// Does the work; returns the exit status (an ``ExitCode``'s). A thrown error is reported by
+    /// ``CommandFailure/init(reporting:)`` with the status it names: ``OptionError`` bad usage, a lost
+    /// database unavailable, a ``CommandFailure`` its own, anything else failure.
     func run(_ context: CommandContext) throws -> Int32
 }

@@ -9,14 +9,14 @@ switch CommandLineParser.parse(
 {
 case .failure(let usage):
     FileHandle.standardError.write(Data((usage.description + "\n").utf8))
-    exit(usage.exitCode)
+    exit(.usage)
 case .success(.help(let text)), .success(.version(let text)):
     FileHandle.standardOutput.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
-    exit(0)
+    exit(.success)
 case .success(.run(let chain)):
     guard let root = chain.first as? PushLedgerCommand, let command = chain.last as? any Command else {
         FileHandle.standardError.write(Data("pushledger: name a command; see pushledger --help\n".utf8))
-        exit(64)
+        exit(.usage)
     }
     let logger = Logger(component: "pushledger", minimumLevel: root.global.logLevel.level)
     var context = CommandContext(global: root.global, environment: environment, logger: logger)

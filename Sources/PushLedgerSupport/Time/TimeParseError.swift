@@ -25,14 +25,18 @@ public struct TimeParseError: Error, Sendable, Equatable, CustomStringConvertibl
     }
 }
 
-/// Reads ASCII digits and punctuation from UTF-8 bytes, for the hand-written time parsers.
-struct ByteScanner {
-    private let bytes: [UInt8]
-    private(set) var index = 0
+/// Reads ASCII digits and punctuation from UTF-8 bytes, for the hand-written time parsers;
+/// generic so the date-time parser reads its caller's buffer in place, without a copy.
+struct ByteScanner<Bytes: RandomAccessCollection<UInt8>> where Bytes.Index == Int {
+    private let bytes: Bytes
+    private(set) var index: Int
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    init(_ bytes: Bytes) {
+        self.bytes = bytes
+        index = bytes.startIndex
+    }
 
-    var isAtEnd: Bool { index == bytes.count }
+    var isAtEnd: Bool { index == bytes.endIndex }
     var peek: UInt8? { isAtEnd ? nil : bytes[index] }
 
     /// Consumes `byte` if it is next.
@@ -51,10 +55,10 @@ struct ByteScanner {
 
     /// Consumes exactly `count` digits, or nothing.
     mutating func digits(exactly count: Int) -> Int? {
-        guard index + count <= bytes.count else { return nil }
+        guard index + count <= bytes.endIndex else { return nil }
         var value = 0
-        for byte in bytes[index..<(index + count)] {
-            guard let digit = Self.digit(byte) else { return nil }
+        for at in index..<(index + count) {
+            guard let digit = Self.digit(bytes[at]) else { return nil }
             value = value * 10 + digit
         }
         index += count

@@ -1,8 +1,8 @@
 import Foundation
 
-/// Formatting of instants as RFC 3339, and parsing of the friendlier forms accepted by
-/// `--from`/`--to`. Hand-written: DateFormatter is slow and locale-sensitive. The wire's strict
-/// RFC 3339 is parsed by the contract (`PushLedgerContract.RFC3339`), the one parser of it.
+/// Formatting of instants as RFC 3339, and reading of the friendlier forms accepted by
+/// `--from`/`--to`. Hand-written: DateFormatter is slow and locale-sensitive. The text is read by
+/// ``DateTimeText``, which the wire's strict RFC 3339 (`PushLedgerContract.RFC3339`) reads with too.
 public enum Timestamp {
     /// A command-line instant: a date (`2026-11-23`, midnight in `timeZone`) or a date-time
     /// (`2026-11-23T10:15`, `2026-11-23 10:15:30.5+01:00`); without an offset the time is
@@ -77,66 +77,20 @@ public enum Timestamp {
     }
 
     private static func parse(_ text: String, timeZone: TimeZone) throws(TimeParseError) -> Date {
-        func fail(_ reason: String) -> TimeParseError { TimeParseError(.timestamp, text, reason) }
-
-        var scanner = ByteScanner(Array(text.utf8))
-        guard let year = scanner.digits(exactly: 4), scanner.skip(UInt8(ascii: "-")),
-            let month = scanner.digits(exactly: 2), scanner.skip(UInt8(ascii: "-")),
-            let day = scanner.digits(exactly: 2)
-        else { throw fail("expected YYYY-MM-DD") }
-        guard (1...12).contains(month) else { throw fail("month must be 01 to 12") }
-        guard let date = CivilDate(year: year, month: month, day: day) else {
-            throw fail("day must be 01 to \(CivilDate.daysIn(month: month, year: year))")
+        let written: DateTimeText
+        switch DateTimeText.parse(text, leapSecond: false) {
+        case .success(let value): written = value
+        case .failure(let failure): throw TimeParseError(.timestamp, text, failure.description)
         }
-        if scanner.isAtEnd { return date.start(in: timeZone) }
-
-        let separators = [UInt8(ascii: "T"), UInt8(ascii: "t"), UInt8(ascii: " ")]
-        guard scanner.skip(anyOf: separators) != nil, let hour = scanner.digits(exactly: 2),
-            scanner.skip(UInt8(ascii: ":")), let minute = scanner.digits(exactly: 2)
-        else { throw fail("expected a time hh:mm:ss after the date") }
-        var second = 0
-        if scanner.skip(UInt8(ascii: ":")) {
-            guard let value = scanner.digits(exactly: 2) else { throw fail("expected two digits of seconds") }
-            second = value
-        }
-        var fraction = 0.0
-        if scanner.skip(UInt8(ascii: ".")) {
-            guard let run = scanner.digitRun(significant: 9) else { throw fail("expected digits after '.'") }
-            fraction = Double(run.value) / pow(10, Double(min(run.count, 9)))
-        }
-        guard hour <= 23 else { throw fail("hour must be 00 to 23") }
-        guard minute <= 59 else { throw fail("minute must be 00 to 59") }
-        guard second <= 59 else { throw fail("second must be 00 to 59") }
-
-        let offset = try parseOffset(&scanner, fail: fail)
-        guard scanner.isAtEnd else { throw fail("unexpected text after the time") }
-        let secondOfDay = hour * 3600 + minute * 60 + second
-        guard let offset else {
-            let local = date.start(in: timeZone).addingTimeInterval(TimeInterval(secondOfDay) + fraction)
+        guard let time = written.time else { return written.date.start(in: timeZone) }
+        guard let seconds = written.secondsSince1970 else {
+            let local = written.date.start(in: timeZone)
+                .addingTimeInterval(TimeInterval(time.secondOfDay) + time.fractionSeconds)
             // A wall-clock time after a daylight-saving change within the day: re-read the offset then.
-            let shift = timeZone.secondsFromGMT(for: date.start(in: timeZone)) - timeZone.secondsFromGMT(for: local)
+            let shift =
+                timeZone.secondsFromGMT(for: written.date.start(in: timeZone)) - timeZone.secondsFromGMT(for: local)
             return local.addingTimeInterval(TimeInterval(shift))
         }
-        let seconds = date.daysSinceEpoch * 86_400 + secondOfDay - offset
-        return Date(timeIntervalSince1970: TimeInterval(seconds) + fraction)
-    }
-
-    /// The offset in seconds east of UTC, or nil when none is written.
-    private static func parseOffset(
-        _ scanner: inout ByteScanner, fail: (String) -> TimeParseError
-    ) throws(TimeParseError) -> Int? {
-        if scanner.skip(anyOf: [UInt8(ascii: "Z"), UInt8(ascii: "z")]) != nil { return 0 }
-        guard let sign = scanner.skip(anyOf: [UInt8(ascii: "+"), UInt8(ascii: "-")]) else { return nil }
-        guard let hours = scanner.digits(exactly: 2) else { throw fail("expected an offset ±hh:mm") }
-        var minutes = 0
-        let colon = scanner.skip(UInt8(ascii: ":"))
-        if let value = scanner.digits(exactly: 2) {
-            minutes = value
-        } else if colon {
-            throw fail("expected an offset ±hh:mm")
-        }
-        guard hours <= 23, minutes <= 59 else { throw fail("offset out of range") }
-        let magnitude = hours * 3600 + minutes * 60
-        return sign == UInt8(ascii: "-") ? -magnitude : magnitude
+        return Date(timeIntervalSince1970: TimeInterval(seconds) + time.fractionSeconds)
     }
 }

@@ -1,6 +1,7 @@
 import Postgres
+import PushLedgerSupport
 
-/// Why an alert check could not do its job — each one is "trouble" (exit status 2).
+/// Why an alert check could not do its job — each one is "trouble" (``ExitCode/unavailable``).
 /// `description` is one safe line for users; `debugDescription` has the detail for logs.
 public struct AlertError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     public enum Kind: String, Sendable, Hashable {
@@ -35,6 +36,10 @@ public struct AlertError: Error, Sendable, CustomStringConvertible, CustomDebugS
         guard let detail else { return "\(kind.rawValue): \(message)" }
         return "\(kind.rawValue): \(message) (\(detail))"
     }
+}
+
+extension AlertError: ExitCoded {
+    public var exitCode: ExitCode { .unavailable }
 }
 
 /// The process exit status of `pushledger alert check`, like diff(1): cron and CI act on it.

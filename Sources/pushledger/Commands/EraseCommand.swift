@@ -44,17 +44,17 @@ struct EraseCommand: Command {
         switch (installation, token) {
         case (let id?, nil):
             guard let uuid = UUID(uuidString: id) else {
-                throw CommandFailure(message: "--installation wants a UUID, got '\(id)'", exitCode: 64)
+                throw CommandFailure(message: "--installation wants a UUID, got '\(id)'", exitCode: .usage)
             }
             subject = .installation(uuid)
         case (nil, let token?) where !token.isEmpty: subject = .token(token)
-        default: throw CommandFailure(message: "give one of --installation ID or --token TOKEN", exitCode: 64)
+        default: throw CommandFailure(message: "give one of --installation ID or --token TOKEN", exitCode: .usage)
         }
         let connection = try context.connect()
         if searchRawText, case .token(let token) = subject, token.count < Erasure.minimumSearchLength {
             throw CommandFailure(
                 message: "--search-raw-text needs a token of at least \(Erasure.minimumSearchLength) characters",
-                exitCode: 64)
+                exitCode: .usage)
         }
         let removed = try Erasure().erase(
             app: app, subject, dryRun: dryRun, searchRawText: searchRawText, on: connection)

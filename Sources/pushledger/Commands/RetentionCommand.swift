@@ -24,7 +24,7 @@ struct RetentionCommand: Command {
 
     func run(_ context: CommandContext) throws -> Int32 {
         let days = keep.seconds / 86_400
-        guard days >= 1 else { throw CommandFailure(message: "--keep must be at least one day", exitCode: 64) }
+        guard days >= 1 else { throw CommandFailure(message: "--keep must be at least one day", exitCode: .usage) }
         let ensureAhead = ensureAhead
         return try context.eachShard { context in try Self.apply(days: days, ensureAhead: ensureAhead, context) }
     }

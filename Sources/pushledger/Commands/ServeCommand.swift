@@ -205,7 +205,7 @@ struct ServeCommand: Command {
             } catch {
                 throw CommandFailure(
                     message: error.detail.isEmpty ? error.description : "\(error.description): \(error.detail)",
-                    exitCode: 64)
+                    exitCode: .usage)
             }
             config.tls = files
         case (nil, _?), (_?, nil): preconditionFailure("validate() pairs --tls-cert and --tls-key")
@@ -234,7 +234,7 @@ struct ServeCommand: Command {
         do {
             config.trustedProxies = try TrustedProxies(parsing: trustedProxy)
         } catch {
-            throw CommandFailure(message: "--trusted-proxy: \(error.description)", exitCode: 64)
+            throw CommandFailure(message: "--trusted-proxy: \(error.description)", exitCode: .usage)
         }
         return config
     }

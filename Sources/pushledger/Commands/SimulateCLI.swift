@@ -12,7 +12,7 @@ struct SimulateCLI: Command {
         do {
             return try SimulateCommand(arguments, nowMs: Int64(Date().timeIntervalSince1970 * 1_000)).run()
         } catch {
-            throw CommandFailure(message: error.description, exitCode: 64, detail: error.detail)
+            throw CommandFailure(message: error.description, exitCode: .usage, detail: error.detail)
         }
     }
 }

@@ -61,7 +61,7 @@ struct AlertCheckCommand: Command {
         } catch {
             context.logger.debug("alert check failed", ["detail": error.debugDescription])
             FileHandle.standardError.write(Data("pushledger alert: \(error.description)\n".utf8))
-            return AlertExitStatus.trouble.rawValue
+            return error.exitCode.rawValue
         }
     }
 }

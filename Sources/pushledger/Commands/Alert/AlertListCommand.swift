@@ -26,7 +26,7 @@ struct AlertListCommand: Command {
             context.print(AlertOutput.render(history: history, format: format))
             return 0
         } catch let error as AlertError {
-            throw CommandFailure(message: error.description, exitCode: 2, detail: error.debugDescription)
+            throw CommandFailure(message: error.description, exitCode: error.exitCode, detail: error.debugDescription)
         }
     }
 }

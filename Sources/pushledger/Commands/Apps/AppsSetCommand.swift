@@ -28,31 +28,32 @@ struct AppsSetCommand: Command {
     func run(_ context: CommandContext) throws -> Int32 {
         let ios = iosAppIDs
         guard !ios.isEmpty || androidPackage != nil else {
-            throw CommandFailure(message: "name --ios-app-id or --android-package", exitCode: 64)
+            throw CommandFailure(message: "name --ios-app-id or --android-package", exitCode: .usage)
         }
         if let problem = ios.lazy.compactMap(AppIdentities.problem(iosAppID:)).first {
-            throw CommandFailure(message: problem, exitCode: 64)
+            throw CommandFailure(message: problem, exitCode: .usage)
         }
         var android: AppIdentities.AndroidApp?
         if let package = androidPackage {
             if let problem = AppIdentities.problem(androidPackage: package) {
-                throw CommandFailure(message: problem, exitCode: 64)
+                throw CommandFailure(message: problem, exitCode: .usage)
             }
             guard !fingerprints.isEmpty else {
                 throw CommandFailure(
-                    message: "--android-package needs at least one --android-cert-sha256", exitCode: 64)
+                    message: "--android-package needs at least one --android-cert-sha256", exitCode: .usage)
             }
             var canonical: [String] = []
             for p in fingerprints {
                 guard let c = CertificateFingerprint.normalized(p) else {
                     throw CommandFailure(
-                        message: "'\(p)' is not a SHA-256 fingerprint (32 bytes of hex, colons optional)", exitCode: 64)
+                        message: "'\(p)' is not a SHA-256 fingerprint (32 bytes of hex, colons optional)",
+                        exitCode: .usage)
                 }
                 canonical.append(c)
             }
             android = .init(packageName: package, fingerprints: canonical)
         } else if !fingerprints.isEmpty {
-            throw CommandFailure(message: "--android-cert-sha256 needs --android-package", exitCode: 64)
+            throw CommandFailure(message: "--android-cert-sha256 needs --android-package", exitCode: .usage)
         }
         try LinkStore().set(app: app, iosAppIDs: ios.isEmpty ? nil : ios, android: android, on: context.connect())
         context.logger.info(

@@ -39,7 +39,7 @@ struct ImportFCMDeliveryDataCommand: Command {
         do throws(FCMDeliveryData.ImportError) {
             entries = try FCMDeliveryData.entries(in: Array(data), fcmAppID: fcmAppID)
         } catch {
-            throw CommandFailure(message: "\(file): \(error.description); nothing imported", exitCode: 65)
+            throw CommandFailure(message: "\(file): \(error.description); nothing imported", exitCode: .dataError)
         }
         let days = try FCMDeliveryData().store(entries, app: app, fcmAppID: fcmAppID, on: context.connect())
         let span = days.first.map { first in " (\(first.iso) to \(days.last!.iso), America/Los_Angeles)" } ?? ""

@@ -22,7 +22,7 @@ struct KeysCommand: ParsableCommand {
     /// The `<id>` argument as a key id; not a UUID is bad usage.
     static func keyID(_ text: String) throws -> UUID {
         guard let id = UUID(uuidString: text) else {
-            throw CommandFailure(message: "'\(text)' is not a key id (a UUID from keys list)", exitCode: 64)
+            throw CommandFailure(message: "'\(text)' is not a key id (a UUID from keys list)", exitCode: .usage)
         }
         return id
     }
@@ -39,11 +39,11 @@ struct RateOptions: ParsableArguments {
     /// nil when neither is given; a burst alone is bad usage.
     func limit() throws -> KeyRateLimit? {
         guard let rate else {
-            guard burst == nil else { throw CommandFailure(message: "--burst needs --rate", exitCode: 64) }
+            guard burst == nil else { throw CommandFailure(message: "--burst needs --rate", exitCode: .usage) }
             return nil
         }
         guard let limit = KeyRateLimit(eventsPerSecond: rate, burst: burst) else {
-            throw CommandFailure(message: "--rate and --burst must be positive", exitCode: 64)
+            throw CommandFailure(message: "--rate and --burst must be positive", exitCode: .usage)
         }
         return limit
     }

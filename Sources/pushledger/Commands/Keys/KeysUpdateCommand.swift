@@ -20,7 +20,7 @@ struct KeysUpdateCommand: Command {
         let keyID = try KeysCommand.keyID(id)
         let limit = try rate.limit()
         guard noRate != (limit != nil) else {
-            throw CommandFailure(message: "give --rate (and --burst) or --no-rate", exitCode: 64)
+            throw CommandFailure(message: "give --rate (and --burst) or --no-rate", exitCode: .usage)
         }
         guard try KeyStore().setRateLimit(id: keyID, limit, on: context.connect()) else {
             throw CommandFailure(message: "no active key with id \(id)")

@@ -45,7 +45,7 @@ struct LinksCheckCommand: Command {
 
     func run(_ context: CommandContext) throws -> Int32 {
         let couldNotRun = { (message: String, detail: String?) in
-            CommandFailure(message: message, exitCode: 2, detail: detail)
+            CommandFailure(message: message, exitCode: .unavailable, detail: detail)
         }
         let connection: Connection
         do { connection = try context.connect() } catch let f as CommandFailure {

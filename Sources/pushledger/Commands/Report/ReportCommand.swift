@@ -100,8 +100,8 @@ struct SourceOption: ParsableArguments {
 }
 
 extension CommandFailure {
-    /// Report errors: a bad query is bad usage (64); a lost database connection is 2 (see
-    /// `init(connection:)`); anything else is a failure (1).
+    /// Report errors, with the status the error names; a lost database connection says what
+    /// happened to the interrupted work (`init(connection:)`).
     init(report error: ReportError) {
         if let database = error.databaseError, database.isConnectionProblem {
             self.init(connection: database)
@@ -109,6 +109,6 @@ extension CommandFailure {
             return
         }
         self.init(
-            message: error.description, exitCode: error.kind == .invalidQuery ? 64 : 1, detail: error.debugDescription)
+            message: error.description, exitCode: error.exitCode, detail: error.debugDescription)
     }
 }

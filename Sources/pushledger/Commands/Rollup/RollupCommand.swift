@@ -101,7 +101,7 @@ struct RollupCommand: Command {
             } else {
                 // Closing the connection rolls the pass back: nothing of it is applied.
                 logger.info("second signal, abandoning the pass in progress", ["signal": "\(signal)"])
-                exit(0)
+                exit(.success)
             }
         }
         follower.run()

@@ -24,7 +24,7 @@ struct ShardsCommand: ParsableCommand {
         do {
             return try body()
         } catch let failure as ShardDirectory.Failure {
-            if case .badShardName = failure { throw CommandFailure(message: failure.description, exitCode: 64) }
+            if case .badShardName = failure { throw CommandFailure(message: failure.description, exitCode: .usage) }
             throw CommandFailure(message: failure.description)
         }
     }

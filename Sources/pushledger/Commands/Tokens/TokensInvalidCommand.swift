@@ -38,7 +38,7 @@ struct TokensInvalidCommand: Command {
         let query = try InvalidTokenFeed.Query.parse(
             since: since, limit: String(InvalidTokenFeed.limitRange.upperBound), cursor: nil
         )
-        .mapError { CommandFailure(message: $0.description, exitCode: 64) }.get()
+        .mapError { CommandFailure(message: $0.description, exitCode: .usage) }.get()
         let tokens = try InvalidTokenFeed().all(appID: app, query: query, on: context.connectForReading())
         switch format {
         case .json:
