@@ -13,7 +13,9 @@
 --   * the as-of snapshot: each of the window's snapshots holds from its time until the next
 --     one of its installation (a window function over the snapshots), and a send joins the one
 --     whose span holds its time. Only an installation with a send before all of its snapshots
---     in the window looks up the latest snapshot before the window (once per installation);
+--     in the window looks up the latest snapshot before the window (once per installation). Each
+--     snapshot's device state is one value (pushledger_device_state), so a send takes it whole
+--     from the one snapshot it found;
 --   * channel states: the blocked ones (few) of the window's snapshots by one range read, of earlier
 --     snapshots by key;
 --   * invalidating results: the partial index sends_token_invalid (sql/engine/rejection_class.sql)
@@ -62,22 +64,17 @@ with window_sends as materialized (
     -- The window's snapshots of the window's installations, each the as-of state from its time
     -- until the next one's (ties at one time: the last by received_at, then event_id,
     -- holds; the others span nothing).
-    select n.installation_id, n.event_id, n.occurred_at, n.platform, n.app_version, n.can_display,
-           n.authorization_status, n.os_version, n.sdk_int, n.standby_bucket, n.background_restricted,
-           n.ignoring_battery_optimizations, n.low_power_mode,
+    select n.installation_id, n.event_id, n.occurred_at,
+           row(n.platform, n.app_version, n.can_display, n.authorization_status, n.os_version, n.sdk_int,
+               n.standby_bucket, n.background_restricted, n.ignoring_battery_optimizations,
+               n.low_power_mode)::pushledger_device_state as device,
            lead(n.occurred_at, 1, 'infinity') over (
                partition by n.installation_id order by n.occurred_at, n.received_at, n.event_id) as valid_to
       from settings_snapshots n
      where n.app_id = p_app and n.occurred_at >= p_from and n.occurred_at < p_to
        and n.installation_id in (select w.installation_id from window_sends w)
 ), window_facts as materialized (
-    select w.*, sp.event_id as snap_event_id, sp.platform as snap_platform,
-           sp.app_version as snap_version, sp.can_display as snap_can_display,
-           sp.authorization_status as snap_authorization,
-           sp.os_version as snap_os_version, sp.sdk_int as snap_sdk_int, sp.standby_bucket as snap_standby_bucket,
-           sp.background_restricted as snap_background_restricted,
-           sp.ignoring_battery_optimizations as snap_ignoring_battery_optimizations,
-           sp.low_power_mode as snap_low_power_mode
+    select w.*, sp.event_id as snap_event_id, sp.device as snap_device
       from window_sends w
       left join snapshot_spans sp on sp.installation_id = w.installation_id
                                  and w.sent_at >= sp.occurred_at and w.sent_at < sp.valid_to
@@ -90,18 +87,20 @@ with window_sends as materialized (
              where f.snap_event_id is null and f.installation_id is not null) i
      cross join lateral (
             select * from (
-                (select n.occurred_at, n.event_id, n.platform, n.app_version,
-                        n.can_display, n.authorization_status, n.os_version, n.sdk_int, n.standby_bucket,
-                        n.background_restricted, n.ignoring_battery_optimizations, n.low_power_mode
+                (select n.occurred_at, n.event_id,
+                        row(n.platform, n.app_version, n.can_display, n.authorization_status, n.os_version,
+                            n.sdk_int, n.standby_bucket, n.background_restricted, n.ignoring_battery_optimizations,
+                            n.low_power_mode)::pushledger_device_state as device
                    from settings_snapshots n
                   where n.app_id = p_app and n.installation_id = i.installation_id
                     and n.occurred_at < p_from and n.occurred_at >= p_from - interval '31 days'
                   order by n.occurred_at desc, n.received_at desc, n.event_id desc
                   limit 1)
                 union all
-                (select n.occurred_at, n.event_id, n.platform, n.app_version,
-                        n.can_display, n.authorization_status, n.os_version, n.sdk_int, n.standby_bucket,
-                        n.background_restricted, n.ignoring_battery_optimizations, n.low_power_mode
+                (select n.occurred_at, n.event_id,
+                        row(n.platform, n.app_version, n.can_display, n.authorization_status, n.os_version,
+                            n.sdk_int, n.standby_bucket, n.background_restricted, n.ignoring_battery_optimizations,
+                            n.low_power_mode)::pushledger_device_state as device
                    from settings_snapshots n
                   where n.app_id = p_app and n.installation_id = i.installation_id
                     and n.occurred_at < p_from - interval '31 days'
@@ -185,20 +184,11 @@ with window_sends as materialized (
     select f.app_id, f.event_id, f.notification_id, f.installation_id, f.resolved_by, f.sent_at, f.provider,
            f.token_key, f.channel, f.campaign, f.status, f.reason, f.collapse_id, f.expires_at,
            coalesce(f.snap_event_id, e.event_id) as snapshot_event_id,
-           coalesce(case when f.snap_event_id is not null then f.snap_platform else e.platform end,
-                    i.platform, case f.provider when 'apns' then 'ios' else 'android' end) as platform,
-           case when f.snap_event_id is not null then f.snap_version else e.app_version end as app_version,
-           case when f.snap_event_id is not null then f.snap_can_display else e.can_display end as can_display,
-           case when f.snap_event_id is not null then f.snap_authorization else e.authorization_status end
-               as authorization_status,
-           case when f.snap_event_id is not null then f.snap_os_version else e.os_version end as os_version,
-           case when f.snap_event_id is not null then f.snap_sdk_int else e.sdk_int end as sdk_int,
-           case when f.snap_event_id is not null then f.snap_standby_bucket else e.standby_bucket end as standby_bucket,
-           case when f.snap_event_id is not null then f.snap_background_restricted else e.background_restricted end
-               as background_restricted,
-           case when f.snap_event_id is not null then f.snap_ignoring_battery_optimizations
-                else e.ignoring_battery_optimizations end as ignoring_battery_optimizations,
-           case when f.snap_event_id is not null then f.snap_low_power_mode else e.low_power_mode end as low_power_mode,
+           coalesce((d.device).platform, i.platform, case f.provider when 'apns' then 'ios' else 'android' end)
+               as platform,
+           (d.device).app_version, (d.device).can_display, (d.device).authorization_status, (d.device).os_version,
+           (d.device).sdk_int, (d.device).standby_bucket, (d.device).background_restricted,
+           (d.device).ignoring_battery_optimizations, (d.device).low_power_mode,
            ch.channel_id is not null as channel_blocked,
            coalesce(cf.opened, false) as opened,
            coalesce(cf.displayed, false) as received_displayed,
@@ -212,6 +202,9 @@ with window_sends as materialized (
            f.push_type, f.mutable_content, f.message_kind
       from window_facts f
       left join earlier_snapshots e on e.installation_id = f.installation_id and f.snap_event_id is null
+     -- The send's snapshot: the window's that holds at its time, else the latest before the window.
+     cross join lateral (select case when f.snap_event_id is not null then f.snap_device else e.device end
+                                    as device) d
       left join installations i on i.app_id = p_app and i.installation_id = f.installation_id
       left join snapshot_channels ch on ch.snapshot_event_id = coalesce(f.snap_event_id, e.event_id)
                                     and ch.installation_id = f.installation_id and ch.channel_id = f.channel
