@@ -38,7 +38,7 @@ let package = Package(
         // gzip encode/decode on zlib.
         .target(name: "Gzip", dependencies: ["CZlib"]),
         // Product-specific database work: migrations, keys, event writer, sends import, retention, link checks.
-        .target(name: "Store", dependencies: ["PushLedgerContract", "Postgres", "LinkCheck"]),
+        .target(name: "Store", dependencies: ["PushLedgerContract", "PushLedgerRules", "Postgres", "LinkCheck"]),
         // An HTTP/1.1 server on libmicrohttpd: daemon, listeners, connection guard, TLS, trusted proxies.
         .target(name: "HTTPServer", dependencies: ["PushLedgerSupport", "CMicroHTTPD"]),
         // Long-running commands' upkeep: Prometheus exposition (histograms, the registry, the text

@@ -26,7 +26,7 @@ public struct CauseCounts: Sendable, Equatable {
     }
 
     /// The SQL and JSON name of a bucket's count: `latency_lt_10s`.
-    public static func column(_ bucket: LatencyBucket) -> String { "latency_" + bucket.rawValue }
+    public static func column(_ bucket: LatencyBucket) -> String { RollupCatalog.column(bucket) }
 
     /// The count columns, for a query's select list.
     static var sqlColumns: String { sqlColumnNames.joined(separator: ", ") }

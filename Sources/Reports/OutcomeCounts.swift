@@ -52,12 +52,13 @@ public struct OutcomeCounts: Sendable, Equatable {
         """
         select q.*, r.*
           from (\(query)) q
-         cross join lateral pushledger_rate_columns(q.sends, q.accepted, q.rejected, q.opened, q.received, \
-        q.blocked_app,
-                                                    q.blocked_channel, q.unconfirmed, q.token_invalid, \
-        q.unconfirmable) r
+         cross join lateral pushledger_rate_columns(\(unsafeRaw: rateArguments)) r
         """
     }
+
+    /// The counters `pushledger_rates` reads, passed by name from the query's columns.
+    private static let rateArguments = OutcomeCounter.rateInputs.map { "p_\($0.rawValue) => q.\($0.rawValue)" }
+        .joined(separator: ", ")
 
     /// Reads the count columns every outcome query returns (``OutcomeCounter``, ``sqlColumns``)
     /// and the rate columns ``withRates(_:)`` adds.

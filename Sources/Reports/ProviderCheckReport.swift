@@ -50,17 +50,16 @@ public struct ProviderCheckReport: Sendable, Equatable {
             }
         }
 
+        /// The counters whose sends make up the silent-loss part of the gap.
+        static let gapCounters: [OutcomeCounter] = [.blockedApp, .blockedChannel, .unconfirmed]
+
         /// The silent-loss parts of the gap, in percentage points of accepted.
         public var gapParts: [(name: String, points: Double?)] {
             let accepted = devices?.accepted ?? 0
             func points(_ n: Int?) -> Double? {
                 accepted > 0 && fcm != nil ? n.map { 100 * Double($0) / Double(accepted) } : nil
             }
-            return [
-                ("blocked_app_pp", points(devices?.blockedApp)),
-                ("blocked_channel_pp", points(devices?.blockedChannel)),
-                ("unconfirmed_pp", points(devices?.unconfirmed)),
-            ]
+            return Self.gapCounters.map { ($0.rawValue + "_pp", points(devices?[$0])) }
         }
     }
 
@@ -168,8 +167,7 @@ public struct ProviderCheckReport: Sendable, Equatable {
             raw
             ? [
                 "count_messages_accepted", "delivered_pct", "sends", "accepted", "confirmed_delivery_rate", "gap_pp",
-                "blocked_app_pp", "blocked_channel_pp", "unconfirmed_pp",
-            ]
+            ] + Row.gapCounters.map { $0.rawValue + "_pp" }
             : ["fcm_n", "fcm_delivered", "sends", "accepted", "confirmed", "gap_pp", "app_pp", "chan_pp", "unconf_pp"]
         // CSV: FCM's drop reasons beside the causes that answer them (the terminal's second table)
         if raw { columns += Self.causePairs.flatMap { [$0.fcm, $0.cause.rawValue + "_rate"] } }

@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import PushLedgerRules
 
 /// Fleet-wide reads on the directory, which doubles as a postgres_fdw coordinator over the
 /// shards: schema `fleet` holds one table per rollup, partitioned by `app_id` with each shard's
@@ -159,11 +160,7 @@ public struct FleetReads: Sendable {
     }
 
     /// The outcome counts the rollups hold, summed per app.
-    public static let counted = [
-        "sends", "accepted", "rejected", "received", "opened", "pending", "blocked_app", "blocked_channel",
-        "unattributed",
-        "unconfirmed", "token_invalid", "to_invalid_token",
-    ]
+    public static let counted = OutcomeCounter.allCases.map(\.rawValue)
 
     /// The query of `totals`: per app, grouped by the partition key so each shard aggregates its
     /// own. No ORDER BY: PostgreSQL 15 then aggregates on the coordinator to sort (the caller sorts).

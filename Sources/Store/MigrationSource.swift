@@ -16,9 +16,18 @@ public struct MigrationSource: Sendable, Equatable {
     public struct Definition: Sendable, Equatable {
         public let path: String
         public let sql: String
+        /// The texts of the definitions this one is built from (its `-- Built from <path>.` lines,
+        /// e.g. the counter catalog), so it is applied again when one of them changes.
+        public var builtFrom = ""
+
+        /// What its recorded checksum covers: its text, and those it is built from.
+        var source: String { sql + builtFrom }
     }
 
     public static let definitionsList = "definitions.list"
+
+    /// A definition's line naming a definition it is built from.
+    static let builtFromPrefix = "-- Built from "
 
     public let migrations: [Migration]
     public let definitions: [Definition]
@@ -77,6 +86,17 @@ public struct MigrationSource: Sendable, Equatable {
             else { throw .badDefinitionList(line: number, path) }
             if found.contains(where: { $0.path == path }) { throw .badDefinitionList(line: number, path) }
             found.append(Definition(path: path, sql: try read(directory.appendingPathComponent(path), as: path)))
+        }
+        for index in found.indices {
+            for (number, line) in found[index].sql.split(separator: "\n").enumerated()
+            where line.hasPrefix(Self.builtFromPrefix) {
+                let name = line.dropFirst(Self.builtFromPrefix.count).trimmingCharacters(in: .init(charactersIn: ". "))
+                // A file of another database's folder names its sources as the main folder's files do.
+                guard let source = found.first(where: { $0.path == name || $0.path == "../" + name }),
+                    source.path != found[index].path
+                else { throw .badDefinitionList(line: number + 1, "\(found[index].path): \(line)") }
+                found[index].builtFrom += source.sql
+            }
         }
         let listed = Set(found.map(\.path))
         if let stray = sqlFiles(below: directory).first(where: { !listed.contains($0) }) {

@@ -4,7 +4,8 @@ import PushLedgerSupport
 
 /// Brings a database onto the SQL of `sql/`: applies the pending numbered migrations in order,
 /// each in its own transaction (recorded in `schema_migrations`), then re-applies every
-/// definition file whose text changed, in `definitions.list` order and in one transaction
+/// definition file whose text (or that of a file it is built from) changed, in `definitions.list`
+/// order and in one transaction
 /// (recorded in `schema_definitions`). A database migrated by any earlier release is upgraded
 /// this way (docs/operations/upgrading.md). Two runs at once are serialised by an advisory lock; an applied migration
 /// whose text changed
@@ -107,7 +108,7 @@ public struct Migrator: Sendable {
     /// forgets files no longer listed (their objects go by a migration that drops them).
     private func applyDefinitions(_ connection: Connection, progress: (String) -> Void) throws -> [String] {
         let applied = try recorded(connection, "select path as key, checksum from schema_definitions")
-        let changed = definitions.filter { applied[$0.path] != Self.checksum($0.sql) }
+        let changed = definitions.filter { applied[$0.path] != Self.checksum($0.source) }
         let listed = Set(definitions.map(\.path))
         let forgotten = applied.keys.filter { !listed.contains($0) }.sorted()
         guard !changed.isEmpty || !forgotten.isEmpty else { return [] }
@@ -118,7 +119,7 @@ public struct Migrator: Sendable {
                 try connection.execute(
                     """
                     insert into schema_definitions (path, checksum) values (\(definition.path), \
-                    \(Self.checksum(definition.sql)))
+                    \(Self.checksum(definition.source)))
                     on conflict (path) do update set checksum = excluded.checksum, applied_at = now()
                     """)
             }
@@ -145,7 +146,7 @@ public struct Migrator: Sendable {
                 definitionRows[try row.decode("path")] = (try row.decode("checksum"), try row.decode("applied_at"))
             }
             out += definitions.map {
-                Self.status(.definition, $0.path, text: $0.sql, recorded: definitionRows[$0.path])
+                Self.status(.definition, $0.path, text: $0.source, recorded: definitionRows[$0.path])
             }
             return out
         }

@@ -68,8 +68,8 @@ import Testing
     }
 
     /// The rollup rows have a column per counter, and every function that returns outcome counts
-    /// (a counter no other result has: blocked_app, unconfirmed, …) returns all thirteen, in the
-    /// list's order.
+    /// (a counter no other result has: blocked_app, unconfirmed, …, or the rollup-row type)
+    /// returns all thirteen, in the list's order.
     @Test func theRollupsAndReportFunctionsCarryTheList() throws {
         let connection = try Self.connection()
         let columns = try connection.query(
@@ -92,6 +92,14 @@ import Testing
                and exists (select 1 from unnest(p.proargnames) n
                             where n in ('blocked_app', 'blocked_channel', 'unconfirmed', 'unattributed'))
                and p.proargmodes is not null
+            union all
+            -- The report functions returning the named rollup row: the counters are its attributes.
+            select p.proname,
+                   array_to_string(array(select a.attname::text from pg_attribute a
+                                          where a.attrelid = p.prorettype::regtype::text::regclass
+                                            and a.attname = any (c.names) order by a.attnum), ',')
+              from pg_proc p, c
+             where p.proname like 'pushledger\\_%' and p.prorettype = 'pushledger_rollup_row'::regtype
             """)
         #expect(functions.count >= 5)
         for f in functions {

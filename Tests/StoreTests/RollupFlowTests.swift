@@ -137,7 +137,10 @@ import Testing
                     let nameRange = Range(m.range(at: 1), in: line)
                 else { continue }
                 var j = i - 1
-                while j >= 0 && lines[j].hasPrefix("drop ") { j -= 1 }
+                // Drops, and the opening of a definition built from the counter catalog, stand between.
+                while j >= 0 && (lines[j].hasPrefix("drop ") || lines[j].hasPrefix("select pushledger_define(")) {
+                    j -= 1
+                }
                 var header: [String] = []
                 while j >= 0 && lines[j].hasPrefix("--") {
                     header.append(lines[j])
@@ -152,7 +155,7 @@ import Testing
         #expect(checked >= 60)
     }
 
-    /// No SQL text is assembled in the engine: dynamic SQL only where DDL needs it, in one file.
+    /// No SQL text is assembled in the engine: dynamic SQL only where DDL needs it, in two files.
     @Test func theEngineAssemblesNoSQL() throws {
         let dynamic = try NSRegularExpression(pattern: #"\bexecute\s+(?!function\b)|\breplace\s*\(|\bformat\s*\("#)
         var found: Set<String> = []
@@ -165,6 +168,8 @@ import Testing
                 found.insert(file.name)
             }
         }
-        #expect(found == ["engine/bulk_load.sql"])
+        // bulk_load.sql drops and builds indexes; outcome_counters.sql writes out the counter
+        // catalog's lists into the definitions built from it (pushledger_define).
+        #expect(found == ["engine/bulk_load.sql", "engine/outcome_counters.sql"])
     }
 }

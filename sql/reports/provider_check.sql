@@ -8,7 +8,9 @@
 -- PushLedger's cause and latency counts (metrics.md "Why a send is unconfirmed"): superseded,
 -- app_stopped and device_inactive stand beside FCM's collapsed, droppedAppForceStopped and
 -- droppedDeviceInactive.
+-- Built from engine/outcome_counters.sql.
 drop function if exists pushledger_provider_check(text, date, date, boolean, timestamptz, interval);
+select pushledger_define($sql$
 create or replace function pushledger_provider_check(
     p_app text, p_from date, p_to date, p_by_campaign boolean default false,
     p_as_of timestamptz default now(), p_window interval default '24 hours')
@@ -17,12 +19,7 @@ returns table (
     delivered_pct double precision, pending_pct double precision, collapsed_pct double precision,
     dropped_too_many_pending_pct double precision, dropped_app_force_stopped_pct double precision,
     dropped_device_inactive_pct double precision, delivered_no_delay_pct double precision,
-    sends bigint, accepted bigint, rejected bigint, pending bigint, opened bigint, received bigint,
-    blocked_app bigint, blocked_channel bigint, unconfirmed bigint, unattributed bigint, unconfirmable bigint,
-    token_invalid bigint, to_invalid_token bigint,
-    superseded bigint, app_stopped bigint, expired bigint, device_inactive bigint, unexplained bigint,
-    latency_lt_10s bigint, latency_lt_1m bigint, latency_lt_10m bigint, latency_lt_1h bigint, latency_lt_6h bigint,
-    latency_lt_24h bigint, latency_ge_24h bigint)
+    [[outcome, cause, latency | {c} {t}]])
 language sql stable as $$
 with entries as (
     select f.day, case when p_by_campaign then f.analytics_label end as label,
@@ -49,10 +46,7 @@ with entries as (
      group by e.day, e.label
 ), ours as (
     select d.day as local_day, case when p_by_campaign then coalesce(s.campaign, '') end as label,
-           s.sends, s.accepted, s.rejected, s.pending, s.opened, s.received, s.blocked_app, s.blocked_channel,
-           s.unconfirmed, s.unattributed, s.unconfirmable, s.token_invalid, s.to_invalid_token,
-           s.superseded, s.app_stopped, s.expired, s.device_inactive, s.unexplained, s.latency_lt_10s, s.latency_lt_1m,
-           s.latency_lt_10m, s.latency_lt_1h, s.latency_lt_6h, s.latency_lt_24h, s.latency_ge_24h
+           [[outcome, cause, latency | s.{c}]]
       from (select g::date as day from generate_series(p_from::timestamp, p_to::timestamp - interval '1 day',
                                                        interval '1 day') g) d
      cross join lateral pushledger_silent_loss(
@@ -63,11 +57,9 @@ with entries as (
 )
 select coalesce(f.day, o.local_day), nullif(coalesce(f.label, o.label), ''), f.entries, f.n,
        f.delivered, f.pending, f.collapsed, f.too_many, f.force_stopped, f.inactive, f.no_delay,
-       o.sends, o.accepted, o.rejected, o.pending, o.opened, o.received, o.blocked_app, o.blocked_channel,
-       o.unconfirmed, o.unattributed, o.unconfirmable, o.token_invalid, o.to_invalid_token,
-       o.superseded, o.app_stopped, o.expired, o.device_inactive, o.unexplained, o.latency_lt_10s, o.latency_lt_1m,
-       o.latency_lt_10m, o.latency_lt_1h, o.latency_lt_6h, o.latency_lt_24h, o.latency_ge_24h
+       [[outcome, cause, latency | o.{c}]]
   from fcm f
   full join ours o on o.local_day = f.day and o.label is not distinct from f.label
  order by 1, 2 nulls first
-$$;
+$$
+$sql$);

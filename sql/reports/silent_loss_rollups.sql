@@ -4,7 +4,9 @@
 -- since: a rollup day is its sends classified as of the refresh with the day as its window,
 -- and the classification of a send depends on its window only through instrumentation
 -- (rule 8), judged again here over the whole window (pushledger_rollups_judged). jit is off:
--- compiling these plans cost ~0.3 s a call, more than running them.
+-- compiling these plans cost ~0.3 s a call, more than running them. Every function returns
+-- pushledger_rollup_row (sql/engine/outcome_counters.sql).
+-- Built from engine/outcome_counters.sql.
 
 -- The sends of [p_from, p_to) classified by the engine as of p_as_of, one rollup-shaped row a
 -- send, with instrumentation judged over the whole report window: the slices the rollups of
@@ -14,26 +16,17 @@
 -- unattributed_uninstrumented, "unconfirmable only for lack of background receipts"
 -- (pushledger_unconfirmable_for_background) the one they count as unconfirmable_uninstrumented
 -- and unconfirmable_unattributed (sql/engine/send_rollups.sql).
--- Every function of this file returns rollup-shaped rows: a changed shape needs them dropped.
 drop function if exists pushledger_classified_rollup_rows(text, timestamptz, timestamptz, timestamptz, interval, date,
                                                           date, text[], text[]);
 drop function if exists pushledger_classified_rollup_rows(text, timestamptz, timestamptz, timestamptz, interval, date,
                                                           date, text[], text[], boolean[]);
 drop function if exists pushledger_window_rollup_rows(text, timestamptz, timestamptz, timestamptz, interval);
 drop function if exists pushledger_silent_loss(text, timestamptz, timestamptz, timestamptz, interval, text[], text);
+select pushledger_define($sql$
 create or replace function pushledger_classified_rollup_rows(
     p_app text, p_from timestamptz, p_to timestamptz, p_as_of timestamptz, p_window interval,
     p_first date, p_last date, p_platforms text[], p_app_versions text[], p_backgrounds boolean[])
-returns table (
-    day date, platform text, channel text, app_version text, campaign text, provider text,
-    os_version text, sdk_int integer, standby_bucket text, background_restricted boolean,
-    ignoring_battery_optimizations boolean, low_power_mode boolean, push_type text, message_kind text,
-    sends bigint, accepted bigint, rejected bigint, pending bigint, opened bigint, received bigint,
-    blocked_app bigint, blocked_channel bigint, unconfirmed bigint, unattributed bigint, unconfirmable bigint,
-    token_invalid bigint, to_invalid_token bigint,
-    superseded bigint, app_stopped bigint, expired bigint, device_inactive bigint, unexplained bigint,
-    latency_lt_10s bigint, latency_lt_1m bigint, latency_lt_10m bigint, latency_lt_1h bigint, latency_lt_6h bigint,
-    latency_lt_24h bigint, latency_ge_24h bigint)
+returns setof pushledger_rollup_row
 language sql stable
 set jit = off as $$
 with window_slices as (
@@ -61,53 +54,22 @@ with window_slices as (
       from pushledger_classified_sends(p_app, p_from, p_to, p_as_of, p_window) c
       left join window_slices w on w.platform = c.platform and w.version_key = coalesce(c.app_version, chr(1))
 )
-select j.day, j.platform, j.channel, j.app_version, j.campaign, j.provider,
-       j.os_version, j.sdk_int, j.standby_bucket, j.background_restricted, j.ignoring_battery_optimizations,
-       j.low_power_mode, j.push_type, j.message_kind,
+select j.day, [[slice | j.{c}]],
        -- The counters (sql/engine/outcome_counters.sql), each 1 or 0 for this send.
-       pushledger_counts_in('sends', j.outcome, j.token_invalid, j.to_invalid_token)::int::bigint,
-       pushledger_counts_in('accepted', j.outcome, j.token_invalid, j.to_invalid_token)::int::bigint,
-       pushledger_counts_in('rejected', j.outcome, j.token_invalid, j.to_invalid_token)::int::bigint,
-       pushledger_counts_in('pending', j.outcome, j.token_invalid, j.to_invalid_token)::int::bigint,
-       pushledger_counts_in('opened', j.outcome, j.token_invalid, j.to_invalid_token)::int::bigint,
-       pushledger_counts_in('received', j.outcome, j.token_invalid, j.to_invalid_token)::int::bigint,
-       pushledger_counts_in('blocked_app', j.outcome, j.token_invalid, j.to_invalid_token)::int::bigint,
-       pushledger_counts_in('blocked_channel', j.outcome, j.token_invalid, j.to_invalid_token)::int::bigint,
-       pushledger_counts_in('unconfirmed', j.outcome, j.token_invalid, j.to_invalid_token)::int::bigint,
-       pushledger_counts_in('unattributed', j.outcome, j.token_invalid, j.to_invalid_token)::int::bigint,
-       pushledger_counts_in('unconfirmable', j.outcome, j.token_invalid, j.to_invalid_token)::int::bigint,
-       pushledger_counts_in('token_invalid', j.outcome, j.token_invalid, j.to_invalid_token)::int::bigint,
-       pushledger_counts_in('to_invalid_token', j.outcome, j.token_invalid, j.to_invalid_token)::int::bigint,
-       (j.outcome = 'unconfirmed' and j.cause is not distinct from 'superseded')::int::bigint,
-       (j.outcome = 'unconfirmed' and j.cause is not distinct from 'app_stopped')::int::bigint,
-       (j.outcome = 'unconfirmed' and j.cause is not distinct from 'expired')::int::bigint,
-       (j.outcome = 'unconfirmed' and j.cause is not distinct from 'device_inactive')::int::bigint,
-       (j.outcome = 'unconfirmed' and j.cause is not distinct from 'unexplained')::int::bigint,
-       (j.latency_bucket is not distinct from 'lt_10s')::int::bigint,
-       (j.latency_bucket is not distinct from 'lt_1m')::int::bigint,
-       (j.latency_bucket is not distinct from 'lt_10m')::int::bigint,
-       (j.latency_bucket is not distinct from 'lt_1h')::int::bigint,
-       (j.latency_bucket is not distinct from 'lt_6h')::int::bigint,
-       (j.latency_bucket is not distinct from 'lt_24h')::int::bigint,
-       (j.latency_bucket is not distinct from 'ge_24h')::int::bigint
+       [[outcome, cause, latency
+         | coalesce(pushledger_counts_in('{c}', j.outcome, j.token_invalid, j.to_invalid_token, j.cause,
+                                         j.latency_bucket), false)::int::bigint]]
   from judged j
-$$;
+$$
+$sql$);
 
 -- Rollup-shaped rows of [p_from, p_to): the whole days from the rollups, the hours before the
 -- first and after the last whole day (if any) classified by the engine as of p_as_of, every row
 -- judged with the instrumentation of the whole window.
+select pushledger_define($sql$
 create or replace function pushledger_window_rollup_rows(
     p_app text, p_from timestamptz, p_to timestamptz, p_as_of timestamptz, p_window interval)
-returns table (
-    day date, platform text, channel text, app_version text, campaign text, provider text,
-    os_version text, sdk_int integer, standby_bucket text, background_restricted boolean,
-    ignoring_battery_optimizations boolean, low_power_mode boolean, push_type text, message_kind text,
-    sends bigint, accepted bigint, rejected bigint, pending bigint, opened bigint, received bigint,
-    blocked_app bigint, blocked_channel bigint, unconfirmed bigint, unattributed bigint, unconfirmable bigint,
-    token_invalid bigint, to_invalid_token bigint,
-    superseded bigint, app_stopped bigint, expired bigint, device_inactive bigint, unexplained bigint,
-    latency_lt_10s bigint, latency_lt_1m bigint, latency_lt_10m bigint, latency_lt_1h bigint, latency_lt_6h bigint,
-    latency_lt_24h bigint, latency_ge_24h bigint)
+returns setof pushledger_rollup_row
 language plpgsql stable
 set jit = off as $$
 #variable_conflict use_column
@@ -158,7 +120,8 @@ begin
                                                                      v_backgrounds);
     end if;
 end
-$$;
+$$
+$sql$);
 
 -- Outcome, cause and latency bucket counts per slice of the dimensions named in p_by (any of
 -- channel, platform, app_version, campaign, day, provider, the v1.2 slices os_version,
@@ -169,44 +132,15 @@ $$;
 -- as of the rollups' as_of (the caller passes it as p_as_of).
 drop function if exists pushledger_silent_loss(text, timestamptz, timestamptz, timestamptz, interval, text[]);
 drop function if exists pushledger_silent_loss(text, timestamptz, timestamptz, timestamptz, interval, text[], text);
+select pushledger_define($sql$
 create or replace function pushledger_silent_loss(
     p_app text, p_from timestamptz, p_to timestamptz, p_as_of timestamptz default now(),
     p_window interval default '24 hours', p_by text[] default '{}', p_source text default 'engine')
-returns table (
-    channel text, platform text, app_version text, campaign text, day date, provider text,
-    os_version text, sdk_int integer, standby_bucket text, background_restricted boolean,
-    ignoring_battery_optimizations boolean, low_power_mode boolean, push_type text, message_kind text,
-    sends bigint, accepted bigint, rejected bigint, pending bigint, opened bigint, received bigint,
-    blocked_app bigint, blocked_channel bigint, unconfirmed bigint, unattributed bigint, unconfirmable bigint,
-    token_invalid bigint, to_invalid_token bigint,
-    superseded bigint, app_stopped bigint, expired bigint, device_inactive bigint, unexplained bigint,
-    latency_lt_10s bigint, latency_lt_1m bigint, latency_lt_10m bigint, latency_lt_1h bigint, latency_lt_6h bigint,
-    latency_lt_24h bigint, latency_ge_24h bigint)
+returns setof pushledger_rollup_row
 language sql stable
 set jit = off as $$
-select case when 'channel' = any(p_by) then r.channel end,
-       case when 'platform' = any(p_by) then r.platform end,
-       case when 'app_version' = any(p_by) then r.app_version end,
-       case when 'campaign' = any(p_by) then r.campaign end,
-       case when 'day' = any(p_by) then r.day end,
-       case when 'provider' = any(p_by) then r.provider end,
-       case when 'os_version' = any(p_by) then r.os_version end,
-       case when 'sdk_int' = any(p_by) then r.sdk_int end,
-       case when 'standby_bucket' = any(p_by) then r.standby_bucket end,
-       case when 'background_restricted' = any(p_by) then r.background_restricted end,
-       case when 'ignoring_battery_optimizations' = any(p_by) then r.ignoring_battery_optimizations end,
-       case when 'low_power_mode' = any(p_by) then r.low_power_mode end,
-       case when 'push_type' = any(p_by) then r.push_type end,
-       case when 'message_kind' = any(p_by) then r.message_kind end,
-       sum(r.sends)::bigint, sum(r.accepted)::bigint, sum(r.rejected)::bigint, sum(r.pending)::bigint,
-       sum(r.opened)::bigint, sum(r.received)::bigint, sum(r.blocked_app)::bigint, sum(r.blocked_channel)::bigint,
-       sum(r.unconfirmed)::bigint, sum(r.unattributed)::bigint, sum(r.unconfirmable)::bigint,
-       sum(r.token_invalid)::bigint,
-       sum(r.to_invalid_token)::bigint,
-       sum(r.superseded)::bigint, sum(r.app_stopped)::bigint, sum(r.expired)::bigint, sum(r.device_inactive)::bigint,
-       sum(r.unexplained)::bigint, sum(r.latency_lt_10s)::bigint, sum(r.latency_lt_1m)::bigint,
-       sum(r.latency_lt_10m)::bigint, sum(r.latency_lt_1h)::bigint, sum(r.latency_lt_6h)::bigint,
-       sum(r.latency_lt_24h)::bigint, sum(r.latency_ge_24h)::bigint
+select case when 'day' = any(p_by) then r.day end, [[slice | case when '{c}' = any(p_by) then r.{c} end]],
+       [[outcome, cause, latency | sum(r.{c})::bigint]]
   from (select * from pushledger_window_rollup_rows(p_app, p_from, p_to, p_as_of, p_window)
          where p_source = 'rollups'
         union all
@@ -215,5 +149,7 @@ select case when 'channel' = any(p_by) then r.channel end,
                                                         'infinity', 'infinity', '{}', '{}', '{}')
          where p_source = 'engine') r
  group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14
- order by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14
-$$;
+ -- channel, platform, app_version, campaign, day, then the others in their order.
+ order by 3, 2, 4, 5, 1, 6, 7, 8, 9, 10, 11, 12, 13, 14
+$$
+$sql$);

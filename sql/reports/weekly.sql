@@ -1,5 +1,6 @@
 -- The weekly report's reads: rollups only, so its time does not grow with events. Days are UTC
 -- days [p_from, p_to).
+-- Built from engine/outcome_counters.sql.
 
 -- The rollup rows of the UTC days [p_from, p_to) with instrumentation judged over the report
 -- window (metrics.md rule 8): a send unattributed only because its slice reported no receipt
@@ -13,19 +14,11 @@
 drop function if exists pushledger_rollups_judged(text, date, date, boolean, text[], text[]);
 drop function if exists pushledger_rollups_judged(text, date, date, boolean, text[], text[], boolean[]);
 drop function if exists pushledger_rollup_totals(text, date, date, text[]);
+select pushledger_define($sql$
 create or replace function pushledger_rollups_judged(
     p_app text, p_from date, p_to date, p_weekly boolean default false,
     p_platforms text[] default '{}', p_app_versions text[] default '{}', p_backgrounds boolean[] default '{}')
-returns table (
-    day date, platform text, channel text, app_version text, campaign text, provider text,
-    os_version text, sdk_int integer, standby_bucket text, background_restricted boolean,
-    ignoring_battery_optimizations boolean, low_power_mode boolean, push_type text, message_kind text,
-    sends bigint, accepted bigint, rejected bigint, pending bigint, opened bigint, received bigint,
-    blocked_app bigint, blocked_channel bigint, unconfirmed bigint, unattributed bigint, unconfirmable bigint,
-    token_invalid bigint, to_invalid_token bigint,
-    superseded bigint, app_stopped bigint, expired bigint, device_inactive bigint, unexplained bigint,
-    latency_lt_10s bigint, latency_lt_1m bigint, latency_lt_10m bigint, latency_lt_1h bigint, latency_lt_6h bigint,
-    latency_lt_24h bigint, latency_ge_24h bigint)
+returns setof pushledger_rollup_row
 language sql stable as $$
 with window_slices as (
     select case when p_weekly then date_trunc('week', s.day)::date end as bucket,
@@ -46,44 +39,25 @@ with window_slices as (
        and w.platform = r.platform and w.app_version is not distinct from r.app_version
      where r.app_id = p_app and r.day >= p_from and r.day < p_to
 )
-select r.day, r.platform, r.channel, r.app_version, r.campaign, r.provider,
-       r.os_version, r.sdk_int, r.standby_bucket, r.background_restricted, r.ignoring_battery_optimizations,
-       r.low_power_mode, r.push_type, r.message_kind,
-       r.sends::bigint, r.accepted::bigint, r.rejected::bigint, r.pending::bigint, r.opened::bigint,
-       r.received::bigint, r.blocked_app::bigint, r.blocked_channel::bigint,
-       (r.unconfirmed + r.reclassified + r.background_unconfirmed)::bigint,
-       (r.unattributed - r.reclassified + r.background_unattributed)::bigint,
-       (r.unconfirmable - r.background_unconfirmed - r.background_unattributed)::bigint,
-       r.token_invalid::bigint, r.to_invalid_token::bigint,
+select r.day, [[slice | r.{c}]],
+       [[outcome | (r.{c} + pushledger_widened('{c}', r.reclassified, r.background_unconfirmed,
+                                                r.background_unattributed))::bigint]],
        -- The causes of the sends judged unconfirmed over the wider window come with them.
-       (r.superseded + case when r.widened then r.superseded_uninstrumented else 0 end
-        + case when r.background_widened then r.superseded_background else 0 end)::bigint,
-       (r.app_stopped + case when r.widened then r.app_stopped_uninstrumented else 0 end
-        + case when r.background_widened then r.app_stopped_background else 0 end)::bigint,
-       (r.expired + case when r.widened then r.expired_uninstrumented else 0 end
-        + case when r.background_widened then r.expired_background else 0 end)::bigint,
-       (r.device_inactive + case when r.widened then r.device_inactive_uninstrumented else 0 end
-        + case when r.background_widened then r.device_inactive_background else 0 end)::bigint,
-       (r.unexplained + case when r.widened then r.unexplained_uninstrumented else 0 end
-        + case when r.background_widened then r.unexplained_background else 0 end)::bigint,
-       r.latency_lt_10s::bigint, r.latency_lt_1m::bigint, r.latency_lt_10m::bigint, r.latency_lt_1h::bigint,
-       r.latency_lt_6h::bigint, r.latency_lt_24h::bigint, r.latency_ge_24h::bigint
+       [[cause | (r.{c} + case when r.widened then r.{c}_uninstrumented else 0 end
+                  + case when r.background_widened then r.{c}_background else 0 end)::bigint]],
+       [[latency | r.{c}::bigint]]
   from (select j.*,
                case when j.background_widened then j.unconfirmable_uninstrumented else 0 end as background_unconfirmed,
                case when j.background_widened then j.unconfirmable_unattributed else 0 end as background_unattributed
           from judged j) r
-$$;
+$$
+$sql$);
 
+select pushledger_define($sql$
 create or replace function pushledger_rollup_totals(p_app text, p_from date, p_to date, p_by text[] default '{}')
 returns table (
     channel text, platform text, app_version text, campaign text, provider text, week date, push_type text,
-    message_kind text,
-    sends bigint, accepted bigint, rejected bigint, pending bigint, opened bigint, received bigint,
-    blocked_app bigint, blocked_channel bigint, unconfirmed bigint, unattributed bigint, unconfirmable bigint,
-    token_invalid bigint, to_invalid_token bigint,
-    superseded bigint, app_stopped bigint, expired bigint, device_inactive bigint, unexplained bigint,
-    latency_lt_10s bigint, latency_lt_1m bigint, latency_lt_10m bigint, latency_lt_1h bigint, latency_lt_6h bigint,
-    latency_lt_24h bigint, latency_ge_24h bigint)
+    message_kind text, [[outcome, cause, latency | {c} {t}]])
 language sql stable as $$
 -- Grouped by week, each ISO week is its own report window; otherwise [p_from, p_to) is.
 select case when 'channel' = any(p_by) then r.channel end,
@@ -94,16 +68,12 @@ select case when 'channel' = any(p_by) then r.channel end,
        case when 'week' = any(p_by) then date_trunc('week', r.day)::date end,
        case when 'push_type' = any(p_by) then r.push_type end,
        case when 'message_kind' = any(p_by) then r.message_kind end,
-       sum(r.sends), sum(r.accepted), sum(r.rejected), sum(r.pending), sum(r.opened), sum(r.received),
-       sum(r.blocked_app), sum(r.blocked_channel), sum(r.unconfirmed), sum(r.unattributed), sum(r.unconfirmable),
-       sum(r.token_invalid), sum(r.to_invalid_token),
-       sum(r.superseded), sum(r.app_stopped), sum(r.expired), sum(r.device_inactive), sum(r.unexplained),
-       sum(r.latency_lt_10s), sum(r.latency_lt_1m), sum(r.latency_lt_10m), sum(r.latency_lt_1h), sum(r.latency_lt_6h),
-       sum(r.latency_lt_24h), sum(r.latency_ge_24h)
+       [[outcome, cause, latency | sum(r.{c})]]
   from pushledger_rollups_judged(p_app, p_from, p_to, 'week' = any(p_by)) r
  group by 1, 2, 3, 4, 5, 6, 7, 8
  order by 1, 2, 3, 4, 5, 6, 7, 8
-$$;
+$$
+$sql$);
 
 -- Rejections by provider, reason class and reason over the days.
 create or replace function pushledger_rollup_rejections(p_app text, p_from date, p_to date)

@@ -1,7 +1,8 @@
 /// The outcome counters: the thirteen counts every outcome report and every daily rollup row
-/// carries (metrics.md "Outcome of one send attempt", "Rates"), in report order. The one list
-/// in Swift; SQL's is `pushledger_outcome_counters()` with `pushledger_counts_in`
-/// (sql/engine/outcome_counters.sql), and OutcomeCounterTests holds the two equal.
+/// carries (metrics.md "Outcome of one send attempt", "Rates"), in report order: the outcome
+/// family of the counter catalog (``RollupCatalog``; SQL's is `pushledger_rollup_catalog()`
+/// with `pushledger_counts_in`, sql/engine/outcome_counters.sql). OutcomeCounterTests and
+/// RollupCatalogTests hold the two equal.
 public enum OutcomeCounter: String, Sendable, CaseIterable {
     case sends, accepted, rejected, pending, opened, received
     case blockedApp = "blocked_app", blockedChannel = "blocked_channel"
@@ -41,6 +42,13 @@ public enum OutcomeCounter: String, Sendable, CaseIterable {
     /// Shown in the reports' count columns and JSON; to_invalid_token is read, but reported
     /// apart (as a cause of rejections, not a count beside the outcomes).
     public var isReported: Bool { self != .toInvalidToken }
+
+    /// The counters `pushledger_rates` reads (group rate_input of the SQL catalog), in its
+    /// parameters' order.
+    public static let rateInputs: [OutcomeCounter] = [
+        .sends, .accepted, .rejected, .opened, .received, .blockedApp, .blockedChannel, .unconfirmed, .tokenInvalid,
+        .unconfirmable,
+    ]
 
     /// The counters' column names, comma-separated in order: what a query over the rollups or
     /// the report functions selects.

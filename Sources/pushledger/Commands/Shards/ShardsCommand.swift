@@ -2,6 +2,7 @@ import CommandLineParsing
 import Foundation
 import OutcomeEngine
 import Postgres
+import PushLedgerRules
 import Store
 import TableRendering
 
@@ -143,10 +144,9 @@ struct ShardsTotalsCommand: Command {
         }
         try context.printTable(
             format: format, headers: ["app"] + FleetReads.counted, rows: rows,
-            key: [
-                "app", "sends", "accepted", "received", "opened", "blocked_app", "blocked_channel", "unconfirmed",
-                "rejected",
-            ],
+            key: ["app"]
+                + ([.sends, .accepted, .received, .opened, .blockedApp, .blockedChannel, .unconfirmed, .rejected]
+                as [OutcomeCounter]).map(\.rawValue),
             columns: try columns.choice())
         return 0
     }
