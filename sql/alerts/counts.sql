@@ -3,30 +3,30 @@
 -- baseline window per slice; Swift runs the z-test and decides. Each function returns the
 -- numerator and denominator of the rule's rate for one window [p_from, p_to), evaluated as of
 -- p_as_of (nothing after it counts).
+-- Built from engine/outcome_counters.sql.
 
 -- With each cause's count of unconfirmed sends (metrics.md "Why a send is unconfirmed"):
 -- silent_loss_up names the cause whose rate moved most. accepted is the rates' denominator: the
 -- accepted sends that could confirm (an unconfirmable send is in neither numerator nor
 -- denominator, so a rise of them alone moves no rate); accepted_installations their installations.
 drop function if exists pushledger_alert_delivery_counts(timestamptz, timestamptz, timestamptz, interval);
-create or replace function pushledger_alert_delivery_counts(
+select pushledger_define($sql$
+create function pushledger_alert_delivery_counts(
     p_from timestamptz, p_to timestamptz, p_as_of timestamptz, p_window interval default '24 hours')
 returns table (app_id text, platform text, channel text, accepted bigint, silent_loss bigint, confirmed bigint,
-               accepted_installations bigint, superseded bigint, app_stopped bigint, expired bigint,
-               device_inactive bigint, unexplained bigint)
+               accepted_installations bigint, [[cause | {c} {t}]])
 language sql stable as $$
     select g.app_id, g.platform, g.channel, max(r.denominator) filter (where r.rate = 'silent_loss_rate'),
            max(r.numerator) filter (where r.rate = 'silent_loss_rate'),
            max(r.numerator) filter (where r.rate = 'confirmed_delivery_rate'),
-           g.accepted_installations, g.superseded, g.app_stopped, g.expired, g.device_inactive, g.unexplained
+           g.accepted_installations, [[cause | g.{c}]]
       from (select c.app_id, c.platform, c.channel,
-                   count(*) filter (where c.outcome = 'unconfirmed' and c.cause = 'superseded') as superseded,
-                   count(*) filter (where c.outcome = 'unconfirmed' and c.cause = 'app_stopped') as app_stopped,
-                   count(*) filter (where c.outcome = 'unconfirmed' and c.cause = 'expired') as expired,
-                   count(*) filter (where c.outcome = 'unconfirmed' and c.cause = 'device_inactive') as device_inactive,
-                   count(*) filter (where c.outcome = 'unconfirmed' and c.cause = 'unexplained') as unexplained,
+                   [[cause | count(*) filter (where pushledger_counts_in('{c}', c.outcome, c.token_invalid,
+                                                                          c.to_invalid_token, c.cause)) as {c}]],
                    count(distinct coalesce(c.installation_id, c.event_id))
-                       filter (where c.outcome not in ('rejected', 'pending', 'unconfirmable'))
+                       filter (where pushledger_counts_in('accepted', c.outcome, c.token_invalid, c.to_invalid_token)
+                                 and not pushledger_counts_in('unconfirmable', c.outcome, c.token_invalid,
+                                                              c.to_invalid_token))
                        as accepted_installations,
                    array_agg(c.outcome) as outcomes, array_agg(c.token_invalid) as token_invalid
               from (select distinct s.app_id from sends s
@@ -34,9 +34,9 @@ language sql stable as $$
              cross join lateral pushledger_classified_sends(apps.app_id, p_from, p_to, p_as_of, p_window) c
              group by c.app_id, c.platform, c.channel) g
      cross join lateral pushledger_outcome_rates(g.outcomes, g.token_invalid) r
-     group by g.app_id, g.platform, g.channel, g.accepted_installations, g.superseded, g.app_stopped,
-              g.expired, g.device_inactive, g.unexplained
-$$;
+     group by g.app_id, g.platform, g.channel, g.accepted_installations, [[cause | g.{c}]]
+$$
+$sql$);
 
 -- rejections_up, per app, provider and reason class: sends of the class over all sends of the
 -- app and provider (pending sends stay in the denominator; a rejection is known at once).
