@@ -98,7 +98,9 @@ import Testing
                 ],
             ])
         let stored = try post("/v1/telemetry", key: TestKeys.telemetry, chrome)
-        #expect(stored.status == 200 && stored.json?["accepted"] as? Int == 7 && (stored.json?["rejected"] as? [Any])?.isEmpty == true)
+        #expect(
+            stored.status == 200 && stored.json?["accepted"] as? Int == 7
+                && (stored.json?["rejected"] as? [Any])?.isEmpty == true)
         for (browser, permission, push) in [("firefox", "denied", "denied"), ("safari", "not_determined", "prompt")] {
             let reply = try post(
                 "/v1/telemetry", key: TestKeys.telemetry,
@@ -149,7 +151,10 @@ import Testing
         let from = time(sentAt.addingTimeInterval(-86_400)), to = time(Date())
         func report(_ by: String, source: String) throws -> [[String: Any]] {
             let result = try CommandRunner.run(
-                ["report", "silent-loss", "--from", from, "--to", to, "--by", by, "--source", source, "--format", "json"],
+                [
+                    "report", "silent-loss", "--from", from, "--to", to, "--by", by, "--source", source, "--format",
+                    "json",
+                ],
                 environment: environment)
             #expect(result.status == 0, "\(result.stderr)")
             let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
