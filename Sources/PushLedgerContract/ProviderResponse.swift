@@ -46,6 +46,7 @@ public enum ProviderResponse {
     /// that is not JSON, or lacks the members, derives nothing; so does a reason that could not
     /// be stored as an explicit one (empty, over 255 bytes, or with U+0000).
     public static func derive(provider: PushProvider, status: Int, body: String) -> Derived {
+        if provider == .webpush { return Derived(reason: webPushReason(status: status, body: body)) }
         guard let object = (try? JSONParser.parseValue(Array(body.utf8)))?.objectValue else { return Derived() }
         switch provider {
         case .apns:
@@ -62,10 +63,7 @@ public enum ProviderResponse {
                 .compactMap { $0.objectValue }
                 .first { $0["@type"]?.stringValue == fcmErrorType }?["errorCode"]?.stringValue
             return Derived(reason: storable(fcmCode) ?? storable(error["status"]?.stringValue))
-        case .webpush:
-            // Apple answers {"reason": …}; Mozilla's autopush {"errno": …, "error": …, "message": …}.
-            guard !(200...299).contains(status) else { return Derived() }
-            return Derived(reason: storable(object["reason"]?.stringValue) ?? storable(object["error"]?.stringValue))
+        case .webpush: return Derived()  // read above, body text and all
         }
     }
 
@@ -81,8 +79,43 @@ public enum ProviderResponse {
         return ((reason ?? derived.reason).map(normalizedReason), unregisteredAt ?? derived.unregisteredAt)
     }
 
+    /// A push service's error text (the sender libraries' rule, `webpush_rows` of
+    /// Tests/Fixtures/sender-fields.json): outside 2xx, a JSON body's `reason` (Apple), else its
+    /// `error` (Mozilla's autopush); a text body's first non-blank line (FCM); nothing from an
+    /// HTML page. Trimmed, and cut to 255 bytes on a character boundary.
+    static func webPushReason(status: Int, body: String) -> String? {
+        guard status != 0, !(200...299).contains(status), !body.isEmpty, !FieldReader.containsNUL(body) else {
+            return nil
+        }
+        let line: Substring?
+        if let value = try? JSONParser.parseValue(Array(body.utf8)) {
+            guard let object = value.objectValue else { return nil }
+            line = ["reason", "error"].lazy.compactMap { object[$0]?.stringValue?.trimmedWhitespace }
+                .first { !$0.isEmpty }
+        } else {
+            let trimmed = body.trimmedWhitespace
+            guard !trimmed.hasPrefix("<") else { return nil }
+            line = trimmed.split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }).lazy
+                .map(\.trimmedWhitespace).first { !$0.isEmpty }
+        }
+        guard let line else { return nil }
+        var cut = Substring(line)
+        while cut.utf8.count > FieldLimits.identifier { cut = cut.dropLast() }
+        return cut.isEmpty ? nil : String(cut)
+    }
+
     static func storable(_ reason: String?) -> String? {
         guard let reason, FieldReader.stringProblem(reason, maxBytes: FieldLimits.identifier) == nil else { return nil }
         return reason
+    }
+}
+
+extension StringProtocol {
+    /// Without leading and trailing whitespace (Unicode's, as Python's `str.strip()`).
+    fileprivate var trimmedWhitespace: Substring {
+        let text = Substring(self)
+        guard let first = text.firstIndex(where: { !$0.isWhitespace }) else { return text[text.endIndex...] }
+        let last = text.lastIndex(where: { !$0.isWhitespace })!
+        return text[first...last]
     }
 }

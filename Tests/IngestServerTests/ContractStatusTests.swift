@@ -216,7 +216,9 @@ struct ContractStatusTests {
         #expect(preflight.status == 204)
         #expect(preflight.header("Access-Control-Allow-Origin") == "*")
         #expect(preflight.header("Access-Control-Allow-Methods") == "POST")
-        #expect(preflight.header("Access-Control-Allow-Headers") == "Authorization, Content-Type, Content-Encoding")
+        #expect(
+            preflight.header("Access-Control-Allow-Headers")
+                == "Authorization, Content-Type, Content-Encoding, X-PushLedger-SDK")
         let stored = try harness.telemetry(Fixtures.telemetry(count: 1))
         #expect(stored.status == 200 && stored.header("Access-Control-Allow-Origin") == "*")
         #expect(stored.header("Access-Control-Expose-Headers") == "Retry-After")

@@ -51,7 +51,7 @@ struct Fixture {
     mutating func snapshot(
         _ installation: UUID, at: Date, platform: String, appVersion: String? = "5.2.0",
         authorization: String? = nil, alert: String? = nil, lockScreen: String? = nil, center: String? = nil,
-        enabled: Bool? = nil, channels: [Channel]? = nil, receivedAt: Date? = nil
+        enabled: Bool? = nil, channels: [Channel]? = nil, receivedAt: Date? = nil, browser: String? = nil
     ) throws -> UUID {
         let event = nextEvent()
         try connection.execute(
@@ -64,6 +64,14 @@ struct Fixture {
             \(lockScreen),
                     \(center), \(enabled), \(channels?.count), \(at), \(at), \(receivedAt ?? at))
             """)
+        // Contract v1.3's web fields only where given: a database of an earlier release has none.
+        if let browser {
+            try connection.execute(
+                """
+                update settings_snapshots set browser = \(browser), browser_version = '131.0'
+                 where app_id = \(Self.app) and event_id = \(event)
+                """)
+        }
         for channel in channels ?? [] {
             try connection.execute(
                 """
@@ -84,7 +92,8 @@ struct Fixture {
     mutating func send(
         notification: UUID, installation: UUID?, at: Date, provider: String = "fcm", token: String = "tok",
         channel: String = "orders", campaign: String? = "order_update", status: Int = 200, reason: String? = nil,
-        resolvedBy: String? = nil, pushType: String? = nil, mutableContent: Bool? = nil, messageKind: String? = nil
+        resolvedBy: String? = nil, pushType: String? = nil, mutableContent: Bool? = nil, messageKind: String? = nil,
+        pushService: String? = nil
     ) throws -> UUID {
         let event = nextEvent()
         try connection.execute(
@@ -103,6 +112,10 @@ struct Fixture {
                 update sends set mutable_content = \(mutableContent), message_kind = \(messageKind)
                  where app_id = \(Self.app) and event_id = \(event)
                 """)
+        }
+        if let pushService {
+            try connection.execute(
+                "update sends set push_service = \(pushService) where app_id = \(Self.app) and event_id = \(event)")
         }
         return event
     }

@@ -108,6 +108,7 @@ struct WeeklyHTMLTests {
             "Why unconfirmed: causes per platform and channel", "Delivery latency per platform and channel",
             "<title>Causes of unconfirmed sends per platform and channel, week over week</title>",
             "<title>Time to receipt per platform and channel, week over week</title>",
+            "<h2>Web push per browser</h2>", "<h2>Web push per push service</h2>", "<td>chrome</td>",
         ] {
             #expect(dom.contains(heading), "the rendered page lacks \(heading)")
         }
@@ -137,6 +138,22 @@ struct Showcase {
             channels: [.init(id: "orders", importance: 4), .init(id: "promotions", importance: 3)])
         try fixture.snapshot(
             quiet, at: start, platform: "ios", appVersion: "3.0", authorization: "authorized", alert: "enabled")
+        // A Chrome installation on the web: the report's web push part.
+        let browser = Fixture.id(0x1c, 3)
+        try fixture.installation(browser, platform: "web", firstSeen: start)
+        try fixture.snapshot(browser, at: start, platform: "web", authorization: "authorized", browser: "chrome")
+        for day in 0..<56 {
+            let notification = Fixture.id(0x43, day)
+            let at = start.addingTimeInterval(Double(day) * 86_400 + 7_200)
+            try fixture.send(
+                notification: notification, installation: browser, at: at, provider: "webpush",
+                token: "https://fcm.googleapis.com/fcm/send/showcase", status: 201, pushService: "fcm")
+            if day % 3 != 0 {
+                try fixture.receipt(
+                    notification, installation: browser, at: at.addingTimeInterval(5), platform: "web",
+                    appVersion: "5.2.0")
+            }
+        }
         var n = 0
         for day in 0..<56 {
             for k in 0..<12 {

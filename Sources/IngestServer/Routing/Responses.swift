@@ -21,7 +21,7 @@ extension HTTPResponse {
         status: 204,
         headers: [
             ("Access-Control-Allow-Methods", "POST"),
-            ("Access-Control-Allow-Headers", "Authorization, Content-Type, Content-Encoding"),
+            ("Access-Control-Allow-Headers", "Authorization, Content-Type, Content-Encoding, X-PushLedger-SDK"),
             ("Access-Control-Max-Age", "86400"),
         ])
     static func methodNotAllowed(allow: [String]) -> HTTPResponse {
