@@ -66,11 +66,25 @@
   const isApnsToken = (s) => s.length >= 64 && s.length <= 200 && s.length % 2 === 0 && /^[0-9a-fA-F]+$/.test(s);
   const isFcmToken = (s) => s.length >= 1 && s.length <= 4096 && isPrintable(s);
 
-  /** A push subscription endpoint as the contract takes it: an absolute https URL with a host. */
+  /** A push subscription endpoint as the server takes it: an absolute https URL with a host, no spaces. */
   function isEndpoint(s) {
-    if (s.length < 1 || s.length > ENDPOINT || !isPrintable(s) || s.includes(' ')) return false;
-    const match = /^https:\/\/(?:[^/?#@]*@)?([^/?#:]+)(?::\d*)?(?:[/?#]|$)/i.exec(s);
-    return match !== null && match[1].length > 0;
+    return s.length >= 1 && s.length <= ENDPOINT && /^[\x21-\x7e]*$/.test(s) && endpointHost(s) !== null;
+  }
+
+  /** The lower-cased host of an `https://` URL (without user info or port), or null: the server's reading. */
+  function endpointHost(s) {
+    if (s.length <= 8 || s.slice(0, 8).toLowerCase() !== 'https://') return null;
+    const authority = /^[^/?#]*/.exec(s.slice(8))[0];
+    const hostAndPort = authority.split('@').pop();
+    let host;
+    if (hostAndPort.startsWith('[')) {
+      const close = hostAndPort.indexOf(']');
+      if (close < 0) return null;
+      host = hostAndPort.slice(0, close + 1);
+    } else {
+      host = hostAndPort.split(':')[0];
+    }
+    return host ? host.toLowerCase() : null;
   }
 
   const MAX_MICROS = 253402300799999999; // 9999-12-31T23:59:59.999999Z
@@ -228,12 +242,9 @@
         r.slug('experiment', true);
         r.slug('variant', true);
         break;
-      case 'push_token': {
-        const provider = r.choice('provider', true, PROVIDERS);
-        readToken(r, provider, platform);
-        if (provider === 'apns') r.choice('environment', false, ['production', 'sandbox']);
+      case 'push_token':
+        readPushToken(r, platform);
         break;
-      }
       case 'notification_received':
         r.uuid('notification_id', true);
         r.string('channel', false, LABEL);
@@ -251,24 +262,18 @@
     }
   }
 
-  /** A token valid for its provider, and a provider valid on the platform (webpush only on web). */
-  function readToken(r, provider, platform) {
-    if (provider === undefined) {
-      r.read('token', true, 'a string', (v) => (typeof v === 'string' ? v : undefined));
-      return;
-    }
-    const web = platform === 'web';
-    if (web !== (provider === 'webpush')) {
-      r.read('token', true, 'a string', (v) => (typeof v === 'string' ? v : undefined));
-      r.noteInvalid('provider', web ? 'expected webpush on web' : 'expected apns or fcm outside web');
-      return;
-    }
+  /** A provider valid on the platform (webpush only on web, the others never there), its token valid for it. */
+  function readPushToken(r, platform) {
+    const expected = `${platform === 'web' ? 'webpush' : 'apns or fcm'} on platform ${platform}`;
+    const provider = r.read('provider', true, expected,
+      (v) => (PROVIDERS.includes(v) && (v === 'webpush') === (platform === 'web') ? v : undefined));
     const rules = {
       apns: ['an APNs token: hex of even length 64 to 200', isApnsToken],
       fcm: ['an FCM token: 1 to 4096 printable ASCII characters', isFcmToken],
-      webpush: ['an https push subscription endpoint', isEndpoint],
-    }[provider];
+      webpush: ['an https push subscription endpoint (at most 2048 bytes)', isEndpoint],
+    }[provider] ?? ['a string', () => true];
     r.read('token', true, rules[0], (v) => (typeof v === 'string' && rules[1](v) ? v : undefined));
+    if (provider === 'apns') r.choice('environment', false, ['production', 'sandbox']);
   }
 
   function readChannels(list, r) {
@@ -363,14 +368,14 @@
     const appId = r.string('app_id', true, APP_ID);
     r.uuid('installation_id', true);
     const platform = r.choice('platform', true, PLATFORMS);
+    r.string('app_version', false, VERSION);
+    r.string('os_version', false, VERSION);
+    r.integer('sdk_int', false, 1, 1000);
+    const sentAt = r.time('sent_at', false);
     if (platform === 'web') {
       r.choice('browser', true, BROWSERS);
       r.string('browser_version', true, VERSION);
     }
-    r.string('app_version', false, VERSION);
-    r.string('os_version', false, VERSION);
-    if (platform !== 'web') r.integer('sdk_int', false, 1, 1000);
-    const sentAt = r.time('sent_at', false);
     const events = r.array('events', true);
     const failure = r.failure();
     if (failure) return refusal(400, failure.code, failure.message);
@@ -614,6 +619,7 @@
   }
 
   const api = { SDK_VERSION, LIMITS, KEEPALIVE_BYTES, RETRY_POLICY, REFUSAL_CODES, TYPES, utf8, isUuid, isEndpoint,
+    endpointHost,
     parseTime, formatTime, judgeEvent, validate, retryDelayMs, ownError, interpretAnswer, requestBody, nextBatch,
     flushQueue, identifyBrowser, parseUserAgent, maskEndpoint };
   root.PushLedgerCore = Object.freeze(api);
