@@ -135,8 +135,7 @@
    * One configured ledger: records events into the queue and uploads them. Options: `endpoint` (the
    * PushLedger server's base URL), `telemetryKey`, `appId`, optional `appVersion`, `maxAttempts` (4),
    * `maxBatchEvents` (500), `autoRetry` (schedule the next upload after a failure; pages only), `logger`
-   * (`(level, message, fields) => void`, silent by default), `onEvent` (called with each recorded event)
-   * and `fetch` (a replacement for the global fetch).
+   * (`(level, message, fields) => void`, silent by default) and `fetch` (a replacement for the global fetch).
    */
   class Ledger {
     constructor(options) {
@@ -185,7 +184,7 @@
       const record = { context: this.context, text, bytes: core.utf8(text), event_id: event.event_id };
       const key = await this.queue.add(record);
       this.cache.set(key, { ...record, seq: key, key });
-      if (typeof this.options.onEvent === 'function') this.options.onEvent(event);
+      for (const observer of observers) observer(event);
       return { event_id: event.event_id };
     }
 
@@ -293,5 +292,16 @@
     }
   }
 
-  root.PushLedgerRuntime = Object.freeze({ Ledger, Queue, openDatabase, settingsFields, identify });
+  const observers = new Set();
+
+  /**
+   * Calls `callback` with each event this page or worker queues, until the returned function is called: for a
+   * site's own debugging and for tests (the browser suite compares what was queued with what was stored).
+   */
+  function observe(callback) {
+    observers.add(callback);
+    return () => observers.delete(callback);
+  }
+
+  root.PushLedgerRuntime = Object.freeze({ Ledger, Queue, openDatabase, settingsFields, identify, observe });
 })(typeof globalThis !== 'undefined' ? globalThis : self);

@@ -47,7 +47,7 @@
   const PushLedger = {
     /**
      * Call once at the top of the worker, with the same options as the page's `configure` (endpoint,
-     * telemetryKey, appId, appVersion, maxAttempts, logger, onEvent).
+     * telemetryKey, appId, appVersion, maxAttempts, logger).
      */
     configure(options) {
       ledger = new Ledger({ autoRetry: false, ...options });

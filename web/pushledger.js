@@ -145,26 +145,42 @@ async function recordToken(endpoint) {
 /**
  * Subscribes `registration` to Web Push and records the endpoint as a `push_token` (`webpush`; the
  * subscription's keys are never sent), then a settings snapshot. Errors are values: when the browser
- * refuses or no push service answers, the snapshot records the subscription state and the error returns.
+ * refuses (permission not granted, a bad key) or no push service answers within `timeoutMs`, the snapshot
+ * records the subscription state and the error returns. A subscription that arrives after its timeout is
+ * still recorded when it does.
  * @param {ServiceWorkerRegistration} registration
- * @param {{applicationServerKey: BufferSource|string}} options the sender's VAPID public key
+ * @param {{applicationServerKey: BufferSource|string, timeoutMs?: number}} options the sender's VAPID
+ *   public key; how long to wait for the push service (default 30 s)
  * @returns {Promise<{subscription: PushSubscription} | {error: {name: string, message: string}}>}
  */
-export async function subscribe(registration, { applicationServerKey }) {
+export async function subscribe(registration, { applicationServerKey, timeoutMs = 30000 }) {
   active();
-  let subscription;
+  const pending = Promise.resolve().then(() => registration.pushManager.subscribe({ userVisibleOnly: true,
+    applicationServerKey }));
+  let timer;
+  const timeout = new Promise((resolve, reject) => {
+    timer = setTimeout(() => reject(new DOMException(`no answer from the push service within ${timeoutMs} ms`,
+      'TimeoutError')), timeoutMs);
+  });
   try {
-    subscription = await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey });
+    const subscription = await Promise.race([pending, timeout]);
+    await subscribed(registration, subscription);
+    return { subscription };
   } catch (error) {
     const failure = { name: (error && error.name) || 'Error', message: String((error && error.message) || error) };
     ledger.log('warning', 'push subscription failed', failure);
     await recordSettings(registration);
+    if (failure.name === 'TimeoutError') pending.then((late) => subscribed(registration, late), () => {});
     return { error: failure };
+  } finally {
+    clearTimeout(timer);
   }
+}
+
+async function subscribed(registration, subscription) {
   await ledger.endpointChanged(subscription.endpoint);
   await recordToken(subscription.endpoint);
   await recordSettings(registration);
-  return { subscription };
 }
 
 /** Uploads the queue now. @returns {Promise<object>} the flush result (accepted, duplicates, rejected, remaining, failure) */
