@@ -246,9 +246,9 @@ class Suite:
         assert page.call("request", "first_screen") == "granted"
         page.call("primer", "settings_banner", True)
         wait_until("the snapshot and the prompts are stored", self.drained)
-        snapshots = self.rows("select authorization_status from settings_snapshots where app_id = '{app}' "
-                              "and installation_id = '{installation}'")
-        assert ["authorized"] in snapshots, snapshots
+        snapshots = self.rows("select authorization_status, push_permission_state, display_mode, subscription "
+                              "from settings_snapshots where app_id = '{app}' and installation_id = '{installation}'")
+        assert ["authorized", "granted", "browser", "none"] in snapshots, snapshots
         prompts = self.rows("select placement, prompt, result from permission_prompts where app_id = '{app}' "
                             "order by occurred_at")
         assert prompts == [["first_screen", "system", "already_determined"], ["settings_banner", "primer", "granted"],
@@ -333,12 +333,16 @@ class Suite:
         self.page.worker("close", id=closed)
         wait_until("the dismissal is stored beside the receipt", lambda: self.rows(
             f"select count(*) from notification_receipts where notification_id = '{closed}'") == [["2"]])
+        assert self.rows(f"select displayed, dismissed from notification_receipts where notification_id = '{closed}' "
+                         "order by occurred_at") == [["t", "f"], ["t", "t"]]
 
     def test_subscription_change_records_the_new_endpoint(self):
         endpoint = f"https://fcm.googleapis.com/fcm/send/e{uuid.uuid4().hex}:APA91bSuite"
         self.page.worker("subscriptionChange", endpoint=endpoint)
         wait_until("the new endpoint is stored", lambda: self.rows(
             "select provider, token from token_registrations where app_id = '{app}'") == [["webpush", endpoint]])
+        assert self.rows("select subscription from settings_snapshots where app_id = '{app}' "
+                         "order by occurred_at desc limit 1") == [["active"]]
 
     def test_events_survive_server_down_and_page_closed(self):
         self.server.stop()
@@ -358,6 +362,9 @@ class Suite:
         assert self.rows(f"select count(*) from notification_receipts where notification_id = '{queued}'") == [["1"]]
         variants = {r[0] for r in self.rows("select variant from experiment_exposures where app_id = '{app}'")}
         assert {"while_down", *(f"while_down_{n}" for n in range(5))} <= variants, variants
+        # The server took at most 4 events a request: the first upload of the 7 was refused 413 and split.
+        assert self.rows("select count(*) > 0 from failed_events where app_id = '{app}' "
+                         "and error_code = 'too_many_events'") == [["t"]]
 
     def test_lost_answer_resent_and_counted_once(self):
         # The answer of a stored upload is lost (the page closes while it is in flight, or the network drops):
@@ -389,8 +396,10 @@ class Suite:
         assert not missing, f"{len(missing)} of {len(self.recorded)} queued events never stored"
         assert set(stored) == set(ids), "event ids without their event rows"
         assert len(self.recorded) >= 20, len(self.recorded)
-        browsers = self.rows("select distinct platform, app_version from installations where app_id = '{app}'")
-        assert browsers == [["web", "1.4.0"]], browsers
+        version = self.cdp.send("Browser.getVersion")["product"].split("/")[1]
+        browsers = self.rows("select platform, app_version, browser, browser_version from installations "
+                             "where app_id = '{app}'")
+        assert browsers == [["web", "1.4.0", "chrome", version]], browsers
 
 
 def main():
