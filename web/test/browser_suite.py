@@ -207,6 +207,10 @@ class Suite:
 
     def open_page(self):
         self.page = Page(self.browser, self.page_url)
+        installation = self.page.call("installationId")
+        # One browser profile on one origin is one installation, whatever the page loads.
+        assert getattr(self, "installation_id", installation) == installation
+        self.installation_id = installation
         return self.page
 
     def gather(self):
@@ -230,11 +234,8 @@ class Suite:
         self.page.call("flush")
         return self.page.call("pending") == 0
 
-    def installation(self):
-        return self.page.call("installationId")
-
     def rows(self, query):
-        return sql(query.replace("{app}", APP).replace("{installation}", self.installation()))
+        return sql(query.replace("{app}", APP).replace("{installation}", self.installation_id))
 
     # -- tests, in order: each builds on the browser state the ones before left --
 
@@ -384,6 +385,20 @@ class Suite:
         assert second["duplicates"] >= 1 and second["remaining"] == 0, second
         assert self.rows("select count(*) from experiment_exposures where app_id = '{app}' "
                          "and variant = 'answer_lost'") == [["1"]]
+
+    def test_page_closing_uploads_with_keepalive(self):
+        # Recorded, then the tab closes before the one-second upload delay ends: only the pagehide keepalive
+        # request can carry it, and nothing uploads before the page is opened again.
+        assert self.page.call("pending") == 0
+        self.page.call("exposure", "closed_at_once")
+        self.gather()
+        self.page.close()
+        try:
+            wait_until("the keepalive upload is stored", lambda: self.rows(
+                "select count(*) from experiment_exposures where app_id = '{app}' "
+                "and variant = 'closed_at_once'") == [["1"]], timeout=10)
+        finally:
+            self.open_page()
 
     def test_every_queued_event_stored_exactly_once(self):
         wait_until("everything is uploaded", self.drained)
