@@ -156,7 +156,8 @@
       }
       const converted = convert(value);
       if (converted !== undefined) return converted;
-      this.noteInvalid(key, typeof value === 'string' ? `expected ${expected}` : `expected ${expected}, got ${kind(value)}`);
+      this.noteInvalid(key, typeof value === 'string' ? `expected ${expected}`
+        : `expected ${expected}, got ${kind(value)}`);
       return undefined;
     }
 
@@ -303,7 +304,8 @@
     const seconds = windowMs / 1000;
     const window = seconds >= 86400 && seconds % 86400 === 0
       ? (seconds === 86400 ? '1 day' : `${seconds / 86400} days`) : `${seconds} seconds`;
-    return `the event time (skew-corrected) ${formatTime(micros)} is more than ${window} ${side} the server's receive time`;
+    return `the event time (skew-corrected) ${formatTime(micros)} is more than ${window} ${side}`
+      + " the server's receive time";
   }
 
   /**
@@ -363,7 +365,9 @@
     } catch (error) {
       return refusal(400, 'invalid_json', `the body is not JSON: ${error.message}`);
     }
-    if (!isObject(document)) return refusal(400, 'invalid_field', `the body must be a JSON object, got ${kind(document)}`);
+    if (!isObject(document)) {
+      return refusal(400, 'invalid_field', `the body must be a JSON object, got ${kind(document)}`);
+    }
     const r = new FieldReader(document, '');
     const appId = r.string('app_id', true, APP_ID);
     r.uuid('installation_id', true);
@@ -458,9 +462,13 @@
         code: typeof item.error === 'string' ? item.error : 'unknown', message: String(item.message ?? '') }));
       return { outcome: 'stored', status, accepted: answer.accepted, duplicates: answer.duplicates, rejected };
     }
-    if (status === 400 && mine && REFUSAL_CODES.includes(mine.error)) return { outcome: 'refused', status, code, message };
+    if (status === 400 && mine && REFUSAL_CODES.includes(mine.error)) {
+      return { outcome: 'refused', status, code, message };
+    }
     // A single event is dropped on 413 only when PushLedger says so: a proxy's smaller limit must not lose it.
-    if (status === 413) return size <= 1 && !mine ? { outcome: 'unexpected', status, code } : { outcome: 'split', status, code, message };
+    if (status === 413) {
+      return size <= 1 && !mine ? { outcome: 'unexpected', status, code } : { outcome: 'split', status, code, message };
+    }
     if (status === 401 || status === 403) return { outcome: 'unauthorized', status, code };
     // Any other 400 is someone else's (a proxy, a firewall, a captive portal): retried like a 5xx.
     if (status === 400 || status === 429 || (status >= 500 && status <= 599)) {
@@ -518,7 +526,8 @@
     const bodyLimit = keepaliveBytes > 0 ? Math.min(keepaliveBytes, limits.maxBodyBytes) : limits.maxBodyBytes;
     const budget = (context) => bodyLimit - utf8(requestBody(envelope, context, 0, []));
     for (let batch; (batch = nextBatch(retry, cursor, maxEvents, budget));) {
-      const answer = await deliver(batch, { post, envelope, sleep, random, maxAttempts, now, keepalive: keepaliveBytes > 0 });
+      const answer = await deliver(batch, { post, envelope, sleep, random, maxAttempts, now,
+        keepalive: keepaliveBytes > 0 });
       const keys = batch.records.map((r) => r.key);
       if (answer.outcome === 'stored') {
         await queue.remove(keys);
@@ -529,7 +538,8 @@
           event_id: item.event_id ?? batch.records[item.index]?.event_id ?? null })));
       } else if (answer.outcome === 'refused') {
         await queue.remove(keys);
-        result.rejected.push(...batch.records.map((r) => ({ event_id: r.event_id, code: answer.code, message: answer.message })));
+        result.rejected.push(...batch.records.map((r) => ({ event_id: r.event_id, code: answer.code,
+          message: answer.message })));
       } else if (answer.outcome === 'split' && batch.records.length > 1) {
         // The server's limits are lower than ours: halve the batches and send these again.
         maxEvents = Math.max(1, Math.floor(batch.records.length / 2));
@@ -577,13 +587,15 @@
   function identifyBrowser(userAgent, hints) {
     const fromUa = parseUserAgent(userAgent || '');
     if (!hints || !Array.isArray(hints.brands) || !hints.brands.length) return fromUa;
-    const list = Array.isArray(hints.fullVersionList) && hints.fullVersionList.length ? hints.fullVersionList : hints.brands;
+    const full = Array.isArray(hints.fullVersionList) && hints.fullVersionList.length;
+    const list = full ? hints.fullVersionList : hints.brands;
     for (const [brand, browser] of BRANDS) {
       const entry = list.find((b) => b.brand === brand);
       if (entry && entry.version) {
         const os = hints.platform ? `${hints.platform}${hints.platformVersion ? ` ${hints.platformVersion}` : ''}`
           : fromUa.os_version;
-        return { browser, browser_version: entry.version.slice(0, VERSION), ...(os ? { os_version: os.slice(0, VERSION) } : {}) };
+        return { browser, browser_version: entry.version.slice(0, VERSION),
+          ...(os ? { os_version: os.slice(0, VERSION) } : {}) };
       }
     }
     return fromUa;
@@ -601,7 +613,8 @@
         break;
       }
     }
-    const os = [[/Windows NT ([\d.]+)/, (v) => `Windows ${v}`], [/(?:iPhone|CPU) OS ([\d_]+)/, (v) => `iOS ${v.replace(/_/g, '.')}`],
+    const os = [[/Windows NT ([\d.]+)/, (v) => `Windows ${v}`],
+      [/(?:iPhone|CPU) OS ([\d_]+)/, (v) => `iOS ${v.replace(/_/g, '.')}`],
       [/Mac OS X ([\d_.]+)/, (v) => `macOS ${v.replace(/_/g, '.')}`], [/Android ([\d.]+)/, (v) => `Android ${v}`],
       [/CrOS/, () => 'ChromeOS'], [/Linux/, () => 'Linux']];
     for (const [pattern, name] of os) {

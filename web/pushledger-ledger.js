@@ -147,6 +147,7 @@
       this.log = typeof options.logger === 'function' ? options.logger : () => {};
       this.fetch = options.fetch || root.fetch.bind(root);
       this.cache = new Map(); // queued records as last seen, for the synchronous keepalive flush
+      this.inFlight = new Set(); // keys a keepalive request carries (visibilitychange and pagehide both fire)
       this.failures = 0;
       this.notBefore = 0;
       this.blocked = null; // the 401/403 that stopped uploads until the next configure
@@ -158,7 +159,8 @@
       const db = await openDatabase();
       const installationId = await metaValue(db, 'installation_id', () => root.crypto.randomUUID());
       const identity = await identify(root.navigator);
-      const context = { ...identity, ...(this.options.appVersion ? { app_version: String(this.options.appVersion) } : {}) };
+      const version = this.options.appVersion ? { app_version: String(this.options.appVersion) } : {};
+      const context = { ...identity, ...version };
       this.db = db;
       this.queue = new Queue(db);
       this.installationId = installationId;
@@ -177,7 +179,8 @@
       const event = { event_id: root.crypto.randomUUID(), type, at: new Date().toISOString(), ...fields };
       const verdict = core.judgeEvent(event, 'web', null, Date.now() * 1000);
       if (verdict.eventId === undefined) {
-        this.log('warning', 'event dropped: it breaks the contract', { type, code: verdict.code, message: verdict.message });
+        this.log('warning', 'event dropped: it breaks the contract', { type, code: verdict.code,
+          message: verdict.message });
         return { dropped: { code: verdict.code, message: verdict.message } };
       }
       const text = JSON.stringify(event);
@@ -252,23 +255,27 @@
      * so when the answer is lost they are sent again next time and the server counts them as duplicates.
      */
     flushOnHide() {
-      if (!this.envelope || this.blocked || !this.cache.size) return;
-      const records = [...this.cache.values()].sort((a, b) => a.key - b.key);
+      if (!this.envelope || this.blocked) return;
+      const records = [...this.cache.values()].filter((r) => !this.inFlight.has(r.key)).sort((a, b) => a.key - b.key);
+      if (!records.length) return;
       const budget = (context) => KEEPALIVE_BODY - core.utf8(core.requestBody(this.envelope, context, 0, []));
       const batch = core.nextBatch([], records, this.options.maxBatchEvents, budget);
       if (!batch || core.utf8(core.requestBody(this.envelope, batch.context, Date.now(),
         batch.records.map((r) => r.text))) > KEEPALIVE_BODY) return;
       const body = core.requestBody(this.envelope, batch.context, Date.now(), batch.records.map((r) => r.text));
+      const keys = batch.records.map((r) => r.key);
+      for (const key of keys) this.inFlight.add(key);
       this.post(body, true).then((response) => {
         const answer = core.interpretAnswer(response.status, response.contentType, response.text, response.retryAfter,
           batch.records.length);
         if (answer.outcome === 'stored' || answer.outcome === 'refused') {
-          const keys = batch.records.map((r) => r.key);
           for (const key of keys) this.cache.delete(key);
           return this.queue.remove(keys);
         }
         return undefined;
-      }).catch(() => {});
+      }).catch(() => {}).finally(() => {
+        for (const key of keys) this.inFlight.delete(key);
+      });
     }
 
     /** One POST; keepalive bodies go uncompressed (CompressionStream is asynchronous). */

@@ -135,7 +135,8 @@ export async function primer({ placement, show }) {
   const choice = await show();
   const result = choice === true ? 'granted' : choice === false ? 'denied' : 'dismissed';
   await record('permission_prompt', { placement, prompt: 'primer', result });
-  return choice === true ? requestPermission({ placement }) : Notification.permission;
+  if (choice === true) return requestPermission({ placement });
+  return typeof Notification === 'function' ? Notification.permission : 'denied';
 }
 
 async function recordToken(endpoint) {
@@ -183,7 +184,10 @@ async function subscribed(registration, subscription) {
   await recordSettings(registration);
 }
 
-/** Uploads the queue now. @returns {Promise<object>} the flush result (accepted, duplicates, rejected, remaining, failure) */
+/**
+ * Uploads the queue now.
+ * @returns {Promise<object>} the flush result: accepted, duplicates, rejected, remaining, failure
+ */
 export function flush() {
   return active().flush();
 }

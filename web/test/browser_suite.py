@@ -100,8 +100,9 @@ class Chromium:
     def __init__(self):
         self.profile = tempfile.mkdtemp(prefix="pushledger-web-")
         self.process = subprocess.Popen(
-            ["chromium", "--headless=new", "--no-sandbox", "--remote-debugging-port=0", f"--user-data-dir={self.profile}",
-             "--no-first-run", "--no-default-browser-check", "--disable-gpu", "about:blank"],
+            ["chromium", "--headless=new", "--no-sandbox", "--remote-debugging-port=0",
+             f"--user-data-dir={self.profile}", "--no-first-run", "--no-default-browser-check", "--disable-gpu",
+             "about:blank"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         active = os.path.join(self.profile, "DevToolsActivePort")
         deadline = time.time() + 30
@@ -290,8 +291,8 @@ class Suite:
 
     def test_invalid_event_dropped_locally(self):
         answer = self.page.call("invalid")
-        assert answer == {"dropped": {"code": "invalid_field", "message":
-                                      'invalid field "placement": expected a slug of 1 to 64 characters a-z, 0-9 or _'}}, answer
+        message = 'invalid field "placement": expected a slug of 1 to 64 characters a-z, 0-9 or _'
+        assert answer == {"dropped": {"code": "invalid_field", "message": message}}, answer
         assert self.page.call("pending") == 0
 
     def test_push_received_displayed_and_silent(self):

@@ -160,14 +160,16 @@ test('events of another context (an update changed the browser version) go in th
 
 test('browsers are told apart by client hints, else by the User-Agent string', () => {
   const chrome = core.identifyBrowser('Mozilla/5.0', { brands: [{ brand: 'Not A Brand', version: '99' },
-    { brand: 'Google Chrome', version: '131' }], fullVersionList: [{ brand: 'Google Chrome', version: '131.0.6778.86' }],
+    { brand: 'Google Chrome', version: '131' }],
+  fullVersionList: [{ brand: 'Google Chrome', version: '131.0.6778.86' }],
   platform: 'Windows', platformVersion: '15.0.0' });
   assert.deepEqual(chrome, { browser: 'chrome', browser_version: '131.0.6778.86', os_version: 'Windows 15.0.0' });
   const edge = core.identifyBrowser('', { brands: [{ brand: 'Chromium', version: '131' },
     { brand: 'Microsoft Edge', version: '131' }], platform: 'macOS' });
   assert.deepEqual(edge, { browser: 'edge', browser_version: '131', os_version: 'macOS' });
   const cases = [
-    ['Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0', 'firefox', '133.0', 'Windows 10.0'],
+    ['Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0', 'firefox', '133.0',
+      'Windows 10.0'],
     ['Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 '
       + 'Mobile/15E148 Safari/604.1', 'safari', '17.4', 'iOS 17.4'],
     ['Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 '
@@ -198,5 +200,6 @@ test('endpoints of each push service pass; keys, http and hostless URLs do not',
     'https://host/with space', `https://h/${'x'.repeat(2048)}`]) {
     assert.ok(!core.isEndpoint(bad), bad);
   }
-  assert.equal(core.maskEndpoint('https://fcm.googleapis.com/fcm/send/abcdefghijkl'), 'https://fcm.googleapis.com/…ghijkl');
+  assert.equal(core.maskEndpoint('https://fcm.googleapis.com/fcm/send/abcdefghijkl'),
+    'https://fcm.googleapis.com/…ghijkl');
 });

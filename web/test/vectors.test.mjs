@@ -25,16 +25,19 @@ function fill(text, now) {
 /** The answer equals the expectation, where an expected string may hold {{time}} or {{int}}. */
 function matches(actual, expected) {
   if (Array.isArray(expected)) {
-    return Array.isArray(actual) && actual.length === expected.length && expected.every((e, i) => matches(actual[i], e));
+    return Array.isArray(actual) && actual.length === expected.length
+      && expected.every((e, i) => matches(actual[i], e));
   }
   if (expected !== null && typeof expected === 'object') {
     if (actual === null || typeof actual !== 'object' || Array.isArray(actual)) return false;
     const keys = Object.keys(expected);
-    return keys.length === Object.keys(actual).length && keys.every((k) => k in actual && matches(actual[k], expected[k]));
+    return keys.length === Object.keys(actual).length
+      && keys.every((k) => k in actual && matches(actual[k], expected[k]));
   }
   if (typeof expected === 'string' && expected.includes('{{') && typeof actual === 'string') {
+    const escape = (part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     const pattern = expected.split(/(\{\{time\}\}|\{\{int\}\})/).map((part) => (part === '{{time}}'
-      ? '\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z' : part === '{{int}}' ? '[0-9]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+      ? '\\d{4}-\\d{2}-\\d{2}T[0-9:.]+Z' : part === '{{int}}' ? '[0-9]+' : escape(part)));
     return new RegExp(`^${pattern.join('')}$`).test(actual);
   }
   return actual === expected;

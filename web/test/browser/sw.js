@@ -65,7 +65,8 @@ const hooks = {
   shown: async () => (await self.registration.getNotifications()).map((n) => n.data && n.data.notification_id),
   click: async ({ id, action }) => dispatch(new NotificationEvent('notificationclick',
     { notification: await notificationOf(id), action: action || '' })),
-  close: async ({ id }) => dispatch(new NotificationEvent('notificationclose', { notification: await notificationOf(id) })),
+  close: async ({ id }) => dispatch(new NotificationEvent('notificationclose',
+    { notification: await notificationOf(id) })),
   subscriptionChange: async ({ endpoint }) => {
     const event = new ExtendableEvent('pushsubscriptionchange');
     Object.defineProperty(event, 'newSubscription', { value: endpoint ? { endpoint } : null });
