@@ -14,7 +14,7 @@ let listening = false;
 
 /**
  * Starts the SDK on this page: opens the queue, records a settings snapshot (and the push endpoint when
- * it changed since the last one recorded), uploads what is queued, and from then on records a snapshot
+ * it changed since the last one recorded), starts uploading what is queued, and from then on records a snapshot
  * each time the page becomes visible and uploads with `keepalive` when it is hidden.
  *
  * @param {object} options
@@ -48,7 +48,8 @@ export async function configure(options) {
   await recordSettings(registration);
   const subscription = await pushSubscription(registration);
   if (subscription && (await ledger.endpointChanged(subscription.endpoint))) await recordToken(subscription.endpoint);
-  await ledger.flush();
+  // Not awaited: with the server unreachable the retries would hold the page's start for seconds.
+  ledger.flush();
   return { installationId: ledger.installationId };
 }
 

@@ -319,6 +319,21 @@ class Suite:
         wait_until("the receipt is recorded", lambda: [nid, True] in self.page.worker("received"))
         return nid
 
+    def test_module_worker_records_receipts(self):
+        scope = self.page.call("registerModuleWorker")
+        assert scope == f"{self.origin}/app/module/", scope
+        params = self.cdp.wait_event("ServiceWorker.workerRegistrationUpdated",
+                                     lambda p: any(r["scopeURL"] == scope and not r["isDeleted"]
+                                                   for r in p["registrations"]))
+        registration = next(r["registrationId"] for r in params["registrations"] if r["scopeURL"] == scope)
+        nid = str(uuid.uuid4())
+        self.cdp.send("ServiceWorker.deliverPushMessage", {"origin": self.origin, "registrationId": registration,
+                                                          "data": json.dumps({"notification_id": nid,
+                                                                              "title": "From the module worker"})},
+                      session=self.page.session)
+        wait_until("the module worker's receipt is stored", lambda: self.rows(
+            f"select displayed from notification_receipts where notification_id = '{nid}'") == [["t"]])
+
     def test_click_on_an_action_and_on_the_body(self):
         action = self.notifications["shown"]
         body = self.shown_notification("Back in stock")

@@ -8,7 +8,7 @@ import { ROOT } from './helpers.mjs';
 
 const guide = readFileSync(join(ROOT, 'docs', 'integrations', 'web.md'), 'utf8');
 
-for (const [name, file] of [['page', 'app.js'], ['worker', 'sw.js']]) {
+for (const [name, file] of [['page', 'app.js'], ['worker', 'sw.js'], ['module-worker', 'module-sw.mjs']]) {
   test(`the guide's ${name} snippet is web/test/browser/${file}'s`, () => {
     const source = readFileSync(join(ROOT, 'web', 'test', 'browser', file), 'utf8');
     const region = source.split(`// guide:begin ${name}\n`)[1]?.split('// guide:end')[0];

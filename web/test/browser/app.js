@@ -45,5 +45,15 @@ window.T = {
   flush: () => PushLedger.flush(),
   pending: () => PushLedger.pendingCount(),
   permission: () => Notification.permission,
+  registerModuleWorker: async () => {
+    const module = await navigator.serviceWorker.register(`/app/module-sw.mjs?${query}`,
+      { type: 'module', scope: '/app/module/' });
+    const worker = module.installing || module.waiting || module.active;
+    if (worker.state !== 'activated') {
+      await new Promise((resolve) => worker.addEventListener('statechange',
+        () => worker.state === 'activated' && resolve()));
+    }
+    return module.scope;
+  },
   worker,
 };
