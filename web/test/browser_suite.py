@@ -144,9 +144,10 @@ class Page:
                 raise AssertionError("the suite's page never became ready")
             time.sleep(0.05)
 
-    def evaluate(self, expression, timeout=30):
+    def evaluate(self, expression, timeout=30, gesture=False):
         result = self.cdp.send("Runtime.evaluate", {"expression": expression, "awaitPromise": True,
-                                                    "returnByValue": True}, session=self.session, timeout=timeout)
+                                                    "returnByValue": True, "userGesture": gesture},
+                               session=self.session, timeout=timeout)
         if "exceptionDetails" in result:
             details = result["exceptionDetails"]
             raise AssertionError(f"{expression}: {details.get('exception', {}).get('description') or details['text']}")
@@ -268,6 +269,20 @@ class Suite:
         assert ["denied"] in self.rows("select authorization_status from settings_snapshots where app_id = '{app}'")
         assert ["after_first_order", "already_determined"] in self.rows(
             "select placement, result from permission_prompts where app_id = '{app}'")
+
+    def test_prompt_closed_without_a_choice_is_dismissed(self):
+        # Headless Chromium shows no prompt: requestPermission resolves "default" at once, as a closed prompt does.
+        self.set_permission("prompt")
+        try:
+            assert self.page.call("permission") == "default"
+            assert self.page.evaluate("T.request('checkout')", gesture=True) == "default"
+            wait_until("the prompt is stored", self.drained)
+        finally:
+            self.set_permission("granted")
+        assert self.rows("select prompt, result from permission_prompts where app_id = '{app}' "
+                         "and placement = 'checkout'") == [["system", "dismissed"]]
+        assert ["not_determined", "prompt"] in self.rows(
+            "select authorization_status, push_permission_state from settings_snapshots where app_id = '{app}'")
 
     def test_subscribe_refused_without_permission(self):
         self.set_permission("denied")
