@@ -624,17 +624,10 @@
     return found;
   }
 
-  /** Shortened for logs: a push endpoint's origin and its last 6 characters, never the whole URL. */
-  function maskEndpoint(endpoint) {
-    if (typeof endpoint !== 'string') return '';
-    const origin = /^[a-z]+:\/\/[^/]+/i.exec(endpoint);
-    return `${origin ? origin[0] : ''}/…${endpoint.slice(-6)}`;
-  }
-
   const api = { SDK_VERSION, LIMITS, KEEPALIVE_BYTES, RETRY_POLICY, REFUSAL_CODES, TYPES, utf8, isUuid, isEndpoint,
     endpointHost,
     parseTime, formatTime, judgeEvent, validate, retryDelayMs, ownError, interpretAnswer, requestBody, nextBatch,
-    flushQueue, identifyBrowser, parseUserAgent, maskEndpoint };
+    flushQueue, identifyBrowser, parseUserAgent };
   root.PushLedgerCore = Object.freeze(api);
   if (typeof module === 'object' && module && module.exports) module.exports = api;
 })(typeof globalThis !== 'undefined' ? globalThis : self);

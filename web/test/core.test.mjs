@@ -200,6 +200,4 @@ test('endpoints of each push service pass; keys, http and hostless URLs do not',
     'https://host/with space', `https://h/${'x'.repeat(2048)}`]) {
     assert.ok(!core.isEndpoint(bad), bad);
   }
-  assert.equal(core.maskEndpoint('https://fcm.googleapis.com/fcm/send/abcdefghijkl'),
-    'https://fcm.googleapis.com/…ghijkl');
 });
