@@ -1,7 +1,8 @@
 // PushLedger browser SDK, runtime shared by the page and the service worker: one installation id and one
 // durable event queue in IndexedDB (the same database for both, so an event recorded in the worker can be
 // sent by the page and back), the uploads (gzip, keepalive on page hide, backoff) and the settings snapshot.
-// A classic script like pushledger-core.js (load that first); it defines `globalThis.PushLedgerRuntime`.
+// A classic script like pushledger-core.js (load pushledger-contract.js and it first); it defines
+// `globalThis.PushLedgerRuntime`.
 (function (root) {
   'use strict';
 

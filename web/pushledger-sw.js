@@ -1,6 +1,6 @@
 // PushLedger browser SDK for service workers: receipts, opens, dismissals and subscription changes.
-// A classic script for `importScripts` after pushledger-core.js and pushledger-ledger.js; it defines
-// `self.PushLedger`. Module workers import pushledger-sw.mjs instead, which loads the same three files.
+// A classic script for `importScripts` after pushledger-contract.js, pushledger-core.js and pushledger-ledger.js;
+// it defines `self.PushLedger`. Module workers import pushledger-sw.mjs instead, which loads the same files.
 //
 // The push payload the handlers expect (JSON): {"notification_id": "<the send's UUID>", "title": "…",
 // "body": "…", "channel": "orders", "link": "https://…", …}. Only `notification_id` is PushLedger's; a push

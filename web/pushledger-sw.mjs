@@ -1,5 +1,6 @@
 // PushLedger for module service workers (`navigator.serviceWorker.register(url, {type: 'module'})`): the same
-// three classic scripts a classic worker loads with importScripts, evaluated in order, and their API.
+// classic scripts a classic worker loads with importScripts, evaluated in order, and their API.
+import './pushledger-contract.js';
 import './pushledger-core.js';
 import './pushledger-ledger.js';
 import './pushledger-sw.js';

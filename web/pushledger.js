@@ -1,6 +1,7 @@
 // PushLedger browser SDK for pages (an ES module; no dependencies, no build step). Records what the browser
 // says about notifications (docs/contract.md, "Web Push: the browser as a platform") and uploads it to a
 // PushLedger server. The service worker side is pushledger-sw.js; both share one queue in IndexedDB.
+import './pushledger-contract.js';
 import './pushledger-core.js';
 import './pushledger-ledger.js';
 

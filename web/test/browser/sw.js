@@ -8,7 +8,8 @@ const TELEMETRY_KEY = config.get('key');
 const APP_ID = config.get('app');
 
 // guide:begin worker
-importScripts('/pushledger/pushledger-core.js', '/pushledger/pushledger-ledger.js', '/pushledger/pushledger-sw.js');
+importScripts('/pushledger/pushledger-contract.js', '/pushledger/pushledger-core.js',
+  '/pushledger/pushledger-ledger.js', '/pushledger/pushledger-sw.js');
 PushLedger.configure({ endpoint: PUSHLEDGER_URL, telemetryKey: TELEMETRY_KEY, appId: APP_ID, appVersion: '1.4.0' });
 
 self.addEventListener('push', (event) => {
