@@ -42,14 +42,15 @@ demo:
 
 # Tests also render the HTML report in headless Chromium, lint Prometheus rules with promtool and
 # fail over a Patroni cluster (patroni, etcd-server; scripts/patroni.sh), build and test the
-# Android SDK's core with Debian's JDK and JUnit 5, and test the sender libraries with Debian's Go
-# and Node and a Python virtual environment (scripts/senders.sh). gdb: a run that hangs prints its
-# threads (scripts/watchdog.sh).
+# Android SDK's core with Debian's JDK and JUnit 5, test the sender libraries with Debian's Go
+# and Node and a Python virtual environment (scripts/senders.sh), and the browser SDK with Node and
+# headless Chromium (scripts/web.sh). gdb: a run that hangs prints its threads (scripts/watchdog.sh).
 # FILTER=Suite runs the suites whose names match (a swift test --filter pattern) on the same cluster,
-# without the Android core's suite, the sender libraries' suites and the benchmark smoke run.
+# without the Android core's suite, the sender libraries' suites, the browser SDK's suites and the
+# benchmark smoke run.
 test:
 	@scripts/deps.sh chromium prometheus nginx openssl patroni etcd-server jdk junit5 libandroid-json-java \
-		libjetbrains-annotations-java golang-go python3-venv nodejs gdb
+		libjetbrains-annotations-java golang-go python3-venv python3 nodejs gdb
 	@scripts/test.sh $(if $(FILTER),--filter '$(FILTER)')
 
 # The suites of the test targets Package.swift lists under "Unit suites": no Postgres, Chromium,

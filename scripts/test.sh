@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make test`: a throwaway cluster, the whole Swift suite, the Android core's suite, the sender libraries'
-# suites, and the cluster gone afterwards even when tests fail. A caller-provided DATABASE_URL is used as is.
+# suites, the browser SDK's suites, and the cluster gone afterwards even when tests fail. A caller-provided
+# DATABASE_URL is used as is.
 #   scripts/test.sh                  everything (make test), after scripts/lint.sh
 #   scripts/test.sh --unit           the unit suites alone: no database, no service (make test-unit)
 #   scripts/test.sh ARGS…            swift test ARGS on the cluster, e.g. --filter Suite (make test FILTER=Suite)
@@ -62,6 +63,9 @@ if [ $# -eq 0 ]; then PUSHLEDGER_BIN="$root/.build/debug/pushledger" scripts/wat
 # The sender libraries (Python, Node, Go) against the same server binary and cluster; each suite its
 # own closing line. (Skipped when arguments pick some tests: scripts/senders.sh test runs them alone.)
 if [ $# -eq 0 ]; then PUSHLEDGER_BIN="$root/.build/debug/pushledger" scripts/watchdog.sh 900 scripts/senders.sh test; fi
+# The browser SDK: its core under Node and the SDK in headless Chromium against the same server binary and
+# cluster; each suite its own closing line. (Skipped when arguments pick some tests: scripts/web.sh test runs it alone.)
+if [ $# -eq 0 ]; then PUSHLEDGER_BIN="$root/.build/debug/pushledger" scripts/watchdog.sh 900 scripts/web.sh test; fi
 # The benchmark code, tiny, on the same cluster: fails when it breaks, never on speed.
 # (Skipped when arguments pick some tests.)
 if [ $# -eq 0 ]; then scripts/bench.sh smoke; fi
