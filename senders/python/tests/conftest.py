@@ -77,6 +77,8 @@ def report_row(reporter, row):
     common = dict(notification_id=report.get("notification_id"), channel=expand(report, "channel"),
                   campaign=report.get("campaign"), sent_at=parse_time(report["sent_at"]))
     body = expand(answer, "body")
+    if row["provider"] == "webpush":
+        return reporter.webpush(expand(request, "endpoint"), request["headers"], answer["status"], body, **common)
     if row["provider"] == "apns":
         return reporter.apns(request["token"], request["payload"], request["headers"], answer["status"], body,
                              apns_id=answer["headers"].get("apns-id"), **common)

@@ -28,7 +28,10 @@ class Capture(Reporter):
         self._stats = collections.Counter()
 
 
-@pytest.mark.parametrize("row", TABLE["rows"], ids=[r["name"] for r in TABLE["rows"]])
+ROWS = TABLE["rows"] + TABLE["webpush_rows"]
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[r["name"] for r in ROWS])
 def test_row(row):
     reporter = Capture()
     error = report_row(reporter, row)
@@ -59,3 +62,11 @@ def test_naive_sent_at_is_refused():
                           sent_at=dt.datetime(2026, 11, 30, 10))
     assert (error.code, error.field) == ("invalid_field", "sent_at")
     assert "ab" * 32 not in error.message
+
+
+def test_a_refused_endpoint_is_never_in_the_message():
+    reporter = Capture()
+    endpoint = "http://push.example.net/push/v1/secret-subscription-id"
+    error = reporter.webpush(endpoint, {"TTL": "60"}, 201, "", notification_id="5a0d3f4e-0c52-4f0a-8c7e-2d5f3c9b1a77")
+    assert (error.code, error.field) == ("invalid_field", "token")
+    assert "secret-subscription-id" not in error.message and "push.example.net" not in error.message
