@@ -22,6 +22,7 @@ _ENDPOINT = re.compile(r"https://[A-Za-z0-9\[][A-Za-z0-9.\-\[\]:]*(?:[/?#][\x21-
 _DIGITS = re.compile(r"[0-9]+")
 # RFC 8030 §5.4: a topic is at most 32 characters of the URL- and filename-safe base64 alphabet.
 _TOPIC = re.compile(r"[A-Za-z0-9_-]{1,32}")
+_LINES = re.compile(r"\r\n|\r|\n")
 _URGENCIES = frozenset({"very-low", "low", "normal", "high"})
 
 
@@ -54,7 +55,7 @@ def webpush_reason(status: int, text: Optional[str]) -> Optional[str]:
         answer = None
         if text.lstrip().startswith("<"):
             return None
-        line = next((line.strip() for line in text.splitlines() if line.strip()), None)
+        line = next((line.strip() for line in _LINES.split(text) if line.strip()), None)
     else:
         if not isinstance(answer, dict):
             return None
