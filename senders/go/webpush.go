@@ -19,8 +19,11 @@ const (
 )
 
 var (
-	// The endpoint: https, a host (name, IPv4 or [IPv6], an optional port), then printable ASCII.
-	endpointPattern = regexp.MustCompile(`^https://[A-Za-z0-9\[][A-Za-z0-9.\-\[\]:]*(?:[/?#][\x21-\x7e]*)?$`)
+	// The endpoint, as the server reads it: https (in any case), a host after any user info (a name, an IPv4
+	// or an [IPv6] address; a port may follow), then anything; printable ASCII without spaces throughout.
+	endpointPattern = regexp.MustCompile(
+		`^[Hh][Tt][Tt][Pp][Ss]://(?:[^/?#]*@)?(?:\[[^/?#]*\]|[^/?#@:\[][^/?#@:]*)(?:[:/?#].*)?$`)
+	printablePattern = regexp.MustCompile(`^[\x21-\x7e]+$`)
 	// RFC 8030 §5.4: a topic is at most 32 characters of the URL- and filename-safe base64 alphabet.
 	topicPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,32}$`)
 	urgencies    = map[string]bool{"very-low": true, "low": true, "normal": true, "high": true}
@@ -33,7 +36,8 @@ func checkEndpoint(endpoint string) error {
 		return &ReportError{Code: "missing_field", Field: "token",
 			Message: "endpoint is required (the subscription's endpoint URL)"}
 	}
-	if len(endpoint) > MaxEndpointBytes || !endpointPattern.MatchString(endpoint) {
+	if len(endpoint) > MaxEndpointBytes || !printablePattern.MatchString(endpoint) ||
+		!endpointPattern.MatchString(endpoint) {
 		return invalid("token", "endpoint must be the subscription's https:// URL with a host, at most %d bytes of "+
 			"printable ASCII", MaxEndpointBytes)
 	}
@@ -52,9 +56,9 @@ func cut(text string, max int) string {
 	return text[:end]
 }
 
-// webPushReason is the push service's error text: outside 2xx, a JSON body's reason (Apple), else message
-// (Mozilla's autopush), else error; a text body's first non-blank line, trimmed (FCM); nothing from an HTML
-// page. At most 255 bytes.
+// webPushReason is the push service's error text: outside 2xx, a JSON body's reason (Apple), else its error
+// (Mozilla's autopush), as the server reads response_body; a text body's first non-blank line, trimmed (FCM);
+// nothing from an HTML page. Cut to 255 bytes.
 func webPushReason(status int, body []byte) string {
 	if status == 0 || (status >= 200 && status <= 299) || len(body) == 0 || !utf8.Valid(body) ||
 		strings.ContainsRune(string(body), 0) {
@@ -66,7 +70,7 @@ func webPushReason(status int, body []byte) string {
 		if !isObject {
 			return ""
 		}
-		for _, key := range []string{"reason", "message", "error"} {
+		for _, key := range []string{"reason", "error"} {
 			if s, ok := answer[key].(string); ok && strings.TrimSpace(s) != "" {
 				line = strings.TrimSpace(s)
 				break

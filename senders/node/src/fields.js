@@ -267,8 +267,10 @@ export function fcmSend(ctx, message, status, body, opts = {}) {
 const MAX_ENDPOINT_BYTES = 2048;
 /** Longest `TTL` the contract stores: 28 days, the most push services keep a message. */
 const MAX_TTL_SECONDS = 2_419_200;
-// The endpoint: https, a host (name, IPv4 or [IPv6], an optional port), then printable ASCII.
-const ENDPOINT = /^https:\/\/[A-Za-z0-9[][A-Za-z0-9.\-[\]:]*(?:[/?#][\x21-\x7e]*)?$/;
+// The endpoint, as the server reads it: https (in any case), a host after any user info (a name, an IPv4 or
+// an [IPv6] address; a port may follow), then anything; printable ASCII without spaces throughout.
+const ENDPOINT = /^[Hh][Tt][Tt][Pp][Ss]:\/\/(?:[^/?#]*@)?(?:\[[^/?#]*\]|[^/?#@:[][^/?#@:]*)(?:[:/?#].*)?$/;
+const PRINTABLE = /^[\x21-\x7e]+$/;
 // RFC 8030 §5.4: a topic is at most 32 characters of the URL- and filename-safe base64 alphabet.
 const TOPIC = /^[A-Za-z0-9_-]{1,32}$/;
 const URGENCIES = new Set(['very-low', 'low', 'normal', 'high']);
@@ -278,9 +280,10 @@ function endpointOf(value) {
   if (value === undefined || value === null || value === '') {
     throw new ReportError('missing_field', 'token', "endpoint is required (the subscription's endpoint URL)");
   }
-  if (typeof value !== 'string' || bytes(value) > MAX_ENDPOINT_BYTES || !ENDPOINT.test(value)) {
-    throw new ReportError('invalid_field', 'token',
-      `endpoint must be the subscription's https:// URL with a host, at most ${MAX_ENDPOINT_BYTES} bytes of printable ASCII`);
+  if (typeof value !== 'string' || value.length > MAX_ENDPOINT_BYTES || !PRINTABLE.test(value)
+    || !ENDPOINT.test(value)) {
+    throw new ReportError('invalid_field', 'token', "endpoint must be the subscription's https:// URL with a host, "
+      + `at most ${MAX_ENDPOINT_BYTES} bytes of printable ASCII`);
   }
   return value;
 }
@@ -295,9 +298,9 @@ function cut(text, max) {
 }
 
 /**
- * The push service's error text: outside 2xx, a JSON body's `reason` (Apple), else `message` (Mozilla's
- * autopush), else `error`; a text body's first non-blank line, trimmed (FCM); nothing from an HTML page.
- * At most 255 bytes.
+ * The push service's error text: outside 2xx, a JSON body's `reason` (Apple), else its `error` (Mozilla's
+ * autopush), as the server reads `response_body`; a text body's first non-blank line, trimmed (FCM); nothing
+ * from an HTML page. Cut to 255 bytes.
  */
 export function webpushReason(status, text) {
   if (status === 0 || (status >= 200 && status <= 299) || !text || text.includes('\u0000')) return null;
@@ -311,7 +314,7 @@ export function webpushReason(status, text) {
   }
   if (answer !== undefined) {
     if (!isObject(answer)) return null;
-    line = ['reason', 'message', 'error'].map((k) => answer[k]).find((v) => typeof v === 'string' && v.trim() !== '');
+    line = ['reason', 'error'].map((k) => answer[k]).find((v) => typeof v === 'string' && v.trim() !== '');
     line = line?.trim();
   }
   return line ? cut(line, IDENTIFIER) : null;

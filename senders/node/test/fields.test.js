@@ -92,7 +92,8 @@ test("headers may be a plain object, a Map or fetch's Headers", () => {
 test('a refused Web Push endpoint is a value whose message never holds the endpoint', async () => {
   const reporter = new Reporter('http://127.0.0.1:9', 'key', TABLE.app_id, { logger: null });
   const endpoint = 'http://push.example.net/push/v1/secret-subscription-id';
-  const error = reporter.webpush(endpoint, { TTL: 60 }, 201, '', { notificationId: TABLE.rows[0].send.notification_id });
+  const options = { notificationId: TABLE.rows[0].send.notification_id };
+  const error = reporter.webpush(endpoint, { TTL: 60 }, 201, '', options);
   assert.ok(error instanceof ReportError);
   assert.deepEqual([error.code, error.field], ['invalid_field', 'token']);
   assert.ok(!error.message.includes('secret-subscription-id') && !error.message.includes('push.example.net'));
@@ -105,6 +106,7 @@ test("Web Push headers may be a plain object, a Map or fetch's Headers", () => {
   const sends = [row.request.headers, new Map(Object.entries(row.request.headers)), new Headers(row.request.headers)]
     .map((headers) => webpushSend(ctx, row.request.endpoint, headers, 201, '', options));
   for (const send of sends) {
-    assert.deepEqual([send.ttl_seconds, send.topic, send.urgency], [row.send.ttl_seconds, row.send.topic, row.send.urgency]);
+    const { ttl_seconds: ttl, topic, urgency } = row.send;
+    assert.deepEqual([send.ttl_seconds, send.topic, send.urgency], [ttl, topic, urgency]);
   }
 });

@@ -17,8 +17,10 @@ MAX_ENDPOINT_BYTES = 2048
 #: Longest ``TTL`` the contract stores: 28 days, the most push services keep a message.
 MAX_TTL_SECONDS = 2_419_200
 _REASON_BYTES = 255
-# The endpoint: https, a host (name, IPv4 or [IPv6], an optional port), then printable ASCII.
-_ENDPOINT = re.compile(r"https://[A-Za-z0-9\[][A-Za-z0-9.\-\[\]:]*(?:[/?#][\x21-\x7e]*)?")
+# The endpoint, as the server reads it: https (in any case), a host after any user info (a name, an IPv4
+# or an [IPv6] address; a port may follow), then anything; printable ASCII without spaces throughout.
+_ENDPOINT = re.compile(r"[Hh][Tt][Tt][Pp][Ss]://(?:[^/?#]*@)?(?:\[[^/?#]*\]|[^/?#@:\[][^/?#@:]*)(?:[:/?#].*)?")
+_PRINTABLE = re.compile(r"[\x21-\x7e]+")
 _DIGITS = re.compile(r"[0-9]+")
 # RFC 8030 §5.4: a topic is at most 32 characters of the URL- and filename-safe base64 alphabet.
 _TOPIC = re.compile(r"[A-Za-z0-9_-]{1,32}")
@@ -31,7 +33,7 @@ def _endpoint(value: Any) -> str:
     subscription's address, a secret of the sender's)."""
     if value is None or value == "":
         raise ReportError("missing_field", "token", "endpoint is required (the subscription's endpoint URL)")
-    if (not isinstance(value, str) or len(value.encode("utf-8", "surrogatepass")) > MAX_ENDPOINT_BYTES
+    if (not isinstance(value, str) or len(value) > MAX_ENDPOINT_BYTES or not _PRINTABLE.fullmatch(value)
             or not _ENDPOINT.fullmatch(value)):
         raise ReportError("invalid_field", "token", "endpoint must be the subscription's https:// URL with a host, "
                                                     f"at most {MAX_ENDPOINT_BYTES} bytes of printable ASCII")
@@ -44,9 +46,9 @@ def _cut(text: str, max_bytes: int) -> str:
 
 
 def webpush_reason(status: int, text: Optional[str]) -> Optional[str]:
-    """The push service's error text: outside 2xx, a JSON body's ``reason`` (Apple), else
-    ``message`` (Mozilla's autopush), else ``error``; a text body's first non-blank line,
-    trimmed (FCM); nothing from an HTML page. At most 255 bytes."""
+    """The push service's error text: outside 2xx, a JSON body's ``reason`` (Apple), else its
+    ``error`` (Mozilla's autopush), as the server reads ``response_body``; a text body's first
+    non-blank line, trimmed (FCM); nothing from an HTML page. Cut to 255 bytes."""
     if status == 0 or 200 <= status <= 299 or not text or "\x00" in text:
         return None
     try:
@@ -59,7 +61,7 @@ def webpush_reason(status: int, text: Optional[str]) -> Optional[str]:
     else:
         if not isinstance(answer, dict):
             return None
-        line = next((answer[k].strip() for k in ("reason", "message", "error")
+        line = next((answer[k].strip() for k in ("reason", "error")
                      if isinstance(answer.get(k), str) and answer[k].strip()), None)
     return _cut(line, _REASON_BYTES) if line else None
 
