@@ -1,5 +1,6 @@
 """Shared test helpers: the fixtures under Tests/Fixtures, a real `pushledger serve`, and psql."""
 
+import collections
 import copy
 import datetime as dt
 import json
@@ -7,11 +8,14 @@ import os
 import pathlib
 import signal
 import subprocess
+import threading
 import time
 import urllib.request
 import uuid
 
 import pytest
+
+from pushledger_sender import Reporter
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 FIXTURES = ROOT / "Tests" / "Fixtures"
@@ -83,6 +87,21 @@ def report_row(reporter, row):
         return reporter.apns(request["token"], request["payload"], request["headers"], answer["status"], body,
                              apns_id=answer["headers"].get("apns-id"), **common)
     return reporter.fcm(request["message"], answer["status"], body, **common)
+
+
+class Capture(Reporter):
+    """A reporter that keeps what it would post (no thread, no server): the sends the public calls make."""
+
+    def __init__(self, app_id):  # noqa: D107 - the real constructor starts a thread; the rules need none
+        self._app_id = app_id
+        self._default_channel = "default"
+        self._cond = threading.Condition()
+        self._queue = collections.deque()
+        self._next_seq = 0
+        self._limit = 500
+        self._max_queue = 100
+        self._closing = False
+        self._stats = collections.Counter()
 
 
 def env(name):
