@@ -17,6 +17,8 @@ extension TelemetryEnvelope {
         o.appendIfPresent("os_version", osVersion.map(JSONValue.string))
         o.appendIfPresent("sdk_int", sdkInt.map(JSONValue.int))
         o.appendIfPresent("sent_at", sentAt.map(JSONValue.time))
+        o.appendIfPresent("browser", browser.map(\.json))
+        o.appendIfPresent("browser_version", browserVersion.map(JSONValue.string))
         o.append("events", .array(events))
         return .object(o)
     }
@@ -59,6 +61,9 @@ extension TelemetryPayload {
             o.appendIfPresent("ignoring_battery_optimizations", s.ignoringBatteryOptimizations.map(JSONValue.bool))
             o.appendIfPresent("force_stopped_before_start", s.forceStoppedBeforeStart.map(JSONValue.bool))
             o.appendIfPresent("low_power_mode", s.lowPowerMode.map(JSONValue.bool))
+            o.appendIfPresent("push_permission_state", s.pushPermissionState.map(\.json))
+            o.appendIfPresent("display_mode", s.displayMode.map(\.json))
+            o.appendIfPresent("subscription", s.subscription.map(\.json))
         case .permissionPrompt(let p):
             o.append("placement", .string(p.placement))
             o.append("prompt", p.prompt.json)
@@ -74,6 +79,9 @@ extension TelemetryPayload {
             o.append("notification_id", .uuid(r.notificationID))
             o.appendIfPresent("channel", r.channel.map(JSONValue.string))
             o.appendIfPresent("displayed", r.displayed.map(JSONValue.bool))
+        case .notificationDismissed(let r):
+            o.append("notification_id", .uuid(r.notificationID))
+            o.appendIfPresent("channel", r.channel.map(JSONValue.string))
         case .notificationOpened(let n):
             o.append("notification_id", .uuid(n.notificationID))
             o.append("action", .string(n.action))
@@ -118,8 +126,20 @@ extension SendResult {
         o.appendIfPresent("environment", environment.map(JSONValue.string))
         o.appendIfPresent("latency_ms", latencyMs.map(JSONValue.int))
         o.appendIfPresent("response_body", responseBody.map(JSONValue.string))
-        o.appendIfPresent("collapse_id", collapseID.map(JSONValue.string))
-        o.appendIfPresent("expires_at", expiresAt.map(JSONValue.time))
+        if provider == .webpush {
+            // Web Push's own names: Topic, and a whole-second expiry as its TTL.
+            o.appendIfPresent("topic", collapseID.map(JSONValue.string))
+            let ttl = expiresAt.map { $0.timeIntervalSince(sentAt) }
+            if let ttl, ttl == ttl.rounded() {
+                o.append("ttl_seconds", .int(Int(ttl)))
+            } else {
+                o.appendIfPresent("expires_at", expiresAt.map(JSONValue.time))
+            }
+            o.appendIfPresent("urgency", urgency.map(\.json))
+        } else {
+            o.appendIfPresent("collapse_id", collapseID.map(JSONValue.string))
+            o.appendIfPresent("expires_at", expiresAt.map(JSONValue.time))
+        }
         o.appendIfPresent("mutable_content", mutableContent.map(JSONValue.bool))
         o.appendIfPresent("message_kind", messageKind.map { .string($0.rawValue) })
         return .object(o)

@@ -4,22 +4,59 @@ import Foundation
 // Raw JSON never travels past validation except as `rawJSON` of a rejection (for the
 // failed-event store) — everything downstream works with these checked values.
 
-/// The OS a telemetry batch comes from.
+/// The OS a telemetry batch comes from; `web` is a browser (contract v1.3).
 public enum Platform: String, Sendable, Codable, CaseIterable {
-    case ios, android
+    case ios, android, web
+
+    /// The provider an app of this platform registers tokens with.
+    public var pushProvider: PushProvider {
+        switch self {
+        case .ios: .apns
+        case .android: .fcm
+        case .web: .webpush
+        }
+    }
 }
 
 /// The push service a token or send belongs to.
 public enum PushProvider: String, Sendable, Codable, CaseIterable {
-    case apns, fcm
+    case apns, fcm, webpush
 
     /// The platform a provider implies when no installation tells (metrics.md, Receipts).
-    public var impliedPlatform: Platform { self == .apns ? .ios : .android }
+    public var impliedPlatform: Platform {
+        switch self {
+        case .apns: .ios
+        case .fcm: .android
+        case .webpush: .web
+        }
+    }
 }
 
-/// iOS `UNAuthorizationStatus`.
+/// The browser of a web envelope (contract v1.3).
+public enum Browser: String, Sendable, Codable, CaseIterable {
+    case chrome, edge, firefox, safari, samsung, opera, other
+}
+
+/// `PushManager.permissionState()` on web (contract v1.3).
+public enum PushPermissionState: String, Sendable, Codable, CaseIterable { case granted, denied, prompt }
+
+/// Whether a web page runs as an installed web app (contract v1.3).
+public enum DisplayMode: String, Sendable, Codable, CaseIterable { case browser, standalone }
+
+/// The service worker registration's push subscription on web (contract v1.3).
+public enum SubscriptionState: String, Sendable, Codable, CaseIterable { case active, none, expired }
+
+/// The Web Push `Urgency` header of a send (contract v1.3).
+public enum Urgency: String, Sendable, Codable, CaseIterable {
+    case veryLow = "very-low", low, normal, high
+}
+
+/// iOS `UNAuthorizationStatus`; on web, `Notification.permission` (contract v1.3).
 public enum AuthorizationStatus: String, Sendable, Codable, CaseIterable {
     case notDetermined = "not_determined", denied, authorized, provisional, ephemeral
+
+    /// The states `Notification.permission` has on web (`default` is `not_determined`).
+    public var isWeb: Bool { self == .authorized || self == .denied || self == .notDetermined }
 }
 
 /// iOS `UNNotificationSetting`.
@@ -87,6 +124,10 @@ public struct SettingsSnapshot: Sendable, Equatable {
     public var forceStoppedBeforeStart: Bool?
     /// iOS `ProcessInfo.isLowPowerModeEnabled`.
     public var lowPowerMode: Bool?
+    // Web (contract v1.3); `authorizationStatus` carries `Notification.permission`.
+    public var pushPermissionState: PushPermissionState?
+    public var displayMode: DisplayMode?
+    public var subscription: SubscriptionState?
 
     public init(
         authorizationStatus: AuthorizationStatus? = nil, alertSetting: NotificationSetting? = nil,
@@ -96,7 +137,9 @@ public struct SettingsSnapshot: Sendable, Equatable {
         alertStyle: AlertStyle? = nil, notificationsEnabled: Bool? = nil,
         postNotifications: PostNotificationsState? = nil, channels: [ChannelState]? = nil,
         standbyBucket: StandbyBucket? = nil, backgroundRestricted: Bool? = nil,
-        ignoringBatteryOptimizations: Bool? = nil, forceStoppedBeforeStart: Bool? = nil, lowPowerMode: Bool? = nil
+        ignoringBatteryOptimizations: Bool? = nil, forceStoppedBeforeStart: Bool? = nil, lowPowerMode: Bool? = nil,
+        pushPermissionState: PushPermissionState? = nil, displayMode: DisplayMode? = nil,
+        subscription: SubscriptionState? = nil
     ) {
         self.authorizationStatus = authorizationStatus
         self.alertSetting = alertSetting
@@ -115,6 +158,9 @@ public struct SettingsSnapshot: Sendable, Equatable {
         self.ignoringBatteryOptimizations = ignoringBatteryOptimizations
         self.forceStoppedBeforeStart = forceStoppedBeforeStart
         self.lowPowerMode = lowPowerMode
+        self.pushPermissionState = pushPermissionState
+        self.displayMode = displayMode
+        self.subscription = subscription
     }
 }
 
@@ -169,10 +215,14 @@ public struct NotificationReceipt: Sendable, Equatable {
     public var notificationID: UUID
     public var channel: String?
     public var displayed: Bool?
-    public init(notificationID: UUID, channel: String? = nil, displayed: Bool? = nil) {
+    /// A `notification_dismissed` event (contract v1.3): the user closed the displayed
+    /// notification, which proves its display like a receipt with `displayed: true`.
+    public var dismissed: Bool
+    public init(notificationID: UUID, channel: String? = nil, displayed: Bool? = nil, dismissed: Bool = false) {
         self.notificationID = notificationID
         self.channel = channel
         self.displayed = displayed
+        self.dismissed = dismissed
     }
 }
 
@@ -200,6 +250,8 @@ public enum TelemetryPayload: Sendable, Equatable {
     case pushToken(PushTokenRegistration)
     case notificationReceived(NotificationReceipt)
     case notificationOpened(NotificationOpen)
+    /// `notification_dismissed` (contract v1.3), stored as a receipt that proves display.
+    case notificationDismissed(NotificationReceipt)
 
     /// The contract's `type` string.
     public var typeName: String {
@@ -210,6 +262,7 @@ public enum TelemetryPayload: Sendable, Equatable {
         case .pushToken: "push_token"
         case .notificationReceived: "notification_received"
         case .notificationOpened: "notification_opened"
+        case .notificationDismissed: "notification_dismissed"
         }
     }
 }
@@ -242,9 +295,13 @@ public struct TelemetryEnvelope: Sendable, Equatable {
     public var osVersion: String?
     public var sdkInt: Int?
     public var sentAt: Date?
+    /// Web only (contract v1.3): required there, nil on the other platforms.
+    public var browser: Browser?
+    public var browserVersion: String?
     public init(
         appID: String, installationID: UUID, platform: Platform, appVersion: String? = nil,
-        osVersion: String? = nil, sdkInt: Int? = nil, sentAt: Date? = nil
+        osVersion: String? = nil, sdkInt: Int? = nil, sentAt: Date? = nil, browser: Browser? = nil,
+        browserVersion: String? = nil
     ) {
         self.appID = appID
         self.installationID = installationID
@@ -253,6 +310,8 @@ public struct TelemetryEnvelope: Sendable, Equatable {
         self.osVersion = osVersion
         self.sdkInt = sdkInt
         self.sentAt = sentAt
+        self.browser = browser
+        self.browserVersion = browserVersion
     }
 }
 
@@ -289,6 +348,10 @@ public struct SendResult: Sendable, Equatable {
     public var mutableContent: Bool?
     /// FCM: what the message carried (contract v1.3); nil for other providers and when not said.
     public var messageKind: MessageKind?
+    /// Web Push: the `Urgency` header (contract v1.3); nil for other providers and when not said.
+    public var urgency: Urgency?
+    /// Web Push: the push service, derived from the endpoint's host; nil for other providers.
+    public var pushService: PushService? { provider == .webpush ? PushService(endpoint: token) : nil }
 
     public init(
         index: Int, eventID: UUID, notificationID: UUID, appID: String, provider: PushProvider, token: String,
@@ -296,7 +359,7 @@ public struct SendResult: Sendable, Equatable {
         reason: String? = nil, apnsID: String? = nil, unregisteredAt: Date? = nil, priority: Int? = nil,
         pushType: String? = nil, environment: String? = nil, latencyMs: Int? = nil,
         responseBody: String? = nil, collapseID: String? = nil, expiresAt: Date? = nil, mutableContent: Bool? = nil,
-        messageKind: MessageKind? = nil
+        messageKind: MessageKind? = nil, urgency: Urgency? = nil
     ) {
         self.index = index
         self.eventID = eventID
@@ -321,6 +384,7 @@ public struct SendResult: Sendable, Equatable {
         self.expiresAt = expiresAt
         self.mutableContent = mutableContent
         self.messageKind = messageKind
+        self.urgency = urgency
     }
 }
 

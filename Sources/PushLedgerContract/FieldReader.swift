@@ -11,7 +11,7 @@ public enum FieldLimits {
     public static let label = 255
     /// `action` (an action button identifier) and `reason`, `apns_id`.
     public static let identifier = 255
-    /// `app_version`, `os_version`.
+    /// `app_version`, `os_version`, `browser_version`.
     public static let version = 128
     /// `push_type`, a send's `environment`.
     public static let shortWord = 64
@@ -180,6 +180,17 @@ struct FieldReader {
             return read(key, required: required, expected: "an FCM token: 1 to 4096 printable ASCII characters") {
                 $0.stringValue.flatMap { ContractFormat.isFCMToken($0) ? $0 : nil }
             }
+        case .webpush:
+            return read(key, required: required, expected: "an https push subscription endpoint (at most 2048 bytes)") {
+                $0.stringValue.flatMap { ContractFormat.isWebPushEndpoint($0) ? $0 : nil }
+            }
+        }
+    }
+
+    /// A Web Push `Topic` (contract v1.3).
+    mutating func topic(_ key: String) -> String? {
+        read(key, required: false, expected: "1 to 32 characters of A-Z, a-z, 0-9, - or _") {
+            $0.stringValue.flatMap { ContractFormat.isTopic($0) ? $0 : nil }
         }
     }
 

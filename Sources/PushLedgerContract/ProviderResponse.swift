@@ -41,7 +41,8 @@ public enum ProviderResponse {
         }
     }
 
-    /// Reads `reason` (and, for APNs 410, `unregistered_at`) out of a provider's body. A body
+    /// Reads `reason` (and, for APNs 410, `unregistered_at`) out of a provider's body (for Web Push,
+    /// Apple's `reason` or Mozilla's `error`). A body
     /// that is not JSON, or lacks the members, derives nothing; so does a reason that could not
     /// be stored as an explicit one (empty, over 255 bytes, or with U+0000).
     public static func derive(provider: PushProvider, status: Int, body: String) -> Derived {
@@ -61,6 +62,10 @@ public enum ProviderResponse {
                 .compactMap { $0.objectValue }
                 .first { $0["@type"]?.stringValue == fcmErrorType }?["errorCode"]?.stringValue
             return Derived(reason: storable(fcmCode) ?? storable(error["status"]?.stringValue))
+        case .webpush:
+            // Apple answers {"reason": …}; Mozilla's autopush {"errno": …, "error": …, "message": …}.
+            guard !(200...299).contains(status) else { return Derived() }
+            return Derived(reason: storable(object["reason"]?.stringValue) ?? storable(object["error"]?.stringValue))
         }
     }
 

@@ -97,6 +97,25 @@ public enum ContractFormat {
         return (1...4096).contains(utf8.count) && utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
     }
 
+    /// A Web Push subscription endpoint (contract v1.3): an absolute `https://` URL with a host,
+    /// 1…2,048 bytes of printable ASCII.
+    public static func isWebPushEndpoint(_ text: String) -> Bool {
+        let utf8 = text.utf8
+        guard (1...2048).contains(utf8.count), utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return false }
+        return PushService.host(ofEndpoint: text) != nil
+    }
+
+    /// A Web Push `Topic` (contract v1.3): 1…32 characters of the URL-safe base64 alphabet.
+    public static func isTopic(_ text: String) -> Bool {
+        let utf8 = text.utf8
+        return (1...32).contains(utf8.count)
+            && utf8.allSatisfy { isASCIIAlphanumeric($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }
+    }
+
+    @inline(__always) static func isASCIIAlphanumeric(_ c: UInt8) -> Bool {
+        (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c)
+    }
+
     /// A collapse id: 1…64 bytes of printable ASCII (contract v1.2, on sends).
     public static func isCollapseID(_ text: String) -> Bool {
         let utf8 = text.utf8
@@ -110,5 +129,37 @@ public enum ContractFormat {
         case UInt8(ascii: "A")...UInt8(ascii: "F"): c - 55
         default: nil
         }
+    }
+}
+
+/// The push service behind a Web Push endpoint (contract v1.3), from the endpoint's host.
+public enum PushService: String, Sendable, Codable, CaseIterable {
+    case fcm, mozilla, apple, windows, other
+
+    /// Hosts (and, after a dot, their subdomains) of each known push service.
+    static let hosts: [(suffix: String, service: PushService)] = [
+        ("fcm.googleapis.com", .fcm), ("android.googleapis.com", .fcm),
+        ("push.services.mozilla.com", .mozilla), ("push.apple.com", .apple), ("notify.windows.com", .windows),
+    ]
+
+    /// The service of a valid endpoint; `other` for an unknown host.
+    public init(endpoint: String) {
+        let host = Self.host(ofEndpoint: endpoint) ?? ""
+        self = Self.hosts.first { host == $0.suffix || host.hasSuffix("." + $0.suffix) }?.service ?? .other
+    }
+
+    /// The lower-cased host of an `https://` URL (without user info or port); nil when it has none.
+    static func host(ofEndpoint text: String) -> String? {
+        guard text.utf8.count > 8, text.prefix(8).lowercased() == "https://" else { return nil }
+        let authority = text.dropFirst(8).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let hostAndPort = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? ""
+        let host: Substring
+        if hostAndPort.hasPrefix("[") {
+            guard let close = hostAndPort.firstIndex(of: "]") else { return nil }
+            host = hostAndPort[...close]
+        } else {
+            host = hostAndPort.prefix { $0 != ":" }
+        }
+        return host.isEmpty ? nil : host.lowercased()
     }
 }

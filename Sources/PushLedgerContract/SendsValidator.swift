@@ -146,12 +146,28 @@ public enum SendsValidator {
             let environment = r.string("environment", required: false, maxBytes: FieldLimits.shortWord)
             let latencyMs = r.int("latency_ms", required: false, in: 0...86_400_000)
             let responseBody = r.responseBody("response_body")
-            let collapseID = r.collapseID("collapse_id")
-            let expiresAt = r.time("expires_at", required: false)
+            // Web Push names its collapse key `Topic` and its expiry a TTL (contract v1.3).
+            let web = provider == .webpush
+            let collapseID = web ? r.topic("topic") : r.collapseID("collapse_id")
+            let ttlSeconds = web ? r.int("ttl_seconds", required: false, in: 0...StorageRules.maxTTLSeconds) : nil
+            var expiresAt = r.time("expires_at", required: false)
             // Each provider's own field; the other provider's is ignored, as on telemetry.
             let mutableContent = provider == .apns ? r.bool("mutable_content", required: false) : nil
             let messageKind: MessageKind? = provider == .fcm ? r.choice("message_kind", required: false) : nil
+            let urgency: Urgency? = web ? r.choice("urgency", required: false) : nil
+            if web, object["collapse_id"].map({ $0 != .null }) == true {
+                r.noteInvalid("collapse_id", "a webpush send names its collapse key as topic")
+            }
+            if ttlSeconds != nil, expiresAt != nil {
+                r.noteInvalid("expires_at", "give either ttl_seconds or expires_at, not both")
+            }
             if let failure = r.failure { return .failure(EventFailureError(failure)) }
+            if let ttlSeconds, let sentAt {
+                expiresAt = sentAt + Int64(ttlSeconds) * 1_000_000
+                if let expiresAt, let problem = StorageRules.timeProblem(expiresAt) {
+                    return .failure(EventFailureError((.invalidField, "invalid field \"ttl_seconds\": \(problem)")))
+                }
+            }
             guard let eventID, let notificationID, let appID, let provider, let token, let channel, let sentAt,
                 let status
             else {
@@ -179,7 +195,7 @@ public enum SendsValidator {
                     unregisteredAt: stored.unregisteredAt.map { RFC3339.date(microseconds: $0) }, priority: priority,
                     pushType: pushType, environment: environment, latencyMs: latencyMs, responseBody: responseBody,
                     collapseID: collapseID, expiresAt: expiresAt.map { RFC3339.date(microseconds: $0) },
-                    mutableContent: mutableContent, messageKind: messageKind))
+                    mutableContent: mutableContent, messageKind: messageKind, urgency: urgency))
         }
     }
 }

@@ -8,6 +8,9 @@ public enum StorageRules {
     /// 0001-01-01T00:00:00Z … 9999-12-31T23:59:59.999999Z in microseconds since 1970: the times
     /// RFC 3339 can write with four year digits after the offset is applied. A time outside is
     /// `invalid_field` (a field) or `too_old` / `in_future` (a skew-corrected time).
+    /// Largest Web Push `ttl_seconds` (contract v1.3): 28 days, the longest push services keep a message.
+    public static let maxTTLSeconds: Int64 = 2_419_200
+
     public static let timeRange: ClosedRange<Int64> = -62_135_596_800_000_000...253_402_300_799_999_999
 
     /// Why a parsed time cannot be stored (nil when it can).

@@ -11,18 +11,19 @@ enum TelemetryPayloadReader {
     /// The contract's event types; any other `type` is `unknown_type`.
     static let knownTypes: Set<String> = [
         "notification_settings", "permission_prompt", "experiment_exposure", "push_token",
-        "notification_received", "notification_opened",
+        "notification_received", "notification_opened", "notification_dismissed",
     ]
 
     /// Reads the payload of a known `type`; nil when the reader recorded a failure.
     static func read(type: String, platform: Platform, _ r: inout FieldReader) -> TelemetryPayload? {
         switch type {
         case "notification_settings": settings(platform: platform, &r).map(TelemetryPayload.notificationSettings)
-        case "permission_prompt": prompt(&r).map(TelemetryPayload.permissionPrompt)
+        case "permission_prompt": prompt(platform: platform, &r).map(TelemetryPayload.permissionPrompt)
         case "experiment_exposure": exposure(&r).map(TelemetryPayload.experimentExposure)
-        case "push_token": pushToken(&r).map(TelemetryPayload.pushToken)
+        case "push_token": pushToken(platform: platform, &r).map(TelemetryPayload.pushToken)
         case "notification_received": receipt(&r).map(TelemetryPayload.notificationReceived)
         case "notification_opened": open(&r).map(TelemetryPayload.notificationOpened)
+        case "notification_dismissed": dismissal(&r).map(TelemetryPayload.notificationDismissed)
         default: nil
         }
     }
@@ -50,6 +51,13 @@ enum TelemetryPayloadReader {
             s.backgroundRestricted = r.bool("background_restricted", required: false)
             s.ignoringBatteryOptimizations = r.bool("ignoring_battery_optimizations", required: false)
             s.forceStoppedBeforeStart = r.bool("force_stopped_before_start", required: false)
+        case .web:
+            s.authorizationStatus = r.read(
+                "authorization_status", required: true, expected: "one of authorized, denied, not_determined"
+            ) { $0.stringValue.flatMap(AuthorizationStatus.init(rawValue:)).flatMap { $0.isWeb ? $0 : nil } }
+            s.pushPermissionState = r.choice("push_permission_state", required: false)
+            s.displayMode = r.choice("display_mode", required: false)
+            s.subscription = r.choice("subscription", required: false)
         }
         return r.hasFailure ? nil : s
     }
@@ -83,10 +91,15 @@ enum TelemetryPayloadReader {
         return result
     }
 
-    static func prompt(_ r: inout FieldReader) -> PermissionPrompt? {
+    /// `provisional` is an iOS answer: on web it is `invalid_field`.
+    static func prompt(platform: Platform, _ r: inout FieldReader) -> PermissionPrompt? {
         let placement = r.slug("placement", required: true)
         let prompt: PromptKind? = r.choice("prompt", required: true)
-        let result: PromptResult? = r.choice("result", required: true)
+        let result: PromptResult? =
+            platform == .web
+            ? r.read("result", required: true, expected: "one of granted, denied, dismissed, already_determined") {
+                $0.stringValue.flatMap(PromptResult.init(rawValue:)).flatMap { $0 == .provisional ? nil : $0 }
+            } : r.choice("result", required: true)
         guard let placement, let prompt, let result, !r.hasFailure else { return nil }
         return PermissionPrompt(placement: placement, prompt: prompt, result: result)
     }
@@ -98,9 +111,15 @@ enum TelemetryPayloadReader {
         return ExperimentExposure(experiment: experiment, variant: variant)
     }
 
-    /// `environment` is an APNs notion: it defaults to production there and is ignored for FCM.
-    static func pushToken(_ r: inout FieldReader) -> PushTokenRegistration? {
-        let provider: PushProvider? = r.choice("provider", required: true)
+    /// `environment` is an APNs notion: it defaults to production there and is ignored for FCM
+    /// and Web Push. A `webpush` token belongs to a web envelope and the others to an app's.
+    static func pushToken(platform: Platform, _ r: inout FieldReader) -> PushTokenRegistration? {
+        let expected = platform == .web ? "webpush" : "apns or fcm"
+        let provider = r.read("provider", required: true, expected: expected + " on platform " + platform.rawValue) {
+            $0.stringValue.flatMap(PushProvider.init(rawValue:)).flatMap {
+                ($0 == .webpush) == (platform == .web) ? $0 : nil
+            }
+        }
         let token = r.token("token", required: true, provider: provider)
         let environment: APNsEnvironment? =
             provider == .apns ? r.choice("environment", required: false) ?? .production : nil
@@ -114,6 +133,13 @@ enum TelemetryPayloadReader {
         let displayed = r.bool("displayed", required: false)
         guard let notificationID, !r.hasFailure else { return nil }
         return NotificationReceipt(notificationID: notificationID, channel: channel, displayed: displayed)
+    }
+
+    static func dismissal(_ r: inout FieldReader) -> NotificationReceipt? {
+        let notificationID = r.uuid("notification_id", required: true)
+        let channel = r.string("channel", required: false, maxBytes: FieldLimits.label)
+        guard let notificationID, !r.hasFailure else { return nil }
+        return NotificationReceipt(notificationID: notificationID, channel: channel, displayed: true, dismissed: true)
     }
 
     static func open(_ r: inout FieldReader) -> NotificationOpen? {

@@ -10,7 +10,7 @@ public enum TelemetryValidator {
     /// `missing_field`, `invalid_field`, `too_old` / `in_future` (on the skew-corrected time).
     /// Envelope fields: `app_id` (1…255 bytes), `installation_id`, `platform`, `events`
     /// required; `app_version`, `os_version` (1…128 bytes), `sdk_int` (1…1000), `sent_at`
-    /// optional. Unknown fields are ignored; a repeated key is `invalid_field`.
+    /// optional; on web `browser` and `browser_version` (1…128 bytes) required. Unknown fields are ignored; a repeated key is `invalid_field`.
     public static func validate(
         body: [UInt8], keyAppID: String, receivedAt: Date, limits: IngestLimits
     ) throws(EnvelopeError) -> ValidatedTelemetry {
@@ -28,6 +28,10 @@ public enum TelemetryValidator {
         let osVersion = r.string("os_version", required: false, maxBytes: FieldLimits.version)
         let sdkInt = r.int("sdk_int", required: false, in: 1...1000)
         let sentAt = r.time("sent_at", required: false)
+        // Web only (contract v1.3): required there, ignored elsewhere like the other platform's fields.
+        let browser: Browser? = platform == .web ? r.choice("browser", required: true) : nil
+        let browserVersion =
+            platform == .web ? r.string("browser_version", required: true, maxBytes: FieldLimits.version) : nil
         let events = r.array("events", required: true)
         if let failure = r.failure { throw .envelope(failure) }
         guard let appID, let installationID, let platform, let events,
@@ -43,7 +47,8 @@ public enum TelemetryValidator {
 
         let envelope = TelemetryEnvelope(
             appID: appID, installationID: installationID, platform: platform, appVersion: appVersion,
-            osVersion: osVersion, sdkInt: sdkInt, sentAt: sentAt.map { RFC3339.date(microseconds: $0) })
+            osVersion: osVersion, sdkInt: platform == .web ? nil : sdkInt,
+            sentAt: sentAt.map { RFC3339.date(microseconds: $0) }, browser: browser, browserVersion: browserVersion)
         let context = Context(
             platform: platform, sentAt: sentAt, receivedAt: RFC3339.microseconds(of: receivedAt), limits: limits)
         var valid: [TelemetryEvent] = []

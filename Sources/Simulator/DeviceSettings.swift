@@ -33,6 +33,20 @@ struct DeviceSettings: Equatable {
                         id: channels[i].id, importance: value, group: group, groupBlocked: blockedGroup == group))
             }
             return SettingsSnapshot(notificationsEnabled: enabled, postNotifications: postNotifications, channels: list)
+        case .web:
+            // The browser's one permission: Notification.permission and the push permission agree.
+            return SettingsSnapshot(
+                authorizationStatus: authorization, pushPermissionState: webPushPermission,
+                subscription: authorization == .authorized ? .active : SubscriptionState.none)
+        }
+    }
+
+    /// `PushManager.permissionState()` as a browser reports it beside `Notification.permission`.
+    var webPushPermission: PushPermissionState {
+        switch authorization {
+        case .authorized: .granted
+        case .denied: .denied
+        default: .prompt
         }
     }
 
@@ -40,7 +54,7 @@ struct DeviceSettings: Equatable {
     func shows(channel: Int, platform: Platform, channels: [ChannelProfile]) -> Bool {
         let state = DisplayState(snapshot: snapshot(platform: platform, channels: channels), platform: platform)
         guard state.canDisplay else { return false }
-        if platform == .ios { return true }
+        if platform != .android { return true }
         // Android 8+ drops a notification posted to a channel the app has not created.
         guard channel < importance.count, importance[channel] != nil else { return false }
         return !state.isBlocked(channel: channels[channel].id)
@@ -52,6 +66,8 @@ struct DeviceSettings: Equatable {
         case .ios:
             authorization = .authorized
             (alert, lockScreen, notificationCenter) = (.enabled, .enabled, .enabled)
+        case .web:
+            authorization = .authorized
         case .android:
             enabled = true
             postNotifications = sdk >= 33 ? .granted : .notRequired
@@ -60,7 +76,7 @@ struct DeviceSettings: Equatable {
 
     mutating func deny(platform: Platform, sdk: Int) {
         switch platform {
-        case .ios: authorization = .denied
+        case .ios, .web: authorization = .denied
         case .android:
             enabled = false
             postNotifications = sdk >= 33 ? .denied : .notRequired

@@ -132,7 +132,7 @@ struct InstallationPlan {
         return initialVersion
     }
 
-    var provider: PushProvider { platform == .ios ? .apns : .fcm }
+    var provider: PushProvider { platform.pushProvider }
 
     /// When a device online at `t` is offline, the time it comes back; otherwise `t`.
     func onlineTime(_ t: Int64) -> (time: Int64, period: Int?) {

@@ -276,7 +276,8 @@ struct InstallationTimeline {
     }
 }
 
-/// Push tokens shaped like the real ones: APNs 64 hex characters, FCM ~150 printable ASCII.
+/// Push tokens shaped like the real ones: APNs 64 hex characters, FCM ~150 printable ASCII, Web Push
+/// an endpoint URL.
 enum TokenFactory {
     private static let hex = Array("0123456789abcdef")
     private static let fcmAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
@@ -288,6 +289,10 @@ enum TokenFactory {
             let head = String((0..<22).map { _ in fcmAlphabet[Int(r.below(64))] })
             let tail = String((0..<134).map { _ in fcmAlphabet[Int(r.below(64))] })
             return head + ":APA91b" + tail
+        case .webpush:
+            // A Chrome subscription: FCM's Web Push endpoint with a registration id.
+            let id = String((0..<152).map { _ in fcmAlphabet[Int(r.below(64))] })
+            return "https://fcm.googleapis.com/fcm/send/" + id
         }
     }
 }

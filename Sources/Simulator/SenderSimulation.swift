@@ -84,7 +84,7 @@ struct SenderSimulation {
                             instant: instant && delivered.period == nil))
                     break
                 }
-                if RejectionClass.isTokenInvalid(status: status, reason: reason) {
+                if RejectionClass.isTokenInvalid(provider: plan.provider, status: status, reason: reason) {
                     // most senders drop a token APNs/FCM called invalid; some keep trying it
                     if r.chance(0.7) { abandoned.insert(token.token) }
                     break

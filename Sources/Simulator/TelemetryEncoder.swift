@@ -108,6 +108,10 @@ struct TelemetryEncoder {
 
     private func settings(_ s: DeviceSettings, into w: inout JSONBytes) {
         switch plan.platform {
+        case .web:
+            w.field("authorization_status", s.authorization.rawValue)
+            w.field("push_permission_state", s.webPushPermission.rawValue)
+            w.field("subscription", s.authorization == .authorized ? "active" : "none")
         case .ios:
             w.field("authorization_status", s.authorization.rawValue)
             w.field("alert_setting", s.alert.rawValue)

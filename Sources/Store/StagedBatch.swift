@@ -64,6 +64,9 @@ struct StagedBatch {
         case standbyBucket = "standby_bucket", backgroundRestricted = "background_restricted"
         case ignoringBatteryOptimizations = "ignoring_battery_optimizations"
         case forceStoppedBeforeStart = "force_stopped_before_start", lowPowerMode = "low_power_mode"
+        // Web (contract v1.3): the envelope's browser on every row, the settings and a dismissal's mark.
+        case browser, browserVersion = "browser_version", pushPermissionState = "push_permission_state"
+        case displayMode = "display_mode", subscription, dismissed
 
         static let offsets = Dictionary(uniqueKeysWithValues: allCases.enumerated().map { ($1, $0) })
     }
@@ -72,7 +75,7 @@ struct StagedBatch {
         "seq", "unit", "app_id", "event_id", "notification_id", "provider", "token", "installation_id", "channel",
         "campaign", "sent_at", "status", "reason", "apns_id", "unregistered_at", "priority", "push_type",
         "environment", "latency_ms", "received_at", "response_body", "collapse_id", "expires_at", "mutable_content",
-        "message_kind",
+        "message_kind", "urgency", "push_service",
     ]
     static let failureColumns = [
         "app_id", "endpoint", "error_code", "message", "event_index", "event_id", "raw_json", "received_at",
@@ -102,6 +105,8 @@ struct StagedBatch {
         func set(_ column: PayloadColumn, _ value: (any PostgresEncodable)?) {
             payload[PayloadColumn.offsets[column]!] = value
         }
+        set(.browser, envelope.browser?.rawValue)
+        set(.browserVersion, envelope.browserVersion)
         switch event.payload {
         case .notificationSettings(let s):
             set(.authorizationStatus, s.authorizationStatus?.rawValue)
@@ -121,6 +126,9 @@ struct StagedBatch {
             set(.ignoringBatteryOptimizations, s.ignoringBatteryOptimizations)
             set(.forceStoppedBeforeStart, s.forceStoppedBeforeStart)
             set(.lowPowerMode, s.lowPowerMode)
+            set(.pushPermissionState, s.pushPermissionState?.rawValue)
+            set(.displayMode, s.displayMode?.rawValue)
+            set(.subscription, s.subscription?.rawValue)
             for channel in s.channels ?? [] {
                 channels.append([seq, channel.id, channel.importance, channel.group, channel.groupBlocked])
             }
@@ -135,10 +143,11 @@ struct StagedBatch {
             set(.provider, t.provider.rawValue)
             set(.token, t.token)
             set(.environment, t.environment?.rawValue)
-        case .notificationReceived(let r):
+        case .notificationReceived(let r), .notificationDismissed(let r):
             set(.notificationID, r.notificationID)
             set(.channel, r.channel)
             set(.displayed, r.displayed)
+            set(.dismissed, r.dismissed)
         case .notificationOpened(let o):
             set(.notificationID, o.notificationID)
             set(.action, o.action)
@@ -155,6 +164,7 @@ struct StagedBatch {
             send.installationID, send.channel, send.campaign, send.sentAt, send.status, send.reason, send.apnsID,
             send.unregisteredAt, send.priority, send.pushType, send.environment, send.latencyMs, receivedAt,
             send.responseBody, send.collapseID, send.expiresAt, send.mutableContent, send.messageKind?.rawValue,
+            send.urgency?.rawValue, send.pushService?.rawValue,
         ])
     }
 

@@ -46,6 +46,9 @@ public struct Confirmability: Sendable, Hashable {
             case .notification?, .hybrid?: self.init(canConfirm: .no, isNotification: true)
             case .data?, nil: self = .ordinary
             }
+        case .webpush:
+            // The service worker's push event runs for every web push.
+            self = .ordinary
         }
     }
 

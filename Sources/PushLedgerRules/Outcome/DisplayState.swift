@@ -11,7 +11,7 @@ public struct DisplayState: Sendable, Equatable {
     public var canDisplay: Bool
     /// iOS `provisional`: displays quietly in Notification Center; reports show it as its own row.
     public var isProvisional: Bool
-    /// Android channels known to be blocked (importance none, or group blocked). Empty on iOS.
+    /// Android channels known to be blocked (importance none, or group blocked). Empty on iOS and web.
     public var blockedChannels: Set<String>
 
     public init(canDisplay: Bool, isProvisional: Bool = false, blockedChannels: Set<String> = []) {
@@ -33,6 +33,10 @@ public struct DisplayState: Sendable, Equatable {
         case .android:
             let blocked = (snapshot.channels ?? []).filter(\.isBlocked).map(\.id)
             self.init(canDisplay: snapshot.notificationsEnabled == true, blockedChannels: Set(blocked))
+        case .web:
+            // A browser shows nothing before the user grants (`default` is not_determined).
+            let granted = snapshot.authorizationStatus == .authorized && snapshot.pushPermissionState != .denied
+            self.init(canDisplay: granted)
         }
     }
 
