@@ -64,7 +64,7 @@ def shifted(row, seconds):
             holder[key] = moved.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moved.microsecond // 1000:03d}Z"
 
     request = row["request"]
-    move_header(request.get("headers", {}))
+    move_header(request.get("headers") or {})
     message = request.get("message", {})
     message = message.get("message", message)
     move_header(message.get("apns", {}).get("headers", {}))
