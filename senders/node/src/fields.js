@@ -302,7 +302,7 @@ function cut(text, max) {
  * autopush), as the server reads `response_body`; a text body's first non-blank line, trimmed (FCM); nothing
  * from an HTML page. Cut to 255 bytes.
  */
-export function webpushReason(status, text) {
+function webpushReason(status, text) {
   if (status === 0 || (status >= 200 && status <= 299) || !text || text.includes('\u0000')) return null;
   let line;
   let answer;
@@ -332,7 +332,7 @@ const ttlSeconds = (v) => (typeof v === 'string' && DIGITS.test(v) && Number(v) 
 export function webpushSend(ctx, endpoint, headers, status, body, opts = {}) {
   const token = endpointOf(endpoint);
   const request = lowerHeaders(headers, 'headers');
-  const { environment, ...own } = opts; // an APNs option: not a Web Push field
+  const own = { ...opts, environment: undefined }; // an APNs option, not a Web Push field
   const [send] = common(ctx, 'webpush', token, status, body, own, null, null,
     (_provider, answered, text) => [webpushReason(answered, text), null]);
   put(send, 'ttl_seconds', ttlSeconds(request.ttl));
