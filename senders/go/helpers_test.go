@@ -68,8 +68,10 @@ type row struct {
 		Campaign       *string     `json:"campaign"`
 		SentAt         string      `json:"sent_at"`
 	}
-	Send  map[string]any
-	Error *struct{ Code, Field string }
+	Send map[string]any
+	// Stored is what the server adds to a Web Push send (the push service it derives from the endpoint).
+	Stored map[string]any
+	Error  *struct{ Code, Field string }
 }
 
 type table struct {
@@ -178,6 +180,9 @@ func (r row) shifted(t *testing.T, seconds int64) row {
 
 // reportRow reports one rule-table row through the public API.
 func reportRow(t *testing.T, r *Reporter, w row) error {
+	if w.Provider == "webpush" {
+		return r.WebPush(w.endpoint(), w.Request.Headers, w.Answer.Status, w.body(), w.report(t))
+	}
 	if w.Provider == "apns" {
 		return r.APNs(w.Request.Token, w.Request.Payload, w.Request.Headers, w.Answer.Status, w.body(), w.report(t))
 	}
