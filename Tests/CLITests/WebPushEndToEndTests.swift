@@ -178,5 +178,27 @@ import Testing
                 uniquingKeysWith: +)
             #expect(byService == ["fcm": 5, "mozilla": 1, "apple": 1, "windows": 1], "\(source)")
         }
+
+        // The weekly report's web part: per browser and per push service.
+        var calendar = Calendar(identifier: .iso8601)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let parts = calendar.dateComponents([.yearForWeekOfYear, .weekOfYear], from: sentAt)
+        let week = String(format: "%04d-W%02d", parts.yearForWeekOfYear!, parts.weekOfYear!)
+        let weekly = try CommandRunner.run(
+            ["report", "weekly", "--week", week, "--format", "json"], environment: environment)
+        #expect(weekly.status == 0, "\(weekly.stderr)")
+        let document = try JSONSerialization.jsonObject(with: Data(weekly.stdout.utf8)) as? [String: Any]
+        let web = try #require(document?["web"] as? [String: [[String: Any]]])
+        func thisWeek(_ rows: [[String: Any]]?) -> [String: Int] {
+            Dictionary(
+                (rows ?? []).map { row in
+                    (row["name"] as? String ?? "?", (row["current"] as? [String: Any])?["sends"] as? Int ?? -1)
+                }, uniquingKeysWith: +)
+        }
+        #expect(thisWeek(web["browsers"]) == ["chrome": 4, "firefox": 1, "safari": 1, "unknown": 2])
+        #expect(thisWeek(web["push_services"]) == ["fcm": 5, "mozilla": 1, "apple": 1, "windows": 1])
+        let markdown = try CommandRunner.run(
+            ["report", "weekly", "--week", week, "--format", "markdown"], environment: environment)
+        #expect(markdown.stdout.contains("Web push per browser") && markdown.stdout.contains("| chrome |"))
     }
 }
