@@ -3,14 +3,15 @@
 #   scripts/senders.sh test [python|node|go …]   the suites (all three by default), each printing its closing line
 # DATABASE_URL names the cluster (without it a throwaway one, `senders`, is started and destroyed);
 # PUSHLEDGER_BIN the server binary (default .build/debug/pushledger, built when missing). The Python
-# suite runs in a virtual environment under .build/ with the package, pytest, aioapns and firebase-admin.
+# suite runs in a virtual environment under .build/ with the package, pytest, aioapns, firebase-admin and
+# pywebpush.
 # Needs Debian's golang-go, nodejs (18 or later) and python3-venv (make test installs them through scripts/deps.sh).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 . "$root/scripts/lib/suite-env.sh"
 
-usage() { sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; }
 
 venv=$root/.build/senders-venv
 
@@ -19,7 +20,7 @@ python_suite() {
         /usr/bin/python3 -m venv "$venv"
     fi
     # The integrations' clients and the runner; the package itself as a user installs it.
-    "$venv/bin/pip" install -q --disable-pip-version-check pytest aioapns firebase-admin >&2
+    "$venv/bin/pip" install -q --disable-pip-version-check pytest aioapns firebase-admin pywebpush >&2
     "$venv/bin/pip" install -q --disable-pip-version-check --force-reinstall --no-deps ./senders/python >&2
     (cd senders/python && "$venv/bin/python" -m pytest -q -p no:cacheprovider tests)
 }

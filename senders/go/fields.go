@@ -167,8 +167,12 @@ func headersOf(o object) map[string]string {
 }
 
 // deriveReason reads reason and unregistered_at (ms) out of the answer as the server's ProviderResponse
-// does: APNs non-2xx reason (and for 410 timestamp); FCM's FcmError errorCode, else error.status.
+// does: APNs non-2xx reason (and for 410 timestamp); FCM's FcmError errorCode, else error.status; Web
+// Push's error text (webpush.go).
 func deriveReason(provider string, status int, body []byte) (reason string, unregistered *int64) {
+	if provider == "webpush" {
+		return webPushReason(status, body), nil
+	}
 	parsed, ok := parseJSON(body)
 	answer, isObject := parsed.(object)
 	if !ok || !isObject {

@@ -6,21 +6,26 @@ import (
 	"math"
 	"reflect"
 	"regexp"
+	"strings"
 	"testing"
 )
 
 var uuidV4 = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
 
-// Every row of the shared rule table (Tests/Fixtures/sender-fields.json) through the functions APNs and FCM call.
+// Every row of the shared rule table (Tests/Fixtures/sender-fields.json) through the functions APNs, FCM and
+// WebPush call.
 func TestRuleTable(t *testing.T) {
 	var tab table
 	loadFixture(t, "sender-fields.json", &tab)
-	for _, w := range tab.Rows {
+	for _, w := range append(tab.Rows, tab.WebPushRows...) {
 		w := w
 		t.Run(w.Name, func(t *testing.T) {
 			var send object
 			var err error
-			if w.Provider == "apns" {
+			if w.Provider == "webpush" {
+				send, err = webPushSend(tab.AppID, "default", w.endpoint(), w.Request.Headers, w.Answer.Status, w.body(),
+					w.report(t))
+			} else if w.Provider == "apns" {
 				send, err = apnsSend(tab.AppID, "default", w.Request.Token, w.Request.Payload, w.Request.Headers,
 					w.Answer.Status, w.body(), w.report(t))
 			} else {
@@ -118,5 +123,26 @@ func TestRetryDelays(t *testing.T) {
 			t.Errorf("attempt %d Retry-After %v random %v: got %v, want %v", w.Attempt, str(w.RetryAfter), w.Random,
 				got, w.Delay)
 		}
+	}
+}
+
+func TestRefusedWebPushEndpointIsAValueWithoutTheEndpoint(t *testing.T) {
+	r, err := New("http://127.0.0.1:9", "key", "com.example.shop", Options{Logf: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close(within(0))
+	endpoint := "http://push.example.net/push/v1/secret-subscription-id"
+	err = r.WebPush(endpoint, map[string]string{"TTL": "60"}, 201, nil,
+		Report{NotificationID: "5a0d3f4e-0c52-4f0a-8c7e-2d5f3c9b1a77"})
+	var re *ReportError
+	if !errors.As(err, &re) || re.Code != "invalid_field" || re.Field != "token" {
+		t.Fatalf("got %v", err)
+	}
+	if strings.Contains(re.Error(), "secret-subscription-id") || strings.Contains(re.Error(), "push.example.net") {
+		t.Fatalf("the message holds the endpoint: %v", re)
+	}
+	if s := r.Stats(); s.Invalid != 1 || s.Queued != 0 {
+		t.Fatalf("%+v", s)
 	}
 }

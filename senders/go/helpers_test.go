@@ -1,6 +1,7 @@
 package sender
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -47,10 +48,12 @@ type row struct {
 	Name     string
 	Provider string
 	Request  struct {
-		Token   string
-		Payload any
-		Headers map[string]string
-		Message map[string]any
+		Token          string
+		Payload        any
+		Headers        headerMap
+		Message        map[string]any
+		Endpoint       string
+		EndpointRepeat *repeatSpec `json:"endpoint_repeat"`
 	}
 	Answer struct {
 		Status     int
@@ -65,13 +68,42 @@ type row struct {
 		Campaign       *string     `json:"campaign"`
 		SentAt         string      `json:"sent_at"`
 	}
-	Send  map[string]any
-	Error *struct{ Code, Field string }
+	Send map[string]any
+	// Stored is what the server adds to a Web Push send (the push service it derives from the endpoint).
+	Stored map[string]any
+	Error  *struct{ Code, Field string }
 }
 
 type table struct {
-	AppID string `json:"app_id"`
-	Rows  []row
+	AppID       string `json:"app_id"`
+	Rows        []row
+	WebPushRows []row `json:"webpush_rows"`
+}
+
+// headerMap reads a row's request headers; a number (a TTL given as one in Python or Node) becomes its
+// decimal text, as a Go sender writes it into the header.
+type headerMap map[string]string
+
+func (h *headerMap) UnmarshalJSON(text []byte) error {
+	var raw map[string]any
+	d := json.NewDecoder(bytes.NewReader(text))
+	d.UseNumber()
+	if err := d.Decode(&raw); err != nil || raw == nil {
+		*h = nil
+		return err
+	}
+	*h = map[string]string{}
+	for k, v := range raw {
+		(*h)[k] = fmt.Sprint(v) // a string as it is, a json.Number as written
+	}
+	return nil
+}
+
+func (r row) endpoint() string {
+	if r.Request.EndpointRepeat != nil {
+		return r.Request.EndpointRepeat.text()
+	}
+	return r.Request.Endpoint
 }
 
 func str(p *string) string {
@@ -148,6 +180,9 @@ func (r row) shifted(t *testing.T, seconds int64) row {
 
 // reportRow reports one rule-table row through the public API.
 func reportRow(t *testing.T, r *Reporter, w row) error {
+	if w.Provider == "webpush" {
+		return r.WebPush(w.endpoint(), w.Request.Headers, w.Answer.Status, w.body(), w.report(t))
+	}
 	if w.Provider == "apns" {
 		return r.APNs(w.Request.Token, w.Request.Payload, w.Request.Headers, w.Answer.Status, w.body(), w.report(t))
 	}

@@ -1,4 +1,4 @@
-// Package sender reports every APNs and FCM attempt of a push sender to PushLedger (POST /v1/sends) in
+// Package sender reports every APNs, FCM and Web Push attempt of a push sender to PushLedger (POST /v1/sends) in
 // one call, from the payload it sent and the answer it got. Standard library only.
 package sender
 
@@ -44,8 +44,8 @@ type entry struct {
 	send object
 }
 
-// Reporter reports APNs and FCM attempts to PushLedger. APNs and FCM only check their arguments and
-// queue the send; a goroutine posts batches, gzip-compressed, retried on network errors, 429 and 5xx
+// Reporter reports APNs, FCM and Web Push attempts to PushLedger. APNs, FCM and WebPush only check their
+// arguments and queue the send; a goroutine posts batches, gzip-compressed, retried on network errors, 429 and 5xx
 // (the server's Retry-After, else backoff); a batch answered 413 is halved; while the key is refused
 // (401/403) the sends are held, tried again every 30 s or at once after SetKey. Each send keeps its
 // event_id across retries, so the server stores it once. Nothing blocks or panics into the caller's
@@ -123,6 +123,17 @@ func (r *Reporter) APNs(token string, payload any, headers map[string]string, st
 func (r *Reporter) FCM(message any, status int, body []byte, report Report) error {
 	return r.enqueue(func() (object, error) {
 		return fcmSend(r.appID, r.opts.DefaultChannel, message, status, body, report)
+	})
+}
+
+// WebPush reports one Web Push request: the subscription's endpoint (an https:// URL; the send's token), the
+// request's headers (TTL, Topic and Urgency are read; names in any case), the push service's status (201
+// created; 0 when no answer came) and body (nil when no answer came). The payload is encrypted for the
+// browser, so report.NotificationID is required; an empty Channel is the default. Nil when queued, else a
+// *ReportError whose message never holds the endpoint.
+func (r *Reporter) WebPush(endpoint string, headers map[string]string, status int, body []byte, report Report) error {
+	return r.enqueue(func() (object, error) {
+		return webPushSend(r.appID, r.opts.DefaultChannel, endpoint, headers, status, body, report)
 	})
 }
 

@@ -110,6 +110,62 @@ func TestEveryRuleTableRowIsStoredOnceWithEveryField(t *testing.T) {
 	}
 }
 
+// Web Push rows: each send's fields stored as posted; ttl_seconds as expires_at = sent_at + TTL, topic as
+// collapse_id, and the push service the row says the server derives.
+func TestEveryWebPushRowIsStoredAsTheContractSays(t *testing.T) {
+	app := uniqueApp("com.example.go.webpush")
+	key := createKey(t, app)
+	srv := newServer(t).start()
+	var tab table
+	loadFixture(t, "sender-fields.json", &tab)
+	r := newReporter(t, srv.url(), key, app, Options{})
+	var moved []row
+	for _, w := range tab.WebPushRows {
+		if w.Send != nil {
+			w = w.shifted(t, time.Now().Unix()-baseSentS)
+			moved = append(moved, w)
+			if err := reportRow(t, r, w); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := r.Close(within(10 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if s := r.Stats(); s.Accepted != len(moved) {
+		t.Fatalf("%+v", s)
+	}
+	stored := map[string]map[string]any{}
+	for _, s := range storedSends(t, app) {
+		stored[s["notification_id"].(string)] = s
+	}
+	for _, w := range moved {
+		send := stored[w.Send["notification_id"].(string)]
+		for field, want := range w.Stored {
+			w.Send[field] = want
+		}
+		for field, want := range w.Send {
+			switch field {
+			case "app_id":
+			case "ttl_seconds":
+				sentAt, _ := time.Parse(time.RFC3339Nano, fmt.Sprint(send["sent_at"]))
+				expires := sentAt.Add(time.Duration(want.(float64)) * time.Second).Format(time.RFC3339Nano)
+				if !sameValue(t, "expires_at", send["expires_at"], expires) {
+					t.Errorf("%s: expires_at %v, want sent_at + %v s", w.Name, send["expires_at"], want)
+				}
+			case "topic":
+				if send["collapse_id"] != want {
+					t.Errorf("%s: collapse_id %v, want the topic %v", w.Name, send["collapse_id"], want)
+				}
+			default:
+				if !sameValue(t, field, send[field], want) {
+					t.Errorf("%s: %s stored %v, want %v", w.Name, field, send[field], want)
+				}
+			}
+		}
+	}
+}
+
 func TestExactlyOnceAcrossAKilledServer(t *testing.T) {
 	app := uniqueApp("com.example.go.restart")
 	key := createKey(t, app)

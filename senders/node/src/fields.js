@@ -175,7 +175,7 @@ function put(send, key, value) {
 }
 
 /** The fields every send has, from the caller's options, the payload's PushLedger keys and the answer. */
-function common(ctx, provider, token, status, body, opts, payloadNid, payloadChannel) {
+function common(ctx, provider, token, status, body, opts, payloadNid, payloadChannel, derive = deriveReason) {
   if (!Number.isInteger(status) || !(status === 0 || (status >= 100 && status <= 599))) {
     throw new ReportError('invalid_field', 'status', "status must be the provider's HTTP status (100 to 599) or 0");
   }
@@ -202,7 +202,7 @@ function common(ctx, provider, token, status, body, opts, payloadNid, payloadCha
   send.sent_at = formatTime(sentMs);
   send.status = status;
   const text = bodyText(body);
-  const [reason, unregistered] = deriveReason(provider, status, text);
+  const [reason, unregistered] = derive(provider, status, text);
   put(send, 'reason', reason);
   if (unregistered !== null) send.unregistered_at = formatTime(unregistered);
   if (text !== null && !text.includes('\u0000') && bytes(text) <= MAX_RESPONSE_BODY_BYTES) send.response_body = text;
@@ -260,5 +260,83 @@ export function fcmSend(ctx, message, status, body, opts = {}) {
   put(send, 'collapse_id', collapseId(android.collapse_key) ?? collapseId(apnsHeaders['apns-collapse-id']));
   const expiry = ttlExpiry(android.ttl, sentMs) ?? apnsExpiry(apnsHeaders['apns-expiration'], sentMs);
   if (expiry !== null) send.expires_at = formatTime(expiry);
+  return send;
+}
+
+/** Longest subscription endpoint the contract stores, in bytes. */
+const MAX_ENDPOINT_BYTES = 2048;
+/** Longest `TTL` the contract stores: 28 days, the most push services keep a message. */
+const MAX_TTL_SECONDS = 2_419_200;
+// The endpoint, as the server reads it: https (in any case), a host after any user info (a name, an IPv4 or
+// an [IPv6] address; a port may follow), then anything; printable ASCII without spaces throughout.
+const ENDPOINT = /^[Hh][Tt][Tt][Pp][Ss]:\/\/(?:[^/?#]*@)?(?:\[[^/?#]*\]|[^/?#@:[][^/?#@:]*)(?:[:/?#].*)?$/;
+const PRINTABLE = /^[\x21-\x7e]+$/;
+// RFC 8030 §5.4: a topic is at most 32 characters of the URL- and filename-safe base64 alphabet.
+const TOPIC = /^[A-Za-z0-9_-]{1,32}$/;
+const URGENCIES = new Set(['very-low', 'low', 'normal', 'high']);
+
+/** The subscription endpoint; the error never repeats it (the subscription's address is the sender's secret). */
+function endpointOf(value) {
+  if (value === undefined || value === null || value === '') {
+    throw new ReportError('missing_field', 'token', "endpoint is required (the subscription's endpoint URL)");
+  }
+  if (typeof value !== 'string' || value.length > MAX_ENDPOINT_BYTES || !PRINTABLE.test(value)
+    || !ENDPOINT.test(value)) {
+    throw new ReportError('invalid_field', 'token', "endpoint must be the subscription's https:// URL with a host, "
+      + `at most ${MAX_ENDPOINT_BYTES} bytes of printable ASCII`);
+  }
+  return value;
+}
+
+/** `text` cut to at most `max` UTF-8 bytes, never inside a character. */
+function cut(text, max) {
+  const encoded = Buffer.from(text, 'utf8');
+  if (encoded.length <= max) return text;
+  let end = max;
+  while (end > 0 && (encoded[end] & 0xc0) === 0x80) end -= 1; // a continuation byte: back to the character's start
+  return encoded.subarray(0, end).toString('utf8');
+}
+
+/**
+ * The push service's error text: outside 2xx, a JSON body's `reason` (Apple), else its `error` (Mozilla's
+ * autopush), as the server reads `response_body`; a text body's first non-blank line, trimmed (FCM); nothing
+ * from an HTML page. Cut to 255 bytes.
+ */
+function webpushReason(status, text) {
+  if (status === 0 || (status >= 200 && status <= 299) || !text || text.includes('\u0000')) return null;
+  let line;
+  let answer;
+  try {
+    answer = JSON.parse(text);
+  } catch {
+    if (text.trimStart().startsWith('<')) return null;
+    line = text.split(/\r\n|\r|\n/).map((l) => l.trim()).find((l) => l !== '');
+  }
+  if (answer !== undefined) {
+    if (!isObject(answer)) return null;
+    line = ['reason', 'error'].map((k) => answer[k]).find((v) => typeof v === 'string' && v.trim() !== '');
+    line = line?.trim();
+  }
+  return line ? cut(line, IDENTIFIER) : null;
+}
+
+/** The `TTL` header in seconds; beyond the contract's 28 days, or malformed, left out. */
+const ttlSeconds = (v) => (typeof v === 'string' && DIGITS.test(v) && Number(v) <= MAX_TTL_SECONDS ? Number(v) : null);
+
+/**
+ * The send of one Web Push request: the subscription endpoint, the request's TTL, Topic and Urgency headers,
+ * the push service's status and body. The payload is encrypted for the browser, so the notification id and
+ * channel come from the caller.
+ * @param {{appId: string, defaultChannel: string}} ctx
+ */
+export function webpushSend(ctx, endpoint, headers, status, body, opts = {}) {
+  const token = endpointOf(endpoint);
+  const request = lowerHeaders(headers, 'headers');
+  const own = { ...opts, environment: undefined }; // an APNs option, not a Web Push field
+  const [send] = common(ctx, 'webpush', token, status, body, own, null, null,
+    (_provider, answered, text) => [webpushReason(answered, text), null]);
+  put(send, 'ttl_seconds', ttlSeconds(request.ttl));
+  put(send, 'topic', typeof request.topic === 'string' && TOPIC.test(request.topic) ? request.topic : null);
+  put(send, 'urgency', URGENCIES.has(request.urgency) ? request.urgency : null);
   return send;
 }

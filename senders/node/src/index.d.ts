@@ -49,6 +49,12 @@ export class Reporter {
   apns(token: string, payload: object | string, headers: Record<string, string | number> | null, status: number,
        body?: AnswerBody, options?: APNsReportOptions): ReportError | null;
   fcm(message: object | string, status: number, body?: AnswerBody, options?: ReportOptions): ReportError | null;
+  /**
+   * One Web Push request: the subscription endpoint (https://), the request's headers (TTL, Topic, Urgency
+   * read), the push service's status (0: no answer) and body. `notificationId` is required here.
+   */
+  webpush(endpoint: string, headers: Record<string, string | number> | Map<string, string> | Headers | null,
+          status: number, body?: AnswerBody, options?: ReportOptions): ReportError | null;
   flush(timeoutMs?: number): Promise<boolean>;
   close(timeoutMs?: number): Promise<boolean>;
   setKey(key: string): void;

@@ -1,6 +1,6 @@
 // The reporter: one call per attempt, batches posted to PushLedger in the background.
 import { gzipSync } from 'node:zlib';
-import { ReportError, apnsSend, fcmSend } from './fields.js';
+import { ReportError, apnsSend, fcmSend, webpushSend } from './fields.js';
 import { MAX_DELAY_S, classify, parseAnswer, retryDelay } from './upload.js';
 
 const COUNTERS = ['reported', 'accepted', 'duplicates', 'rejected', 'invalid', 'dropped', 'retries', 'unauthorized'];
@@ -18,9 +18,9 @@ function sleep(ms, wake) {
 }
 
 /**
- * Reports APNs and FCM attempts to PushLedger (`POST /v1/sends`).
+ * Reports APNs, FCM and Web Push attempts to PushLedger (`POST /v1/sends`).
  *
- * `apns()` and `fcm()` only check the arguments and queue the send; batches of up to `batchSize`
+ * `apns()`, `fcm()` and `webpush()` only check the arguments and queue the send; batches of up to `batchSize`
  * sends go out at least every `flushIntervalMs`, gzip-compressed, retried on network errors, 429 and
  * 5xx (the server's Retry-After, else backoff); a batch answered 413 is halved; while the key is
  * refused (401/403) the sends are held, tried again every 30 s or at once after `setKey()`. At most
@@ -96,6 +96,18 @@ export class Reporter {
    */
   fcm(message, status, body = null, options = {}) {
     return this.#report(() => fcmSend(this.#ctx, message, status, body, options));
+  }
+
+  /**
+   * Reports one Web Push request: the subscription's endpoint (an https:// URL; the send's token), the
+   * request's headers (TTL, Topic and Urgency are read; names in any case; an object, a Map or fetch's
+   * Headers), the push service's status (201 created; 0 when no answer came) and body (null when no answer
+   * came). The payload is encrypted for the browser, so `notificationId` is required; `channel` absent is
+   * the default.
+   * @returns {ReportError|null} null when queued; the error's message never holds the endpoint
+   */
+  webpush(endpoint, headers, status, body = null, options = {}) {
+    return this.#report(() => webpushSend(this.#ctx, endpoint, headers, status, body, options));
   }
 
   /** Posts what is queued now; resolves true once nothing waits, false after `timeoutMs`. */

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Reporter, ReportError } from '../src/index.js';
 import { BASE_DELAY_S, MAX_DELAY_S, MAX_RETRY_AFTER_S, REFUSAL_CODES, classify, retryDelay } from '../src/upload.js';
-import { apnsSend, fcmSend } from '../src/fields.js';
+import { apnsSend, fcmSend, webpushSend } from '../src/fields.js';
 import { fixture, expand } from './helpers.js';
 
 const TABLE = fixture('sender-fields.json');
@@ -18,6 +18,9 @@ function derive(row) {
     campaign: report.campaign, sentAt: new Date(report.sent_at), apnsId: answer.headers['apns-id'] };
   const body = expand(answer, 'body');
   try {
+    if (row.provider === 'webpush') {
+      return webpushSend(ctx, expand(request, 'endpoint'), request.headers, answer.status, body, options);
+    }
     return row.provider === 'apns'
       ? apnsSend(ctx, request.token, request.payload, request.headers, answer.status, body, options)
       : fcmSend(ctx, request.message, answer.status, body, options);
@@ -27,7 +30,7 @@ function derive(row) {
   }
 }
 
-for (const row of TABLE.rows) {
+for (const row of [...TABLE.rows, ...TABLE.webpush_rows]) {
   test(`rule table: ${row.name}`, () => {
     const result = derive(row);
     if (row.error) {
@@ -83,5 +86,27 @@ test("headers may be a plain object, a Map or fetch's Headers", () => {
   for (const send of sends) {
     assert.deepEqual([send.push_type, send.priority, send.collapse_id, send.expires_at],
       [row.send.push_type, row.send.priority, row.send.collapse_id, row.send.expires_at]);
+  }
+});
+
+test('a refused Web Push endpoint is a value whose message never holds the endpoint', async () => {
+  const reporter = new Reporter('http://127.0.0.1:9', 'key', TABLE.app_id, { logger: null });
+  const endpoint = 'http://push.example.net/push/v1/secret-subscription-id';
+  const options = { notificationId: TABLE.rows[0].send.notification_id };
+  const error = reporter.webpush(endpoint, { TTL: 60 }, 201, '', options);
+  assert.ok(error instanceof ReportError);
+  assert.deepEqual([error.code, error.field], ['invalid_field', 'token']);
+  assert.ok(!error.message.includes('secret-subscription-id') && !error.message.includes('push.example.net'));
+  await reporter.close(10);
+});
+
+test("Web Push headers may be a plain object, a Map or fetch's Headers", () => {
+  const row = TABLE.webpush_rows[0];
+  const options = { notificationId: row.send.notification_id, sentAt: new Date(row.report.sent_at) };
+  const sends = [row.request.headers, new Map(Object.entries(row.request.headers)), new Headers(row.request.headers)]
+    .map((headers) => webpushSend(ctx, row.request.endpoint, headers, 201, '', options));
+  for (const send of sends) {
+    const { ttl_seconds: ttl, topic, urgency } = row.send;
+    assert.deepEqual([send.ttl_seconds, send.topic, send.urgency], [ttl, topic, urgency]);
   }
 });

@@ -49,6 +49,9 @@ export function reportRow(reporter, row) {
   const options = { notificationId: report.notification_id, channel: expand(report, 'channel'),
     campaign: report.campaign, sentAt: new Date(report.sent_at) };
   const body = expand(answer, 'body');
+  if (row.provider === 'webpush') {
+    return reporter.webpush(expand(request, 'endpoint'), request.headers, answer.status, body, options);
+  }
   if (row.provider === 'apns') {
     return reporter.apns(request.token, request.payload, request.headers, answer.status, body,
       { ...options, apnsId: answer.headers['apns-id'] });

@@ -53,6 +53,33 @@ test('every rule-table row is stored once with every field', async () => {
   }
 });
 
+test('every Web Push row is stored as the contract says', async () => {
+  // Each send's fields as posted; ttl_seconds as expires_at = sent_at + TTL, topic as collapse_id, and the
+  // push service the row says the server derives from the endpoint.
+  const app = uniqueApp('com.example.node.webpush');
+  const key = createKey(app);
+  const server = await serve();
+  const now = Math.floor(Date.now() / 1000);
+  const moved = TABLE.webpush_rows.filter((r) => r.send).map((r) => shifted(r, now - BASE_SENT_S));
+  const reporter = new Reporter(server.url, key, app, quiet);
+  for (const row of moved) assert.equal(reportRow(reporter, row), null);
+  assert.ok(await reporter.close(10_000));
+  assert.equal(reporter.stats().accepted, moved.length);
+  const stored = new Map(storedSends(app).map((s) => [s.notification_id, s]));
+  for (const row of moved) {
+    const { ttl_seconds: ttl, topic, ...expected } = { ...row.send, ...row.stored };
+    const send = stored.get(row.send.notification_id);
+    for (const [field, value] of Object.entries(expected)) {
+      if (field === 'app_id') continue;
+      const got = TIMES.has(field) ? Date.parse(send[field]) : send[field];
+      assert.deepEqual(got, TIMES.has(field) ? Date.parse(value) : value, `${row.name}: ${field}`);
+    }
+    const expiry = ttl === undefined ? null : Date.parse(send.sent_at) + ttl * 1000;
+    assert.deepEqual([send.collapse_id, send.expires_at && Date.parse(send.expires_at)], [topic ?? null, expiry],
+      row.name);
+  }
+});
+
 test('exactly once across a killed and restarted server', async () => {
   const app = uniqueApp('com.example.node.restart');
   const key = createKey(app);

@@ -1,5 +1,6 @@
 """Shared test helpers: the fixtures under Tests/Fixtures, a real `pushledger serve`, and psql."""
 
+import collections
 import copy
 import datetime as dt
 import json
@@ -7,11 +8,14 @@ import os
 import pathlib
 import signal
 import subprocess
+import threading
 import time
 import urllib.request
 import uuid
 
 import pytest
+
+from pushledger_sender import Reporter
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 FIXTURES = ROOT / "Tests" / "Fixtures"
@@ -60,7 +64,7 @@ def shifted(row, seconds):
             holder[key] = moved.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moved.microsecond // 1000:03d}Z"
 
     request = row["request"]
-    move_header(request.get("headers", {}))
+    move_header(request.get("headers") or {})
     message = request.get("message", {})
     message = message.get("message", message)
     move_header(message.get("apns", {}).get("headers", {}))
@@ -77,10 +81,27 @@ def report_row(reporter, row):
     common = dict(notification_id=report.get("notification_id"), channel=expand(report, "channel"),
                   campaign=report.get("campaign"), sent_at=parse_time(report["sent_at"]))
     body = expand(answer, "body")
+    if row["provider"] == "webpush":
+        return reporter.webpush(expand(request, "endpoint"), request["headers"], answer["status"], body, **common)
     if row["provider"] == "apns":
         return reporter.apns(request["token"], request["payload"], request["headers"], answer["status"], body,
                              apns_id=answer["headers"].get("apns-id"), **common)
     return reporter.fcm(request["message"], answer["status"], body, **common)
+
+
+class Capture(Reporter):
+    """A reporter that keeps what it would post (no thread, no server): the sends the public calls make."""
+
+    def __init__(self, app_id):  # noqa: D107 - the real constructor starts a thread; the rules need none
+        self._app_id = app_id
+        self._default_channel = "default"
+        self._cond = threading.Condition()
+        self._queue = collections.deque()
+        self._next_seq = 0
+        self._limit = 500
+        self._max_queue = 100
+        self._closing = False
+        self._stats = collections.Counter()
 
 
 def env(name):

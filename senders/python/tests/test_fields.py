@@ -4,33 +4,19 @@ import re
 
 import pytest
 
-from conftest import fixture, report_row
-from pushledger_sender import Reporter, ReportError
+from conftest import Capture, fixture, report_row
+from pushledger_sender import ReportError
 
 TABLE = fixture("sender-fields.json")
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
 
 
-class Capture(Reporter):
-    """A reporter that keeps what it would post (no thread, no server)."""
-
-    def __init__(self):  # noqa: D107 - the real constructor starts a thread; the rules need none
-        import collections
-        import threading
-        self._app_id = TABLE["app_id"]
-        self._default_channel = "default"
-        self._cond = threading.Condition()
-        self._queue = collections.deque()
-        self._next_seq = 0
-        self._limit = 500
-        self._max_queue = 100
-        self._closing = False
-        self._stats = collections.Counter()
+ROWS = TABLE["rows"] + TABLE["webpush_rows"]
 
 
-@pytest.mark.parametrize("row", TABLE["rows"], ids=[r["name"] for r in TABLE["rows"]])
+@pytest.mark.parametrize("row", ROWS, ids=[r["name"] for r in ROWS])
 def test_row(row):
-    reporter = Capture()
+    reporter = Capture(TABLE["app_id"])
     error = report_row(reporter, row)
     if "error" in row:
         assert isinstance(error, ReportError), error
@@ -44,7 +30,7 @@ def test_row(row):
 
 
 def test_event_ids_are_fresh_per_attempt():
-    reporter = Capture()
+    reporter = Capture(TABLE["app_id"])
     row = TABLE["rows"][0]
     report_row(reporter, row)
     report_row(reporter, row)
@@ -54,8 +40,16 @@ def test_event_ids_are_fresh_per_attempt():
 
 def test_naive_sent_at_is_refused():
     import datetime as dt
-    reporter = Capture()
+    reporter = Capture(TABLE["app_id"])
     error = reporter.apns("ab" * 32, {"aps": {}}, {}, 200, "", notification_id="5a0d3f4e-0c52-4f0a-8c7e-2d5f3c9b1a77",
                           sent_at=dt.datetime(2026, 11, 30, 10))
     assert (error.code, error.field) == ("invalid_field", "sent_at")
     assert "ab" * 32 not in error.message
+
+
+def test_a_refused_endpoint_is_never_in_the_message():
+    reporter = Capture(TABLE["app_id"])
+    endpoint = "http://push.example.net/push/v1/secret-subscription-id"
+    error = reporter.webpush(endpoint, {"TTL": "60"}, 201, "", notification_id="5a0d3f4e-0c52-4f0a-8c7e-2d5f3c9b1a77")
+    assert (error.code, error.field) == ("invalid_field", "token")
+    assert "secret-subscription-id" not in error.message and "push.example.net" not in error.message

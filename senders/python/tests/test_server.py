@@ -49,6 +49,33 @@ def test_every_rule_table_row_is_stored_once_with_every_field(server_factory):
         assert all(send[c] is None for c in absent if c in send), (row["name"], {c: send[c] for c in absent})
 
 
+def test_every_webpush_row_is_stored_as_the_contract_says(server_factory):
+    """Web Push rows: each send's fields stored as posted; ttl_seconds as expires_at = sent_at + TTL, topic
+    as collapse_id, urgency with the send, and the push service the row says the server derives."""
+    app = unique_app("com.example.py.webpush.fields")
+    key, server = key_and_server(server_factory, app)
+    now = int(time.time())
+    moved = [shifted(row, now - BASE_SENT_S) for row in TABLE["webpush_rows"] if "send" in row]
+    with Reporter(server.url, key, app) as reporter:
+        for row in moved:
+            assert report_row(reporter, row) is None
+        assert reporter.flush(10)
+        assert reporter.stats()["accepted"] == len(moved), reporter.stats()
+    stored = {s["notification_id"]: s for s in stored_sends(app)}
+    assert len(stored) == len(moved)
+    for row in moved:
+        expected = dict(row["send"], **row["stored"])
+        ttl, topic = expected.pop("ttl_seconds", None), expected.pop("topic", None)
+        send = stored[expected["notification_id"]]
+        for field, value in expected.items():
+            if field != "app_id":
+                assert same(field, send[field], value), (row["name"], field, send[field], value)
+        expiry = None if ttl is None else parse_time(send["sent_at"]) + dt.timedelta(seconds=ttl)
+        stored_expiry = send["expires_at"] and parse_time(send["expires_at"])
+        assert (send["collapse_id"], stored_expiry) == (topic, expiry), row["name"]
+        assert send["urgency"] == expected.get("urgency"), row["name"]
+
+
 def apns_alert(reporter, nid):
     return reporter.apns("ab" * 32, {"aps": {"alert": "Hi", "mutable-content": 1}}, {"apns-push-type": "alert"}, 200,
                          "", notification_id=nid, channel="orders")

@@ -1,7 +1,8 @@
-"""Report every APNs and FCM attempt to PushLedger in one call (``POST /v1/sends``).
+"""Report every APNs, FCM and Web Push attempt to PushLedger in one call (``POST /v1/sends``).
 
 >>> reporter = Reporter("https://pushledger.example.com", SENDS_KEY, "com.example.shop")
 >>> reporter.apns(token, payload, headers, status, body, notification_id=nid, channel="orders")
+>>> reporter.webpush(endpoint, headers, status, body, notification_id=nid, channel="orders")
 
 Every contract field is derived from what the sender already has: the payload and headers it
 sent and the answer it got (Tests/Fixtures/sender-fields.json in the PushLedger repository).

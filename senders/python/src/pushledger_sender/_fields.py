@@ -227,9 +227,10 @@ def _label(value: Any, field: str, max_bytes: int) -> str:
 
 
 def _common(app_id: str, default_channel: str, provider: str, token: str, caller: Caller,
-            payload_nid: Any, payload_channel: Any, body: Any) -> tuple:
+            payload_nid: Any, payload_channel: Any, body: Any, derive: Any = _derive_reason) -> tuple:
     """The fields every send has, from the caller's arguments, the payload's PushLedger keys and
-    the answer; and ``sent_at`` in ms, which the expiry is read against."""
+    the answer (``derive`` reads the reason out of it); and ``sent_at`` in ms, which the expiry
+    is read against."""
     status = caller.status
     if type(status) is not int or not (status == 0 or 100 <= status <= 599):
         raise ReportError("invalid_field", "status", "status must be the provider's HTTP status (100 to 599) or 0")
@@ -257,7 +258,7 @@ def _common(app_id: str, default_channel: str, provider: str, token: str, caller
     send["sent_at"] = format_time(sent_ms)
     send["status"] = status
     text = _body_text(body)
-    reason, unregistered = _derive_reason(provider, status, text)
+    reason, unregistered = derive(provider, status, text)
     if reason is not None:
         send["reason"] = reason
     if unregistered is not None:

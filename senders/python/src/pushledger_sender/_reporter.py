@@ -19,14 +19,15 @@ from typing import Any, Mapping, Optional
 
 from . import _upload
 from ._fields import Caller, ReportError, apns_send, fcm_send
+from ._webpush import webpush_send
 
 log = logging.getLogger("pushledger_sender")
 
 
 class Reporter:
-    """Reports APNs and FCM attempts to PushLedger (``POST /v1/sends``).
+    """Reports APNs, FCM and Web Push attempts to PushLedger (``POST /v1/sends``).
 
-    ``apns()`` and ``fcm()`` only check the arguments and queue the send; a background thread
+    ``apns()``, ``fcm()`` and ``webpush()`` only check the arguments and queue the send; a background thread
     posts batches of up to ``batch_size`` sends at least every ``flush_interval`` seconds,
     gzip-compressed, retries on network errors, 429 and 5xx (the server's ``Retry-After``, else
     backoff), halves a batch the server answers 413, and holds sends while the key is refused
@@ -116,6 +117,21 @@ class Reporter:
         caller = Caller(notification_id=notification_id, channel=channel, campaign=campaign, sent_at=sent_at,
                         status=status, installation_id=installation_id, latency_ms=latency_ms)
         return self._report(lambda: fcm_send(self._app_id, self._default_channel, message, caller, body))
+
+    def webpush(self, endpoint: str, headers: Optional[Mapping[str, Any]], status: int, body: Any = None, *,
+                notification_id: Any, channel: Optional[str] = None, campaign: Optional[str] = None,
+                sent_at: Optional[_dt.datetime] = None, installation_id: Any = None,
+                latency_ms: Optional[int] = None) -> Optional[ReportError]:
+        """Reports one Web Push request: the subscription's ``endpoint`` (an https:// URL; it is
+        the send's token), the request's ``headers`` (``TTL``, ``Topic`` and ``Urgency`` are read;
+        names in any case), the push service's ``status`` (201 created; 0 when no answer came) and
+        ``body`` (None when no answer came). The payload is encrypted for the browser, so
+        ``notification_id`` is required here, and ``channel`` None is the reporter's default.
+        Returns None when queued, else a :class:`ReportError` (its message never holds the
+        endpoint)."""
+        caller = Caller(notification_id=notification_id, channel=channel, campaign=campaign, sent_at=sent_at,
+                        status=status, installation_id=installation_id, latency_ms=latency_ms)
+        return self._report(lambda: webpush_send(self._app_id, self._default_channel, endpoint, headers, caller, body))
 
     def flush(self, timeout: float = 5.0) -> bool:
         """Posts what is queued now and waits up to ``timeout`` seconds for it to be stored;
