@@ -18,14 +18,18 @@ struct SenderFieldsTableTests {
         var body: String?
         /// The send the libraries post, without `event_id`.
         var send: [String: Any]
+        /// What the server derives and stores beside it (Web Push: `push_service`).
+        var stored: [String: Any]
     }
 
-    /// The table's app id and its rows as JSON objects.
+    /// The table's app id and its rows as JSON objects (the APNs and FCM rows, then Web Push's).
     static func rawTable() throws -> (appID: String, rows: [[String: Any]]) {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures/sender-fields.json")
         let table = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
-        return (try #require(table["app_id"] as? String), try #require(table["rows"] as? [[String: Any]]))
+        let rows = try #require(table["rows"] as? [[String: Any]])
+        let webPush = try #require(table["webpush_rows"] as? [[String: Any]])
+        return (try #require(table["app_id"] as? String), rows + webPush)
     }
 
     static func table() throws -> (appID: String, rows: [Row], refused: Int) {
@@ -39,7 +43,8 @@ struct SenderFieldsTableTests {
                 Row(
                     name: try #require(row["name"] as? String),
                     provider: try #require(PushProvider(rawValue: providerName)),
-                    status: try #require(answer["status"] as? Int), body: try expanded(answer, "body"), send: send))
+                    status: try #require(answer["status"] as? Int), body: try expanded(answer, "body"), send: send,
+                    stored: row["stored"] as? [String: Any] ?? [:]))
         }
         return (appID, out, rows.count - out.count)
     }
@@ -76,7 +81,9 @@ struct SenderFieldsTableTests {
     @Test func theTableCoversEveryProviderAndOutcome() throws {
         let (_, rows, refused) = try Self.table()
         #expect(rows.count >= 15 && refused >= 3)
-        #expect(Set(rows.map(\.provider)) == [.apns, .fcm])
+        #expect(Set(rows.map(\.provider)) == [.apns, .fcm, .webpush])
+        #expect(Set(rows.compactMap { $0.send["urgency"] as? String }).count >= 2)
+        #expect(rows.contains { $0.send["topic"] != nil } && rows.contains { $0.send["ttl_seconds"] as? Int == 0 })
         #expect(Set(rows.compactMap { $0.send["message_kind"] as? String }) == ["notification", "data", "hybrid"])
         #expect(Set(rows.compactMap { $0.send["mutable_content"] as? Bool }) == [true, false])
         #expect(rows.contains { $0.send["unregistered_at"] != nil } && rows.contains { $0.status == 0 })
@@ -88,6 +95,11 @@ struct SenderFieldsTableTests {
             let send = row.send
             let stored = try Self.validate(send, appID: appID, eventID: n)
             let notificationID = stored.notificationID.uuidString.lowercased()
+            // Web Push names them Topic and TTL; the server stores them as the collapse id and expiry.
+            let collapseID = send["collapse_id"] ?? send["topic"]
+            let ttl = (send["ttl_seconds"] as? Int).map { Double($0) }
+            let expiresAt =
+                Self.time(send["expires_at"]) ?? ttl.flatMap { Self.time(send["sent_at"])?.addingTimeInterval($0) }
             let expected: [(String, Bool)] = [
                 ("notification_id", notificationID == send["notification_id"] as? String),
                 ("app_id", stored.appID == send["app_id"] as? String),
@@ -105,8 +117,12 @@ struct SenderFieldsTableTests {
                 ("environment", stored.environment == send["environment"] as? String),
                 ("latency_ms", stored.latencyMs == send["latency_ms"] as? Int),
                 ("response_body", stored.responseBody == send["response_body"] as? String),
-                ("collapse_id", stored.collapseID == send["collapse_id"] as? String),
-                ("expires_at", stored.expiresAt == Self.time(send["expires_at"])),
+                ("collapse_id", stored.collapseID == collapseID as? String),
+                ("expires_at", stored.expiresAt == expiresAt),
+                ("topic", stored.collapseID == collapseID as? String),
+                ("ttl_seconds", stored.expiresAt == expiresAt),
+                ("urgency", stored.urgency?.rawValue == send["urgency"] as? String),
+                ("push_service", stored.pushService?.rawValue == row.stored["push_service"] as? String),
                 ("mutable_content", stored.mutableContent == send["mutable_content"] as? Bool),
                 ("message_kind", stored.messageKind?.rawValue == send["message_kind"] as? String),
             ]
@@ -139,18 +155,23 @@ struct SenderFieldsTableTests {
     /// table with the row's wrong value put in (or its missing field left out) is rejected alike.
     @Test func theServerRefusesWhatTheLibrariesRefuse() throws {
         let (appID, raw) = try Self.rawTable()
-        let base = try #require(try Self.table().rows.first?.send)
+        let accepted = try Self.table().rows
         let refused = raw.filter { $0["error"] != nil }
         #expect(refused.count >= 3)
         for (n, row) in refused.enumerated() {
             let error = try #require(row["error"] as? [String: String])
             let (field, report) = (try #require(error["field"]), try #require(row["report"] as? [String: Any]))
             let answer = try #require(row["answer"] as? [String: Any])
-            var send = base
+            let provider = try #require(PushProvider(rawValue: row["provider"] as? String ?? ""))
+            var send = try #require(accepted.first { $0.provider == provider }?.send)
             switch field {
             case "notification_id": send[field] = report[field] is NSNull ? nil : report[field]
             case "status": send[field] = answer[field]
             case "channel": send[field] = try Self.expanded(report, field)
+            case "token" where provider == .webpush:
+                // An empty endpoint is a missing one at the call: the send leaves the token out.
+                let endpoint = try Self.expanded(try #require(row["request"] as? [String: Any]), "endpoint")
+                send[field] = endpoint?.isEmpty == false ? endpoint : nil
             default: send[field] = nil
             }
             let result = try Self.check(send, appID: appID, eventID: 2000 + n)
