@@ -281,7 +281,8 @@
 
     /** One POST; keepalive bodies go uncompressed (CompressionStream is asynchronous). */
     async post(body, keepalive) {
-      const headers = { Authorization: `Bearer ${this.options.telemetryKey}`, 'Content-Type': 'application/json' };
+      const headers = { Authorization: `Bearer ${this.options.telemetryKey}`, 'Content-Type': 'application/json',
+        'X-PushLedger-SDK': `pushledger-web/${core.SDK_VERSION}` };
       let payload = body;
       if (!keepalive && typeof root.CompressionStream === 'function') {
         payload = await gzip(body);
