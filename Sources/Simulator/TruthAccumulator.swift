@@ -134,7 +134,8 @@ struct TruthAccumulator {
         }
         var lastInvalid: [String: Int64] = [:]
         for send in sends {
-            let isInvalid = RejectionClass.isTokenInvalid(provider: send.provider, status: send.status, reason: send.reason)
+            let isInvalid = RejectionClass.isTokenInvalid(
+                provider: send.provider, status: send.status, reason: send.reason)
             let known =
                 lastInvalid[send.token].map { invalidAt in
                     !(registrations[send.token] ?? []).contains { $0 > invalidAt && $0 <= send.sentAt }
@@ -259,7 +260,8 @@ struct TruthAccumulator {
         let rejectionRows = rejections.map { key, count in
             Truth.RejectionCount(
                 provider: key.provider, status: key.status, reason: key.reason,
-                rejectionClass: RejectionClass.of(provider: key.provider, status: key.status, reason: key.reason) ?? .other,
+                rejectionClass: RejectionClass.of(provider: key.provider, status: key.status, reason: key.reason)
+                    ?? .other,
                 count: count)
         }.sorted {
             ($0.provider.rawValue, $0.status, $0.reason ?? "") < ($1.provider.rawValue, $1.status, $1.reason ?? "")

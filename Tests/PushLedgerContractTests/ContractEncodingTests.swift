@@ -39,6 +39,7 @@ import Testing
                 String(
                     (0..<(32 + Int.random(in: 0...68, using: &rng)) * 2).map { _ in pick(Array("0123456789abcdef")) })
             case .fcm: String((0..<Int.random(in: 1...300, using: &rng)).map { _ in pick(Array("aZ09:_- ~")) })
+            case .webpush: "https://fcm.googleapis.com/fcm/send/" + slug()
             }
         }
         mutating func setting() -> NotificationSetting? { maybe { $0.pick(NotificationSetting.allCases) } }

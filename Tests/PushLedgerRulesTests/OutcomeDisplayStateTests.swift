@@ -66,12 +66,11 @@ struct OutcomeDisplayStateTests {
             (.apns, 405, "MethodNotAllowed", .other),
         ] as [(PushProvider, Int, String?, RejectionClass)])
     func rejectionClasses(provider: PushProvider, status: Int, reason: String?, expected: RejectionClass) {
-        // the provider column documents where each pair comes from; status and reason decide
-        #expect(RejectionClass.of(status: status, reason: reason) == expected)
+        #expect(RejectionClass.of(provider: provider, status: status, reason: reason) == expected)
     }
 
     @Test func acceptedIsNoRejection() {
-        #expect(RejectionClass.of(status: 200, reason: nil) == nil)
-        #expect(!RejectionClass.isTokenInvalid(status: 200, reason: "UNREGISTERED"))
+        #expect(RejectionClass.of(provider: .apns, status: 200, reason: nil) == nil)
+        #expect(!RejectionClass.isTokenInvalid(provider: .fcm, status: 200, reason: "UNREGISTERED"))
     }
 }

@@ -185,7 +185,8 @@ struct RecountTests {
         for send in sends {
             let t = try sentAt(send), token = send["token"] as! String
             let status = send["status"] as! Int, reason = send["reason"] as? String
-            let invalid = RejectionClass.isTokenInvalid(status: status, reason: reason)
+            let invalid = RejectionClass.isTokenInvalid(
+                provider: PushProvider(rawValue: send["provider"] as! String)!, status: status, reason: reason)
             let known =
                 lastInvalid[token].map { i in !(registrations[token] ?? []).contains { $0.at > i && $0.at <= t } }
                 ?? false

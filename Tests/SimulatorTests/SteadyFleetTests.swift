@@ -33,7 +33,8 @@ struct SteadyFleetTests {
                 let day = SimTime.day(send.sentAt) * SimTime.msPerDay
                 let rejected =
                     (200...299).contains(send.status)
-                    ? nil : RejectionClass.of(status: send.status, reason: send.reason) ?? .other
+                    ? nil
+                    : RejectionClass.of(provider: send.provider, status: send.status, reason: send.reason) ?? .other
                 for kind in RejectionClass.allCases {
                     series["rejections \(send.provider.rawValue)/\(kind.rawValue)", default: Series(minDelta: 1)]
                         .add(day: day, numerator: rejected == kind ? 1 : 0, denominator: 1)

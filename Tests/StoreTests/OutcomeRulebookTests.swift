@@ -128,8 +128,10 @@ struct OutcomeRulebookTests {
         #expect(outcome == c.outcome)
         #expect((state.map { $0.canDisplay ? "can_display" : "cannot_display" } ?? "unknown") == c.display_state)
         let status = c.status ?? 200
-        #expect(RejectionClass.of(status: status, reason: c.reason) == c.reason_class)
-        #expect(RejectionClass.isTokenInvalid(status: status, reason: c.reason) == (c.token_invalid ?? false))
+        #expect(RejectionClass.of(provider: c.provider ?? .apns, status: status, reason: c.reason) == c.reason_class)
+        #expect(
+            RejectionClass.isTokenInvalid(provider: c.provider ?? .apns, status: status, reason: c.reason)
+                == (c.token_invalid ?? false))
     }
 
     @Test(arguments: book.confirmability)
@@ -147,8 +149,13 @@ struct OutcomeRulebookTests {
 
     @Test(arguments: book.rejection_classes)
     func swiftRejectionClasses(_ c: Rulebook.RejectionCase) {
-        #expect(RejectionClass.of(status: c.status, reason: c.reason) == c.class)
-        #expect(RejectionClass.isTokenInvalid(status: c.status, reason: c.reason) == (c.class == .tokenInvalid))
+        // the table's rows hold for APNs and FCM alike (status and reason decide)
+        for provider in [PushProvider.apns, .fcm] {
+            #expect(RejectionClass.of(provider: provider, status: c.status, reason: c.reason) == c.class)
+            #expect(
+                RejectionClass.isTokenInvalid(provider: provider, status: c.status, reason: c.reason)
+                    == (c.class == .tokenInvalid))
+        }
     }
 
     @Test func sqlEngine() throws {
