@@ -89,6 +89,14 @@ public struct SimulateArguments: ParsableCommand {
             """)
     var pushMix: Bool
 
+    @Option(
+        help: """
+            Share of installations that are browsers (Web Push): Chrome, Safari (with iOS home-screen \
+            web apps), Edge, Firefox, Samsung Internet, Opera, each with its push service (0-1)
+            """,
+        default: SimulateArguments.defaults.webShare, placeholder: "share")
+    var webShare: Double
+
     @Flag(help: "Post uncompressed bodies")
     var noGzip: Bool
 
@@ -138,6 +146,10 @@ public struct SimulateCommand: Sendable {
         config.seed = UInt64(try check(arguments.seed, arguments.$seed, 0...Int.max))
         config.flushDays = try check(arguments.flushDays, arguments.$flushDays, 1...29)
         config.pushMix = arguments.pushMix
+        guard (0...1).contains(arguments.webShare) else {
+            throw SimulationError.invalidOption(arguments.$webShare.display, "expected a share from 0 to 1")
+        }
+        config.webShare = arguments.webShare
         for text in arguments.inject { config.injections.append(try Injection.parse(text, days: days)) }
         options = SimulationRunner.Options(
             baseURL: arguments.url, telemetryKey: arguments.telemetryKey ?? "", sendsKey: arguments.sendsKey ?? "")
