@@ -139,15 +139,16 @@ public enum SendsValidator {
                 value.numberValue?.int64Value.flatMap { $0 == 0 || (100...599).contains($0) ? Int($0) : nil }
             }
             let reason = r.string("reason", required: false, maxBytes: FieldLimits.identifier)
-            let apnsID = r.string("apns_id", required: false, maxBytes: FieldLimits.identifier)
-            let unregisteredAt = r.time("unregistered_at", required: false)
-            let priority = r.int("priority", required: false, in: 0...10)
-            let pushType = r.string("push_type", required: false, maxBytes: FieldLimits.shortWord)
-            let environment = r.string("environment", required: false, maxBytes: FieldLimits.shortWord)
+            // Web Push names its collapse key `Topic` and its expiry a TTL, and has none of the
+            // APNs and FCM header fields, which are ignored on it (contract v1.3).
+            let web = provider == .webpush
+            let apnsID = web ? nil : r.string("apns_id", required: false, maxBytes: FieldLimits.identifier)
+            let unregisteredAt = web ? nil : r.time("unregistered_at", required: false)
+            let priority = web ? nil : r.int("priority", required: false, in: 0...10)
+            let pushType = web ? nil : r.string("push_type", required: false, maxBytes: FieldLimits.shortWord)
+            let environment = web ? nil : r.string("environment", required: false, maxBytes: FieldLimits.shortWord)
             let latencyMs = r.int("latency_ms", required: false, in: 0...86_400_000)
             let responseBody = r.responseBody("response_body")
-            // Web Push names its collapse key `Topic` and its expiry a TTL (contract v1.3).
-            let web = provider == .webpush
             let collapseID = web ? r.topic("topic") : r.collapseID("collapse_id")
             let ttlSeconds = web ? r.int("ttl_seconds", required: false, in: 0...StorageRules.maxTTLSeconds) : nil
             var expiresAt = r.time("expires_at", required: false)

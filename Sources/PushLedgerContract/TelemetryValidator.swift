@@ -10,7 +10,8 @@ public enum TelemetryValidator {
     /// `missing_field`, `invalid_field`, `too_old` / `in_future` (on the skew-corrected time).
     /// Envelope fields: `app_id` (1…255 bytes), `installation_id`, `platform`, `events`
     /// required; `app_version`, `os_version` (1…128 bytes), `sdk_int` (1…1000), `sent_at`
-    /// optional; on web `browser` and `browser_version` (1…128 bytes) required. Unknown fields are ignored; a repeated key is `invalid_field`.
+    /// optional; on web `browser` and `browser_version` (1…128 bytes) required. Unknown fields are
+    /// ignored; a repeated key is `invalid_field`.
     public static func validate(
         body: [UInt8], keyAppID: String, receivedAt: Date, limits: IngestLimits
     ) throws(EnvelopeError) -> ValidatedTelemetry {

@@ -62,6 +62,8 @@ public enum ReportDimension: String, Sendable, CaseIterable, Equatable {
     case lowPowerMode = "low_power_mode"
     // v1.3: what the send says of itself (which sends can confirm).
     case pushType = "push_type", messageKind = "message_kind"
+    // v1.3, web: the browser of the send's as-of snapshot, the push service of its endpoint.
+    case browser, pushService = "push_service"
 
     /// A value of this dimension in JSON: `sdk_int` a number, the device-state flags booleans,
     /// the others strings (null stays null).

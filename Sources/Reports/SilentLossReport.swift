@@ -59,7 +59,7 @@ public struct SilentLossReport: Sendable, Equatable {
                            os_version, sdk_int::text as sdk_int, standby_bucket, background_restricted::text as \
                     background_restricted,
                            ignoring_battery_optimizations::text as ignoring_battery_optimizations, \
-                    low_power_mode::text as low_power_mode, push_type, message_kind,
+                    low_power_mode::text as low_power_mode, push_type, message_kind, browser, push_service,
                            \(unsafeRaw: OutcomeCounts.sqlColumns), \(unsafeRaw: CauseCounts.sqlColumns)
                       from \(slices)
                     """
@@ -77,6 +77,7 @@ public struct SilentLossReport: Sendable, Equatable {
     static let sliceColumns = [
         "channel", "platform", "app_version", "campaign", "day", "provider", "os_version", "sdk_int", "standby_bucket",
         "background_restricted", "ignoring_battery_optimizations", "low_power_mode", "push_type", "message_kind",
+        "browser", "push_service",
     ]
 
     /// Every app of a sharded deployment from the rollups, read on its directory's coordinator

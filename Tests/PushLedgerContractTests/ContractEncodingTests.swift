@@ -39,7 +39,9 @@ import Testing
                 String(
                     (0..<(32 + Int.random(in: 0...68, using: &rng)) * 2).map { _ in pick(Array("0123456789abcdef")) })
             case .fcm: String((0..<Int.random(in: 1...300, using: &rng)).map { _ in pick(Array("aZ09:_- ~")) })
-            case .webpush: "https://fcm.googleapis.com/fcm/send/" + slug()
+            case .webpush:
+                pick(["https://fcm.googleapis.com/fcm/send/", "https://updates.push.services.mozilla.com/wpush/v2/"])
+                    + String((0..<Int.random(in: 1...300, using: &rng)).map { _ in pick(Array("aZ09:_-~")) })
             }
         }
         mutating func setting() -> NotificationSetting? { maybe { $0.pick(NotificationSetting.allCases) } }
@@ -48,7 +50,12 @@ import Testing
             switch Int.random(in: 0..<6, using: &rng) {
             case 0:
                 var s = SettingsSnapshot()
-                if platform == .ios {
+                if platform == .web {
+                    s.authorizationStatus = pick(AuthorizationStatus.allCases.filter(\.isWeb))
+                    s.pushPermissionState = maybe { $0.pick(PushPermissionState.allCases) }
+                    s.displayMode = maybe { $0.pick(DisplayMode.allCases) }
+                    s.subscription = maybe { $0.pick(SubscriptionState.allCases) }
+                } else if platform == .ios {
                     s.authorizationStatus = pick(AuthorizationStatus.allCases)
                     (s.alertSetting, s.soundSetting, s.badgeSetting, s.lockScreenSetting) = (
                         setting(), setting(), setting(), setting()
@@ -72,13 +79,19 @@ import Testing
             case 1:
                 return .permissionPrompt(
                     PermissionPrompt(
-                        placement: slug(), prompt: pick(PromptKind.allCases), result: pick(PromptResult.allCases)))
+                        placement: slug(), prompt: pick(PromptKind.allCases),
+                        result: pick(PromptResult.allCases.filter { platform != .web || $0 != .provisional })))
             case 2: return .experimentExposure(ExperimentExposure(experiment: slug(), variant: slug()))
             case 3:
-                let provider = pick(PushProvider.allCases)
+                let provider = pick(PushProvider.allCases.filter { ($0 == .webpush) == (platform == .web) })
                 let environment = provider == .apns ? pick(APNsEnvironment.allCases) : nil
                 return .pushToken(
                     PushTokenRegistration(provider: provider, token: token(provider), environment: environment))
+            case 4 where Bool.random(using: &rng):
+                return .notificationDismissed(
+                    NotificationReceipt(
+                        notificationID: uuid(), channel: maybe { $0.text(maxBytes: 255) }, displayed: true,
+                        dismissed: true))
             case 4:
                 return .notificationReceived(
                     NotificationReceipt(
@@ -94,6 +107,7 @@ import Testing
 
         mutating func send(index: Int) -> SendResult {
             let provider = pick(PushProvider.allCases)
+            if provider == .webpush { return webSend(index: index) }
             return SendResult(
                 index: index, eventID: uuid(), notificationID: uuid(), appID: F.appID, provider: provider,
                 token: token(provider),
@@ -106,11 +120,25 @@ import Testing
                 environment: maybe { $0.pick(["production", "sandbox"]) },
                 latencyMs: maybe { Int.random(in: 0...60_000, using: &$0.rng) })
         }
+
+        /// A Web Push send: Topic, a whole-second TTL and Urgency, none of the APNs/FCM header fields.
+        mutating func webSend(index: Int) -> SendResult {
+            let sentAt = time()
+            return SendResult(
+                index: index, eventID: uuid(), notificationID: uuid(), appID: F.appID, provider: .webpush,
+                token: token(.webpush), installationID: maybe { $0.uuid() }, channel: text(maxBytes: 255),
+                sentAt: sentAt, status: pick([0, 201, 400, 404, 410, 413, 429, 503]),
+                reason: maybe { $0.text(maxBytes: 255) },
+                latencyMs: maybe { Int.random(in: 0...60_000, using: &$0.rng) },
+                collapseID: maybe { $0.pick(["order-42", "score_1", "A"]) },
+                expiresAt: maybe { sentAt.addingTimeInterval(Double(Int.random(in: 0...2_419_200, using: &$0.rng))) },
+                urgency: maybe { $0.pick(Urgency.allCases) })
+        }
     }
 
-    @Test(arguments: [Platform.ios, .android])
+    @Test(arguments: Platform.allCases)
     func telemetryRoundTrip(platform: Platform) throws {
-        var random = Random(rng: SplitMix64(seed: platform == .ios ? 11 : 12))
+        var random = Random(rng: SplitMix64(seed: 11 + UInt64(Platform.allCases.firstIndex(of: platform)!)))
         for _ in 0..<30 {
             let events = (0..<Int.random(in: 0...40, using: &random.rng)).map { index in
                 let at = random.time()
@@ -122,7 +150,9 @@ import Testing
                 appID: F.appID, installationID: random.uuid(), platform: platform,
                 appVersion: random.maybe { $0.text(maxBytes: 128) },
                 osVersion: random.maybe { $0.text(maxBytes: 128) },
-                sdkInt: random.maybe { Int.random(in: 1...1000, using: &$0.rng) })
+                sdkInt: platform == .web ? nil : random.maybe { Int.random(in: 1...1000, using: &$0.rng) },
+                browser: platform == .web ? random.pick(Browser.allCases) : nil,
+                browserVersion: platform == .web ? random.text(maxBytes: 128) : nil)
             let result = try F.telemetry(envelope.jsonValue(events: events.map(\.jsonValue)))
             #expect(result.rejections == [])
             #expect(result.envelope == envelope)

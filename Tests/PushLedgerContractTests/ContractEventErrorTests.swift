@@ -52,7 +52,7 @@ import Testing
                 "hex of even length 64 to 200"
             ),
             ("push_token", "token", .string(String(repeating: "g", count: 64)), "hex of even length 64 to 200"),
-            ("push_token", "provider", "hms", "expected one of apns, fcm"),
+            ("push_token", "provider", "hms", "expected apns or fcm on platform"),
             ("push_token", "environment", "staging", "expected one of production, sandbox"),
             ("permission_prompt", "placement", .string(String(repeating: "a", count: 65)), "expected a slug"),
             ("permission_prompt", "prompt", "System", "expected one of system, primer"),

@@ -64,6 +64,9 @@ struct OutcomeDisplayStateTests {
             (.fcm, 401, "THIRD_PARTY_AUTH_ERROR", .auth),
             (.fcm, 503, "UNAVAILABLE", .providerError),
             (.apns, 405, "MethodNotAllowed", .other),
+            (.webpush, 404, nil, .tokenInvalid),
+            (.webpush, 410, nil, .tokenInvalid),
+            (.webpush, 413, nil, .payload),
         ] as [(PushProvider, Int, String?, RejectionClass)])
     func rejectionClasses(provider: PushProvider, status: Int, reason: String?, expected: RejectionClass) {
         #expect(RejectionClass.of(provider: provider, status: status, reason: reason) == expected)
@@ -71,6 +74,7 @@ struct OutcomeDisplayStateTests {
 
     @Test func acceptedIsNoRejection() {
         #expect(RejectionClass.of(provider: .apns, status: 200, reason: nil) == nil)
+        #expect(RejectionClass.of(provider: .webpush, status: 201, reason: nil) == nil)
         #expect(!RejectionClass.isTokenInvalid(provider: .fcm, status: 200, reason: "UNREGISTERED"))
     }
 }

@@ -63,8 +63,8 @@ struct SilentLossReportTests {
                 case .pushType: values[d] = e.pushType
                 case .messageKind: values[d] = e.messageKind
                 case .osVersion, .sdkInt, .standbyBucket, .backgroundRestricted, .ignoringBatteryOptimizations,
-                    .lowPowerMode:
-                    Issue.record("the fixture holds no device state")
+                    .lowPowerMode, .browser, .pushService:
+                    Issue.record("the fixture holds no device state and no web sends")
                 }
             }
             return values

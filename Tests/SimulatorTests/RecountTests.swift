@@ -199,8 +199,8 @@ struct RecountTests {
         for send in sends {
             let t = try sentAt(send), token = send["token"] as! String
             let status = send["status"] as! Int, reason = send["reason"] as? String
-            let invalid = RejectionClass.isTokenInvalid(
-                provider: PushProvider(rawValue: send["provider"] as! String)!, status: status, reason: reason)
+            let provider = PushProvider(rawValue: send["provider"] as! String)!
+            let invalid = RejectionClass.isTokenInvalid(provider: provider, status: status, reason: reason)
             let known =
                 lastInvalid[token].map { i in !(registrations[token] ?? []).contains { $0.at > i && $0.at <= t } }
                 ?? false
@@ -215,7 +215,6 @@ struct RecountTests {
                 send["installation_id"] as? String
                 ?? registrations[token]?.filter { $0.at <= t }.max { $0.at < $1.at }?.installation
             let snapshot = installation.flatMap { installs[$0]?.snapshots.last { $0.at <= t } }
-            let provider = PushProvider(rawValue: send["provider"] as! String)!
             let platform =
                 installation.flatMap { installs[$0]?.platform }
                 ?? [.apns: .ios, .fcm: .android, .webpush: .web][provider]!

@@ -20,7 +20,7 @@ import Testing
                        'explicit', now(), 'fcm', '00000000-0000-4000-8000-000000000004', 'default', null, 200, null, \
             null,
                        null, null, 'android', null, null, null, null, null, null, null, null, null, false, false, false,
-                       false, null, false, null, null, null, true, false)::pushledger_send_facts,
+                       false, null, false, null, null, null, null, null, true, false)::pushledger_send_facts,
                    now(), '24 hours') c
             """
         ).map { try $0.decode(0, as: String.self) }.joined(separator: "\n")

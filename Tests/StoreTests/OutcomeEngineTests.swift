@@ -281,7 +281,7 @@ import Testing
             (405, "MethodNotAllowed", "other"),
         ]
         for (status, reason, expected) in cases {
-            let got: String? = try db.value("select pushledger_reason_class(\(status), \(reason))")
+            let got: String? = try db.value("select pushledger_reason_class('apns', \(status), \(reason))")
             #expect(got == expected, "\(status) \(reason ?? "-")")
         }
     }

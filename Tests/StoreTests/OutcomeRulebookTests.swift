@@ -21,6 +21,7 @@ struct Rulebook: Decodable {
         var alert_setting: NotificationSetting?
         var lock_screen_setting: NotificationSetting?
         var notification_center_setting: NotificationSetting?
+        var push_permission_state: PushPermissionState?
 
         var settings: SettingsSnapshot {
             SettingsSnapshot(
@@ -29,7 +30,7 @@ struct Rulebook: Decodable {
                 notificationCenterSetting: notification_center_setting, notificationsEnabled: notifications_enabled,
                 channels: channels?.map {
                     ChannelState(id: $0.id, importance: $0.importance, groupBlocked: $0.group_blocked)
-                })
+                }, pushPermissionState: push_permission_state)
         }
     }
     struct Confirmation: Decodable {
@@ -59,8 +60,8 @@ struct Rulebook: Decodable {
 
         var testDescription: String { name }
         var sentHoursAgo: Double { sent_hours_ago ?? 30 }
-        var sendProvider: PushProvider { provider ?? (snapshot?.platform == .ios ? .apns : .fcm) }
-        var platform: Platform { snapshot?.platform ?? (sendProvider == .apns ? .ios : .android) }
+        var sendProvider: PushProvider { provider ?? snapshot?.platform.pushProvider ?? .fcm }
+        var platform: Platform { snapshot?.platform ?? sendProvider.impliedPlatform }
         var confirmability: Confirmability {
             Confirmability(
                 provider: sendProvider, pushType: push_type, mutableContent: mutable_content, messageKind: message_kind)
@@ -84,10 +85,13 @@ struct Rulebook: Decodable {
         }
     }
     struct RejectionCase: Decodable, CustomTestStringConvertible {
+        var provider: PushProvider?
         var status: Int
         var reason: String?
         var `class`: RejectionClass?
-        var testDescription: String { "\(status) \(reason ?? "-")" }
+        /// APNs and FCM read status and reason alike; the rows name webpush where it differs.
+        var sendProvider: PushProvider { provider ?? .apns }
+        var testDescription: String { "\(sendProvider.rawValue) \(status) \(reason ?? "-")" }
     }
     var confirmation_window_hours: Double
     var outcomes: [Case]
@@ -128,9 +132,9 @@ struct OutcomeRulebookTests {
         #expect(outcome == c.outcome)
         #expect((state.map { $0.canDisplay ? "can_display" : "cannot_display" } ?? "unknown") == c.display_state)
         let status = c.status ?? 200
-        #expect(RejectionClass.of(provider: c.provider ?? .apns, status: status, reason: c.reason) == c.reason_class)
+        #expect(RejectionClass.of(provider: c.sendProvider, status: status, reason: c.reason) == c.reason_class)
         #expect(
-            RejectionClass.isTokenInvalid(provider: c.provider ?? .apns, status: status, reason: c.reason)
+            RejectionClass.isTokenInvalid(provider: c.sendProvider, status: status, reason: c.reason)
                 == (c.token_invalid ?? false))
     }
 
@@ -149,13 +153,10 @@ struct OutcomeRulebookTests {
 
     @Test(arguments: book.rejection_classes)
     func swiftRejectionClasses(_ c: Rulebook.RejectionCase) {
-        // the table's rows hold for APNs and FCM alike (status and reason decide)
-        for provider in [PushProvider.apns, .fcm] {
-            #expect(RejectionClass.of(provider: provider, status: c.status, reason: c.reason) == c.class)
-            #expect(
-                RejectionClass.isTokenInvalid(provider: provider, status: c.status, reason: c.reason)
-                    == (c.class == .tokenInvalid))
-        }
+        #expect(RejectionClass.of(provider: c.sendProvider, status: c.status, reason: c.reason) == c.class)
+        #expect(
+            RejectionClass.isTokenInvalid(provider: c.sendProvider, status: c.status, reason: c.reason)
+                == (c.class == .tokenInvalid))
     }
 
     @Test func sqlEngine() throws {
@@ -187,9 +188,9 @@ struct OutcomeRulebookTests {
             Set(classes) == Set(RejectionClass.allCases.map(\.rawValue))
                 && classes.count == RejectionClass.allCases.count)
         for c in Self.book.rejection_classes {
-            let found = try connection.query("select pushledger_reason_class(\(c.status)::integer, \(c.reason)) as c")[
-                0
-            ].decode("c", as: String?.self)
+            let found = try connection.query(
+                "select pushledger_reason_class(\(c.sendProvider.rawValue), \(c.status)::integer, \(c.reason)) as c"
+            )[0].decode("c", as: String?.self)
             #expect(found == c.class?.rawValue, "\(c.testDescription)")
         }
         for c in Self.book.confirmability {
@@ -328,12 +329,13 @@ enum RulebookRows {
                 """
                 insert into settings_snapshots (app_id, event_id, installation_id, platform, authorization_status, \
                 alert_setting,
-                    lock_screen_setting, notification_center_setting, notifications_enabled, channel_count, at, \
-                occurred_at, received_at)
+                    lock_screen_setting, notification_center_setting, notifications_enabled, channel_count, \
+                push_permission_state, at,
+                    occurred_at, received_at)
                 values (\(app), \(event), \(installation), \(platform), \(snapshot.authorization_status?.rawValue),
                         \(snapshot.alert_setting?.rawValue), \(snapshot.lock_screen_setting?.rawValue),
                         \(snapshot.notification_center_setting?.rawValue), \(snapshot.notifications_enabled),
-                        \(snapshot.channels?.count), \(at), \(at), \(at))
+                        \(snapshot.channels?.count), \(snapshot.push_permission_state?.rawValue), \(at), \(at), \(at))
                 """)
             for channel in snapshot.channels ?? [] {
                 try connection.execute(

@@ -46,7 +46,8 @@ create or replace function pushledger_alert_rejection_counts(p_from timestamptz,
 returns table (app_id text, provider text, reason_class text, sends bigint, rejected bigint)
 language sql stable as $$
     with per_class as (
-        select s.app_id, s.provider, pushledger_reason_class(s.status, s.reason) as reason_class, count(*) as n
+        select s.app_id, s.provider, pushledger_reason_class(s.provider, s.status, s.reason) as reason_class,
+               count(*) as n
           from sends s
          where s.sent_at >= p_from and s.sent_at < p_to and s.sent_at <= p_as_of
          group by 1, 2, 3

@@ -161,7 +161,7 @@ return query
 with window_sends as materialized (
     select s.app_id, s.event_id, s.notification_id, s.installation_id, s.resolved_by, s.sent_at,
            s.provider, s.token_key, s.channel, s.campaign, s.status, s.reason, s.collapse_id, s.expires_at,
-           s.push_type, s.mutable_content, s.message_kind
+           s.push_type, s.mutable_content, s.message_kind, s.push_service
       from sends s
      where s.app_id = p_app and s.sent_at >= p_from and s.sent_at < p_to and s.sent_at <= p_as_of
 ), snapshot_spans as (
@@ -171,7 +171,7 @@ with window_sends as materialized (
     select n.installation_id, n.event_id, n.occurred_at,
            row(n.platform, n.app_version, n.can_display, n.authorization_status, n.os_version, n.sdk_int,
                n.standby_bucket, n.background_restricted, n.ignoring_battery_optimizations,
-               n.low_power_mode)::pushledger_device_state as device,
+               n.low_power_mode, n.browser)::pushledger_device_state as device,
            lead(n.occurred_at, 1, 'infinity') over (
                partition by n.installation_id order by n.occurred_at, n.received_at, n.event_id) as valid_to
       from settings_snapshots n
@@ -194,7 +194,7 @@ with window_sends as materialized (
                 (select n.occurred_at, n.event_id,
                         row(n.platform, n.app_version, n.can_display, n.authorization_status, n.os_version,
                             n.sdk_int, n.standby_bucket, n.background_restricted, n.ignoring_battery_optimizations,
-                            n.low_power_mode)::pushledger_device_state as device
+                            n.low_power_mode, n.browser)::pushledger_device_state as device
                    from settings_snapshots n
                   where n.app_id = p_app and n.installation_id = i.installation_id
                     and n.occurred_at < p_from and n.occurred_at >= p_from - interval '31 days'
@@ -204,7 +204,7 @@ with window_sends as materialized (
                 (select n.occurred_at, n.event_id,
                         row(n.platform, n.app_version, n.can_display, n.authorization_status, n.os_version,
                             n.sdk_int, n.standby_bucket, n.background_restricted, n.ignoring_battery_optimizations,
-                            n.low_power_mode)::pushledger_device_state as device
+                            n.low_power_mode, n.browser)::pushledger_device_state as device
                    from settings_snapshots n
                   where n.app_id = p_app and n.installation_id = i.installation_id
                     and n.occurred_at < p_from - interval '31 days'
@@ -260,7 +260,7 @@ with window_sends as materialized (
       from window_sends s
       join sends p on p.app_id = p_app and p.provider = s.provider and p.token_key = s.token_key
                   and p.sent_at < s.sent_at and p.sent_at < p_to
-                  and pushledger_reason_class(p.status, p.reason) = 'token_invalid'
+                  and pushledger_reason_class(p.provider, p.status, p.reason) = 'token_invalid'
      group by s.event_id, s.sent_at
 ), background_notifications as (
     -- The background pushes a receipt of the window can be of (pushledger_is_background_receipt:
@@ -288,7 +288,7 @@ with window_sends as materialized (
     select f.app_id, f.event_id, f.notification_id, f.installation_id, f.resolved_by, f.sent_at, f.provider,
            f.token_key, f.channel, f.campaign, f.status, f.reason, f.collapse_id, f.expires_at,
            coalesce(f.snap_event_id, e.event_id) as snapshot_event_id,
-           coalesce((d.device).platform, i.platform, case f.provider when 'apns' then 'ios' else 'android' end)
+           coalesce((d.device).platform, i.platform, pushledger_provider_platform(f.provider))
                as platform,
            (d.device).app_version, (d.device).can_display, (d.device).authorization_status, (d.device).os_version,
            (d.device).sdk_int, (d.device).standby_bucket, (d.device).background_restricted,
@@ -303,7 +303,7 @@ with window_sends as materialized (
                select 1 from token_registrations r
                 where r.app_id = p_app and r.provider = f.provider and r.token_key = f.token_key
                   and r.occurred_at > inv.invalid_at and r.occurred_at <= f.sent_at) as to_invalid_token,
-           f.push_type, f.mutable_content, f.message_kind
+           f.push_type, f.mutable_content, f.message_kind, (d.device).browser, f.push_service
       from window_facts f
       left join earlier_snapshots e on e.installation_id = f.installation_id and f.snap_event_id is null
      -- The send's snapshot: the window's that holds at its time, else the latest before the window.
@@ -370,7 +370,7 @@ return query
 with set_sends as materialized (
     select s.app_id, s.event_id, s.notification_id, s.installation_id, s.resolved_by, s.sent_at,
            s.provider, s.token_key, s.channel, s.campaign, s.status, s.reason, s.collapse_id, s.expires_at,
-           s.push_type, s.mutable_content, s.message_kind
+           s.push_type, s.mutable_content, s.message_kind, s.push_service
       from (select distinct k.app_id, k.sent_at, k.event_id from rollup_send_set k) k
       join sends s on s.app_id = k.app_id and s.sent_at = k.sent_at and s.event_id = k.event_id
      where s.sent_at <= p_as_of
@@ -378,9 +378,10 @@ with set_sends as materialized (
     -- Each send's facts, in the fields of pushledger_send_facts but the instrumentation, by look-ups
     -- (materialized: invalid_at, a look-up, is read twice below).
     select w.*, snap.event_id as snapshot_event_id,
-           coalesce(snap.platform, i.platform, case w.provider when 'apns' then 'ios' else 'android' end) as platform,
+           coalesce(snap.platform, i.platform, pushledger_provider_platform(w.provider)) as platform,
            snap.app_version, snap.can_display, snap.authorization_status, snap.os_version, snap.sdk_int,
            snap.standby_bucket, snap.background_restricted, snap.ignoring_battery_optimizations, snap.low_power_mode,
+           snap.browser,
            coalesce((select c.blocked from channel_states c
                       where c.app_id = w.app_id and c.occurred_at = snap.occurred_at
                         and c.snapshot_event_id = snap.event_id and c.channel_id = w.channel),
@@ -392,12 +393,12 @@ with set_sends as materialized (
            (select max(p.sent_at) from sends p
              where p.app_id = w.app_id and p.provider = w.provider and p.token_key = w.token_key
                and p.sent_at < w.sent_at
-               and pushledger_reason_class(p.status, p.reason) = 'token_invalid') as invalid_at
+               and pushledger_reason_class(p.provider, p.status, p.reason) = 'token_invalid') as invalid_at
       from set_sends w
       left join lateral (
             select n.event_id, n.occurred_at, n.platform, n.app_version, n.can_display, n.authorization_status,
                    n.os_version, n.sdk_int, n.standby_bucket, n.background_restricted, n.ignoring_battery_optimizations,
-                   n.low_power_mode
+                   n.low_power_mode, n.browser
               from settings_snapshots n
              where n.app_id = w.app_id and n.installation_id = w.installation_id and n.occurred_at <= w.sent_at
              order by n.occurred_at desc, n.received_at desc, n.event_id desc
@@ -416,7 +417,8 @@ with set_sends as materialized (
                select 1 from token_registrations r
                 where r.app_id = f.app_id and r.provider = f.provider and r.token_key = f.token_key
                   and r.occurred_at > f.invalid_at and r.occurred_at <= f.sent_at),
-           f.push_type, f.mutable_content, f.message_kind, sl.app_id is not null, coalesce(sl.background, false)
+           f.push_type, f.mutable_content, f.message_kind, f.browser, f.push_service, sl.app_id is not null,
+           coalesce(sl.background, false)
       from facts f
       left join instrumented_slices_daily sl
         on sl.app_id = f.app_id and sl.day = pushledger_day(f.sent_at) and sl.platform = f.platform
@@ -486,7 +488,7 @@ select j.app_id, j.sent_at, j.event_id, j.day, j.notification_id, j.installation
        case when not j.now_has_cause then null when j.cause is not null then j.first_life_notification
             else c.first_life_notification end,
        case when j.now_outcome in ('received', 'opened') then j.now_latency end,
-       j.push_type, j.mutable_content, j.message_kind, j.now_background_instrumented
+       j.push_type, j.mutable_content, j.message_kind, j.now_background_instrumented, j.browser, j.push_service
   from caused j
   left join lateral (select x.* from sends s
                       cross join lateral pushledger_send_cause(s.app_id, s.installation_id, s.notification_id,

@@ -23,7 +23,7 @@ begin
       from changed_rows group by app_id;
     insert into rollup_inputs (app_id, kind, keys, times, providers, due_at)
     select app_id, 'token', array_agg(token_key), array_agg(sent_at), array_agg(provider), '-infinity'
-      from changed_rows where pushledger_reason_class(status, reason) = 'token_invalid' group by app_id;
+      from changed_rows where pushledger_reason_class(provider, status, reason) = 'token_invalid' group by app_id;
     if tg_op = 'DELETE' then
         -- A removed attempt no longer supersedes the sends whose first sign of life received its
         -- notification (stored and changed ones are found from their keys).

@@ -13,6 +13,15 @@ language sql immutable parallel safe as $$
 select case when not p_has_snapshot then 'unknown' when p_can_display then 'can_display' else 'cannot_display' end
 $$;
 
+-- The platform a provider implies when no installation tells (metrics.md "Receipts"; Swift's
+-- PushProvider.impliedPlatform).
+-- Reads nothing; writes nothing.
+create or replace function pushledger_provider_platform(p_provider text)
+returns text
+language sql immutable parallel safe as $$
+select case p_provider when 'apns' then 'ios' when 'webpush' then 'web' else 'android' end
+$$;
+
 -- Whether a send can confirm (metrics.md "Which sends can confirm", the one table in SQL; Swift's
 -- is PushLedgerRules.Confirmability, the rulebook holds the two equal): 'yes', 'no', or
 -- 'background' (an APNs background push: yes while its slice reports background receipts).
@@ -361,15 +370,15 @@ returns setof pushledger_classified_send
 language sql stable as $$
 select f.app_id, f.event_id, f.notification_id, f.installation_id, f.resolved_by,
        f.sent_at, pushledger_day(f.sent_at), f.provider, f.channel, f.campaign,
-       f.status, f.reason, pushledger_reason_class(f.status, f.reason),
-       pushledger_reason_class(f.status, f.reason) is not distinct from 'token_invalid', f.to_invalid_token,
+       f.status, f.reason, pushledger_reason_class(f.provider, f.status, f.reason),
+       pushledger_reason_class(f.provider, f.status, f.reason) is not distinct from 'token_invalid', f.to_invalid_token,
        f.platform, f.app_version, f.snapshot_event_id, j.display_state, f.authorization_status,
        f.channel_blocked, f.instrumented, f.opened, f.received_displayed, f.received_undisplayed, j.outcome,
        f.os_version, f.sdk_int, f.standby_bucket, f.background_restricted,
        f.ignoring_battery_optimizations, f.low_power_mode,
        c.cause, c.first_life_at, c.first_life_notification,
        case when j.outcome in ('received', 'opened') then pushledger_latency_bucket(f.sent_at, f.first_receipt_at) end,
-       f.push_type, f.mutable_content, f.message_kind, f.background_instrumented
+       f.push_type, f.mutable_content, f.message_kind, f.background_instrumented, f.browser, f.push_service
   from (select o.*, pushledger_has_cause(o.outcome, o.display_state, f.installation_id is not null, f.instrumented,
                                          f.provider, f.push_type, f.background_instrumented) as has_cause
           from (select d.display_state,

@@ -62,7 +62,7 @@ begin
      where k.result or exists (
             select 1 from sends p
              where p.app_id = k.app_id and p.provider = k.provider and p.token_key = k.token_key
-               and p.sent_at < k.since and pushledger_reason_class(p.status, p.reason) = 'token_invalid')
+               and p.sent_at < k.since and pushledger_reason_class(p.provider, p.status, p.reason) = 'token_invalid')
     union
     -- Sends of an installation that appeared or changed platform (the platform of sends with no
     -- as-of snapshot).

@@ -18,7 +18,7 @@ language sql immutable as $$
                c.received_undisplayed, c.outcome, c.os_version, c.sdk_int, c.standby_bucket, c.background_restricted,
                c.ignoring_battery_optimizations, c.low_power_mode, c.cause, c.first_life_at, c.first_life_notification,
                c.latency_bucket, c.push_type, c.mutable_content, c.message_kind,
-               coalesce(c.background_instrumented, false))::send_outcomes
+               coalesce(c.background_instrumented, false), c.browser, c.push_service)::send_outcomes
 $$;
 
 -- The send_outcomes rows of one app's days [p_from, p_to), classified in one set-based pass,
@@ -101,7 +101,7 @@ begin
            channel_blocked, instrumented, opened, received_displayed, received_undisplayed, outcome, os_version,
            sdk_int, standby_bucket, background_restricted, ignoring_battery_optimizations, low_power_mode, cause,
            first_life_at, first_life_notification, latency_bucket, push_type, mutable_content, message_kind,
-           background_instrumented
+           background_instrumented, browser, push_service
       from rollup_delta where sign = 1;
 end
 $$;

@@ -42,7 +42,7 @@ with window_slices as (
 ), judged as (
     select c.day, c.platform, c.channel, c.app_version, c.campaign, c.provider, c.token_invalid, c.to_invalid_token,
            c.os_version, c.sdk_int, c.standby_bucket, c.background_restricted, c.ignoring_battery_optimizations,
-           c.low_power_mode, c.push_type, c.message_kind, c.cause, c.latency_bucket,
+           c.low_power_mode, c.push_type, c.message_kind, c.browser, c.push_service, c.cause, c.latency_bucket,
            case when c.outcome = 'unattributed' and c.snapshot_event_id is not null and c.installation_id is not null
                      and not c.instrumented and w.platform is not null
                 then 'unconfirmed'
@@ -126,7 +126,8 @@ $sql$);
 -- Outcome, cause and latency bucket counts per slice of the dimensions named in p_by (any of
 -- channel, platform, app_version, campaign, day, provider, the v1.2 slices os_version,
 -- sdk_int, standby_bucket, background_restricted, ignoring_battery_optimizations,
--- low_power_mode, and the v1.3 push_type, message_kind); a dimension not named is null in every row. Rates
+-- low_power_mode, and the v1.3 push_type, message_kind, browser, push_service); a dimension not named is
+-- null in every row. Rates
 -- are left to the caller: each needs its numerator and denominator anyway. p_source 'engine'
 -- classifies the window's sends as of p_as_of; 'rollups' reads pushledger_window_rollup_rows,
 -- as of the rollups' as_of (the caller passes it as p_as_of).
@@ -148,8 +149,8 @@ select case when 'day' = any(p_by) then r.day end, [[slice | case when '{c}' = a
         select * from pushledger_classified_rollup_rows(p_app, p_from, p_to, p_as_of, p_window,
                                                         'infinity', 'infinity', '{}', '{}', '{}')
          where p_source = 'engine') r
- group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14
+ group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16
  -- channel, platform, app_version, campaign, day, then the others in their order.
- order by 3, 2, 4, 5, 1, 6, 7, 8, 9, 10, 11, 12, 13, 14
+ order by 3, 2, 4, 5, 1, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16
 $$
 $sql$);

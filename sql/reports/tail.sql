@@ -24,7 +24,9 @@ language sql stable as $$
            concat_ws(' ', t.provider, left(t.token, 8) || '…', t.environment), null, null
       from token_registrations t where t.app_id = p_app and t.received_at >= p_since
     union all
-    select r.received_at, r.event_id::text, 'accepted', 'notification_received', r.installation_id, r.event_id::text,
+    select r.received_at, r.event_id::text, 'accepted',
+           case when r.dismissed then 'notification_dismissed' else 'notification_received' end, r.installation_id,
+           r.event_id::text,
            concat_ws(' ', 'notification=' || r.notification_id::text, 'channel=' || r.channel,
                      'displayed=' || r.displayed::text),
            null, null

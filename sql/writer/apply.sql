@@ -15,12 +15,14 @@ begin
             authorization_status, alert_setting, sound_setting, badge_setting, lock_screen_setting,
             notification_center_setting, time_sensitive_setting, scheduled_delivery_setting, alert_style,
             notifications_enabled, post_notifications, channel_count, standby_bucket, background_restricted,
-            ignoring_battery_optimizations, force_stopped_before_start, low_power_mode, at, occurred_at, received_at)
+            ignoring_battery_optimizations, force_stopped_before_start, low_power_mode, browser, browser_version,
+            push_permission_state, display_mode, subscription, at, occurred_at, received_at)
         select app_id, event_id, installation_id, platform, app_version, os_version, sdk_int,
                authorization_status, alert_setting, sound_setting, badge_setting, lock_screen_setting,
                notification_center_setting, time_sensitive_setting, scheduled_delivery_setting, alert_style,
                notifications_enabled, post_notifications, channel_count, standby_bucket, background_restricted,
-               ignoring_battery_optimizations, force_stopped_before_start, low_power_mode, at, occurred_at, received_at
+               ignoring_battery_optimizations, force_stopped_before_start, low_power_mode, browser, browser_version,
+               push_permission_state, display_mode, subscription, at, occurred_at, received_at
           from stage_telemetry join stage_fresh using (seq)
          where type = 'notification_settings';
 
@@ -49,13 +51,15 @@ begin
          where type = 'experiment_exposure';
     end if;
 
-    if 'notification_received' = any(p_types) then
+    -- A dismissal is a receipt of a displayed notification (contract v1.3), marked as one.
+    if p_types && array['notification_received', 'notification_dismissed'] then
         insert into notification_receipts (app_id, event_id, installation_id, platform, app_version, os_version,
-                                           sdk_int, notification_id, channel, displayed, at, occurred_at, received_at)
+                                           sdk_int, notification_id, channel, displayed, dismissed, at, occurred_at,
+                                           received_at)
         select app_id, event_id, installation_id, platform, app_version, os_version, sdk_int,
-               notification_id, channel, displayed, at, occurred_at, received_at
+               notification_id, channel, displayed, coalesce(dismissed, false), at, occurred_at, received_at
           from stage_telemetry join stage_fresh using (seq)
-         where type = 'notification_received';
+         where type in ('notification_received', 'notification_dismissed');
     end if;
 
     if 'notification_opened' = any(p_types) then
@@ -97,10 +101,10 @@ begin
 
     -- Installations: every valid event (duplicates included: they prove the app is alive).
     insert into installations as i (app_id, installation_id, platform, first_seen_at, last_seen_at,
-                                    last_received_at, app_version, os_version, sdk_int)
+                                    last_received_at, app_version, os_version, sdk_int, browser, browser_version)
     select distinct on (app_id, installation_id)
            app_id, installation_id, platform, min(occurred_at) over w, max(occurred_at) over w,
-           max(received_at) over w, app_version, os_version, sdk_int
+           max(received_at) over w, app_version, os_version, sdk_int, browser, browser_version
       from stage_telemetry
     window w as (partition by app_id, installation_id)
      order by app_id, installation_id, occurred_at desc, seq desc
@@ -112,7 +116,10 @@ begin
         app_version = case when excluded.last_seen_at >= i.last_seen_at then excluded.app_version
             else i.app_version end,
         os_version = case when excluded.last_seen_at >= i.last_seen_at then excluded.os_version else i.os_version end,
-        sdk_int = case when excluded.last_seen_at >= i.last_seen_at then excluded.sdk_int else i.sdk_int end;
+        sdk_int = case when excluded.last_seen_at >= i.last_seen_at then excluded.sdk_int else i.sdk_int end,
+        browser = case when excluded.last_seen_at >= i.last_seen_at then excluded.browser else i.browser end,
+        browser_version = case when excluded.last_seen_at >= i.last_seen_at then excluded.browser_version
+            else i.browser_version end;
 end
 $$;
 
@@ -129,20 +136,20 @@ declare
 begin
     if p_sends then
         v_invalid := exists (select 1 from stage_sends st
-                              where pushledger_reason_class(st.status, st.reason) = 'token_invalid');
+                              where pushledger_reason_class(st.provider, st.status, st.reason) = 'token_invalid');
         -- Sends without installation_id take the installation of the token's latest registration
         -- at or before sent_at (registrations of this batch were stored just before).
         insert into sends (app_id, event_id, notification_id, provider, token, installation_id, resolved_by,
                            channel, campaign, sent_at, status, reason, apns_id, unregistered_at, priority,
                            push_type, environment, latency_ms, received_at, response_body, collapse_id, expires_at,
-                           mutable_content, message_kind)
+                           mutable_content, message_kind, urgency, push_service)
         select s.app_id, s.event_id, s.notification_id, s.provider, s.token,
                coalesce(s.installation_id, r.installation_id),
                case when s.installation_id is not null then 'explicit'
                     when r.installation_id is not null then 'token' else 'unresolved' end,
                s.channel, s.campaign, s.sent_at, s.status, s.reason, s.apns_id, s.unregistered_at, s.priority,
                s.push_type, s.environment, s.latency_ms, s.received_at, s.response_body, s.collapse_id, s.expires_at,
-               s.mutable_content, s.message_kind
+               s.mutable_content, s.message_kind, s.urgency, s.push_service
           from stage_sends s
           join stage_fresh using (seq)
           left join lateral (
@@ -188,7 +195,7 @@ begin
           from sends s
           join (select st.app_id, st.sent_at, st.event_id
                   from stage_sends st join stage_fresh using (seq)
-                 where pushledger_reason_class(st.status, st.reason) = 'token_invalid') fresh
+                 where pushledger_reason_class(st.provider, st.status, st.reason) = 'token_invalid') fresh
             on s.app_id = fresh.app_id and s.sent_at = fresh.sent_at and s.event_id = fresh.event_id
          order by s.app_id, s.provider, s.token_key, s.sent_at desc, s.event_id desc
         on conflict (app_id, provider, token_key) do update set

@@ -10,7 +10,7 @@ returns table (sent_at timestamptz, status integer, reason text, unregistered_at
 language sql stable as $$
     select s.sent_at, s.status, s.reason, s.unregistered_at from sends s
      where s.app_id = p_app and s.provider = p_provider and s.token_key = p_token_key
-       and pushledger_reason_class(s.status, s.reason) = 'token_invalid'
+       and pushledger_reason_class(s.provider, s.status, s.reason) = 'token_invalid'
        and (p_registered_at is null or s.sent_at > p_registered_at)
      order by s.sent_at, s.event_id
      limit 1
@@ -41,7 +41,7 @@ begin
     with touched as (
         select st.app_id, st.provider, md5(st.token)::uuid as token_key
           from stage_sends st join stage_fresh using (seq)
-         where pushledger_reason_class(st.status, st.reason) = 'token_invalid'
+         where pushledger_reason_class(st.provider, st.status, st.reason) = 'token_invalid'
         union
         select t.app_id, t.provider, md5(t.token)::uuid
           from stage_telemetry t join stage_fresh using (seq)

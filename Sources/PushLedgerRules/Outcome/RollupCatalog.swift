@@ -22,6 +22,7 @@ public enum RollupCatalog {
     public static let sliceColumns = [
         "platform", "channel", "app_version", "campaign", "provider", "os_version", "sdk_int", "standby_bucket",
         "background_restricted", "ignoring_battery_optimizations", "low_power_mode", "push_type", "message_kind",
+        "browser", "push_service",
     ]
 
     /// Every counter, in catalog order.
