@@ -113,9 +113,12 @@ struct InstallationTimeline {
         if plan.platform == .web {
             var day = SimTime.day(plan.firstSeen)
             while day < SimTime.day(horizon - 1) + 1 {
+                let at = max(plan.firstSeen + SimTime.msPerHour, day * SimTime.msPerDay + r.below(SimTime.msPerDay))
                 if r.chance(config.web.subscriptionExpiryDailyChance) {
-                    let at = max(plan.firstSeen + SimTime.msPerHour, day * SimTime.msPerDay + r.below(SimTime.msPerDay))
                     scheduled.append((at, .subscriptionExpired(resubscribes: r.chance(config.web.resubscribeShare))))
+                }
+                if r.chance(config.web.revokeDailyChance) {
+                    scheduled.append((at, r.chance(config.web.resetShareOfRevocations) ? .resetPermission : .revoke))
                 }
                 day += 1
             }
@@ -148,10 +151,10 @@ struct InstallationTimeline {
             case .revoke:
                 if plan.platform == .ios, s.authorization == .authorized || s.authorization == .provisional {
                     s.authorization = .denied
-                } else if plan.platform != .ios {
+                } else if plan.platform == .android || s.authorization == .authorized {
                     s.deny(platform: plan.platform, sdk: plan.sdk)
                 }
-            case .resetPermission: s.resetPermission()
+            case .resetPermission: if s.authorization == .authorized { s.resetPermission() }
             case .subscriptionExpired(let again):
                 if s.subscription == .active {
                     s.subscription = .expired
@@ -168,7 +171,10 @@ struct InstallationTimeline {
     private mutating func setState(_ s: DeviceSettings, at t: Int64) {
         guard s != state else { return }
         if state.subscription == .active && s.subscription != .active, let endpoint = tokens.last?.token {
-            subscriptionEnds[endpoint] = t
+            // an expiry is the push service's own; a revoked permission it learns when the browser
+            // next tells it, meanwhile accepting pushes the browser drops
+            let told = s.subscription == .expired ? 0 : Int64(r.exponential(mean: Double(SimTime.msPerDay)))
+            subscriptionEnds[endpoint] = t + told
         }
         state = s
         changes.append((t, s))

@@ -32,8 +32,8 @@ public struct Truth: Sendable, Equatable {
         public var appVersion: String?
         /// The push type the sender reported: with ``SimulationConfig/pushMix`` only, else nil.
         public var pushType: String? = nil
-        /// Web: the browser of the send's installation (nil when the send does not resolve to one)
-        /// and the push service of its endpoint; nil on the other platforms.
+        /// Web: the browser of the send's as-of snapshot (nil without one, as ``appVersion``) and
+        /// the push service of its endpoint; nil on the other platforms.
         public var browser: Browser? = nil
         public var pushService: PushService? = nil
         public var outcome: SendOutcome

@@ -18,7 +18,7 @@ struct TruthAccumulator {
         var outcomes: [SendOutcome]
         /// The push type the sender reported, with ``SimulationConfig/pushMix`` only.
         var pushType: String?
-        /// Web: the installation's browser (when the send resolves to it) and the endpoint's push service.
+        /// Web: the browser of the send's as-of snapshot and the push service of its endpoint.
         var browser: Browser?
         var pushService: PushService?
         /// The cause, should the send be unconfirmed; the latency bucket of a received or opened one.
@@ -178,7 +178,7 @@ struct TruthAccumulator {
             let key = SendKey(
                 day: SimTime.day(send.sentAt), channel: send.channel, platform: plan.platform, version: asOf?.version,
                 outcomes: outcomes, pushType: config.pushMix && send.provider != .webpush ? send.kind.pushType : nil,
-                browser: resolved ? plan.web?.browser : nil,
+                browser: asOf == nil ? nil : plan.web?.browser,
                 pushService: send.provider == .webpush ? PushService(endpoint: send.token) : nil, cause: cause,
                 latency: latency, slice: resolved ? slice(send.sentAt) : nil)
             sendCounts[key, default: 0] += 1

@@ -19,6 +19,9 @@ public struct WebFleet: Sendable {
     /// Existing users' answers, long ago: granted, denied, and the rest never answered (`default`).
     public var existingGranted = 0.45
     public var existingDenied = 0.25
+    /// Chance per day that a subscriber blocks the site's notifications or resets them, whenever
+    /// it subscribed (beside ``SimulationConfig/revocationRate``'s revocations days after a prompt).
+    public var revokeDailyChance = 0.004
     /// Share of revocations that reset the permission to `default` ("Reset permission") rather than block.
     public var resetShareOfRevocations = 0.4
     /// Chance per day that a subscription expires (`expirationTime` passed, or `pushsubscriptionchange`
