@@ -265,6 +265,11 @@ struct SimulatorTruthTests {
         let (connection, truth) = try Self.simulateAfterARefresh(seed: 31) {
             $0.webShare = 0.5
             $0.pushMix = true
+            // a mature fleet (subscribers of long standing) whose permissions are revoked and
+            // subscriptions expire often enough to be seen in three days
+            $0.makeSteady(warmupDays: 11)
+            $0.web.revokeDailyChance = 0.05
+            $0.web.subscriptionExpiryDailyChance = 0.05
         }
         let web = truth.outcomesByDay.filter { $0.platform == .web }
         #expect(Set(web.compactMap(\.browser)).isSuperset(of: [.chrome, .safari]))

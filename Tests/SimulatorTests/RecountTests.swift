@@ -13,10 +13,10 @@ struct RecountTests {
         var at: Int64
         var state: DisplayState
         var version: String?
+        var browser: String?
     }
     struct Install {
         var platform = Platform.ios
-        var browser: String?
         var snapshots: [Snapshot] = []
         var exposure: (at: Int64, variant: String)?
         var firstPrompt: (at: Int64, result: String)?
@@ -143,7 +143,6 @@ struct RecountTests {
             let sentAt = try Fixtures.ms(body["sent_at"])
             var install = installs[id] ?? Install()
             install.platform = platform
-            install.browser = body["browser"] as? String
             for event in body["events"] as! [[String: Any]] {
                 guard seen.insert(event["event_id"] as! String).inserted else { continue }
                 let at = config.endMs - (sentAt - (try Fixtures.ms(event["at"])))
@@ -154,7 +153,7 @@ struct RecountTests {
                     install.snapshots.append(
                         Snapshot(
                             at: at, state: DisplayState(snapshot: parseSnapshot(event), platform: platform),
-                            version: version))
+                            version: version, browser: body["browser"] as? String))
                 case "notification_received", "notification_dismissed":
                     // a dismissal is a receipt of a displayed notification
                     let displayed =
@@ -231,8 +230,8 @@ struct RecountTests {
                 confirmability: confirmability, backgroundInstrumented: backgroundInstrumented.contains(slice))
             let day = String(SimTime.rfc3339(t).prefix(10))
             let pushType = config.pushMix ? send["push_type"] as? String : nil
-            // web: the resolved installation's browser, and the push service of the endpoint's host
-            let browser = installation.flatMap { installs[$0]?.browser }
+            // web: the browser of the as-of snapshot's batch, and the push service of the endpoint's host
+            let browser = snapshot?.browser
             let service = provider == .webpush ? PushService(endpoint: token).rawValue : nil
             result.outcomes[
                 key(

@@ -81,7 +81,7 @@ struct WebFleetTests {
                 }
             #expect(service == expected, "\(browserAndOS)")
         }
-        #expect(Set(pushServices.values) == Set(PushService.allCases))
+        #expect(Set(pushServices.values).isSuperset(of: [.fcm, .mozilla, .apple, .windows]))
         // Chrome about 65 %, Safari 15 %, Edge 10 %, Firefox 7 %
         let installs = Double(browsers.values.map(\.count).reduce(0, +))
         for (browser, share) in [(Browser.chrome, 0.65), (.safari, 0.15), (.edge, 0.10), (.firefox, 0.07)] {
