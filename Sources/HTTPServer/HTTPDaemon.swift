@@ -277,7 +277,7 @@ public final class HTTPDaemon: @unchecked Sendable {
                     bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
             else { return .NO }
             defer { MHD_destroy_response(mhdResponse) }
-            for header in response.headers {
+            for header in response.headers + handler.commonHeaders(context.head) {
                 _ = MHD_add_response_header(mhdResponse, header.name, header.value)
             }
             if closing.load(ordering: .acquiring) { _ = MHD_add_response_header(mhdResponse, "Connection", "close") }

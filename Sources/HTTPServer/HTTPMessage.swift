@@ -96,6 +96,8 @@ public protocol HTTPHandler: AnyObject, Sendable {
     /// The answer when the client's address already has its cap of uploads in progress (a 429),
     /// given before any of the body is read.
     func tooManyUploads(_ head: RequestHead) -> HTTPResponse
+    /// Headers every answer to this request carries, whichever path answered it (e.g. CORS).
+    func commonHeaders(_ head: RequestHead) -> [(name: String, value: String)]
 }
 
 /// Where a handler puts its answer; the one request waits for it without holding a thread.

@@ -52,6 +52,8 @@ private final class MetricsHandler: HTTPHandler {
 
     func responded(_ head: RequestHead, status: Int) {}
 
+    func commonHeaders(_ head: RequestHead) -> [(name: String, value: String)] { [] }
+
     func tooManyUploads(_ head: RequestHead) -> HTTPResponse {
         HTTPResponse.content(429, "too many requests\n", type: "text/plain; charset=utf-8")
     }

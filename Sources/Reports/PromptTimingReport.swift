@@ -1,6 +1,7 @@
 import Foundation
 import OutcomeEngine
 import Postgres
+import PushLedgerContract
 import PushLedgerRules
 
 /// `report prompt-timing`: permission-prompt cohorts compared with a baseline cohort
@@ -79,8 +80,9 @@ public struct PromptTimingReport: Sendable, Equatable {
         -> PromptTimingReport
     {
         let query = try query.validated()
-        if let platform = options.platform, platform != "ios", platform != "android" {
-            throw ReportError.invalidQuery("unknown platform '\(platform)' (expected ios or android)")
+        if let platform = options.platform, Platform(rawValue: platform) == nil {
+            let known = Platform.allCases.map(\.rawValue).joined(separator: ", ")
+            throw ReportError.invalidQuery("unknown platform '\(platform)' (expected one of \(known))")
         }
         if options.fromRollups {
             guard query.isWholeDays, !options.includeSends else {

@@ -76,6 +76,11 @@ public enum ReportDimension: String, Sendable, CaseIterable, Equatable {
         }
     }
 
+    /// The `--by` option's help: every dimension, comma-separated.
+    public static var helpText: String {
+        "Slice by any of (comma-separated): " + allCases.map(\.rawValue).joined(separator: ", ")
+    }
+
     /// Parses `--by channel,platform`; unknown names are an error naming them.
     public static func parseList(_ text: String) throws(ReportError) -> [ReportDimension] {
         var result: [ReportDimension] = []

@@ -30,6 +30,7 @@ private final class EchoHandler: HTTPHandler {
     }
     func responded(_ head: RequestHead, status: Int) {}
     func tooManyUploads(_ head: RequestHead) -> HTTPResponse { .content(429, "too many uploads", type: "text/plain") }
+    func commonHeaders(_ head: RequestHead) -> [(name: String, value: String)] { [("X-Path", head.path)] }
 }
 
 @Suite("HTTP daemon on libmicrohttpd")
@@ -67,7 +68,8 @@ struct HTTPDaemonTests {
         try withDaemon { port in
             let connection = try RawHTTPConnection(port: port)
             connection.write(RawRequest.make("POST", "/sync", body: Array("abc".utf8)))
-            #expect(try connection.readReply().text == "/sync 3")
+            let reply = try connection.readReply()
+            #expect(reply.text == "/sync 3" && reply.header("X-Path") == "/sync")
             connection.write(RawRequest.make("POST", "/async", body: Array("abcd".utf8)))
             #expect(try connection.readReply().text == "/async 4")
         }
@@ -77,7 +79,8 @@ struct HTTPDaemonTests {
         try withDaemon { port in
             let connection = try RawHTTPConnection(port: port)
             connection.write(Array("POST /x HTTP/1.1\r\nHost: t\r\nContent-Length: 5000\r\n\r\n".utf8))
-            #expect(try connection.readReply().status == 413)
+            let refused = try connection.readReply()
+            #expect(refused.status == 413 && refused.header("X-Path") == "/x")
         }
     }
 

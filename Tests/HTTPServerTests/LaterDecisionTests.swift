@@ -33,6 +33,7 @@ private final class LaterHandler: HTTPHandler {
         reply.send(.content(200, "\(context) \(body.count)", type: "text/plain"))
     }
     func responded(_ head: RequestHead, status: Int) {}
+    func commonHeaders(_ head: RequestHead) -> [(name: String, value: String)] { [] }
     func tooManyUploads(_ head: RequestHead) -> HTTPResponse { .content(429, "too many uploads", type: "text/plain") }
 }
 

@@ -13,6 +13,7 @@ struct RoutingTests {
         #expect(throws: RouteError.methodNotAllowed(allow: ["POST"])) {
             try Route.resolve(method: "GET", path: "/v1/sends").get()
         }
+        #expect(try Route.resolve(method: "OPTIONS", path: "/v1/telemetry").get() == .telemetry)
         #expect(Route.metricsLabel(path: "/wp-admin") == "other")
     }
 

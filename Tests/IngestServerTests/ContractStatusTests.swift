@@ -195,13 +195,36 @@ struct ContractStatusTests {
     }
 
     @Test(arguments: [
-        ("GET", "/v1/telemetry", "POST"), ("PUT", "/v1/sends", "POST"), ("POST", "/healthz", "GET, HEAD"),
+        ("GET", "/v1/telemetry", "POST, OPTIONS"), ("PUT", "/v1/sends", "POST"), ("POST", "/healthz", "GET, HEAD"),
         ("DELETE", "/metrics", "GET, HEAD"),
     ])
     func wrongMethodIs405WithAllow(method: String, path: String, allow: String) throws {
         let reply = try harness.request(method, path)
         #expect(reply.status == 405)
         #expect(reply.header("Allow") == allow)
+    }
+
+    /// The browser SDK posts from a page's origin: a preflight is answered without a key, and
+    /// every telemetry answer, refusals included, lets the page read it and its Retry-After.
+    @Test func telemetryAnswersCORSAndSendsDoNot() throws {
+        let preflight = try harness.request(
+            "OPTIONS", "/v1/telemetry",
+            headers: [
+                ("Origin", "https://shop.example.com"), ("Access-Control-Request-Method", "POST"),
+                ("Access-Control-Request-Headers", "authorization, content-type, content-encoding"),
+            ])
+        #expect(preflight.status == 204)
+        #expect(preflight.header("Access-Control-Allow-Origin") == "*")
+        #expect(preflight.header("Access-Control-Allow-Methods") == "POST")
+        #expect(preflight.header("Access-Control-Allow-Headers") == "Authorization, Content-Type, Content-Encoding")
+        let stored = try harness.telemetry(Fixtures.telemetry(count: 1))
+        #expect(stored.status == 200 && stored.header("Access-Control-Allow-Origin") == "*")
+        #expect(stored.header("Access-Control-Expose-Headers") == "Retry-After")
+        let refused = try harness.request("POST", "/v1/telemetry", headers: [("Content-Type", "application/json")])
+        #expect(refused.status == 401 && refused.header("Access-Control-Allow-Origin") == "*")
+        let sends = try harness.sends(Fixtures.sends([Fixtures.send()]))
+        #expect(sends.status == 200 && sends.header("Access-Control-Allow-Origin") == nil)
+        #expect(try harness.request("OPTIONS", "/v1/sends").status == 405)
     }
 
     @Test(arguments: [nil, "Basic dXNlcjpwYXNz", "Bearer ", "Bearer pl_t_not-a-key", "Bearer \(TestKeys.revoked)"])

@@ -30,6 +30,7 @@ struct DashboardTests {
                 "unexplained_rate",
             ],
             7: ["time", "metric", "unconfirmable"],
+            8: ["time", "metric", "silent_loss_rate"],
         ],
         "pushledger-permissions": [
             1: ["cohort", "prompted", "opt_in_rate", "provisional_rate"],
@@ -170,6 +171,23 @@ struct DashboardTests {
             notifications_enabled, at, occurred_at, received_at)
             select \(app), gen_random_uuid(), md5(\(app) || 'inst' || i)::uuid, 'android', '5.0', false, t, t, t
               from generate_series(1, 5) i, lateral (select \(AlertFleet.day(9)) + i * interval '1 hour' as t) x
+            """)
+        // Web push sends of granted Chrome installations (the web panel).
+        try c.execute(
+            """
+            insert into settings_snapshots (app_id, event_id, installation_id, platform, app_version, browser, \
+            browser_version, authorization_status, push_permission_state, at, occurred_at, received_at)
+            select \(app), gen_random_uuid(), md5(\(app) || 'web' || i)::uuid, 'web', '5.0', 'chrome', '131.0',
+                   'authorized', 'granted', t, t, t
+              from generate_series(1, 5) i, lateral (select \(AlertFleet.day(2)) + i * interval '1 hour' as t) x
+            """)
+        try c.execute(
+            """
+            insert into sends (app_id, event_id, notification_id, provider, token, installation_id, resolved_by, \
+            channel, sent_at, status, received_at, push_service)
+            select \(app), gen_random_uuid(), gen_random_uuid(), 'webpush', 'https://fcm.googleapis.com/fcm/send/' || i,
+                   md5(\(app) || 'web' || i)::uuid, 'explicit', 'orders', t, 201, t, 'fcm'
+              from generate_series(1, 5) i, lateral (select \(AlertFleet.day(3)) + i * interval '1 hour' as t) x
             """)
         try c.execute(
             """

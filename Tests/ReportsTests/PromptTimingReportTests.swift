@@ -321,7 +321,7 @@ struct PromptTimingReportTests {
         }
         #expect(throws: ReportError.self) {
             try PromptTimingReport.run(
-                connection: data.fixture.connection, query: data.query, options: .init(platform: "web"))
+                connection: data.fixture.connection, query: data.query, options: .init(platform: "windows"))
         }
         let empty = ReportQuery(app: Fixture.app, from: Fixture.time(2025, 1, 1), to: Fixture.time(2025, 1, 2))
         let report = try PromptTimingReport.run(connection: data.fixture.connection, query: empty)

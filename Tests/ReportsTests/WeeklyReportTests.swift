@@ -176,7 +176,7 @@ struct WeeklyReportTests {
         #expect(
             Set(json.keys) == [
                 "app", "week", "from", "to", "as_of", "rollups_as_of", "rollups_refreshed_at", "pending_inputs",
-                "headline", "channels", "platforms",
+                "headline", "channels", "platforms", "web",
                 "why_unconfirmed", "cannot_confirm", "latency", "rejections",
                 "token_hygiene", "provider_check", "link_hosts", "landing", "prompt_timing",
                 "prompt_timing_previous_week", "alerts", "alerts_note",

@@ -57,7 +57,7 @@ select pushledger_define($sql$
 create or replace function pushledger_rollup_totals(p_app text, p_from date, p_to date, p_by text[] default '{}')
 returns table (
     channel text, platform text, app_version text, campaign text, provider text, week date, push_type text,
-    message_kind text, [[outcome, cause, latency | {c} {t}]])
+    message_kind text, browser text, push_service text, [[outcome, cause, latency | {c} {t}]])
 language sql stable as $$
 -- Grouped by week, each ISO week is its own report window; otherwise [p_from, p_to) is.
 select case when 'channel' = any(p_by) then r.channel end,
@@ -68,10 +68,12 @@ select case when 'channel' = any(p_by) then r.channel end,
        case when 'week' = any(p_by) then date_trunc('week', r.day)::date end,
        case when 'push_type' = any(p_by) then r.push_type end,
        case when 'message_kind' = any(p_by) then r.message_kind end,
+       case when 'browser' = any(p_by) then r.browser end,
+       case when 'push_service' = any(p_by) then r.push_service end,
        [[outcome, cause, latency | sum(r.{c})]]
   from pushledger_rollups_judged(p_app, p_from, p_to, 'week' = any(p_by)) r
- group by 1, 2, 3, 4, 5, 6, 7, 8
- order by 1, 2, 3, 4, 5, 6, 7, 8
+ group by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
+ order by 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
 $$
 $sql$);
 

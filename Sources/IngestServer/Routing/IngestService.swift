@@ -70,6 +70,7 @@ final class IngestService: HTTPHandler {
         case .failure(.notFound): return .respond(.notFound)
         case .failure(.methodNotAllowed(let allow)): return .respond(.methodNotAllowed(allow: allow))
         }
+        if head.method == "OPTIONS" { return .respond(.telemetryPreflight) }
         guard let scope = route.scope else { return .respond(operations(route)) }
         guard let token = bearerToken(head.authorization) else { return .respond(.missingKey) }
         let verdict = keys.verify(token)
@@ -205,6 +206,10 @@ final class IngestService: HTTPHandler {
     private func throttle(_ reason: Throttle, key: KeyRecord, retryAfter: Int) -> HTTPResponse {
         metrics.throttled.increment([metrics.appLabel(key.appID), reason.rawValue])
         return .throttled(reason, retryAfter: retryAfter)
+    }
+
+    func commonHeaders(_ head: RequestHead) -> [(name: String, value: String)] {
+        Route(rawValue: head.path)?.corsHeaders ?? []
     }
 
     func responded(_ head: RequestHead, status: Int) {

@@ -38,4 +38,6 @@ final class ListenerRoutes: HTTPHandler {
     }
 
     func responded(_ head: RequestHead, status: Int) { service.responded(head, status: status) }
+
+    func commonHeaders(_ head: RequestHead) -> [(name: String, value: String)] { service.commonHeaders(head) }
 }

@@ -16,6 +16,14 @@ extension HTTPResponse {
     static func envelope(_ error: EnvelopeError) -> HTTPResponse { .error(error.status, error.code, error.message) }
 
     static let notFound = error(404, "not_found", "no such endpoint")
+    /// The answer to a CORS preflight of `/v1/telemetry`: what the browser SDK's upload sends.
+    static let telemetryPreflight = HTTPResponse(
+        status: 204,
+        headers: [
+            ("Access-Control-Allow-Methods", "POST"),
+            ("Access-Control-Allow-Headers", "Authorization, Content-Type, Content-Encoding"),
+            ("Access-Control-Max-Age", "86400"),
+        ])
     static func methodNotAllowed(allow: [String]) -> HTTPResponse {
         error(405, "method_not_allowed", "use \(allow.joined(separator: " or "))").adding(
             "Allow", allow.joined(separator: ", "))

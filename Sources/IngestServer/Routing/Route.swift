@@ -14,7 +14,8 @@ enum Route: String, Sendable, CaseIterable {
     /// Methods allowed on the route (the `Allow` header of a 405).
     var methods: [String] {
         switch self {
-        case .telemetry, .sends: ["POST"]
+        case .telemetry: ["POST", "OPTIONS"]
+        case .sends: ["POST"]
         case .invalidTokens: ["GET"]
         case .healthz, .readyz, .metrics: ["GET", "HEAD"]
         }
@@ -35,6 +36,15 @@ enum Route: String, Sendable, CaseIterable {
         case .sends: .sends
         case .invalidTokens, .healthz, .readyz, .metrics: nil
         }
+    }
+
+    /// Browsers post telemetry from a page's origin (the browser SDK): `/v1/telemetry` answers
+    /// CORS for any origin. Its key travels in `Authorization`, never in a cookie, so no origin
+    /// gains anything a page could not already send. Sends and the token feed take `sends` keys,
+    /// which belong on servers: they answer no CORS, so a browser will not read them.
+    var corsHeaders: [(name: String, value: String)] {
+        guard self == .telemetry else { return [] }
+        return [("Access-Control-Allow-Origin", "*"), ("Access-Control-Expose-Headers", "Retry-After")]
     }
 
     /// Resolves a request line: the route, or the 404/405 to answer.

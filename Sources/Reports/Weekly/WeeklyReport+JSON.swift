@@ -20,6 +20,13 @@ extension WeeklyReport {
                 ("headline", Self.sliceJSON(headline)),
                 ("channels", .array(channels.map(Self.sliceJSON))),
                 ("platforms", .array(platforms.map(Self.sliceJSON))),
+                (
+                    "web",
+                    .object([
+                        ("browsers", .array(browsers.map(Self.sliceJSON))),
+                        ("push_services", .array(pushServices.map(Self.sliceJSON))),
+                    ])
+                ),
                 ("why_unconfirmed", whyUnconfirmedJSON),
                 (
                     "cannot_confirm",

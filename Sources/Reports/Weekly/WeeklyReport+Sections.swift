@@ -26,12 +26,12 @@ extension WeeklyReport {
             return [
                 headlineTable, cannotConfirmTable, sliceTable("Per channel", "channel", channels),
                 sliceTable("Per platform", "platform", platforms),
-                causeTable, latencyTable, rejectionTable, hygieneTable, landingTable,
-            ]
+            ] + webTables + [causeTable, latencyTable, rejectionTable, hygieneTable, landingTable]
         }
         return [
             headlineTable, cannotConfirmTable, sliceTable("Per channel", "channel", channels),
             sliceTable("Per platform", "platform", platforms),
+        ] + webTables + [
             causeTable, latencyTable, rejectionTable, hygieneTable, providerCheckTable,
         ]
             + (hasFCMData ? providerCheck.map { [$0.causeTable()] } ?? [] : [])
@@ -55,6 +55,15 @@ extension WeeklyReport {
             c.pending > 0
             ? ["\(c.pending) sends still pending (within the confirmation window) are left out of accepted"] : []
         return ReportTable(title: "Headline", columns: ["figure"] + Self.changeColumns, rows: rows, notes: notes)
+    }
+
+    /// Web push per browser and per push service, when either week had web sends.
+    private var webTables: [ReportTable] {
+        guard !browsers.isEmpty else { return [] }
+        return [
+            sliceTable("Web push per browser", "browser", browsers),
+            sliceTable("Web push per push service", "push service", pushServices),
+        ]
     }
 
     private func sliceTable(_ title: String, _ name: String, _ slices: [Slice]) -> ReportTable {

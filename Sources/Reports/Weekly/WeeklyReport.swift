@@ -66,6 +66,9 @@ public struct WeeklyReport: Sendable {
     public let headline: Slice
     public let channels: [Slice]
     public let platforms: [Slice]
+    /// Web sends per browser and per push service (empty without web sends either week).
+    public let browsers: [Slice]
+    public let pushServices: [Slice]
     /// Causes of unconfirmed sends and latency buckets per platform and channel.
     public let causeSlices: [CauseSlice]
     /// Silent loss by channel across the recent weeks, oldest first (the chart's data).
@@ -107,8 +110,9 @@ public struct WeeklyReport: Sendable {
         }
         return WeeklyReport(
             app: app, week: week, asOf: asOf, rollups: rollups,
-            headline: sums.headline, channels: sums.channels, platforms: sums.platforms, causeSlices: sums.causeSlices,
-            trend: sums.trend, rejections: sums.rejections, landings: sums.landings,
+            headline: sums.headline, channels: sums.channels, platforms: sums.platforms, browsers: sums.browsers,
+            pushServices: sums.pushServices, causeSlices: sums.causeSlices, trend: sums.trend,
+            rejections: sums.rejections, landings: sums.landings,
             cannotConfirm: sums.cannotConfirm, linkHosts: try linkHosts(connection, app, week),
             promptTiming: try prompts(week), previousPromptTiming: try prompts(week.previous),
             alerts: try alerts(connection, app, week),
@@ -131,7 +135,8 @@ public struct WeeklyReport: Sendable {
             fellBack: false, baseline: nil, cohorts: [])
         return WeeklyReport(
             app: ReportScope.fleetName, week: week, asOf: asOf, rollups: rollups, headline: sums.headline,
-            channels: sums.channels, platforms: sums.platforms, causeSlices: sums.causeSlices, trend: sums.trend,
+            channels: sums.channels, platforms: sums.platforms, browsers: sums.browsers,
+            pushServices: sums.pushServices, causeSlices: sums.causeSlices, trend: sums.trend,
             rejections: sums.rejections, landings: sums.landings, cannotConfirm: sums.cannotConfirm,
             promptTiming: prompts,
             previousPromptTiming: prompts, alerts: [], isFleet: true)
@@ -139,7 +144,8 @@ public struct WeeklyReport: Sendable {
 
     /// The sections that add up across apps, read for one app or the fleet.
     private struct Sums {
-        var headline: Slice, channels: [Slice], platforms: [Slice], causeSlices: [CauseSlice]
+        var headline: Slice, channels: [Slice], platforms: [Slice], browsers: [Slice], pushServices: [Slice]
+        var causeSlices: [CauseSlice]
         var trend: [(week: ISOWeek, channel: String, counts: OutcomeCounts)]
         var rejections: [ReasonRow], landings: [LandingRow]
         var cannotConfirm: [CannotConfirmRow]
@@ -149,6 +155,11 @@ public struct WeeklyReport: Sendable {
             let byWeek = try totals(connection, scope, weeks[0], week, by: "week")
             let byChannel = try totals(connection, scope, weeks[0], week, by: "week,channel")
             let byPlatform = try totals(connection, scope, week.previous, week, by: "week,platform")
+            // Web sends only: a web send without a snapshot has no browser ("unknown").
+            let byBrowser = try totals(
+                connection, scope, week.previous, week, by: "week,platform,browser", web: "browser")
+            let byPushService = try totals(
+                connection, scope, week.previous, week, by: "week,platform,push_service", web: "push_service")
             func slices(_ rows: [(week: ISOWeek, name: String, counts: OutcomeCounts)]) -> [Slice] {
                 Set(rows.filter { $0.week >= week.previous }.map(\.name)).sorted().map { name in
                     Slice(
@@ -162,6 +173,8 @@ public struct WeeklyReport: Sendable {
                 ?? Slice(name: "all", current: OutcomeCounts(), previous: OutcomeCounts())
             channels = slices(byChannel)
             platforms = slices(byPlatform)
+            browsers = slices(byBrowser)
+            pushServices = slices(byPushService)
             causeSlices = try WeeklyReport.causeSlices(connection, scope, week)
             trend = byChannel.map { ($0.week, $0.name, $0.counts) }
             rejections = try WeeklyReport.rejections(connection, scope, week)
@@ -172,7 +185,8 @@ public struct WeeklyReport: Sendable {
 
     /// The columns `pushledger_rollup_totals` groups by, in its order.
     static let totalsKeys = [
-        "channel", "platform", "app_version", "campaign", "provider", "week", "push_type", "message_kind",
+        "channel", "platform", "app_version", "campaign", "provider", "week", "push_type", "message_kind", "browser",
+        "push_service",
     ]
 
     /// The cross-check of the week's Los Angeles days; nil without FCM data for them, whose check
@@ -197,8 +211,10 @@ public struct WeeklyReport: Sendable {
     }
 
     /// Rollup sums per week (and the second dimension in `by`, if any) over weeks [first, last].
+    /// `web`: the web sends only, named by this column of theirs (`browser` or `push_service`).
     private static func totals(
-        _ connection: Connection, _ scope: ReportScope, _ first: ISOWeek, _ last: ISOWeek, by: String
+        _ connection: Connection, _ scope: ReportScope, _ first: ISOWeek, _ last: ISOWeek, by: String,
+        web: String? = nil
     ) throws(ReportError) -> [(week: ISOWeek, name: String, counts: OutcomeCounts)] {
         let rows = scope.rows(keys: totalsKeys, sums: OutcomeCounts.summedColumns) { app in
             """
@@ -206,13 +222,14 @@ public struct WeeklyReport: Sendable {
                                      string_to_array(\(by), ','))
             """
         }
+        let name = web.map { "coalesce(\($0), 'unknown')" } ?? "coalesce(channel, platform, 'all')"
         return try databaseStep("reading rollups") {
             try connection.query(
                 OutcomeCounts.withRates(
                     """
-                    select week::timestamp at time zone 'UTC' as week, coalesce(channel, platform, 'all') as name,
+                    select week::timestamp at time zone 'UTC' as week, \(unsafeRaw: name) as name,
                            \(unsafeRaw: OutcomeCounts.sqlColumns), \(unsafeRaw: CauseCounts.sqlColumns)
-                      from \(rows)
+                      from \(rows) \(unsafeRaw: web == nil ? "" : "where platform = 'web'")
                     """
                 )
             ).map { row in

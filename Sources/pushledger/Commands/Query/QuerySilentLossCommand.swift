@@ -20,7 +20,7 @@ struct QuerySilentLossCommand: Command {
     @Option(help: "How far back, e.g. 24h or 7d", default: .hours(24))
     var since: TimeSpan
 
-    @Option(help: "Slice by channel,platform,app_version,campaign,day,provider", default: "channel")
+    @Option(help: ReportDimension.helpText, default: "channel")
     var by: String
 
     @OptionGroup var source: SourceOption

@@ -1,4 +1,5 @@
 import CommandLineParsing
+import PushLedgerContract
 import Reports
 
 /// `pushledger report prompt-timing`: permission prompt timing cohorts compared with real statistics.
@@ -18,7 +19,7 @@ struct ReportPromptTimingCommand: Command {
     @Flag(help: "Cohorts by the placement of the first system prompt instead of the experiment arm")
     var asTreated: Bool
 
-    @Option(help: "Only installations of this platform", choices: ["ios", "android"])
+    @Option(help: "Only installations of this platform", choices: Platform.allCases.map(\.rawValue))
     var platform: String?
 
     @OptionGroup var output: ReportTableFormat

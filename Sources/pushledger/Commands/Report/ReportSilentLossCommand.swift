@@ -17,7 +17,7 @@ struct ReportSilentLossCommand: Command {
 
     @OptionGroup var window: WindowOptions
 
-    @Option(help: "Slice by channel,platform,app_version,campaign,day,provider", default: "")
+    @Option(help: ReportDimension.helpText, default: "")
     var by: String
 
     @OptionGroup var source: SourceOption

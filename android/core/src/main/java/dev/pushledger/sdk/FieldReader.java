@@ -2,6 +2,7 @@ package dev.pushledger.sdk;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Locale;
 import java.util.UUID;
 
 import org.jetbrains.annotations.NotNull;
@@ -125,6 +126,10 @@ final class FieldReader {
             return read(key, required, "an APNs token: hex of even length 64 to 200",
                 v -> v instanceof String && isApnsToken((String) v) ? (String) v : null);
         }
+        if (provider.equals(TelemetryValidator.WEBPUSH)) {
+            return read(key, required, "an https push subscription endpoint (at most 2048 bytes)",
+                v -> v instanceof String && isWebPushEndpoint((String) v) ? (String) v : null);
+        }
         return read(key, required, "an FCM token: 1 to 4096 printable ASCII characters",
             v -> v instanceof String && isFcmToken((String) v) ? (String) v : null);
     }
@@ -175,6 +180,41 @@ final class FieldReader {
         return true;
     }
 
+    /**
+     * A Web Push subscription endpoint (contract v1.3): an absolute {@code https://} URL with a
+     * host, 1 to 2,048 bytes of printable ASCII without spaces.
+     */
+    static boolean isWebPushEndpoint(String s) {
+        if (s.isEmpty() || s.length() > 2048) return false;
+        for (int k = 0; k < s.length(); k++) {
+            char c = s.charAt(k);
+            if (c <= 0x20 || c >= 0x7F) return false;
+        }
+        return endpointHost(s) != null;
+    }
+
+    /**
+     * The lower-cased host of an {@code https://} URL of printable ASCII (without user info or
+     * port), as the server finds it; null when it has none.
+     */
+    static @Nullable String endpointHost(String s) {
+        if (s.length() <= 8 || !s.substring(0, 8).toLowerCase(Locale.ROOT).equals("https://")) return null;
+        int end = 8;
+        while (end < s.length() && "/?#".indexOf(s.charAt(end)) < 0) end++;
+        String authority = s.substring(8, end);
+        String hostAndPort = authority.substring(authority.lastIndexOf('@') + 1);
+        String host;
+        if (hostAndPort.startsWith("[")) {
+            int close = hostAndPort.indexOf(']');
+            if (close < 0) return null;
+            host = hostAndPort.substring(0, close + 1);
+        } else {
+            int colon = hostAndPort.indexOf(':');
+            host = colon < 0 ? hostAndPort : hostAndPort.substring(0, colon);
+        }
+        return host.isEmpty() ? null : host.toLowerCase(Locale.ROOT);
+    }
+
     static int utf8(String s) { return s.getBytes(StandardCharsets.UTF_8).length; }
 
     static String kind(@Nullable Object v) {
@@ -186,9 +226,11 @@ final class FieldReader {
         return "an object";
     }
 
-    private static String join(List<String> words) {
+    private static String join(List<String> words) { return join(words, ", "); }
+
+    static String join(List<String> words, String separator) {
         StringBuilder s = new StringBuilder();
-        for (String w : words) s.append(s.length() == 0 ? "" : ", ").append(w);
+        for (String w : words) s.append(s.length() == 0 ? "" : separator).append(w);
         return s.toString();
     }
 }

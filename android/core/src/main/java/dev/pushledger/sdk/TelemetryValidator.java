@@ -30,14 +30,25 @@ public final class TelemetryValidator {
 
     static final Set<String> TYPES = new HashSet<>(Arrays.asList(
         "notification_settings", "permission_prompt", "experiment_exposure", "push_token", "notification_received",
-        "notification_opened"));
-    private static final List<String> PLATFORMS = Arrays.asList("ios", "android");
+        "notification_opened", "notification_dismissed"));
+    /** The browser's platform and push provider (contract v1.3): the SDK never writes them, but judges them. */
+    static final String WEB = "web", WEBPUSH = "webpush";
+    private static final List<String> PLATFORMS = Arrays.asList("ios", "android", WEB);
+    private static final List<String> BROWSERS = Arrays.asList("chrome", "edge", "firefox", "safari", "samsung", "opera", "other");
     private static final List<String> AUTHORIZATION = Arrays.asList("not_determined", "denied", "authorized", "provisional", "ephemeral");
     private static final List<String> SETTING = Arrays.asList("enabled", "disabled", "not_supported");
     private static final List<String> ALERT_STYLE = Arrays.asList("none", "banner", "alert");
     private static final String[] IOS_SETTINGS = {
         "alert_setting", "sound_setting", "badge_setting", "lock_screen_setting", "notification_center_setting",
         "time_sensitive_setting", "scheduled_delivery_setting"};
+    /** The Notification API's three states; {@code provisional} and {@code ephemeral} are iOS's. */
+    private static final List<String> WEB_AUTHORIZATION = Arrays.asList("authorized", "denied", "not_determined");
+    private static final List<String> PUSH_PERMISSION = Arrays.asList("granted", "denied", "prompt");
+    private static final List<String> DISPLAY_MODE = Arrays.asList("browser", "standalone");
+    private static final List<String> SUBSCRIPTION = Arrays.asList("active", "none", "expired");
+    /** A prompt's results on web: {@code provisional} is an iOS answer. */
+    private static final List<String> WEB_PROMPT_RESULTS = without(Wire.words(PromptResult.class), Wire.of(PromptResult.PROVISIONAL));
+    private static final List<String> WEB_PROVIDERS = Collections.singletonList(WEBPUSH);
     private static final Set<Long> IMPORTANCES = new HashSet<>(Arrays.asList(-1000L, 0L, 1L, 2L, 3L, 4L, 5L));
     private static final int MAX_ECHOED_EVENT_ID = 128;
 
@@ -120,8 +131,13 @@ public final class TelemetryValidator {
         String platform = r.choice("platform", true, PLATFORMS);
         r.string("app_version", false, FieldReader.VERSION);
         r.string("os_version", false, FieldReader.VERSION);
-        r.integer("sdk_int", false, 1, 1000);
+        r.integer("sdk_int", false, 1, 1000); // judged on every platform; its value is ignored on web
         Long sentAt = r.time("sent_at", false);
+        // Web only (contract v1.3): required there, ignored elsewhere like the other platforms' fields.
+        if (WEB.equals(platform)) {
+            r.choice("browser", true, BROWSERS);
+            r.string("browser_version", true, FieldReader.VERSION);
+        }
         JSONArray events = r.array("events", true);
         String[] failure = r.failure();
         if (failure != null) return Verdict.refused(400, failure[0], failure[1]);
@@ -176,40 +192,26 @@ public final class TelemetryValidator {
     private static void payload(String type, String platform, FieldReader r) {
         switch (type) {
             case "notification_settings":
-                if (platform.equals("ios")) {
-                    r.choice("authorization_status", true, AUTHORIZATION);
-                    for (String key : IOS_SETTINGS) r.choice(key, false, SETTING);
-                    r.choice("alert_style", false, ALERT_STYLE);
-                    r.bool("low_power_mode", false);
-                } else {
-                    r.bool("notifications_enabled", true);
-                    r.choice("post_notifications", false, Wire.words(PostNotifications.class));
-                    JSONArray channels = r.array("channels", false);
-                    if (channels != null) channels(channels, r);
-                    r.choice("standby_bucket", false, Wire.words(StandbyBucket.class));
-                    r.bool("background_restricted", false);
-                    r.bool("ignoring_battery_optimizations", false);
-                    r.bool("force_stopped_before_start", false);
-                }
+                settings(platform, r);
                 break;
             case "permission_prompt":
                 r.slug("placement", true);
                 r.choice("prompt", true, Wire.words(PromptKind.class));
-                r.choice("result", true, Wire.words(PromptResult.class));
+                r.choice("result", true, platform.equals(WEB) ? WEB_PROMPT_RESULTS : Wire.words(PromptResult.class));
                 break;
             case "experiment_exposure":
                 r.slug("experiment", true);
                 r.slug("variant", true);
                 break;
             case "push_token":
-                String provider = r.choice("provider", true, Wire.words(PushProvider.class));
-                r.token("token", true, provider);
-                if ("apns".equals(provider)) r.choice("environment", false, Wire.words(ApnsEnvironment.class));
+                pushToken(platform, r);
                 break;
             case "notification_received":
-                r.uuid("notification_id", true);
-                r.string("channel", false, FieldReader.LABEL);
+                receipt(r);
                 r.bool("displayed", false);
+                break;
+            case "notification_dismissed": // a receipt of a displayed notification
+                receipt(r);
                 break;
             default: // notification_opened
                 r.uuid("notification_id", true);
@@ -217,6 +219,57 @@ public final class TelemetryValidator {
                 r.string("link", false, FieldReader.LINK);
                 r.choice("landed", false, Wire.words(Landing.class));
         }
+    }
+
+    /** The envelope's platform decides which fields count; the other platforms' are ignored. */
+    private static void settings(String platform, FieldReader r) {
+        switch (platform) {
+            case "ios":
+                r.choice("authorization_status", true, AUTHORIZATION);
+                for (String key : IOS_SETTINGS) r.choice(key, false, SETTING);
+                r.choice("alert_style", false, ALERT_STYLE);
+                r.bool("low_power_mode", false);
+                break;
+            case WEB:
+                r.choice("authorization_status", true, WEB_AUTHORIZATION);
+                r.choice("push_permission_state", false, PUSH_PERMISSION);
+                r.choice("display_mode", false, DISPLAY_MODE);
+                r.choice("subscription", false, SUBSCRIPTION);
+                break;
+            default: // android
+                r.bool("notifications_enabled", true);
+                r.choice("post_notifications", false, Wire.words(PostNotifications.class));
+                JSONArray channels = r.array("channels", false);
+                if (channels != null) channels(channels, r);
+                r.choice("standby_bucket", false, Wire.words(StandbyBucket.class));
+                r.bool("background_restricted", false);
+                r.bool("ignoring_battery_optimizations", false);
+                r.bool("force_stopped_before_start", false);
+        }
+    }
+
+    /**
+     * A {@code webpush} token belongs to a web envelope and the others to an app's; {@code environment}
+     * is an APNs notion, ignored for FCM and Web Push.
+     */
+    private static void pushToken(String platform, FieldReader r) {
+        List<String> providers = platform.equals(WEB) ? WEB_PROVIDERS : Wire.words(PushProvider.class);
+        String provider = r.read("provider", true, FieldReader.join(providers, " or ") + " on platform " + platform,
+            v -> v instanceof String && providers.contains(v) ? (String) v : null);
+        r.token("token", true, provider);
+        if ("apns".equals(provider)) r.choice("environment", false, Wire.words(ApnsEnvironment.class));
+    }
+
+    /** The fields {@code notification_received} and {@code notification_dismissed} share. */
+    private static void receipt(FieldReader r) {
+        r.uuid("notification_id", true);
+        r.string("channel", false, FieldReader.LABEL);
+    }
+
+    private static List<String> without(List<String> words, String word) {
+        List<String> rest = new ArrayList<>(words);
+        rest.remove(word);
+        return Collections.unmodifiableList(rest);
     }
 
     private static void channels(JSONArray list, FieldReader r) {

@@ -1,12 +1,15 @@
 package dev.pushledger.sdk;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.UUID;
 
 import org.json.JSONObject;
@@ -125,6 +128,34 @@ class ValidationTests {
         JSONObject answer = TelemetryValidator.validate(oneEvent, Fixtures.APP, now, limits).answer();
         assertEquals("invalid field \"event\": expected a JSON object, got a number", answer.getJSONArray("rejected").getJSONObject(0).getString("message"));
         assertEquals(413, TelemetryValidator.validate(oneEvent, Fixtures.APP, now, new IngestLimits(1 << 20, 0, 1 << 15, 1, 1)).status);
+    }
+
+    @Test
+    void webEnvelopesAndEventsAreJudgedAsTheServerJudgesThem() {
+        long now = System.currentTimeMillis();
+        List<String> failures = new ArrayList<>();
+        for (WebCases.Case c : WebCases.all(now)) {
+            TelemetryValidator.Verdict verdict = TelemetryValidator.validate(c.body, Fixtures.APP, now, IngestLimits.defaults());
+            String said = WebCases.summary(verdict.status, verdict.answer());
+            if (!said.equals(c.expected)) failures.add(c.body + "\n  expected " + c.expected + "\n  the core said " + said);
+        }
+        assertTrue(failures.isEmpty(), String.join("\n", failures));
+    }
+
+    @Test
+    void aWebPushEndpointsHostIsFoundAsTheServerFindsIt() {
+        assertEquals("updates.push.services.mozilla.com", FieldReader.endpointHost("HTTPS://Updates.Push.Services.Mozilla.com/wpush/v2/x"));
+        assertEquals("push.example.com", FieldReader.endpointHost("https://user:secret@push.example.com:8443/p"));
+        assertEquals("web.push.apple.com", FieldReader.endpointHost("https://a@b@web.push.apple.com/x"));
+        assertEquals("[2001:db8::1]", FieldReader.endpointHost("https://[2001:db8::1]:443/push"));
+        assertEquals("h", FieldReader.endpointHost("https://h"));
+        assertEquals("example.com", FieldReader.endpointHost("https://example.com?x=/y"));
+        for (String none : new String[] {"https://", "https:///x", "https://user@/x", "https://:1/x", "https://[::1/x", "http://example.com/"}) {
+            assertNull(FieldReader.endpointHost(none), none);
+        }
+        for (String endpoint : WebCases.ENDPOINTS) assertTrue(FieldReader.isWebPushEndpoint(endpoint), endpoint);
+        for (String endpoint : WebCases.NOT_ENDPOINTS) assertFalse(FieldReader.isWebPushEndpoint(endpoint), endpoint);
+        assertEquals(2048, WebCases.ENDPOINTS.get(WebCases.ENDPOINTS.size() - 1).length());
     }
 
     @Test
