@@ -50,10 +50,14 @@ for _ in $(seq 1 100); do
     sleep 0.1
 done
 
-step "Simulating $installs installations of a mature app and their pushes: $warmup days of warm-up, then $days days"
+# A fifth of the installations are browsers (Web Push): Chrome, Safari (iOS home-screen web apps too),
+# Edge, Firefox and the rest, beside the iOS and Android phones.
+web_share=0.2
+step "Simulating $installs installations of a mature app (phones and browsers) and their pushes: $warmup days \
+of warm-up, then $days days"
 "$bin" simulate --url "http://127.0.0.1:$port" --telemetry-key "$telemetry_key" --sends-key "$sends_key" \
     --installs "$installs" --threads 24 --warmup-days "$warmup" --days "$days" --seed 7 --push-mix \
-    --truth .pgdata/demo-truth.json
+    --web-share "$web_share" --truth .pgdata/demo-truth.json
 
 step "Stopping the server (graceful: in-flight requests finish first)"
 kill -TERM $server
@@ -65,7 +69,7 @@ trap - EXIT
 # pending while offline, delivered otherwise), imported beside what devices confirmed and why.
 step "Importing FCM Aggregated Delivery Data for the simulated fleet"
 "$bin" simulate --dry-run --no-progress --installs "$installs" --warmup-days "$warmup" --days "$days" --seed 7 \
-    --push-mix --fcm-delivery-data .pgdata/demo-fcm-delivery.json >/dev/null
+    --push-mix --web-share "$web_share" --fcm-delivery-data .pgdata/demo-fcm-delivery.json >/dev/null
 "$bin" import fcm-delivery-data .pgdata/demo-fcm-delivery.json --app "$app" \
     --fcm-app-id 1:123456789012:android:5e1a0c0ffee0
 "$bin" report provider-check --app "$app" --week "$week"
@@ -94,6 +98,11 @@ cat "$reports/weekly-$week.md"
 
 step "Silent loss per channel, last 14 days"
 "$bin" report silent-loss --by channel --from "$(date -u -d '14 days ago' +%F)" --to "$(date -u +%F)"
+
+step "Web beside iOS and Android: silent loss per platform, browser and push service, last 14 days"
+"$bin" report silent-loss --by platform,browser,push_service --from "$(date -u -d '14 days ago' +%F)" \
+    --to "$(date -u +%F)" \
+    --columns platform,browser,push_service,sends,accepted,received,opened,blocked_app,unconfirmed,silent_loss_rate
 
 step "Sends that could not confirm (unconfirmable), by push type and message kind, last 14 days"
 "$bin" report silent-loss --by provider,push_type,message_kind --from "$(date -u -d '14 days ago' +%F)" \

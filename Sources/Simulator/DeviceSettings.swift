@@ -15,6 +15,9 @@ struct DeviceSettings: Equatable {
     var importance: [Int?] = []
     /// The channel group the user blocked as a whole, if any.
     var blockedGroup: String?
+    // Web (the permission is `authorization`)
+    /// The service worker registration's push subscription.
+    var subscription = SubscriptionState.none
 
     func snapshot(platform: Platform, channels: [ChannelProfile]) -> SettingsSnapshot {
         switch platform {
@@ -36,8 +39,7 @@ struct DeviceSettings: Equatable {
         case .web:
             // The browser's one permission: Notification.permission and the push permission agree.
             return SettingsSnapshot(
-                authorizationStatus: authorization, pushPermissionState: webPushPermission,
-                subscription: authorization == .authorized ? .active : SubscriptionState.none)
+                authorizationStatus: authorization, pushPermissionState: webPushPermission, subscription: subscription)
         }
     }
 
@@ -76,11 +78,21 @@ struct DeviceSettings: Equatable {
 
     mutating func deny(platform: Platform, sdk: Int) {
         switch platform {
-        case .ios, .web: authorization = .denied
+        case .ios: authorization = .denied
+        case .web:
+            // blocking the site ends its push subscription
+            authorization = .denied
+            subscription = .none
         case .android:
             enabled = false
             postNotifications = sdk >= 33 ? .denied : .notRequired
         }
+    }
+
+    /// Web: the user reset the site's permission to "ask" (`default`), which ends its subscription.
+    mutating func resetPermission() {
+        authorization = .notDetermined
+        subscription = .none
     }
 
     mutating func makeProvisional() {

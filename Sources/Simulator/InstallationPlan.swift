@@ -7,8 +7,10 @@ struct InstallationPlan {
     let index: Int
     let id: SimUUID
     let platform: Platform
-    /// Android API level (nil on iOS).
+    /// Android API level (0 on iOS and web).
     let sdk: Int
+    /// The browser, on web.
+    let web: WebTraits?
     /// Had the app before the SDK shipped: answered long ago, not in the experiment.
     let existing: Bool
     /// Experiment arm index (nil for existing users).
@@ -44,7 +46,11 @@ struct InstallationPlan {
         let start = config.simulatedStartMs, end = config.endMs, span = end - start
         self.index = index
         id = r.uuid()
-        platform = r.chance(config.iosShare) ? .ios : .android
+        let phone: Platform = r.chance(config.iosShare) ? .ios : .android
+        // whether it is a browser draws from a stream of its own, so the phones stay as they were
+        var browser = SimRandom(seed: config.seed &* 0xD1B5_4A32_D192_ED03 &+ UInt64(index), stream: 10)
+        web = browser.chance(config.webShare) ? WebTraits(fleet: config.web, random: &browser) : nil
+        platform = web == nil ? phone : .web
         sdk = platform == .android ? config.androidSdkMix[r.weighted(config.androidSdkMix.map(\.weight))].sdk : 0
         existing = r.chance(config.existingUserShare)
         if existing {
@@ -88,18 +94,28 @@ struct InstallationPlan {
             }
             day += 1
         }
-        offline = periods.map { (from: $0.0, to: $0.1) }
         timeZoneHours = Int64(r.int(-8...9))
+        if let web {
+            // a browser is also closed: at night on a computer, and now and then for days
+            let closed = web.closures(
+                from: firstSeen, to: end, timeZoneHours: timeZoneHours, fleet: config.web, random: &browser)
+            periods = Self.merged(periods + closed)
+        }
+        offline = periods.map { (from: $0.0, to: $0.1) }
         // v1.2 traits draw from their own stream, so the rest of the fleet stays as it was
         var traits = SimRandom(seed: config.seed &* 0x9E37_79B9_7F4A_7C15 &+ UInt64(index), stream: 7)
-        if platform == .android {
+        switch platform {
+        case .android:
             standbyBucket = Self.standbyBuckets[traits.weighted(Self.standbyBuckets.map(\.1))].0
             backgroundRestricted = traits.chance(config.backgroundRestrictedShare)
             ignoringBatteryOptimizations = traits.chance(0.1)
             lowPowerMode = nil
-        } else {
+        case .ios:
             (standbyBucket, backgroundRestricted, ignoringBatteryOptimizations) = (nil, nil, nil)
             lowPowerMode = traits.chance(0.2)
+        case .web:
+            // a browser reports none of the devices' power states
+            (standbyBucket, backgroundRestricted, ignoringBatteryOptimizations, lowPowerMode) = (nil, nil, nil, nil)
         }
         var stops: [Int64] = []
         if platform == .android && sdk >= 35 {
@@ -113,6 +129,19 @@ struct InstallationPlan {
             }
         }
         forceStops = stops
+    }
+
+    /// Periods sorted and joined where they overlap or touch.
+    static func merged(_ periods: [(Int64, Int64)]) -> [(Int64, Int64)] {
+        var result: [(Int64, Int64)] = []
+        for p in periods.sorted(by: { $0.0 < $1.0 }) {
+            if let last = result.last, p.0 <= last.1 {
+                result[result.count - 1].1 = max(last.1, p.1)
+            } else {
+                result.append(p)
+            }
+        }
+        return result
     }
 
     /// Whether the device defers normal-priority pushes (a rare or restricted standby bucket, a

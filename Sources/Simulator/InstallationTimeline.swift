@@ -16,6 +16,10 @@ struct InstallationTimeline {
     var orders: [Int64] = []
     /// When the app's process started (each session): a force-stopped app starts again only then.
     var processStarts: [Int64] = []
+    /// Web: when each endpoint stopped working (the subscription expired, or the permission went).
+    var subscriptionEnds: [String: Int64] = [:]
+    /// Web: the service worker subscribes again at the next visit after its subscription expired.
+    private var resubscribes = false
     private var systemPromptsShown = 0
     private var answered = false
     private var legacyTokenPending = false
@@ -51,6 +55,7 @@ struct InstallationTimeline {
                 }
                 t += SimTime.msPerMinute
                 reportLegacyToken(at: t)
+                t = resubscribe(at: t)
             }
             if i == rotationSession {
                 t += SimTime.msPerMinute
@@ -76,8 +81,16 @@ struct InstallationTimeline {
                     if r.chance(0.2) { state.blockedGroup = channel.group } else { state.importance[i] = 0 }
                 }
             }
-            let optIn = plan.platform == .ios ? config.existingIOSOptIn : config.existingAndroidOptIn
-            if r.chance(optIn) {
+            if plan.platform == .web {
+                // granted and subscribed, blocked, or never answered (`default`)
+                let u = r.unit()
+                if u < config.web.existingGranted {
+                    state.grant(platform: .web, sdk: 0)
+                    state.subscription = .active
+                } else if u < config.web.existingGranted + config.web.existingDenied {
+                    state.deny(platform: .web, sdk: 0)
+                }
+            } else if r.chance(plan.platform == .ios ? config.existingIOSOptIn : config.existingAndroidOptIn) {
                 state.grant(platform: plan.platform, sdk: plan.sdk)
             } else {
                 state.deny(platform: plan.platform, sdk: plan.sdk)
@@ -97,6 +110,20 @@ struct InstallationTimeline {
     }
 
     private mutating func scheduleChanges() {
+        if plan.platform == .web {
+            var day = SimTime.day(plan.firstSeen)
+            while day < SimTime.day(horizon - 1) + 1 {
+                let at = max(plan.firstSeen + SimTime.msPerHour, day * SimTime.msPerDay + r.below(SimTime.msPerDay))
+                if r.chance(config.web.subscriptionExpiryDailyChance) {
+                    scheduled.append((at, .subscriptionExpired(resubscribes: r.chance(config.web.resubscribeShare))))
+                }
+                if r.chance(config.web.revokeDailyChance) {
+                    scheduled.append((at, r.chance(config.web.resetShareOfRevocations) ? .resetPermission : .revoke))
+                }
+                day += 1
+            }
+            scheduled.sort { $0.at < $1.at }
+        }
         guard plan.platform == .android else { return }
         // new installs block channels in their first days (existing ones did long ago: `initialState`)
         for (i, channel) in config.channels.enumerated() where !plan.existing && r.chance(channel.blockRate) {
@@ -124,8 +151,14 @@ struct InstallationTimeline {
             case .revoke:
                 if plan.platform == .ios, s.authorization == .authorized || s.authorization == .provisional {
                     s.authorization = .denied
-                } else if plan.platform == .android {
-                    s.deny(platform: .android, sdk: plan.sdk)
+                } else if plan.platform == .android || s.authorization == .authorized {
+                    s.deny(platform: plan.platform, sdk: plan.sdk)
+                }
+            case .resetPermission: if s.authorization == .authorized { s.resetPermission() }
+            case .subscriptionExpired(let again):
+                if s.subscription == .active {
+                    s.subscription = .expired
+                    resubscribes = again
                 }
             case .blockChannel(let i): if s.importance[i] != nil { s.importance[i] = 0 }
             case .blockGroup(let group): s.blockedGroup = group
@@ -137,6 +170,12 @@ struct InstallationTimeline {
 
     private mutating func setState(_ s: DeviceSettings, at t: Int64) {
         guard s != state else { return }
+        if state.subscription == .active && s.subscription != .active, let endpoint = tokens.last?.token {
+            // an expiry is the push service's own; a revoked permission it learns when the browser
+            // next tells it, meanwhile accepting pushes the browser drops
+            let told = s.subscription == .expired ? 0 : Int64(r.exponential(mean: Double(SimTime.msPerDay)))
+            subscriptionEnds[endpoint] = t + told
+        }
         state = s
         changes.append((t, s))
     }
@@ -190,10 +229,12 @@ struct InstallationTimeline {
             emit(t, .exposure(variant: config.arms[arm].variant))
         }
         t += SimTime.msPerMinute
+        // a browser has an endpoint only once subscribed, after the user granted
+        if plan.platform == .web && state.subscription != .active { return t }
         if plan.existing && r.chance(0.3) {
             // the sender has had this token for long; this SDK reports it only at the next start,
             // so until then sends that name only the token cannot be resolved
-            tokens.append((TokenFactory.make(provider: plan.provider, &r), .max, .min))
+            tokens.append((TokenFactory.make(for: plan, &r), .max, .min))
             legacyTokenPending = true
         } else {
             registerToken(at: t, lag: plan.existing ? .min : SimTime.msPerMinute * Int64(r.int(1...10)))
@@ -202,9 +243,18 @@ struct InstallationTimeline {
     }
 
     private mutating func registerToken(at t: Int64, lag: Int64) {
-        let token = TokenFactory.make(provider: plan.provider, &r)
+        let token = TokenFactory.make(for: plan, &r)
         emit(t, .token(token))
         tokens.append((token, t, lag == .min ? .min : t + lag))
+    }
+
+    /// Web: the service worker replaces an expired subscription at a visit (a new endpoint).
+    private mutating func resubscribe(at t: Int64) -> Int64 {
+        guard resubscribes, state.subscription == .expired, state.authorization == .authorized else { return t }
+        resubscribes = false
+        change(at: t) { $0.subscription = .active }
+        registerToken(at: t + SimTime.msPerMinute, lag: SimTime.msPerMinute * Int64(r.int(1...10)))
+        return t + SimTime.msPerMinute
     }
 
     /// Reports the legacy token at a later start (see `firstLaunch`).
@@ -242,36 +292,48 @@ struct InstallationTimeline {
             if !proceed { return t }
         }
         guard let arm = plan.arm else { return t }
-        let optIn = plan.platform == .ios ? config.arms[arm].iosOptIn : config.arms[arm].androidOptIn
+        let optIn = config.arms[arm].optIn(plan.platform)
         let result: PromptResult
         let u = r.unit()
-        if plan.platform == .ios {
+        let second = systemPromptsShown > 0
+        switch plan.platform {
+        case .ios:
             let provisional = config.iosProvisionalShare
             result = u < provisional ? .provisional : u < provisional + optIn * (1 - provisional) ? .granted : .denied
-            answered = true
-        } else {
-            let second = systemPromptsShown > 0
+        case .android:
             result = u < (second ? 0.35 : optIn) ? .granted : (second || r.chance(0.7)) ? .denied : .dismissed
-            answered = result != .dismissed
+        case .web:
+            // a closed or ignored prompt leaves the permission `default`: the site may ask again
+            result = u < (second ? optIn / 2 : optIn) ? .granted : r.chance(0.5) ? .denied : .dismissed
         }
+        answered = result != .dismissed
         systemPromptsShown += 1
         emit(t, .prompt(placement: placement, kind: .system, result: result))
         let (platform, sdk) = (plan.platform, plan.sdk)
         change(at: t) { s in
             switch result {
-            case .granted: s.grant(platform: platform, sdk: sdk)
+            case .granted:
+                s.grant(platform: platform, sdk: sdk)
+                // the web SDK subscribes as soon as the user granted
+                if platform == .web { s.subscription = .active }
             case .provisional: s.makeProvisional()
+            case .dismissed where platform == .web: break
             default: s.deny(platform: platform, sdk: sdk)
             }
         }
         if platform == .ios && result == .granted && r.chance(0.03) { change(at: t) { $0.hideEverywhere() } }
         if result == .granted || result == .provisional, r.chance(config.revocationRate) {
             let at = t + SimTime.msPerDay + r.below(6 * SimTime.msPerDay)
-            scheduled.append((at, .revoke))
+            let reset = platform == .web && r.chance(config.web.resetShareOfRevocations)
+            scheduled.append((at, reset ? .resetPermission : .revoke))
             scheduled.sort { $0.at < $1.at }
         }
         t += SimTime.msPerMinute
         emit(t, .settings(state))
+        if platform == .web && result == .granted {
+            t += SimTime.msPerMinute
+            registerToken(at: t, lag: SimTime.msPerMinute * Int64(r.int(1...10)))
+        }
         return t
     }
 }
@@ -282,17 +344,16 @@ enum TokenFactory {
     private static let hex = Array("0123456789abcdef")
     private static let fcmAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
 
-    static func make(provider: PushProvider, _ r: inout SimRandom) -> String {
-        switch provider {
+    static func make(for plan: InstallationPlan, _ r: inout SimRandom) -> String {
+        switch plan.provider {
         case .apns: return String((0..<64).map { _ in hex[Int(r.below(16))] })
         case .fcm:
             let head = String((0..<22).map { _ in fcmAlphabet[Int(r.below(64))] })
             let tail = String((0..<134).map { _ in fcmAlphabet[Int(r.below(64))] })
             return head + ":APA91b" + tail
         case .webpush:
-            // A Chrome subscription: FCM's Web Push endpoint with a registration id.
-            let id = String((0..<152).map { _ in fcmAlphabet[Int(r.below(64))] })
-            return "https://fcm.googleapis.com/fcm/send/" + id
+            guard let web = plan.web else { preconditionFailure("a web installation has its browser") }
+            return web.endpoint(&r)
         }
     }
 }

@@ -24,6 +24,7 @@ struct SenderSimulation {
         var collapseID: String? = nil
         var expiryMinutes: Int64? = nil
         var kind = SendKind.alert
+        var urgency: Urgency? = nil
     }
 
     private struct Delivery {
@@ -56,7 +57,13 @@ struct SenderSimulation {
             let notification = r.uuid()
             var sentAt = SimGrid.sendTime(near: intent.at, &r)
             for attempt in 0..<3 {
-                let (status, reason, unregisteredAt) = answer(token: token.token, at: sentAt, tokens: timeline.tokens)
+                let (status, reason, unregisteredAt) = answer(token: token.token, at: sentAt, timeline: timeline)
+                // a Web Push TTL counts in whole seconds from the send
+                let expiresAt = intent.expiryMinutes.map {
+                    plan.provider == .webpush
+                        ? sentAt + SimGrid.ttlSeconds(sentAt: sentAt, minutes: $0) * 1_000
+                        : SimGrid.expiry(sentAt: sentAt, minutes: $0)
+                }
                 sends.append(
                     SimSend(
                         eventID: r.uuid(), notificationID: notification, installation: plan.index,
@@ -65,10 +72,9 @@ struct SenderSimulation {
                         channel: intent.channel, campaign: intent.campaign, sentAt: sentAt, status: status,
                         reason: reason,
                         unregisteredAt: unregisteredAt, priority: intent.priority, latencyMs: 15 + Int(r.below(120)),
-                        collapseID: intent.collapseID,
-                        expiresAt: intent.expiryMinutes.map { SimGrid.expiry(sentAt: sentAt, minutes: $0) },
-                        kind: intent.kind))
-                if status == 200 {
+                        collapseID: intent.collapseID, expiresAt: expiresAt, kind: intent.kind, urgency: intent.urgency)
+                )
+                if (200...299).contains(status) {
                     var ready = sentAt + 2_000 + r.below(18_000)
                     var instant = arrival.chance(config.instantDeliveryShare)
                     if instant { ready = sentAt + 1_000 + arrival.below(2_000) }
@@ -141,7 +147,8 @@ struct SenderSimulation {
                 }
             }
         }
-        if config.pushMix { mixKinds(&intents) }
+        if config.pushMix && plan.provider != .webpush { mixKinds(&intents) }
+        if plan.provider == .webpush { webHeaders(&intents) }
         return intents.filter { $0.at < config.endMs - SimTime.msPerMinute }.sorted { $0.at < $1.at }
     }
 
@@ -179,22 +186,43 @@ struct SenderSimulation {
         }
     }
 
+    /// Web Push: every push carries a `TTL` (the protocol requires one): offers their expiry, the
+    /// rest a day; order and chat updates go out with `Urgency: high`, offers `normal`, evening
+    /// offers `low` or, as a digest that can wait, `very-low`. An order's `Topic` is its collapse id.
+    private func webHeaders(_ intents: inout [Intent]) {
+        var headers = SimRandom(seed: plan.id.hi ^ plan.id.lo, stream: 11)
+        let promotions = config.channels.firstIndex { $0.id == "promotions" }
+        for i in intents.indices {
+            if intents[i].expiryMinutes == nil {
+                intents[i].expiryMinutes =
+                    intents[i].channel == promotions ? config.promotionExpiryMinutes : config.web.ttlMinutes
+            }
+            switch intents[i].campaign {
+            case "daily_deals": intents[i].urgency = .normal
+            case "evening_offer": intents[i].urgency = headers.chance(0.3) ? .veryLow : .low
+            default: intents[i].urgency = .high
+            }
+        }
+    }
+
     private func knowsInstallation(at t: Int64) -> Bool {
         !plan.tokenOnly && t >= plan.firstSeen + 10 * SimTime.msPerMinute
     }
 
-    /// What APNs/FCM answers for one attempt.
-    private mutating func answer(
-        token: String, at t: Int64, tokens: [(token: String, registeredAt: Int64, knownAt: Int64)]
-    ) -> (Int, String?, Int64?) {
+    /// What APNs, FCM or the Web Push service answers for one attempt.
+    private mutating func answer(token: String, at t: Int64, timeline: InstallationTimeline) -> (Int, String?, Int64?) {
         let apns = plan.provider == .apns
-        // a token stops working an hour after uninstall, or after the app registered a newer one
+        let tokens = timeline.tokens
+        // a token stops working an hour after uninstall, or after the app registered a newer one,
+        // or (web) after its subscription ended
         var deadSince: Int64?
         if let u = plan.uninstallAt { deadSince = u }
         if let i = tokens.firstIndex(where: { $0.token == token }), i + 1 < tokens.count {
             deadSince = min(deadSince ?? .max, tokens[i + 1].registeredAt)
         }
+        if let end = timeline.subscriptionEnds[token] { deadSince = min(deadSince ?? .max, end) }
         if let dead = deadSince, t >= dead + SimTime.msPerHour {
+            if let web = plan.web { return (web.goneAnswer.status, web.goneAnswer.reason, nil) }
             return apns ? (410, "Unregistered", dead + 30 * SimTime.msPerMinute) : (404, "UNREGISTERED", nil)
         }
         switch plan.tokenFault {
@@ -204,12 +232,18 @@ struct SenderSimulation {
         }
         if apns && r.chance(burstProbability(at: t)) { return (429, "TooManyRequests", nil) }
         let u = r.unit()
+        let reasons: (throttled: String, unavailable: String, internal: String?) =
+            switch plan.provider {
+            case .apns: ("TooManyRequests", "ServiceUnavailable", "InternalServerError")
+            case .fcm: ("QUOTA_EXCEEDED", "UNAVAILABLE", "INTERNAL")
+            case .webpush: ("Too Many Requests", "Service Unavailable", nil)
+            }
         switch u {
-        case ..<0.003: return apns ? (429, "TooManyRequests", nil) : (429, "QUOTA_EXCEEDED", nil)
-        case ..<0.004: return apns ? (503, "ServiceUnavailable", nil) : (503, "UNAVAILABLE", nil)
-        case ..<0.0045: return apns ? (500, "InternalServerError", nil) : (500, "INTERNAL", nil)
+        case ..<0.003: return (429, reasons.throttled, nil)
+        case ..<0.004: return (503, reasons.unavailable, nil)
+        case ..<0.0045: return (500, reasons.internal, nil)
         case ..<0.005: return (0, nil, nil)
-        default: return (200, nil, nil)
+        default: return (plan.provider == .webpush ? 201 : 200, nil, nil)
         }
     }
 
@@ -289,16 +323,20 @@ struct SenderSimulation {
             let records = reports && confirmability.canConfirm == .yes
             if settings.shows(channel: send.channel, platform: plan.platform, channels: config.channels) {
                 if records {
+                    // Android and the web's service worker say they showed it
                     var receipt = SimEvent(
                         at: at,
                         payload: .received(
                             notification: send.notificationID, channel: send.channel,
-                            displayed: plan.platform == .android ? true : nil))
+                            displayed: plan.platform == .ios ? nil : true))
                     receipt.pinned = pinned
                     events.append(receipt)
                 }
                 let quiet = settings.authorization == .provisional ? 0.3 : 1.0
-                guard device.chance(config.channels[send.channel].openRate * quiet) else { continue }
+                guard device.chance(config.channels[send.channel].openRate * quiet) else {
+                    dismiss(send, shownAt: at, horizon: horizon)
+                    continue
+                }
                 let openAt =
                     at + SimTime.msPerMinute + Int64(device.exponential(mean: 40 * Double(SimTime.msPerMinute)))
                 guard openAt < horizon - 2 * SimTime.msPerMinute else { continue }
@@ -322,6 +360,15 @@ struct SenderSimulation {
                 events.append(receipt)
             }
         }
+    }
+
+    /// Web: the user closes a notification it did not click (`notificationclose`), minutes later.
+    private mutating func dismiss(_ send: SimSend, shownAt at: Int64, horizon: Int64) {
+        guard plan.platform == .web, device.chance(config.web.dismissShare) else { return }
+        let dismissAt = at + SimTime.msPerMinute + Int64(device.exponential(mean: 20 * Double(SimTime.msPerMinute)))
+        guard dismissAt < horizon - 2 * SimTime.msPerMinute, reportsReceipts(at: dismissAt) else { return }
+        events.append(
+            SimEvent(at: dismissAt, payload: .dismissed(notification: send.notificationID, channel: send.channel)))
     }
 
     private func reportsReceipts(at t: Int64) -> Bool {

@@ -41,6 +41,10 @@ struct SendsEncoder {
         w.field("sent_at", time: s.sentAt)
         w.field("status", int: Int64(s.status))
         w.field("reason", nullable: s.reason)
+        if s.provider == .webpush {
+            webPushHeaders(s, into: &w)
+            return
+        }
         if s.provider == .apns { w.field("apns_id", uuid: s.notificationID) }
         w.next("unregistered_at")
         if let at = s.unregisteredAt { w.time(at) } else { w.raw("null") }
@@ -52,6 +56,16 @@ struct SendsEncoder {
         w.field("latency_ms", int: Int64(s.latencyMs))
         if let collapse = s.collapseID { w.field("collapse_id", collapse) }
         if let expiry = s.expiresAt { w.field("expires_at", time: expiry) }
+        w.raw("}")
+    }
+
+    /// The rest of a Web Push send: the request's headers `TTL` (counted from `sent_at`), `Topic`
+    /// and `Urgency` (contract v1.3); none of the APNs and FCM fields.
+    private func webPushHeaders(_ s: SimSend, into w: inout JSONBytes) {
+        w.field("latency_ms", int: Int64(s.latencyMs))
+        if let expiry = s.expiresAt { w.field("ttl_seconds", int: (expiry - s.sentAt) / 1_000) }
+        if let topic = s.collapseID { w.field("topic", topic) }
+        if let urgency = s.urgency { w.field("urgency", urgency.rawValue) }
         w.raw("}")
     }
 }

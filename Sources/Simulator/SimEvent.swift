@@ -9,6 +9,21 @@ enum SimPayload {
     case token(String)
     case received(notification: SimUUID, channel: Int, displayed: Bool?)
     case opened(notification: SimUUID, channel: Int, landed: Landing)
+    /// The user closed the displayed notification (web: the service worker's `notificationclose`).
+    case dismissed(notification: SimUUID, channel: Int)
+}
+
+extension SimPayload {
+    /// The notification a receipt is of and what it proves (metrics.md "Receipts"); a dismissal
+    /// is a receipt of a displayed notification (contract v1.3). Nil for other events.
+    var receipt: (notification: SimUUID, kind: Receipt.Kind)? {
+        switch self {
+        case .received(let id, _, let displayed): (id, .received(displayed: displayed))
+        case .opened(let id, _, _): (id, .opened)
+        case .dismissed(let id, _): (id, .received(displayed: true))
+        default: nil
+        }
+    }
 }
 
 struct SimEvent {
@@ -74,6 +89,8 @@ struct SimSend {
     var expiresAt: Int64? = nil
     /// v1.3: what the sender says it sent (``SimulationConfig/pushMix``).
     var kind = SendKind.alert
+    /// Web Push: the `Urgency` header (its `TTL` is ``expiresAt``, its `Topic` ``collapseID``).
+    var urgency: Urgency? = nil
 
     /// Whether it can confirm and is a notification (metrics.md "Which sends can confirm").
     var confirmability: Confirmability {
@@ -88,6 +105,10 @@ struct SimSend {
 /// Scheduled changes the user makes in system settings (the app sees them at next foreground).
 enum SettingsChange {
     case revoke
+    /// Web: the site's permission reset to "ask" (`default`).
+    case resetPermission
+    /// Web: the push subscription expired; whether the service worker replaces it at the next visit.
+    case subscriptionExpired(resubscribes: Bool)
     case blockChannel(Int)
     case blockGroup(String)
 }
@@ -100,6 +121,11 @@ enum SimGrid {
     /// minute however the posting delay moves it, before the next minute's.
     static func expiry(sentAt: Int64, minutes: Int64) -> Int64 {
         SimTime.floorDiv(sentAt, SimTime.msPerMinute) * SimTime.msPerMinute + minutes * SimTime.msPerMinute + 58_000
+    }
+    /// A Web Push `TTL` in whole seconds whose expiry falls `minutes` after the send's minute, at
+    /// second 58 (plus the send's milliseconds: a TTL counts from `sent_at`).
+    static func ttlSeconds(sentAt: Int64, minutes: Int64) -> Int64 {
+        (expiry(sentAt: sentAt, minutes: minutes) - sentAt + 999) / 1_000
     }
     static func telemetryTime(minute: Int64, _ r: inout SimRandom) -> Int64 {
         minute * SimTime.msPerMinute + 5_000 + r.below(20_000)

@@ -1,4 +1,5 @@
 import Foundation
+import PushLedgerContract
 
 /// A named change to the fleet from a given day, to see whether reports and alerts notice it.
 public enum Injection: Sendable, Equatable {
@@ -73,11 +74,22 @@ public struct ExperimentArm: Sendable, Equatable {
     /// Probability that the first system prompt is granted, per platform.
     public var iosOptIn: Double
     public var androidOptIn: Double
-    public init(variant: String, share: Double, iosOptIn: Double, androidOptIn: Double) {
+    /// On web: `Notification.requestPermission()` granted (the rest denied or closed unanswered).
+    public var webOptIn: Double
+    public init(variant: String, share: Double, iosOptIn: Double, androidOptIn: Double, webOptIn: Double = 0.3) {
         self.variant = variant
         self.share = share
         self.iosOptIn = iosOptIn
         self.androidOptIn = androidOptIn
+        self.webOptIn = webOptIn
+    }
+
+    func optIn(_ platform: Platform) -> Double {
+        switch platform {
+        case .ios: iosOptIn
+        case .android: androidOptIn
+        case .web: webOptIn
+        }
     }
 }
 
@@ -97,7 +109,12 @@ public struct SimulationConfig: Sendable {
     /// Days simulated (and posted) before `startMs`, so the reported days start in a steady state.
     public var warmupDays = 0
     public var seed: UInt64 = 1
+    /// Share of iOS among the app's phones (the installations that are not web).
     public var iosShare = 0.45
+    /// Share of installations that are browsers (contract v1.3, platform `web`), shaped by ``web``.
+    /// None by default: a fleet made without them keeps its figures.
+    public var webShare = 0.0
+    public var web = WebFleet()
     /// Users who had the app before the SDK shipped: first seen early in the simulated days,
     /// answered and blocked channels long ago, no experiment.
     public var existingUserShare = 0.30
@@ -128,8 +145,11 @@ public struct SimulationConfig: Sendable {
     public var appVersions = ["5.1.0", "5.2.0"]
     /// Counted from the first simulated day (warm-up included); negative: before it.
     public var rolloutDay = 3
-    /// (platform, app version) pairs whose builds report `notification_received`.
-    public var receiptInstrumented: Set<String> = ["android/5.1.0", "android/5.2.0", "ios/5.2.0"]
+    /// (platform, app version) pairs whose builds report `notification_received` (the web
+    /// app's service worker always has).
+    public var receiptInstrumented: Set<String> = [
+        "android/5.1.0", "android/5.2.0", "ios/5.2.0", "web/5.1.0", "web/5.2.0",
+    ]
     /// Contract v1.3's kinds of send (metrics.md "Which sends can confirm"): APNs alerts with and
     /// without mutable content, background refreshes, FCM notification, hybrid and data messages,
     /// each reported by the sender, and the device's receipts as each kind allows. Off by

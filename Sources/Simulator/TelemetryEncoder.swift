@@ -8,9 +8,10 @@ struct TelemetryEncoder {
 
     private static let osVersions = [29: "10", 30: "11", 31: "12", 32: "12L", 33: "13", 34: "14", 35: "15"]
 
-    /// The OS version the installation's batches carry.
+    /// The OS version the installation's batches carry (on web, as the browser reports it).
     static func osVersion(_ plan: InstallationPlan) -> String {
-        plan.platform == .android ? osVersions[plan.sdk] ?? "14" : plan.index % 3 == 0 ? "17.6.1" : "18.1"
+        if let web = plan.web { return web.osVersion }
+        return plan.platform == .android ? osVersions[plan.sdk] ?? "14" : plan.index % 3 == 0 ? "17.6.1" : "18.1"
     }
 
     func batches(_ events: [SimEvent], random r: inout SimRandom) -> [TelemetryBatch] {
@@ -42,6 +43,10 @@ struct TelemetryEncoder {
         w.field("app_version", config.appVersions[version])
         w.field("os_version", Self.osVersion(plan))
         if plan.platform == .android { w.field("sdk_int", int: Int64(plan.sdk)) }
+        if let web = plan.web {
+            w.field("browser", web.browser.rawValue)
+            w.field("browser_version", web.browserVersion)
+        }
         w.next("sent_at")
         let offset = w.bytes.count + 1
         w.time(config.endMs + plan.skewMs)
@@ -82,8 +87,12 @@ struct TelemetryEncoder {
         case .received(let notification, let channel, let displayed):
             w.field("type", "notification_received")
             w.field("notification_id", uuid: notification)
-            if plan.platform == .android { w.field("channel", config.channels[channel].id) }
+            if plan.platform != .ios { w.field("channel", config.channels[channel].id) }
             if let displayed { w.field("displayed", bool: displayed) }
+        case .dismissed(let notification, let channel):
+            w.field("type", "notification_dismissed")
+            w.field("notification_id", uuid: notification)
+            w.field("channel", config.channels[channel].id)
         case .opened(let notification, let channel, let landed):
             w.field("type", "notification_opened")
             w.field("notification_id", uuid: notification)
@@ -111,7 +120,8 @@ struct TelemetryEncoder {
         case .web:
             w.field("authorization_status", s.authorization.rawValue)
             w.field("push_permission_state", s.webPushPermission.rawValue)
-            w.field("subscription", s.authorization == .authorized ? "active" : "none")
+            if let mode = plan.web?.displayMode { w.field("display_mode", mode.rawValue) }
+            w.field("subscription", s.subscription.rawValue)
         case .ios:
             w.field("authorization_status", s.authorization.rawValue)
             w.field("alert_setting", s.alert.rawValue)

@@ -32,8 +32,20 @@ public struct Truth: Sendable, Equatable {
         public var appVersion: String?
         /// The push type the sender reported: with ``SimulationConfig/pushMix`` only, else nil.
         public var pushType: String? = nil
+        /// Web: the browser of the send's as-of snapshot (nil without one, as ``appVersion``) and
+        /// the push service of its endpoint; nil on the other platforms.
+        public var browser: Browser? = nil
+        public var pushService: PushService? = nil
         public var outcome: SendOutcome
         public var count: Int
+
+        /// The slice's fields in a fixed order (the rows' order in the truth).
+        var order: [String] {
+            [
+                day, channel, platform.rawValue, appVersion ?? "", pushType ?? "", browser?.rawValue ?? "",
+                pushService?.rawValue ?? "", outcome.rawValue,
+            ]
+        }
     }
 
     public struct RejectionCount: Sendable, Equatable {
@@ -131,14 +143,15 @@ public struct Truth: Sendable, Equatable {
     /// FCM's Aggregated Delivery Data for the fleet's FCM sends (not part of the JSON figures).
     public var fcmDelivery = FCMDeliveryView()
 
-    /// Sends in the window with this outcome, optionally narrowed by channel, platform, day.
+    /// Sends in the window with this outcome, optionally narrowed by channel, platform, day, browser.
     public func count(
-        _ outcome: SendOutcome, channel: String? = nil, platform: Platform? = nil, day: String? = nil
+        _ outcome: SendOutcome, channel: String? = nil, platform: Platform? = nil, day: String? = nil,
+        browser: Browser? = nil
     ) -> Int {
         outcomesByDay.filter {
             $0.outcome == outcome && (channel == nil || $0.channel == channel)
                 && (platform == nil || $0.platform == platform)
-                && (day == nil || $0.day == day)
+                && (day == nil || $0.day == day) && (browser == nil || $0.browser == browser)
         }.reduce(0) { $0 + $1.count }
     }
 
@@ -187,14 +200,26 @@ public struct Truth: Sendable, Equatable {
         }
         totals(
             "outcomes", by: "outcome",
-            outcomesByDay.map { ([$0.channel, $0.platform.rawValue, $0.outcome.rawValue], $0.count) }, into: &w)
+            outcomesByDay.map {
+                (
+                    TotalsSlice(
+                        channel: $0.channel, platform: $0.platform.rawValue, browser: $0.browser?.rawValue,
+                        pushService: $0.pushService?.rawValue),
+                    $0.outcome.rawValue, $0.count
+                )
+            }, into: &w)
         totals(
-            "causes", by: "cause", causes.map { ([$0.channel, $0.platform.rawValue, $0.cause.rawValue], $0.count) },
+            "causes", by: "cause",
+            causes.map {
+                (TotalsSlice(channel: $0.channel, platform: $0.platform.rawValue), $0.cause.rawValue, $0.count)
+            },
             into: &w)
         let bucketOrder = { (name: String) in LatencyBucket.allCases.firstIndex { $0.rawValue == name } ?? 0 }
         totals(
             "latency", by: "bucket",
-            latency.map { ([$0.channel, $0.platform.rawValue, $0.bucket.rawValue], $0.count) },
+            latency.map {
+                (TotalsSlice(channel: $0.channel, platform: $0.platform.rawValue), $0.bucket.rawValue, $0.count)
+            },
             valueOrder: bucketOrder, into: &w)
         rows("outcomes_by_day", outcomesByDay, into: &w) { row, w in
             w.key("day")
@@ -203,6 +228,8 @@ public struct Truth: Sendable, Equatable {
             w.field("platform", row.platform.rawValue)
             w.field("app_version", nullable: row.appVersion)
             if let pushType = row.pushType { w.field("push_type", pushType) }
+            if let browser = row.browser { w.field("browser", browser.rawValue) }
+            if let service = row.pushService { w.field("push_service", service.rawValue) }
             w.field("outcome", row.outcome.rawValue)
             w.field("count", int: Int64(row.count))
         }
@@ -246,24 +273,39 @@ public struct Truth: Sendable, Equatable {
         return w.bytes
     }
 
+    /// What a total is summed over: channel and platform, and on web the browser and push service.
+    struct TotalsSlice: Hashable {
+        var channel: String
+        var platform: String
+        var browser: String? = nil
+        var pushService: String? = nil
+        var order: [String] { [channel, platform, browser ?? "", pushService ?? ""] }
+    }
+
     /// `,\n"name":[\n{row},\n{row}\n]`
-    /// Array `name`: the total of `counts` per (channel, platform, `field`), by channel, platform
-    /// and then the field's value (in `valueOrder` when given, else by name).
+    /// Array `name`: the total of `counts` per slice and `field`, by slice and then the field's
+    /// value (in `valueOrder` when given, else by name).
     private func totals(
-        _ name: StaticString, by field: StaticString, _ counts: [([String], Int)],
+        _ name: StaticString, by field: StaticString, _ counts: [(TotalsSlice, String, Int)],
         valueOrder: ((String) -> Int)? = nil, into w: inout JSONBytes
     ) {
-        let sums = Dictionary(counts, uniquingKeysWith: +)
+        struct Key: Hashable {
+            var slice: TotalsSlice
+            var value: String
+        }
+        let sums = Dictionary(counts.map { (Key(slice: $0.0, value: $0.1), $0.2) }, uniquingKeysWith: +)
         let keys = sums.keys.sorted { a, b in
-            if (a[0], a[1]) != (b[0], b[1]) { return (a[0], a[1]) < (b[0], b[1]) }
-            if let valueOrder { return valueOrder(a[2]) < valueOrder(b[2]) }
-            return a[2] < b[2]
+            if a.slice != b.slice { return a.slice.order.lexicographicallyPrecedes(b.slice.order) }
+            if let valueOrder { return valueOrder(a.value) < valueOrder(b.value) }
+            return a.value < b.value
         }
         rows(name, keys, into: &w) { key, w in
             w.key("channel")
-            w.string(key[0])
-            w.field("platform", key[1])
-            w.field(field, key[2])
+            w.string(key.slice.channel)
+            w.field("platform", key.slice.platform)
+            if let browser = key.slice.browser { w.field("browser", browser) }
+            if let service = key.slice.pushService { w.field("push_service", service) }
+            w.field(field, key.value)
             w.field("count", int: Int64(sums[key]!))
         }
     }

@@ -18,6 +18,9 @@ struct TruthAccumulator {
         var outcomes: [SendOutcome]
         /// The push type the sender reported, with ``SimulationConfig/pushMix`` only.
         var pushType: String?
+        /// Web: the browser of the send's as-of snapshot and the push service of its endpoint.
+        var browser: Browser?
+        var pushService: PushService?
         /// The cause, should the send be unconfirmed; the latency bucket of a received or opened one.
         var cause: UnconfirmedCause?
         var latency: LatencyBucket?
@@ -72,11 +75,12 @@ struct TruthAccumulator {
         var firstPrompt: (at: Int64, result: PromptResult)?
         let backgroundPushes = Set(installation.sends.filter { $0.kind.pushType == "background" }.map(\.notificationID))
         for event in installation.events where event.at <= window.asOf {
+            let receipt = event.payload.receipt
             let kind: SignOfLife.Kind
-            switch event.payload {
-            case .settings: kind = .settings(forceStoppedBeforeStart: event.forceStoppedBeforeStart)
-            case .received(let id, _, _), .opened(let id, _, _): kind = .receipt(notificationID: Self.uuid(id))
-            default: kind = .other
+            if case .settings = event.payload {
+                kind = .settings(forceStoppedBeforeStart: event.forceStoppedBeforeStart)
+            } else {
+                kind = receipt.map { .receipt(notificationID: Self.uuid($0.notification)) } ?? .other
             }
             life.append(
                 SignOfLife(kind: kind, at: date(event.at), receivedAt: date(event.at), eventID: Self.uuid(event.id)))
@@ -89,16 +93,15 @@ struct TruthAccumulator {
                             snapshot: s.snapshot(platform: plan.platform, channels: config.channels),
                             platform: plan.platform), event.version
                     ))
-            case .received(let id, _, let displayed):
-                receipts[id, default: []].append(Receipt(kind: .received(displayed: displayed), at: date(event.at)))
-                if inWindow(event.at) {
+            case .received, .opened, .dismissed:
+                guard let receipt else { break }
+                receipts[receipt.notification, default: []].append(Receipt(kind: receipt.kind, at: date(event.at)))
+                if case .received = receipt.kind, inWindow(event.at) {
                     instrumented.insert(Slice(platform: plan.platform, version: event.version))
-                    if backgroundPushes.contains(id) {
+                    if backgroundPushes.contains(receipt.notification) {
                         backgroundInstrumented.insert(Slice(platform: plan.platform, version: event.version))
                     }
                 }
-            case .opened(let id, _, _):
-                receipts[id, default: []].append(Receipt(kind: .opened, at: date(event.at)))
             case .token(let token):
                 registrations[token, default: []].append(event.at)
             case .exposure(let variant):
@@ -174,8 +177,10 @@ struct TruthAccumulator {
             }
             let key = SendKey(
                 day: SimTime.day(send.sentAt), channel: send.channel, platform: plan.platform, version: asOf?.version,
-                outcomes: outcomes, pushType: config.pushMix ? send.kind.pushType : nil, cause: cause, latency: latency,
-                slice: resolved ? slice(send.sentAt) : nil)
+                outcomes: outcomes, pushType: config.pushMix && send.provider != .webpush ? send.kind.pushType : nil,
+                browser: asOf == nil ? nil : plan.web?.browser,
+                pushService: send.provider == .webpush ? PushService(endpoint: send.token) : nil, cause: cause,
+                latency: latency, slice: resolved ? slice(send.sentAt) : nil)
             sendCounts[key, default: 0] += 1
         }
 
@@ -228,7 +233,7 @@ struct TruthAccumulator {
             )
             let row = Truth.OutcomeCount(
                 day: day, channel: channel, platform: key.platform, appVersion: version, pushType: key.pushType,
-                outcome: outcome, count: 0)
+                browser: key.browser, pushService: key.pushService, outcome: outcome, count: 0)
             merged[row, default: 0] += count
             if outcome == .unconfirmed, let cause = key.cause {
                 let causeRow = Truth.CauseCount(
@@ -250,13 +255,7 @@ struct TruthAccumulator {
             var r = row
             r.count = count
             return r
-        }.sorted {
-            ($0.day, $0.channel, $0.platform.rawValue, $0.appVersion ?? "", $0.pushType ?? "", $0.outcome.rawValue)
-                < (
-                    $1.day, $1.channel, $1.platform.rawValue, $1.appVersion ?? "", $1.pushType ?? "",
-                    $1.outcome.rawValue
-                )
-        }
+        }.sorted { $0.order.lexicographicallyPrecedes($1.order) }
         let rejectionRows = rejections.map { key, count in
             Truth.RejectionCount(
                 provider: key.provider, status: key.status, reason: key.reason,

@@ -11,7 +11,8 @@ import Testing
 /// JSON and HTML, SIGTERM), with the silent-loss report held against the simulator's `--truth` file.
 @Suite struct DemoTests {
     @Test func reducedDemoMatchesTheTruthFile() throws {
-        let fleet = try SimulatedFleet(prefix: "demo", warmupDays: 11)
+        // web installations beside the phones, as make demo posts them
+        let fleet = try SimulatedFleet(prefix: "demo", warmupDays: 11, arguments: ["--web-share", "0.2"])
         defer { fleet.removeTruth() }
         let env = fleet.environment
         let serve = fleet.serve
@@ -59,29 +60,13 @@ import Testing
             html.stdout.hasPrefix("<!DOCTYPE html>") && html.stdout.contains("<svg"), "the HTML report with its charts")
         #expect(html.stdout.contains("Why unconfirmed") && html.stdout.contains("Delivery latency"))
 
-        let report = try CommandRunner.run(
-            ["report", "silent-loss", "--by", "channel", "--format", "json"] + fleet.window(), environment: env)
-        try #require(report.status == 0, "\(report.stderr)")
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(report.stdout.utf8)) as? [String: Any])
-        let rows = try #require(object["rows"] as? [[String: Any]])
-
-        // The truth's (channel, platform, outcome) counts summed per channel equal the report's.
-        var expected: [String: [String: Int]] = [:]
-        for row in try #require(truth["outcomes"] as? [[String: Any]]) {
-            let channel = try #require(row["channel"] as? String), outcome = try #require(row["outcome"] as? String)
-            expected[channel, default: [:]][outcome, default: 0] += try #require(row["count"] as? Int)
-            expected[channel, default: [:]]["sends", default: 0] += try #require(row["count"] as? Int)
-        }
-        var actual: [String: [String: Int]] = [:]
-        for row in rows {
-            let channel = try #require(row["channel"] as? String)
-            for (field, value) in row {
-                guard let count = value as? Int, Self.countFields.contains(field), count > 0 else { continue }
-                actual[channel, default: [:]][field] = count
-            }
-        }
-        #expect(!expected.isEmpty)
-        #expect(actual == expected.mapValues { $0.filter { $0.value > 0 } })
+        // The truth's outcome totals per channel, and per platform, browser and push service
+        // (web beside iOS and Android), equal the report's.
+        let rows = try Self.expectOutcomes(by: ["channel"], truth: truth, fleet: fleet)
+        let byBrowser = try Self.expectOutcomes(
+            by: ["platform", "browser", "push_service"], truth: truth, fleet: fleet)
+        #expect(Set(byBrowser.compactMap { $0["platform"] as? String }) == ["ios", "android", "web"])
+        #expect(byBrowser.contains { $0["browser"] as? String == "chrome" && $0["push_service"] as? String == "fcm" })
 
         // The truth's causes and latency buckets per channel equal the report's.
         var expectedCauses: [String: [String: Int]] = [:]
@@ -105,6 +90,38 @@ import Testing
         }
         #expect(!expectedCauses.isEmpty)
         #expect(actualCauses == expectedCauses)
+    }
+
+    /// `report silent-loss --by dimensions` over the fleet's window: its rows' outcome counts equal
+    /// the truth's (channel, platform[, browser, push service], outcome) totals summed per
+    /// `dimensions` (a missing value is null). Returns the rows.
+    static func expectOutcomes(
+        by dimensions: [String], truth: [String: Any], fleet: SimulatedFleet,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> [[String: Any]] {
+        let report = try CommandRunner.run(
+            ["report", "silent-loss", "--by", dimensions.joined(separator: ","), "--format", "json"] + fleet.window(),
+            environment: fleet.environment)
+        try #require(report.status == 0, "\(report.stderr)", sourceLocation: sourceLocation)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(report.stdout.utf8)) as? [String: Any])
+        let rows = try #require(object["rows"] as? [[String: Any]])
+        let key = { (row: [String: Any]) in dimensions.map { row[$0] as? String ?? "∅" }.joined(separator: "|") }
+        var expected: [String: [String: Int]] = [:]
+        for row in try #require(truth["outcomes"] as? [[String: Any]]) {
+            let outcome = try #require(row["outcome"] as? String), count = try #require(row["count"] as? Int)
+            expected[key(row), default: [:]][outcome, default: 0] += count
+            expected[key(row), default: [:]]["sends", default: 0] += count
+        }
+        var actual: [String: [String: Int]] = [:]
+        for row in rows {
+            for (field, value) in row {
+                guard let count = value as? Int, Self.countFields.contains(field), count > 0 else { continue }
+                actual[key(row), default: [:]][field] = count
+            }
+        }
+        #expect(!expected.isEmpty, sourceLocation: sourceLocation)
+        #expect(actual == expected.mapValues { $0.filter { $0.value > 0 } }, sourceLocation: sourceLocation)
+        return rows
     }
 
     static let causeFields: Set<String> = ["superseded", "app_stopped", "expired", "device_inactive", "unexplained"]

@@ -66,20 +66,26 @@ struct SimulatorTruthTests {
     }
 
     /// The reports of `truth`'s window from `source`. A fleet whose senders report their kinds of
-    /// push (``SimulationConfig/pushMix``) is compared per push type as well.
+    /// push (``SimulationConfig/pushMix``) is compared per push type as well, one with web
+    /// installations per browser and push service.
     static func check(_ connection: Connection, _ truth: Truth, source: ReportSource = .engine) throws {
         let query = query(truth)
         let byPushType = truth.outcomesByDay.contains { $0.pushType != nil }
-        // Silent loss: every outcome count per (day, channel, platform, app_version[, push_type]).
+        let byBrowser = truth.outcomesByDay.contains { $0.platform == .web }
+        // Silent loss: every outcome count per (day, channel, platform, app_version[, push_type]
+        // [, browser, push_service]).
         let report = try SilentLossReport.run(
             connection: connection, query: query,
-            by: [.day, .channel, .platform, .appVersion] + (byPushType ? [.pushType] : []), source: source)
+            by: [.day, .channel, .platform, .appVersion] + (byPushType ? [.pushType] : [])
+                + (byBrowser ? try ReportDimension.parseList("browser,push_service") : []),
+            source: source)
         if source == .rollups { #expect(report.answer.isRollups) }
         var expected: [String: [String: Int]] = [:]
         for row in truth.outcomesByDay where row.count > 0 {
             let key =
                 [row.day, row.channel, row.platform.rawValue, row.appVersion ?? "∅"]
                 + (byPushType ? [row.pushType ?? "∅"] : [])
+                + (byBrowser ? [row.browser?.rawValue ?? "∅", row.pushService?.rawValue ?? "∅"] : [])
             expected[key.joined(separator: "|"), default: [:]][row.outcome.rawValue, default: 0] += row.count
         }
         var actual: [String: [String: Int]] = [:]
@@ -196,18 +202,41 @@ struct SimulatorTruthTests {
         try Self.check(connection, truth)
     }
 
-    /// Senders that report their kinds of push: the truth per push type equals the engine's
-    /// report, the rollups' after an incremental refresh (every send arrived after the last
-    /// one) and after a rebuild.
-    @Test func pushKindsPerPushTypeAfterRefreshesAndARebuild() throws {
+    /// Posts a fleet (as ``simulate(seed:url:_:)``) to a database whose rollups were refreshed
+    /// before anything arrived, so that the next refresh is incremental.
+    static func simulateAfterARefresh(
+        seed: UInt64, _ configure: (inout SimulationConfig) -> Void
+    ) throws
+        -> (Connection, Truth)
+    {
         let url = try TestDatabase.fresh(prefix: "sim")
         let connection = try Connection.connect(url: url)
-        // a refresh before anything arrived: the next one is incremental
         _ = try ReportRollups.refresh(connection: connection, asOf: Date().addingTimeInterval(-2 * 86_400))
+        let (_, truth) = try simulate(seed: seed, url: url, configure)
+        return (connection, truth)
+    }
+
+    /// The truth equals the engine's report, the rollups' after an incremental refresh (every
+    /// send arrived after the last one; `refreshed` looks at them first) and after a rebuild
+    /// (`rollup --full`).
+    static func checkThroughRefreshes(
+        _ connection: Connection, _ truth: Truth, refreshed: () throws -> Void = {}
+    ) throws {
+        try check(connection, truth)
+        let asOf = query(truth).asOf
+        #expect(!(try ReportRollups.refresh(connection: connection, asOf: asOf)).full)
+        try refreshed()
+        try check(connection, truth, source: .rollups)
+        _ = try ReportRollups.refresh(connection: connection, asOf: asOf, full: true)
+        try check(connection, truth, source: .rollups)
+    }
+
+    /// Senders that report their kinds of push: the truth per push type, through refreshes.
+    @Test func pushKindsPerPushTypeAfterRefreshesAndARebuild() throws {
         // a mature fleet whose new version (the one that records background receipts) rolls out
         // on the first reported day and stops reporting receipts on the second: a slice with
         // background receipts, one without, and a day on which the first reports none
-        let (_, truth) = try Self.simulate(seed: 21, url: url) {
+        let (connection, truth) = try Self.simulateAfterARefresh(seed: 21) {
             $0.pushMix = true
             $0.makeSteady(warmupDays: 11)
             $0.rolloutDay = 11
@@ -217,21 +246,38 @@ struct SimulatorTruthTests {
         #expect(truth.outcomesByDay.contains { $0.pushType == "background" && $0.outcome == .unconfirmable })
         #expect(truth.outcomesByDay.contains { $0.pushType == "background" && $0.outcome == .received })
         #expect(truth.backgroundInstrumentedSlices == ["ios/5.2.0"])
-        try Self.check(connection, truth)
-        let query = Self.query(truth)
-        let refreshed = try ReportRollups.refresh(connection: connection, asOf: query.asOf)
-        #expect(!refreshed.full)
-        // a day's rollups hold background pushes unconfirmable for want of that day's background
-        // receipt, which the window (whose slice reports one) judges again
-        let widened = try connection.query(
-            """
-            select coalesce(sum(unconfirmable_uninstrumented + unconfirmable_unattributed), 0)::int8 as n
-              from send_rollups_daily where platform = 'ios' and app_version = '5.2.0'
-            """)[0].decode("n", as: Int.self)
-        #expect(widened > 0)
-        try Self.check(connection, truth, source: .rollups)
-        _ = try ReportRollups.refresh(connection: connection, asOf: query.asOf, full: true)
-        try Self.check(connection, truth, source: .rollups)
+        try Self.checkThroughRefreshes(connection, truth) {
+            // a day's rollups hold background pushes unconfirmable for want of that day's background
+            // receipt, which the window (whose slice reports one) judges again
+            let widened = try connection.query(
+                """
+                select coalesce(sum(unconfirmable_uninstrumented + unconfirmable_unattributed), 0)::int8 as n
+                  from send_rollups_daily where platform = 'ios' and app_version = '5.2.0'
+                """)[0].decode("n", as: Int.self)
+            #expect(widened > 0)
+        }
+    }
+
+    /// Web installations beside the phones (their senders report their kinds of push too): the
+    /// truth per browser and push service, through refreshes; Web Push 404 and 410 count as
+    /// invalid tokens, and web sends have their causes.
+    @Test func webInstallationsPerBrowserAfterRefreshesAndARebuild() throws {
+        let (connection, truth) = try Self.simulateAfterARefresh(seed: 31) {
+            $0.webShare = 0.5
+            $0.pushMix = true
+            // a mature fleet (subscribers of long standing) whose permissions are revoked and
+            // subscriptions expire often enough to be seen in three days
+            $0.makeSteady(warmupDays: 11)
+            $0.web.revokeDailyChance = 0.05
+            $0.web.subscriptionExpiryDailyChance = 0.05
+        }
+        let web = truth.outcomesByDay.filter { $0.platform == .web }
+        #expect(Set(web.compactMap(\.browser)).isSuperset(of: [.chrome, .safari]))
+        #expect(Set(web.compactMap(\.pushService)).count >= 3)
+        #expect(truth.count(.received, platform: .web) > 0 && truth.count(.unconfirmed, platform: .web) > 0)
+        #expect(truth.count(.blockedApp, platform: .web) > 0 && truth.count(.opened, platform: .web) > 0)
+        #expect(truth.rejections.contains { $0.provider == .webpush && $0.rejectionClass == .tokenInvalid })
+        try Self.checkThroughRefreshes(connection, truth)
     }
 
     @Test func staleSnapshotsContradictedByReceipts() throws {

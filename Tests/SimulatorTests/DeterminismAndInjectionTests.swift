@@ -71,7 +71,8 @@ struct DeterminismAndInjectionTests {
         // receipts of sends from the day before can come in on the outage day (devices offline
         // up to 30 h), so the days untouched are those two days before it
         #expect(differences(outage, base, where: before(5)) == [])
-        for platform in Platform.allCases {
+        // the fleet's phones (it has no web installations)
+        for platform in [Platform.ios, .android] {
             let receivedBase = count(base, .received, platform: platform, from: 8, version: "5.2.0")
             let receivedOutage = count(outage, .received, platform: platform, from: 8, version: "5.2.0")
             #expect(

@@ -13,6 +13,7 @@ struct RecountTests {
         var at: Int64
         var state: DisplayState
         var version: String?
+        var browser: String?
     }
     struct Install {
         var platform = Platform.ios
@@ -24,12 +25,14 @@ struct RecountTests {
 
     /// 0: the reported days; 1: a window inside them, as of an earlier time; 2: a steady fleet's
     /// reported days, after warm-up days whose telemetry and sends are posted too; 3: the
-    /// reported days of a fleet whose senders report v1.3's kinds of push.
-    @Test(arguments: [0, 1, 2, 3])
+    /// reported days of a fleet whose senders report v1.3's kinds of push; 4: the reported days of a
+    /// fleet with web installations (per browser and push service).
+    @Test(arguments: [0, 1, 2, 3, 4])
     func recountMatches(windowChoice: Int) throws {
         var config = Fixtures.config(installs: 400, seed: 11)
         if windowChoice == 2 { config.makeSteady(warmupDays: 11) }
         config.pushMix = windowChoice == 3
+        config.webShare = windowChoice == 4 ? 0.4 : 0
         let window =
             windowChoice != 1
             ? Simulation.defaultWindow(config)
@@ -52,7 +55,9 @@ struct RecountTests {
         let truthRows = Dictionary(
             output.truth.outcomesByDay.map {
                 (
-                    key($0.day, $0.channel, $0.platform.rawValue, $0.appVersion, $0.pushType, $0.outcome.rawValue),
+                    key(
+                        $0.day, $0.channel, $0.platform.rawValue, $0.appVersion, $0.pushType, $0.browser?.rawValue,
+                        $0.pushService?.rawValue, $0.outcome.rawValue),
                     $0.count
                 )
             }
@@ -88,8 +93,14 @@ struct RecountTests {
         // pending; after a warm-up every device has reported and every slice is instrumented;
         // only senders that report their kinds of push send what cannot confirm)
         let expected = Set(SendOutcome.allCases).subtracting(
-            [[.unconfirmable], [.pending, .unconfirmable], [.unattributed, .unconfirmable], []][windowChoice])
+            [[.unconfirmable], [.pending, .unconfirmable], [.unattributed, .unconfirmable], [], [.unconfirmable]][
+                windowChoice])
         #expect(Set(output.truth.outcomesByDay.map(\.outcome)) == expected)
+        if windowChoice == 4 {
+            // a browser has no notification channels
+            let web = output.truth.outcomesByDay.filter { $0.platform == .web }
+            #expect(Set(web.map(\.outcome)) == expected.subtracting([.blockedChannel]))
+        }
         #expect(output.truth.sendsToKnownInvalidTokens > 0 && output.truth.tokenInvalid > 0)
     }
 
@@ -142,9 +153,11 @@ struct RecountTests {
                     install.snapshots.append(
                         Snapshot(
                             at: at, state: DisplayState(snapshot: parseSnapshot(event), platform: platform),
-                            version: version))
-                case "notification_received":
-                    let displayed = event["displayed"] as? Bool
+                            version: version, browser: body["browser"] as? String))
+                case "notification_received", "notification_dismissed":
+                    // a dismissal is a receipt of a displayed notification
+                    let displayed =
+                        event["type"] as? String == "notification_dismissed" ? true : event["displayed"] as? Bool
                     receipts[event["notification_id"] as! String, default: []].append(
                         Receipt(kind: .received(displayed: displayed), at: date(at)))
                     if inWindow(at) {
@@ -203,7 +216,7 @@ struct RecountTests {
             let snapshot = installation.flatMap { installs[$0]?.snapshots.last { $0.at <= t } }
             let platform =
                 installation.flatMap { installs[$0]?.platform }
-                ?? (send["provider"] as! String == "apns" ? .ios : .android)
+                ?? [.apns: .ios, .fcm: .android, .webpush: .web][provider]!
             let slice = "\(platform.rawValue)/\(snapshot?.version ?? "null")"
             let confirmability = Confirmability(
                 provider: PushProvider(rawValue: send["provider"] as! String)!, pushType: send["push_type"] as? String,
@@ -217,8 +230,13 @@ struct RecountTests {
                 confirmability: confirmability, backgroundInstrumented: backgroundInstrumented.contains(slice))
             let day = String(SimTime.rfc3339(t).prefix(10))
             let pushType = config.pushMix ? send["push_type"] as? String : nil
+            // web: the browser of the as-of snapshot's batch, and the push service of the endpoint's host
+            let browser = snapshot?.browser
+            let service = provider == .webpush ? PushService(endpoint: token).rawValue : nil
             result.outcomes[
-                key(day, send["channel"] as? String, platform.rawValue, snapshot?.version, pushType, outcome.rawValue),
+                key(
+                    day, send["channel"] as? String, platform.rawValue, snapshot?.version, pushType, browser, service,
+                    outcome.rawValue),
                 default: 0
             ] += 1
         }
@@ -265,6 +283,7 @@ struct RecountTests {
             notificationCenterSetting: setting("notification_center_setting"),
             notificationsEnabled: e["notifications_enabled"] as? Bool,
             postNotifications: (e["post_notifications"] as? String).flatMap(PostNotificationsState.init(rawValue:)),
-            channels: channels)
+            channels: channels,
+            pushPermissionState: (e["push_permission_state"] as? String).flatMap(PushPermissionState.init(rawValue:)))
     }
 }

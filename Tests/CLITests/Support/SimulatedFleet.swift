@@ -10,7 +10,10 @@ struct SimulatedFleet {
     let serve: ServeProcess
     let truthFile: URL
 
-    init(prefix: String, installs: Int = 300, warmupDays: Int = 0, days: Int = 8, seed: Int = 7) throws {
+    /// `arguments`: more options of `simulate` (the fleet's shape).
+    init(
+        prefix: String, installs: Int = 300, warmupDays: Int = 0, days: Int = 8, seed: Int = 7, arguments: [String] = []
+    ) throws {
         let database = try TestDatabase.empty(prefix: prefix)
         environment = ["DATABASE_URL": database, "PUSHLEDGER_APP": "com.example.shop"]
         let migrate = try CommandRunner.run(["migrate", "--log-level", "warning"], environment: environment)
@@ -31,7 +34,7 @@ struct SimulatedFleet {
                 keys[1],
                 "--installs", "\(installs)", "--warmup-days", "\(warmupDays)", "--days", "\(days)", "--seed", "\(seed)",
                 "--no-progress", "--truth", truthFile.path,
-            ],
+            ] + arguments,
             environment: environment)
         try #require(simulate.status == 0, "\(simulate.stderr)")
     }
