@@ -62,15 +62,16 @@ func expectOnce(t *testing.T, app string, nids []string) {
 	}
 }
 
-func TestEveryRuleTableRowIsStoredOnceWithEveryField(t *testing.T) {
-	app := uniqueApp("com.example.go.fields")
+// reportAndStore reports the rows that have a send, moved to now, for a new app of its own through a
+// real server, and returns them with the stored sends by notification id.
+func reportAndStore(t *testing.T, appPrefix string, rows []row) ([]row, map[string]map[string]any) {
+	t.Helper()
+	app := uniqueApp(appPrefix)
 	key := createKey(t, app)
 	srv := newServer(t).start()
-	var tab table
-	loadFixture(t, "sender-fields.json", &tab)
 	r := newReporter(t, srv.url(), key, app, Options{})
 	var moved []row
-	for _, w := range tab.Rows {
+	for _, w := range rows {
 		if w.Send != nil {
 			w = w.shifted(t, time.Now().Unix()-baseSentS)
 			moved = append(moved, w)
@@ -89,6 +90,13 @@ func TestEveryRuleTableRowIsStoredOnceWithEveryField(t *testing.T) {
 	for _, s := range storedSends(t, app) {
 		stored[s["notification_id"].(string)] = s
 	}
+	return moved, stored
+}
+
+func TestEveryRuleTableRowIsStoredOnceWithEveryField(t *testing.T) {
+	var tab table
+	loadFixture(t, "sender-fields.json", &tab)
+	moved, stored := reportAndStore(t, "com.example.go.fields", tab.Rows)
 	columns := sendColumns(t)
 	skip := map[string]bool{"event_id": true, "app_id": true, "token_key": true, "installation_id": true,
 		"resolved_by": true, "received_at": true}
@@ -113,32 +121,9 @@ func TestEveryRuleTableRowIsStoredOnceWithEveryField(t *testing.T) {
 // Web Push rows: each send's fields stored as posted; ttl_seconds as expires_at = sent_at + TTL, topic as
 // collapse_id, and the push service the row says the server derives.
 func TestEveryWebPushRowIsStoredAsTheContractSays(t *testing.T) {
-	app := uniqueApp("com.example.go.webpush")
-	key := createKey(t, app)
-	srv := newServer(t).start()
 	var tab table
 	loadFixture(t, "sender-fields.json", &tab)
-	r := newReporter(t, srv.url(), key, app, Options{})
-	var moved []row
-	for _, w := range tab.WebPushRows {
-		if w.Send != nil {
-			w = w.shifted(t, time.Now().Unix()-baseSentS)
-			moved = append(moved, w)
-			if err := reportRow(t, r, w); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	if err := r.Close(within(10 * time.Second)); err != nil {
-		t.Fatal(err)
-	}
-	if s := r.Stats(); s.Accepted != len(moved) {
-		t.Fatalf("%+v", s)
-	}
-	stored := map[string]map[string]any{}
-	for _, s := range storedSends(t, app) {
-		stored[s["notification_id"].(string)] = s
-	}
+	moved, stored := reportAndStore(t, "com.example.go.webpush", tab.WebPushRows)
 	for _, w := range moved {
 		send := stored[w.Send["notification_id"].(string)]
 		for field, want := range w.Stored {

@@ -24,18 +24,25 @@ const alert = (reporter, nid) => reporter.apns('ab'.repeat(32), { aps: { alert: 
 const ids = (n) => Array.from({ length: n }, () => randomUUID());
 const storedIds = (app) => storedSends(app).map((s) => s.notification_id).sort();
 
-test('every rule-table row is stored once with every field', async () => {
-  const app = uniqueApp('com.example.node.fields');
+// Reports the rows that have a send, moved to now, for a new app through a real server; the moved rows and
+// the stored sends by notification id, each stored once.
+async function reportAndStore(appPrefix, rows) {
+  const app = uniqueApp(appPrefix);
   const key = createKey(app);
   const server = await serve();
   const now = Math.floor(Date.now() / 1000);
-  const moved = TABLE.rows.filter((r) => r.send).map((r) => shifted(r, now - BASE_SENT_S));
+  const moved = rows.filter((r) => r.send).map((r) => shifted(r, now - BASE_SENT_S));
   const reporter = new Reporter(server.url, key, app, quiet);
   for (const row of moved) assert.equal(reportRow(reporter, row), null);
   assert.ok(await reporter.close(10_000));
   assert.equal(reporter.stats().accepted, moved.length);
   const stored = new Map(storedSends(app).map((s) => [s.notification_id, s]));
   assert.equal(stored.size, moved.length);
+  return { moved, stored };
+}
+
+test('every rule-table row is stored once with every field', async () => {
+  const { moved, stored } = await reportAndStore('com.example.node.fields', TABLE.rows);
   const columns = sendColumns();
   for (const row of moved) {
     const send = stored.get(row.send.notification_id);
@@ -56,16 +63,7 @@ test('every rule-table row is stored once with every field', async () => {
 test('every Web Push row is stored as the contract says', async () => {
   // Each send's fields as posted; ttl_seconds as expires_at = sent_at + TTL, topic as collapse_id, and the
   // push service the row says the server derives from the endpoint.
-  const app = uniqueApp('com.example.node.webpush');
-  const key = createKey(app);
-  const server = await serve();
-  const now = Math.floor(Date.now() / 1000);
-  const moved = TABLE.webpush_rows.filter((r) => r.send).map((r) => shifted(r, now - BASE_SENT_S));
-  const reporter = new Reporter(server.url, key, app, quiet);
-  for (const row of moved) assert.equal(reportRow(reporter, row), null);
-  assert.ok(await reporter.close(10_000));
-  assert.equal(reporter.stats().accepted, moved.length);
-  const stored = new Map(storedSends(app).map((s) => [s.notification_id, s]));
+  const { moved, stored } = await reportAndStore('com.example.node.webpush', TABLE.webpush_rows);
   for (const row of moved) {
     const { ttl_seconds: ttl, topic, ...expected } = { ...row.send, ...row.stored };
     const send = stored.get(row.send.notification_id);

@@ -25,18 +25,25 @@ def same(field, stored, expected):
     return stored == expected
 
 
-def test_every_rule_table_row_is_stored_once_with_every_field(server_factory):
-    app = unique_app("com.example.py.fields")
+def report_and_store(server_factory, app_prefix, rows):
+    """Reports the rows that have a send, moved to now, for a new app through a real server; returns
+    them and the stored sends by notification id, each stored once."""
+    app = unique_app(app_prefix)
     key, server = key_and_server(server_factory, app)
     now = int(time.time())
-    moved = [shifted(row, now - BASE_SENT_S) for row in TABLE["rows"] if "send" in row]
+    moved = [shifted(row, now - BASE_SENT_S) for row in rows if "send" in row]
     with Reporter(server.url, key, app) as reporter:
         for row in moved:
             assert report_row(reporter, row) is None
         assert reporter.flush(10)
-        assert reporter.stats()["accepted"] == len(moved)
+        assert reporter.stats()["accepted"] == len(moved), reporter.stats()
     stored = {s["notification_id"]: s for s in stored_sends(app)}
     assert len(stored) == len(moved)
+    return moved, stored
+
+
+def test_every_rule_table_row_is_stored_once_with_every_field(server_factory):
+    moved, stored = report_and_store(server_factory, "com.example.py.fields", TABLE["rows"])
     columns = send_columns()
     for row in moved:
         send = stored[row["send"]["notification_id"]]
@@ -52,17 +59,7 @@ def test_every_rule_table_row_is_stored_once_with_every_field(server_factory):
 def test_every_webpush_row_is_stored_as_the_contract_says(server_factory):
     """Web Push rows: each send's fields stored as posted; ttl_seconds as expires_at = sent_at + TTL, topic
     as collapse_id, urgency with the send, and the push service the row says the server derives."""
-    app = unique_app("com.example.py.webpush.fields")
-    key, server = key_and_server(server_factory, app)
-    now = int(time.time())
-    moved = [shifted(row, now - BASE_SENT_S) for row in TABLE["webpush_rows"] if "send" in row]
-    with Reporter(server.url, key, app) as reporter:
-        for row in moved:
-            assert report_row(reporter, row) is None
-        assert reporter.flush(10)
-        assert reporter.stats()["accepted"] == len(moved), reporter.stats()
-    stored = {s["notification_id"]: s for s in stored_sends(app)}
-    assert len(stored) == len(moved)
+    moved, stored = report_and_store(server_factory, "com.example.py.webpush.fields", TABLE["webpush_rows"])
     for row in moved:
         expected = dict(row["send"], **row["stored"])
         ttl, topic = expected.pop("ttl_seconds", None), expected.pop("topic", None)
