@@ -41,16 +41,16 @@ public enum ProviderResponse {
         }
     }
 
-    /// Reads `reason` (and, for APNs 410, `unregistered_at`) out of a provider's body (for Web Push,
-    /// Apple's `reason` or Mozilla's `error`). A body
-    /// that is not JSON, or lacks the members, derives nothing; so does a reason that could not
-    /// be stored as an explicit one (empty, over 255 bytes, or with U+0000).
+    /// Reads `reason` (and, for APNs 410, `unregistered_at`) out of a provider's body. For APNs and
+    /// FCM, a body that is not JSON, or lacks the members, derives nothing; so does a reason that
+    /// could not be stored as an explicit one (empty, over 255 bytes, or with U+0000). Web Push
+    /// reads text bodies too (`webPushReason`).
     public static func derive(provider: PushProvider, status: Int, body: String) -> Derived {
-        if provider == .webpush { return Derived(reason: webPushReason(status: status, body: body)) }
-        guard let object = (try? JSONParser.parseValue(Array(body.utf8)))?.objectValue else { return Derived() }
+        let object = { (try? JSONParser.parseValue(Array(body.utf8)))?.objectValue }
         switch provider {
+        case .webpush: return Derived(reason: webPushReason(status: status, body: body))
         case .apns:
-            guard !(200...299).contains(status) else { return Derived() }
+            guard !(200...299).contains(status), let object = object() else { return Derived() }
             var derived = Derived(reason: storable(object["reason"]?.stringValue))
             if status == 410, let millis = object["timestamp"]?.numberValue?.int64Value {
                 let (micros, overflow) = millis.multipliedReportingOverflow(by: 1000)
@@ -58,12 +58,11 @@ public enum ProviderResponse {
             }
             return derived
         case .fcm:
-            guard let error = object["error"]?.objectValue else { return Derived() }
+            guard let error = object()?["error"]?.objectValue else { return Derived() }
             let fcmCode = error["details"]?.arrayValue?.lazy
                 .compactMap { $0.objectValue }
                 .first { $0["@type"]?.stringValue == fcmErrorType }?["errorCode"]?.stringValue
             return Derived(reason: storable(fcmCode) ?? storable(error["status"]?.stringValue))
-        case .webpush: return Derived()  // read above, body text and all
         }
     }
 
@@ -87,16 +86,17 @@ public enum ProviderResponse {
         guard status != 0, !(200...299).contains(status), !body.isEmpty, !FieldReader.containsNUL(body) else {
             return nil
         }
-        let line: Substring?
+        let line: String?
         if let value = try? JSONParser.parseValue(Array(body.utf8)) {
             guard let object = value.objectValue else { return nil }
-            line = ["reason", "error"].lazy.compactMap { object[$0]?.stringValue?.trimmedWhitespace }
-                .first { !$0.isEmpty }
+            line = ["reason", "error"].lazy.compactMap {
+                object[$0]?.stringValue?.trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            .first { !$0.isEmpty }
         } else {
-            let trimmed = body.trimmedWhitespace
-            guard !trimmed.hasPrefix("<") else { return nil }
-            line = trimmed.split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }).lazy
-                .map(\.trimmedWhitespace).first { !$0.isEmpty }
+            guard !body.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("<") else { return nil }
+            line = body.components(separatedBy: .newlines).lazy
+                .map { $0.trimmingCharacters(in: .whitespaces) }.first { !$0.isEmpty }
         }
         guard let line else { return nil }
         var cut = Substring(line)
@@ -107,15 +107,5 @@ public enum ProviderResponse {
     static func storable(_ reason: String?) -> String? {
         guard let reason, FieldReader.stringProblem(reason, maxBytes: FieldLimits.identifier) == nil else { return nil }
         return reason
-    }
-}
-
-extension StringProtocol {
-    /// Without leading and trailing whitespace (Unicode's, as Python's `str.strip()`).
-    fileprivate var trimmedWhitespace: Substring {
-        let text = Substring(self)
-        guard let first = text.firstIndex(where: { !$0.isWhitespace }) else { return text[text.endIndex...] }
-        let last = text.lastIndex(where: { !$0.isWhitespace })!
-        return text[first...last]
     }
 }
