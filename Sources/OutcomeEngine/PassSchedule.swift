@@ -3,20 +3,25 @@ import Foundation
 /// When `pushledger rollup --follow` starts its next pass (docs/rollups.md "Following"). A pass
 /// is due one period (half the freshness) after the last one started, so inputs arriving
 /// without pause are rolled up in few, large passes (a send re-opened by several inputs is
-/// judged once a pass, not once an input). It is due earlier once inputs wait and none has
-/// been queued for `quiet` seconds: ingest paused or ended, and waiting longer would only add
-/// lag. An early pass keeps a gap after the last one at least as long as that pass took, so
-/// inputs trickling in one at a time cannot keep the refresh running more than about half the
-/// time.
+/// judged once a pass, not once an input). It is due earlier once inputs wait and ingest has
+/// gone idle: no other transaction is writing and nothing has been queued for `settle` seconds,
+/// or nothing has been queued for `quiet` seconds whatever the rest of the database does.
+/// Waiting longer would only add lag. An early pass keeps a gap after the last one at least as
+/// long as that pass took and as the quiet interval, so inputs trickling in one at a time cannot
+/// keep the refresh running more than about half the time.
 public struct PassSchedule: Sendable, Equatable {
     /// Seconds from one pass's start to the next's at the latest.
     public let period: TimeInterval
     /// Seconds without a newly queued input after which waiting inputs are rolled up at once.
     public let quiet: TimeInterval
+    /// Seconds without a newly queued input, and no other transaction writing, after which
+    /// ingest counts as idle: two looks apart, so one look between two commits cannot pass for it.
+    public let settle: TimeInterval
 
-    public init(period: TimeInterval, quiet: TimeInterval = 1) {
+    public init(period: TimeInterval, quiet: TimeInterval = 1, settle: TimeInterval = 0.25) {
         self.period = period
         self.quiet = min(quiet, period)
+        self.settle = min(settle, self.quiet)
     }
 
     /// What the follower knows between passes.
@@ -31,16 +36,19 @@ public struct PassSchedule: Sendable, Equatable {
         /// Seconds since the count of queued inputs last changed, or since the last pass ended
         /// when it has not changed since.
         public var sinceQueueChanged: TimeInterval
+        /// Whether another transaction was writing at the last look (true when unknown).
+        public var othersWriting: Bool
 
         public init(
             sinceStart: TimeInterval, sinceEnd: TimeInterval, lastPassSeconds: TimeInterval, waiting: Bool,
-            sinceQueueChanged: TimeInterval
+            sinceQueueChanged: TimeInterval, othersWriting: Bool = true
         ) {
             self.sinceStart = sinceStart
             self.sinceEnd = sinceEnd
             self.lastPassSeconds = lastPassSeconds
             self.waiting = waiting
             self.sinceQueueChanged = sinceQueueChanged
+            self.othersWriting = othersWriting
         }
     }
 
@@ -48,13 +56,13 @@ public struct PassSchedule: Sendable, Equatable {
     public func isDue(_ seen: Observation) -> Bool {
         if seen.sinceStart >= period { return true }
         guard seen.waiting, seen.sinceEnd >= max(quiet, seen.lastPassSeconds) else { return false }
-        return seen.sinceQueueChanged >= quiet
+        return seen.sinceQueueChanged >= quiet || (!seen.othersWriting && seen.sinceQueueChanged >= settle)
     }
 
-    /// Seconds between looks at the queue: a quarter of the quiet interval, so a pass starts at
-    /// most that long after the quiet interval has passed (a look each quiet interval could see
-    /// the last input only at its next look and start up to two quiet intervals after it).
-    public var look: TimeInterval { quiet / 4 }
+    /// Seconds between looks at the queue: half the settle interval, so a pass starts at most
+    /// that long after ingest went idle (a look each settle interval could see the last input
+    /// only at its next look and start up to two settle intervals after it).
+    public var look: TimeInterval { settle / 2 }
 
     /// How long to wait before looking again: `look`, or less when the period ends sooner.
     public func nextLook(_ seen: Observation) -> TimeInterval {

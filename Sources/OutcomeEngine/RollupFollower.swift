@@ -74,8 +74,9 @@ public final class RollupFollower: Sendable {
     public var period: TimeInterval { max(freshness / 2, 0.05) }
 
     /// When a pass starts: at the latest a period after the last one, sooner once ingest has
+    /// gone idle (a quarter of a second with nothing queued and no other transaction writing) or
     /// paused for a tenth of the period (at least a second): 3 s at the default freshness.
-    public var schedule: PassSchedule { PassSchedule(period: period, quiet: max(1, period / 10)) }
+    public var schedule: PassSchedule { PassSchedule(period: period, quiet: max(1, period / 10), settle: 0.25) }
 
     public var snapshot: Snapshot { shared.withLock { $0 } }
 
@@ -197,17 +198,18 @@ public final class RollupFollower: Sendable {
             // Between passes the status is read every `schedule.look` seconds: the metrics stay
             // current, and the next pass starts as soon as the schedule says it is due.
             let ended = Date()
-            var queued = status.pendingInputs, queueChanged = ended
+            var queued = status.pendingInputs, queueChanged = ended, writing = true
             while !stopped {
                 let now = Date()
                 let seen = PassSchedule.Observation(
                     sinceStart: now.timeIntervalSince(started), sinceEnd: now.timeIntervalSince(ended),
                     lastPassSeconds: took, waiting: (snapshot.status?.lagSeconds ?? 0) > 0,
-                    sinceQueueChanged: now.timeIntervalSince(queueChanged))
+                    sinceQueueChanged: now.timeIntervalSince(queueChanged), othersWriting: writing)
                 if schedule.isDue(seen) { break }
                 guard pause(schedule.nextLook(seen)) else { break }
                 let current = try RollupStatus.read(connection: connection)
                 observe(current)
+                writing = try othersWriting(connection)
                 if current.pendingInputs != queued {
                     queued = current.pendingInputs
                     queueChanged = Date()
@@ -215,6 +217,18 @@ public final class RollupFollower: Sendable {
             }
         }
         _ = try? connection.query("select pg_advisory_unlock(hashtext(\(Self.lockName)))")
+    }
+
+    /// Whether another session of this database is in a transaction that has written (it holds
+    /// a transaction id), or is one whose activity this login may not see: ingest goes on.
+    private func othersWriting(_ connection: Connection) throws -> Bool {
+        try connection.query(
+            """
+            select exists (select 1 from pg_stat_activity where datname = current_database() \
+            and pid <> pg_backend_pid() and backend_type = 'client backend' \
+            and (backend_xid is not null or state is null)) as writing
+            """
+        )[0].decode("writing")
     }
 
     private func observe(_ status: RollupStatus) {

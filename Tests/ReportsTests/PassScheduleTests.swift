@@ -9,9 +9,12 @@ import Testing
     let schedule = PassSchedule(period: 30, quiet: 3)
 
     func seen(
-        start: TimeInterval, end: TimeInterval, took: TimeInterval = 2, waiting: Bool = true, changed: TimeInterval
+        start: TimeInterval, end: TimeInterval, took: TimeInterval = 2, waiting: Bool = true, changed: TimeInterval,
+        writing: Bool = true
     ) -> PassSchedule.Observation {
-        .init(sinceStart: start, sinceEnd: end, lastPassSeconds: took, waiting: waiting, sinceQueueChanged: changed)
+        .init(
+            sinceStart: start, sinceEnd: end, lastPassSeconds: took, waiting: waiting, sinceQueueChanged: changed,
+            othersWriting: writing)
     }
 
     @Test func aPassIsDueOnePeriodAfterTheLastStartedWhateverWaits() {
@@ -32,6 +35,23 @@ import Testing
         #expect(!schedule.isDue(seen(start: 8, end: 6, waiting: false, changed: 6)))
     }
 
+    @Test func onceIngestGoesIdleWaitingInputsAreRolledUpWithinTheSettleInterval() {
+        // Nothing queued for a quarter second and nobody writing: ingest ended.
+        #expect(schedule.isDue(seen(start: 8, end: 6, changed: 0.25, writing: false)))
+        #expect(!schedule.isDue(seen(start: 8, end: 6, changed: 0.2, writing: false)))
+        // A transaction still writing: its inputs are on their way, keep waiting for the quiet interval.
+        #expect(!schedule.isDue(seen(start: 8, end: 6, changed: 1, writing: true)))
+        #expect(schedule.isDue(seen(start: 8, end: 6, changed: 3, writing: true)))
+        // Idle, but nothing waits, or too soon after the last pass: no early pass.
+        #expect(!schedule.isDue(seen(start: 8, end: 6, waiting: false, changed: 6, writing: false)))
+        #expect(!schedule.isDue(seen(start: 4, end: 2, changed: 1, writing: false)))
+    }
+
+    @Test func theSettleIntervalNeverExceedsTheQuietOne() {
+        #expect(PassSchedule(period: 2, quiet: 1, settle: 2).settle == 1)
+        #expect(PassSchedule(period: 30, quiet: 3).settle == 0.25)
+    }
+
     @Test func anEarlyPassKeepsAGapAsLongAsTheLastPassTook() {
         // The last pass took 10 s: an early one no sooner than 10 s after it ended.
         #expect(!schedule.isDue(seen(start: 15, end: 5, took: 10, changed: 5)))
@@ -40,15 +60,17 @@ import Testing
         #expect(!schedule.isDue(seen(start: 2.5, end: 2, took: 0.5, changed: 3)))
     }
 
-    @Test func itLooksAgainEveryQuarterOfTheQuietIntervalOrWhenThePeriodEnds() {
-        #expect(schedule.nextLook(seen(start: 10, end: 8, changed: 1)) == 0.75)
-        #expect(schedule.nextLook(seen(start: 29.5, end: 27.5, changed: 1)) == 0.5)
+    @Test func itLooksAgainEveryHalfSettleIntervalOrWhenThePeriodEnds() {
+        #expect(schedule.nextLook(seen(start: 10, end: 8, changed: 1)) == 0.125)
+        #expect(abs(schedule.nextLook(seen(start: 29.9, end: 27.9, changed: 1)) - 0.1) < 1e-9)
         #expect(schedule.nextLook(seen(start: 31, end: 29, changed: 1)) == 0.01)
     }
 
     /// The follower's loop between passes, looking as the schedule says: the queue's count is
     /// seen to change at the first look after each input. Returns when the next pass starts.
-    func passStart(lastInputAt: TimeInterval, passEndedAt: TimeInterval, took: TimeInterval) -> TimeInterval {
+    func passStart(
+        lastInputAt: TimeInterval, passEndedAt: TimeInterval, took: TimeInterval, writingUntil: TimeInterval? = nil
+    ) -> TimeInterval {
         var now = passEndedAt, changedSeenAt = passEndedAt, lastSeenInput = passEndedAt
         while true {
             if lastInputAt > lastSeenInput && lastInputAt <= now {
@@ -57,7 +79,8 @@ import Testing
             }
             let observation = seen(
                 start: now - passEndedAt + took, end: now - passEndedAt, took: took,
-                waiting: lastSeenInput > passEndedAt, changed: now - changedSeenAt)
+                waiting: lastSeenInput > passEndedAt, changed: now - changedSeenAt,
+                writing: writingUntil.map { now < $0 } ?? true)
             if schedule.isDue(observation) { return now }
             now += schedule.nextLook(observation)
         }
@@ -67,7 +90,15 @@ import Testing
         for lastInput in stride(from: 0.1, through: 12, by: 0.35) {
             let start = passStart(lastInputAt: lastInput, passEndedAt: 0, took: 2)
             #expect(start >= lastInput + schedule.quiet, "last input at \(lastInput)")
-            #expect(start <= lastInput + schedule.quiet * 1.25 + 1e-9, "last input at \(lastInput)")
+            #expect(start <= lastInput + schedule.quiet + schedule.look + 1e-9, "last input at \(lastInput)")
+        }
+    }
+
+    @Test func onceTheLastWriterCommitsAPassStartsWithinTheSettleIntervalAndALook() {
+        for lastInput in stride(from: 3.1, through: 12, by: 0.35) {
+            let start = passStart(lastInputAt: lastInput, passEndedAt: 0, took: 2, writingUntil: lastInput)
+            #expect(start >= lastInput + schedule.settle, "last input at \(lastInput)")
+            #expect(start <= lastInput + schedule.settle + schedule.look + 1e-9, "last input at \(lastInput)")
         }
     }
 

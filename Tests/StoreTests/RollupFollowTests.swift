@@ -211,13 +211,22 @@ import Testing
         // on the order below rather than on a loaded machine's clock.
         #expect(try Self.caughtUp(db.connection, timeout: 120), "\(follower.logText)")
         let caughtUp = Date().timeIntervalSince(arrived)
-        #expect(caughtUp >= 6 - 0.5, "no pass before the quiet interval: \(caughtUp) s")
+        #expect(caughtUp >= 6 - 0.5, "no early pass sooner than the quiet interval after the last: \(caughtUp) s")
         // The pass that took them began well before the period (60 s) ended, on the database's
         // clock: within half of it (the quiet interval is 6 s).
         let catching: Date = try db.value("select pass_started_at from rollup_refresh_state")
         #expect(catching.timeIntervalSince(firstPass) < 30, "the second pass began \(catching) (first \(firstPass))")
         #expect(follower.waitFor("rollup pass", count: 2) && follower.lines("rollup pass").count == 2)
         #expect(try RollupStatus.read(connection: db.connection).lagSeconds == 0)
+        // Past the quiet interval after that pass, ingest that ends with no other transaction
+        // writing is rolled up once it has been idle a quarter second, not after the quiet interval.
+        sleep(7)
+        for unit in world.units(at: -20) { _ = try db.write(unit) }
+        let ended = Date()
+        #expect(try Self.caughtUp(db.connection, timeout: 120), "\(follower.logText)")
+        let idle = Date().timeIntervalSince(ended)
+        #expect(idle < 6 - 0.5, "the pass after ingest went idle waited for the quiet interval: \(idle) s")
+        #expect(follower.waitFor("rollup pass", count: 3) && follower.lines("rollup pass").count == 3)
     }
 
     @Test func reconnectsAfterPostgresRestarts() throws {

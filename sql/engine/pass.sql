@@ -22,6 +22,11 @@ declare
     v_apps text[];
     v_days date[];
 begin
+    -- The pass's commit need not wait for its WAL to reach disk (or a synchronous standby): a
+    -- crash can lose only whole transactions, and a lost pass loses its taking of the queue with
+    -- its results, so the next pass takes the same inputs again. The writer's commits, which
+    -- hold the events themselves, keep the server's setting.
+    perform set_config('synchronous_commit', 'off', true);
     -- Each step's two forms side by side, the steps in order (RollupFlowTests reads them so).
     if p_full then
         v_cohorts := pushledger_rebuild_prompt_rollups(p_as_of);
