@@ -95,6 +95,13 @@ import Testing
         }
     }
 
+    /// Whether the session's refreshes send days with many re-judged sends through the whole-day
+    /// engine from one such send on (`pushledger.whole_day_min_sends`), or from the default.
+    static func wholeDays(_ always: Bool, on connection: Connection) throws {
+        try connection.execute(
+            always ? "set pushledger.whole_day_min_sends = 1" : "reset pushledger.whole_day_min_sends")
+    }
+
     static var seeds: [UInt64] {
         if let text = ProcessInfo.processInfo.environment["PUSHLEDGER_ROLLUP_SEED"], let seed = UInt64(text) {
             return [seed]
@@ -129,6 +136,9 @@ import Testing
                 _ = try db.connection.query("select * from pushledger_erase(\(F.app), \(victim.id), null)")
             }
             let asOf = F.time(hour)
+            // Every other refresh sends each day with a third of its sends judged again through
+            // the whole-day engine (pushledger_promote_busy_days), whatever their number.
+            try Self.wholeDays(step % 2 == 1, on: db.connection)
             let summary = try Self.refresh(db.connection, asOf: asOf)
             refreshes += 1
             if !summary.full {
@@ -168,6 +178,7 @@ import Testing
                 _ = try db.connection.query(
                     "select * from pushledger_erase(\(F.app), \(world.pick(world.installations).id), null)")
             }
+            try Self.wholeDays(step % 2 == 0, on: db.connection)
             _ = try Self.refresh(db.connection, asOf: F.time(hour))
             try Self.expectEqualToRebuild(db, asOf: F.time(hour), "causes seed \(seed), step \(step)")
             let held: String = try db.value(
@@ -178,6 +189,47 @@ import Testing
         print("IncrementalRollupTests causes seed \(seed): causes and latency buckets held \(seen.sorted())")
         let causes = seen.filter { !$0.hasPrefix("lt_") && !$0.hasPrefix("ge_") }
         #expect(causes.count >= 3 && seen.count - causes.count >= 3, "\(seen.sorted())")
+    }
+
+    /// A refresh sends a day through the whole-day engine when a third of its sends or more are
+    /// judged on every fact and there are at least `pushledger.whole_day_min_sends` of them; a
+    /// day already recomputed whole is not named twice.
+    @Test func busyDaysAreRecomputedWhole() throws {
+        let db = try StoreDatabase()
+        var world = RandomIngest(seed: 5)
+        for _ in 0..<8 { for unit in world.units(at: -30) { _ = try db.write(unit) } }
+        let days: [(day: String, sends: Int)] = try db.connection.query(
+            "select pushledger_day(sent_at)::text as day, count(*)::int as n from sends group by 1 order by 1"
+        ).map { (try $0.decode("day"), try $0.decode("n")) }
+        let busy = try #require(days.first { $0.sends >= 3 })
+        func promoted(judged: Int, scope: Int = 2, minimum: Int, dirty: Bool = false) throws -> [String] {
+            try db.connection.execute("begin")
+            defer { _ = try? db.connection.execute("rollback") }
+            _ = try db.connection.query("select set_config('pushledger.whole_day_min_sends', \(String(minimum)), true)")
+            try db.connection.execute("select pushledger_rollup_work_tables()")
+            try db.connection.execute(
+                """
+                insert into rollup_send_set select app_id, sent_at, event_id, \(scope) from sends \
+                where pushledger_day(sent_at)::text = \(busy.day) order by sent_at, event_id limit \(judged)
+                """)
+            if dirty { try db.connection.execute("insert into rollup_days values (\(F.app), \(busy.day)::date)") }
+            try db.connection.execute("select pushledger_promote_busy_days()")
+            return try db.connection.query("select day::text as day from rollup_days").map { try $0.decode("day") }
+        }
+        let third = (busy.sends + 2) / 3
+        #expect(try promoted(judged: third, minimum: 1) == [busy.day])
+        #expect(try promoted(judged: third - 1, minimum: 1) == [], "fewer than a third of \(busy.sends)")
+        #expect(try promoted(judged: busy.sends, minimum: busy.sends + 1) == [], "fewer than the minimum")
+        #expect(try promoted(judged: busy.sends, scope: 1, minimum: 1) == [], "receipts only: re-judged cheaply")
+        #expect(try promoted(judged: busy.sends, minimum: 1, dirty: true) == [busy.day])
+        // The default minimum keeps a test fleet's days on their look-ups.
+        try db.connection.execute("begin")
+        try db.connection.execute("select pushledger_rollup_work_tables()")
+        try db.connection.execute("insert into rollup_send_set select app_id, sent_at, event_id, 2 from sends")
+        try db.connection.execute("select pushledger_promote_busy_days()")
+        let none: Int = try db.value("select count(*)::int from rollup_days")
+        try db.connection.execute("rollback")
+        #expect(none == 0)
     }
 
     /// A late telemetry event changes the causes of the installation's earlier sends, and a late

@@ -113,6 +113,28 @@ begin
 end
 $$;
 
+-- Days on which a refresh judges many sends on every fact go through the set-based engine
+-- whole (pushledger_classify_days, as days marked dirty do): once a third of a day's sends are
+-- judged again, one pass over the day's facts costs less than their look-ups one by one
+-- (docs/rollups.md "What a refresh judges again"). At least pushledger.whole_day_min_sends of
+-- them (1,000 unless the session sets it), so a day's few late sends keep their look-ups.
+-- Reads rollup_send_set, rollup_days (sql/engine/work_tables.sql), sends; writes rollup_days.
+create or replace function pushledger_promote_busy_days()
+returns void
+language plpgsql as $$
+begin
+    insert into rollup_days
+    select a.app_id, a.day
+      from (select k.app_id, pushledger_day(k.sent_at) as day, count(distinct (k.sent_at, k.event_id)) as judged
+              from rollup_send_set k where k.scope = 2 group by 1, 2) a
+     where a.judged >= coalesce(nullif(current_setting('pushledger.whole_day_min_sends', true), '')::bigint, 1000)
+       and not exists (select 1 from rollup_days d where d.app_id = a.app_id and d.day = a.day)
+       and a.judged * 3 >= (select count(*) from sends s
+                             where s.app_id = a.app_id and s.sent_at >= a.day::timestamp at time zone 'UTC'
+                               and s.sent_at < (a.day + 1)::timestamp at time zone 'UTC');
+end
+$$;
+
 -- Brings the rollups up to date as of p_as_of from what arrived since the last refresh (see
 -- the top of this file); returns the (app, day)s whose rollups moved, gained an instrumented
 -- slice, or were recomputed whole. A refresh as of an earlier time than the last one, with
@@ -146,6 +168,7 @@ begin
     select array_agg(s.app_id), array_agg(s.day) into v_slice_apps, v_slice_days
         from pushledger_refresh_slices(p_as_of) s;
     perform pushledger_affected_sends(p_as_of, p_window);
+    perform pushledger_promote_busy_days();
     -- The whole days go through the engine.
     insert into rollup_keys
     select k.app_id, k.sent_at, k.event_id, max(k.scope) from rollup_send_set k
