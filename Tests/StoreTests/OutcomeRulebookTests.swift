@@ -268,17 +268,29 @@ enum RulebookRows {
     /// Which rows: all, or the sends and the installation's state first and the receipts later.
     enum Parts { case all, sendsAndState, confirmations }
 
+    /// Writes the case's rows and queues their rollup work as the writer would (one app a case).
     @discardableResult
     static func insert(
         _ c: Rulebook.Case, app: String, on connection: Connection, ids: IDs = IDs(), parts: Parts = .all
     ) throws -> IDs {
+        try insertRows(c, app: app, on: connection, ids: ids, parts: parts)
+        let confirmations = "notification_receipts,notification_opens"
+        let state = "sends,installations,settings_snapshots,token_registrations"
+        let written = parts == .all ? "\(state),\(confirmations)" : parts == .sendsAndState ? state : confirmations
+        _ = try connection.query("select pushledger_queue_stored(\(app), string_to_array(\(written), ','))")
+        return ids
+    }
+
+    private static func insertRows(
+        _ c: Rulebook.Case, app: String, on connection: Connection, ids: IDs, parts: Parts
+    ) throws {
         let installation = ids.installation
         let notification = ids.notification
         let platform = c.platform.rawValue
         if parts != .confirmations {
             try insertSendsAndState(c, app: app, ids: ids, on: connection)
         }
-        guard parts != .sendsAndState else { return ids }
+        guard parts != .sendsAndState else { return }
         var confirmations = (c.receipts ?? []).map { (notification, $0.kind, $0.displayed, c.hoursAgo($0)) }
         if c.instrumented ?? true { confirmations.append((ids.instrumentation, "received", true, c.sentHoursAgo - 1)) }
         if c.background_receipts == true {
@@ -304,7 +316,6 @@ enum RulebookRows {
                     """)
             }
         }
-        return ids
     }
 
     private static func insertSendsAndState(

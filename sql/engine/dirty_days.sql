@@ -1,197 +1,201 @@
--- What arrived since the last rollup refresh: statement-level triggers queue, per statement and
--- app, the keys of the rows the statement wrote (table rollup_inputs), read from its own rows
--- only. Which sends the keys affect is found by the refresh (sql/engine/rollups.sql), by index,
--- so ingest pays one small insert a statement and no join. Channel states are written with
--- their snapshot, in its transaction: the snapshot's key covers them.
+-- What arrived since the last rollup refresh: every write path queues, per app and kind, the
+-- keys of the rows it wrote or removed (table rollup_inputs) through the functions below, read
+-- from its own rows only: the writer from its batch (sql/writer/apply.sql), erasure from what
+-- it deletes (sql/privacy/erase.sql), a repair or a fixture written by hand from what it holds
+-- (pushledger_queue_stored). Which sends the keys affect is found by the refresh
+-- (sql/engine/rollups.sql), by index, so ingest pays one small insert a kind and no join.
+-- Channel states are written with their snapshot, in its transaction: the snapshot's key
+-- covers them. Retention drops or empties whole partitions older than every rollup it keeps,
+-- and an app's move copies its queue with its rows: neither queues anything.
 -- Whole days to recompute (after a repair, a definition change or an erasure) go into
 -- rollup_dirty_days (pushledger_mark_rollups_dirty).
+-- The statement triggers that queued these before the writer did.
+drop trigger if exists sends_dirty_insert on sends;
+drop trigger if exists sends_dirty_update_old on sends;
+drop trigger if exists sends_dirty_update_new on sends;
+drop trigger if exists sends_dirty_delete on sends;
+drop trigger if exists notification_receipts_dirty on notification_receipts;
+drop trigger if exists notification_opens_dirty on notification_opens;
+drop trigger if exists notification_receipts_dirty_delete on notification_receipts;
+drop trigger if exists notification_opens_dirty_delete on notification_opens;
+drop trigger if exists settings_snapshots_dirty on settings_snapshots;
+drop trigger if exists token_registrations_dirty on token_registrations;
+drop trigger if exists token_registrations_dirty_delete on token_registrations;
+drop trigger if exists settings_snapshots_life on settings_snapshots;
+drop trigger if exists settings_snapshots_life_delete on settings_snapshots;
+drop trigger if exists permission_prompts_life on permission_prompts;
+drop trigger if exists permission_prompts_life_delete on permission_prompts;
+drop trigger if exists experiment_exposures_life on experiment_exposures;
+drop trigger if exists experiment_exposures_life_delete on experiment_exposures;
+drop trigger if exists token_registrations_life on token_registrations;
+drop trigger if exists token_registrations_life_delete on token_registrations;
+drop trigger if exists notification_receipts_life on notification_receipts;
+drop trigger if exists notification_receipts_life_delete on notification_receipts;
+drop trigger if exists notification_opens_life on notification_opens;
+drop trigger if exists notification_opens_life_delete on notification_opens;
+drop trigger if exists installations_dirty_insert on installations;
+drop function if exists pushledger_queue_sends();
+drop function if exists pushledger_queue_confirmations();
+drop function if exists pushledger_queue_snapshots();
+drop function if exists pushledger_queue_registrations();
+drop function if exists pushledger_queue_life();
+drop function if exists pushledger_queue_installations();
 
-drop function if exists pushledger_mark_dirty_sends() cascade;
-drop function if exists pushledger_mark_dirty_receipts() cascade;
-drop function if exists pushledger_mark_dirty_snapshots() cascade;
-drop function if exists pushledger_mark_dirty_registrations() cascade;
-
--- Sends stored, changed or removed; and the invalidating results among them, whose token's
--- later sends may now (or no longer) go "to a token already known invalid".
--- Reads the statement's rows (changed_rows); writes rollup_inputs.
-create or replace function pushledger_queue_sends()
-returns trigger
+-- Sends stored, changed or removed (p_removed), as parallel arrays; and the invalidating results
+-- among them (p_invalid), whose token's later sends may now (or no longer) go "to a token
+-- already known invalid". Each queue function returns how many rows it was given.
+-- Reads nothing; writes rollup_inputs.
+create or replace function pushledger_queue_sends(
+    p_removed boolean, p_apps text[], p_event_ids uuid[], p_sent_at timestamptz[], p_notifications uuid[],
+    p_providers text[], p_token_keys uuid[], p_invalid boolean[])
+returns integer
 language plpgsql as $$
 begin
     insert into rollup_inputs (app_id, kind, keys, times, due_at)
-    select app_id, 'send', array_agg(event_id), array_agg(sent_at), max(sent_at)
-      from changed_rows group by app_id;
+    select r.app_id, 'send', array_agg(r.event_id), array_agg(r.sent_at), max(r.sent_at)
+      from unnest(p_apps, p_event_ids, p_sent_at) r(app_id, event_id, sent_at) group by r.app_id;
     insert into rollup_inputs (app_id, kind, keys, times, providers, due_at)
-    select app_id, 'token', array_agg(token_key), array_agg(sent_at), array_agg(provider), '-infinity'
-      from changed_rows where pushledger_reason_class(provider, status, reason) = 'token_invalid' group by app_id;
-    if tg_op = 'DELETE' then
+    select r.app_id, 'token', array_agg(r.token_key), array_agg(r.sent_at), array_agg(r.provider), '-infinity'
+      from unnest(p_apps, p_token_keys, p_sent_at, p_providers, p_invalid)
+           r(app_id, token_key, sent_at, provider, invalid)
+     where r.invalid group by r.app_id;
+    if p_removed then
         -- A removed attempt no longer supersedes the sends whose first sign of life received its
         -- notification (stored and changed ones are found from their keys).
         insert into rollup_inputs (app_id, kind, keys, times, due_at)
-        select app_id, 'notification', array_agg(notification_id), array_agg(sent_at), '-infinity'
-          from changed_rows group by app_id;
+        select r.app_id, 'notification', array_agg(r.notification_id), array_agg(r.sent_at), '-infinity'
+          from unnest(p_apps, p_notifications, p_sent_at) r(app_id, notification_id, sent_at) group by r.app_id;
     end if;
-    return null;
+    return coalesce(cardinality(p_apps), 0);
 end
 $$;
 
--- Receipts and opens; kept until as_of reaches them.
--- Reads the statement's rows (changed_rows); writes rollup_inputs.
-create or replace function pushledger_queue_confirmations()
-returns trigger
+-- Telemetry rows of table p_table stored or removed (p_removed), as parallel arrays: their apps,
+-- installations and times, and the key the table is queued by (receipts and opens: their
+-- notification; registrations: the token key, with p_providers).
+--   Every row is a sign of life of its installation, which may change the cause of its earlier
+--   unconfirmed sends (metrics.md "Why a send is unconfirmed"); kept until as_of reaches it.
+--   A snapshot: the as-of state of the installation's sends from its time on.
+--   Snapshots, prompts, exposures: the installation's prompt-cohort member (prompt_rollups.sql).
+--   Receipts and opens (removed ones too: their notifications' sends lose a receipt); kept until
+--   as_of reaches them.
+--   Registrations: a token registered again after an invalidating result is live from then on.
+-- Reads nothing; writes rollup_inputs, prompt_rollup_dirty_installations.
+create or replace function pushledger_queue_telemetry(
+    p_table text, p_removed boolean, p_apps text[], p_installations uuid[], p_times timestamptz[],
+    p_keys uuid[] default null, p_providers text[] default null)
+returns integer
 language plpgsql as $$
 begin
     insert into rollup_inputs (app_id, kind, keys, times, due_at)
-    select app_id, case tg_table_name when 'notification_receipts' then 'receipt' else 'open' end,
-           array_agg(notification_id), array_agg(occurred_at), max(occurred_at)
-      from changed_rows group by app_id;
-    return null;
-end
-$$;
-
--- Snapshots: the as-of state of the installation's sends from their time on.
--- Reads the statement's rows (changed_rows); writes rollup_inputs.
-create or replace function pushledger_queue_snapshots()
-returns trigger
-language plpgsql as $$
-begin
-    insert into rollup_inputs (app_id, kind, keys, times, due_at)
-    select app_id, 'snapshot', array_agg(installation_id), array_agg(occurred_at), '-infinity'
-      from changed_rows group by app_id;
-    return null;
-end
-$$;
-
--- Registrations: a token registered again after an invalidating result is live from then on.
--- Reads the statement's rows (changed_rows); writes rollup_inputs.
-create or replace function pushledger_queue_registrations()
-returns trigger
-language plpgsql as $$
-begin
-    insert into rollup_inputs (app_id, kind, keys, times, providers, due_at)
-    select app_id, 'registration', array_agg(token_key), array_agg(occurred_at), array_agg(provider), '-infinity'
-      from changed_rows group by app_id;
-    return null;
-end
-$$;
-
--- Telemetry of any type stored or removed: a sign of life of its installation, which may change
--- the cause of its earlier unconfirmed sends (metrics.md "Why a send is unconfirmed"). Kept until
--- as_of reaches it: a sign of life counts at or before as_of.
--- Reads the statement's rows (changed_rows); writes rollup_inputs.
-create or replace function pushledger_queue_life()
-returns trigger
-language plpgsql as $$
-begin
-    insert into rollup_inputs (app_id, kind, keys, times, due_at)
-    select app_id, 'life', array_agg(installation_id), array_agg(occurred_at),
-           case when tg_op = 'DELETE' then '-infinity' else max(occurred_at) end
-      from changed_rows group by app_id;
-    return null;
+    select r.app_id, 'life', array_agg(r.installation_id), array_agg(r.at),
+           case when p_removed then '-infinity' else max(r.at) end
+      from unnest(p_apps, p_installations, p_times) r(app_id, installation_id, at) group by r.app_id;
+    if p_table = 'settings_snapshots' and not p_removed then
+        insert into rollup_inputs (app_id, kind, keys, times, due_at)
+        select r.app_id, 'snapshot', array_agg(r.installation_id), array_agg(r.at), '-infinity'
+          from unnest(p_apps, p_installations, p_times) r(app_id, installation_id, at) group by r.app_id;
+    end if;
+    if p_table in ('settings_snapshots', 'permission_prompts', 'experiment_exposures') and not p_removed then
+        insert into prompt_rollup_dirty_installations (app_id, installation_id, due_at)
+        select r.app_id, r.installation_id, max(r.at)
+          from unnest(p_apps, p_installations, p_times) r(app_id, installation_id, at) group by 1, 2 order by 1, 2;
+    end if;
+    if p_table in ('notification_receipts', 'notification_opens') then
+        insert into rollup_inputs (app_id, kind, keys, times, due_at)
+        select r.app_id, case p_table when 'notification_receipts' then 'receipt' else 'open' end,
+               array_agg(r.notification_id), array_agg(r.at), max(r.at)
+          from unnest(p_apps, p_keys, p_times) r(app_id, notification_id, at) group by r.app_id;
+    elsif p_table = 'token_registrations' then
+        insert into rollup_inputs (app_id, kind, keys, times, providers, due_at)
+        select r.app_id, 'registration', array_agg(r.token_key), array_agg(r.at), array_agg(r.provider), '-infinity'
+          from unnest(p_apps, p_keys, p_times, p_providers) r(app_id, token_key, at, provider) group by r.app_id;
+    end if;
+    return coalesce(cardinality(p_apps), 0);
 end
 $$;
 
 -- New installations, and a changed platform: the platform of sends with no as-of snapshot.
--- Reads the statement's rows (changed_rows); writes rollup_inputs.
-create or replace function pushledger_queue_installations()
-returns trigger
-language plpgsql as $$
-begin
+-- Reads nothing; writes rollup_inputs.
+create or replace function pushledger_queue_installations(p_apps text[], p_installations uuid[])
+returns integer
+language sql as $$
     insert into rollup_inputs (app_id, kind, keys, times, due_at)
-    select app_id, 'installation', array_agg(installation_id), '{}', '-infinity'
-      from changed_rows group by app_id;
-    return null;
-end
+    select r.app_id, 'installation', array_agg(r.installation_id), '{}', '-infinity'
+      from unnest(p_apps, p_installations) r(app_id, installation_id) group by r.app_id;
+    select coalesce(cardinality(p_apps), 0)
 $$;
 
+-- A changed platform of an installation (a row trigger: rare, and only when it changes).
 -- Reads the changed installation row; writes rollup_inputs.
 create or replace function pushledger_queue_installation_platform()
 returns trigger
 language plpgsql as $$
 begin
-    insert into rollup_inputs (app_id, kind, keys, times, due_at)
-    values (new.app_id, 'installation', array[new.installation_id], '{}', '-infinity');
+    perform pushledger_queue_installations(array[new.app_id], array[new.installation_id]);
     return null;
 end
 $$;
 
-create or replace trigger sends_dirty_insert after insert on sends
-    referencing new table as changed_rows for each statement execute function pushledger_queue_sends();
-
-create or replace trigger sends_dirty_update_old after update on sends
-    referencing old table as changed_rows for each statement execute function pushledger_queue_sends();
-
-create or replace trigger sends_dirty_update_new after update on sends
-    referencing new table as changed_rows for each statement execute function pushledger_queue_sends();
-
-create or replace trigger sends_dirty_delete after delete on sends
-    referencing old table as changed_rows for each statement execute function pushledger_queue_sends();
-
-create or replace trigger notification_receipts_dirty after insert on notification_receipts
-    referencing new table as changed_rows for each statement execute function pushledger_queue_confirmations();
-
-create or replace trigger notification_opens_dirty after insert on notification_opens
-    referencing new table as changed_rows for each statement execute function pushledger_queue_confirmations();
-
--- Removed ones too (an erasure): their notifications' sends lose a receipt.
-create or replace trigger notification_receipts_dirty_delete after delete on notification_receipts
-    referencing old table as changed_rows for each statement execute function pushledger_queue_confirmations();
-
-create or replace trigger notification_opens_dirty_delete after delete on notification_opens
-    referencing old table as changed_rows for each statement execute function pushledger_queue_confirmations();
-
-create or replace trigger settings_snapshots_dirty after insert on settings_snapshots
-    referencing new table as changed_rows for each statement execute function pushledger_queue_snapshots();
-
-create or replace trigger token_registrations_dirty after insert on token_registrations
-    referencing new table as changed_rows for each statement execute function pushledger_queue_registrations();
-
-create or replace trigger token_registrations_dirty_delete after delete on token_registrations
-    referencing old table as changed_rows for each statement execute function pushledger_queue_registrations();
-
--- Signs of life: every telemetry table, stored and removed rows.
-create or replace trigger settings_snapshots_life after insert on settings_snapshots
-    referencing new table as changed_rows for each statement execute function pushledger_queue_life();
-
-create or replace trigger settings_snapshots_life_delete after delete on settings_snapshots
-    referencing old table as changed_rows for each statement execute function pushledger_queue_life();
-
-create or replace trigger permission_prompts_life after insert on permission_prompts
-    referencing new table as changed_rows for each statement execute function pushledger_queue_life();
-
-create or replace trigger permission_prompts_life_delete after delete on permission_prompts
-    referencing old table as changed_rows for each statement execute function pushledger_queue_life();
-
-create or replace trigger experiment_exposures_life after insert on experiment_exposures
-    referencing new table as changed_rows for each statement execute function pushledger_queue_life();
-
-create or replace trigger experiment_exposures_life_delete after delete on experiment_exposures
-    referencing old table as changed_rows for each statement execute function pushledger_queue_life();
-
-create or replace trigger token_registrations_life after insert on token_registrations
-    referencing new table as changed_rows for each statement execute function pushledger_queue_life();
-
-create or replace trigger token_registrations_life_delete after delete on token_registrations
-    referencing old table as changed_rows for each statement execute function pushledger_queue_life();
-
-create or replace trigger notification_receipts_life after insert on notification_receipts
-    referencing new table as changed_rows for each statement execute function pushledger_queue_life();
-
-create or replace trigger notification_receipts_life_delete after delete on notification_receipts
-    referencing old table as changed_rows for each statement execute function pushledger_queue_life();
-
-create or replace trigger notification_opens_life after insert on notification_opens
-    referencing new table as changed_rows for each statement execute function pushledger_queue_life();
-
-create or replace trigger notification_opens_life_delete after delete on notification_opens
-    referencing old table as changed_rows for each statement execute function pushledger_queue_life();
-
-create or replace trigger installations_dirty_insert after insert on installations
-    referencing new table as changed_rows for each statement execute function pushledger_queue_installations();
-
 create or replace trigger installations_dirty_platform after update on installations
     for each row when (old.platform is distinct from new.platform)
     execute function pushledger_queue_installation_platform();
+
+-- Queues every row app p_app holds in the tables p_tables (of sends, installations and the
+-- telemetry tables) as if each had just been written: for rows written by hand, by a repair or
+-- a test's fixture, that a refresh should take incrementally (pushledger_mark_rollups_dirty
+-- recomputes whole days instead).
+-- Reads the tables named; writes rollup_inputs, prompt_rollup_dirty_installations.
+create or replace function pushledger_queue_stored(p_app text, p_tables text[])
+returns void
+language plpgsql as $$
+begin
+    if 'sends' = any(p_tables) then
+        perform pushledger_queue_sends(
+                    false, array_agg(s.app_id), array_agg(s.event_id), array_agg(s.sent_at),
+                    array_agg(s.notification_id), array_agg(s.provider), array_agg(s.token_key),
+                    array_agg(pushledger_reason_class(s.provider, s.status, s.reason) = 'token_invalid'))
+           from sends s where s.app_id = p_app;
+    end if;
+    if 'installations' = any(p_tables) then
+        perform pushledger_queue_installations(array_agg(i.app_id), array_agg(i.installation_id))
+           from installations i where i.app_id = p_app;
+    end if;
+    if 'settings_snapshots' = any(p_tables) then
+        perform pushledger_queue_telemetry('settings_snapshots', false, array_agg(t.app_id),
+                                           array_agg(t.installation_id), array_agg(t.occurred_at))
+           from settings_snapshots t where t.app_id = p_app;
+    end if;
+    if 'permission_prompts' = any(p_tables) then
+        perform pushledger_queue_telemetry('permission_prompts', false, array_agg(t.app_id),
+                                           array_agg(t.installation_id), array_agg(t.occurred_at))
+           from permission_prompts t where t.app_id = p_app;
+    end if;
+    if 'experiment_exposures' = any(p_tables) then
+        perform pushledger_queue_telemetry('experiment_exposures', false, array_agg(t.app_id),
+                                           array_agg(t.installation_id), array_agg(t.occurred_at))
+           from experiment_exposures t where t.app_id = p_app;
+    end if;
+    if 'notification_receipts' = any(p_tables) then
+        perform pushledger_queue_telemetry('notification_receipts', false, array_agg(t.app_id),
+                                           array_agg(t.installation_id), array_agg(t.occurred_at),
+                                           array_agg(t.notification_id))
+           from notification_receipts t where t.app_id = p_app;
+    end if;
+    if 'notification_opens' = any(p_tables) then
+        perform pushledger_queue_telemetry('notification_opens', false, array_agg(t.app_id),
+                                           array_agg(t.installation_id), array_agg(t.occurred_at),
+                                           array_agg(t.notification_id))
+           from notification_opens t where t.app_id = p_app;
+    end if;
+    if 'token_registrations' = any(p_tables) then
+        perform pushledger_queue_telemetry('token_registrations', false, array_agg(t.app_id),
+                                           array_agg(t.installation_id), array_agg(t.occurred_at),
+                                           array_agg(t.token_key), array_agg(t.provider))
+           from token_registrations t where t.app_id = p_app;
+    end if;
+end
+$$;
 
 -- Marks days dirty by hand (after a repair or a change of definitions); the next refresh
 -- recomputes them whole.

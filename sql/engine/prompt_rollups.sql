@@ -4,22 +4,17 @@
 -- of pushledger_prompt_cohorts. The members themselves are kept in prompt_cohort_members (one
 -- row each, as of prompt_rollup_state.as_of), and the rollups are, at all times, their grouping.
 -- A member's facts look at its installation's whole history (first prompt, state now, state a
--- week after the grant): the triggers below mark the installation, and a refresh recomputes the
+-- week after the grant): its writers mark the installation, and a refresh recomputes the
 -- marked installations' rows, keeps those that did not change, and re-groups only the days whose
 -- members changed. hours_to_prompt keeps one value per prompted member (sorted), so a median over
 -- any span of days is exact.
 
--- Reads the statement's rows (changed_rows); writes prompt_rollup_dirty_installations.
-create or replace function pushledger_mark_dirty_prompt_members()
-returns trigger
-language plpgsql as $$
-begin
-    insert into prompt_rollup_dirty_installations (app_id, installation_id, due_at)
-    select app_id, installation_id, max(occurred_at)
-      from changed_rows group by 1, 2 order by 1, 2;
-    return null;
-end
-$$;
+-- Snapshots, prompts and exposures mark their installations as they are written
+-- (pushledger_queue_telemetry, sql/engine/dirty_days.sql).
+drop trigger if exists settings_snapshots_prompt_dirty on settings_snapshots;
+drop trigger if exists permission_prompts_prompt_dirty on permission_prompts;
+drop trigger if exists experiment_exposures_prompt_dirty on experiment_exposures;
+drop function if exists pushledger_mark_dirty_prompt_members();
 
 -- Reads the changed installation row; writes prompt_rollup_dirty_installations.
 create or replace function pushledger_mark_dirty_prompt_installation()
@@ -31,15 +26,6 @@ begin
     return null;
 end
 $$;
-
-create or replace trigger settings_snapshots_prompt_dirty after insert on settings_snapshots
-    referencing new table as changed_rows for each statement execute function pushledger_mark_dirty_prompt_members();
-
-create or replace trigger permission_prompts_prompt_dirty after insert on permission_prompts
-    referencing new table as changed_rows for each statement execute function pushledger_mark_dirty_prompt_members();
-
-create or replace trigger experiment_exposures_prompt_dirty after insert on experiment_exposures
-    referencing new table as changed_rows for each statement execute function pushledger_mark_dirty_prompt_members();
 
 -- Hours to prompt count from first_seen_at and --platform uses the latest platform; the writer
 -- updates installations on every batch, so only these two columns re-open anything.

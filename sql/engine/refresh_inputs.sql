@@ -1,4 +1,4 @@
--- What a refresh must judge again: the inputs queued since the last one (by the triggers of
+-- What a refresh must judge again: the inputs queued since the last one (by the functions of
 -- sql/engine/dirty_days.sql) taken, and the sends they affect found by index, into the working
 -- tables of sql/engine/work_tables.sql. docs/rollups.md "What a refresh judges again".
 

@@ -4,7 +4,7 @@
 -- as of the last refresh. send_outcomes keeps every send's facts and outcome; the rollups are
 -- always the grouping of its rows.
 --
--- A refresh (pushledger_refresh_rollups) takes what the triggers queued since the last one
+-- A refresh (pushledger_refresh_rollups) takes what the writers queued since the last one
 -- (sql/engine/dirty_days.sql), finds by index the sends it affects (sql/engine/refresh_inputs.sql),
 -- classifies only those (sql/engine/classify.sql), replaces their send_outcomes rows
 -- (sql/engine/send_outcomes.sql) and moves the rollups by the difference between their old and

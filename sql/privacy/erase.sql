@@ -17,8 +17,8 @@
 -- event_ids rows stay: an event id is random and names no one once its event is gone, and a
 -- retried copy of an erased event stays a duplicate instead of being stored again.
 --
--- Rollups: the sends, receipts and opens deleted are queued for the next refresh by their
--- triggers (sql/engine/dirty_days.sql); the days of erased receipts and opens are marked here
+-- Rollups: the sends, receipts, opens and other telemetry deleted are queued for the next
+-- refresh as they are deleted (sql/engine/dirty_days.sql); the days of erased receipts and opens are marked here
 -- to be recomputed whole (instrumentation counts them); the installation's prompt-cohort
 -- members are recomputed in place (it has none left: its rows leave and their days are
 -- re-grouped), before its marks are removed. The caller then
@@ -121,21 +121,50 @@ begin
                or o.notification_id in (select notification_id from erase_sends))
     ) confirmations order by 1, 2;
 
-    delete from notification_receipts r where r.app_id = p_app
-       and (r.installation_id = p_installation or r.notification_id in (select notification_id from erase_sends));
-    get diagnostics v_rows = row_count; erased_from := 'notification_receipts'; erased_rows := v_rows; return next;
-    delete from notification_opens o where o.app_id = p_app
-       and (o.installation_id = p_installation or o.notification_id in (select notification_id from erase_sends));
-    get diagnostics v_rows = row_count; erased_from := 'notification_opens'; erased_rows := v_rows; return next;
-    delete from sends s where s.app_id = p_app
-       and (s.installation_id = p_installation
-            or exists (select 1 from erase_tokens t where t.provider = s.provider and t.token_key = s.token_key
-                       and t.token = s.token
-                        and (s.installation_id is null or p_token is not null)));
-    get diagnostics v_rows = row_count; erased_from := 'sends'; erased_rows := v_rows; return next;
-    delete from token_registrations r where r.app_id = p_app
-       and (r.installation_id = p_installation or r.token_key = md5(p_token)::uuid and r.token = p_token);
-    get diagnostics v_rows = row_count; erased_from := 'token_registrations'; erased_rows := v_rows; return next;
+    -- Each delete queues the rollup work of what it removed (sql/engine/dirty_days.sql).
+    with gone as (
+        delete from notification_receipts r where r.app_id = p_app
+           and (r.installation_id = p_installation
+                or r.notification_id in (select notification_id from erase_sends))
+        returning r.app_id, r.installation_id, r.occurred_at, r.notification_id
+    )
+    select pushledger_queue_telemetry('notification_receipts', true, array_agg(app_id), array_agg(installation_id),
+                                      array_agg(occurred_at), array_agg(notification_id))
+      into v_rows from gone;
+    erased_from := 'notification_receipts'; erased_rows := v_rows; return next;
+    with gone as (
+        delete from notification_opens o where o.app_id = p_app
+           and (o.installation_id = p_installation
+                or o.notification_id in (select notification_id from erase_sends))
+        returning o.app_id, o.installation_id, o.occurred_at, o.notification_id
+    )
+    select pushledger_queue_telemetry('notification_opens', true, array_agg(app_id), array_agg(installation_id),
+                                      array_agg(occurred_at), array_agg(notification_id))
+      into v_rows from gone;
+    erased_from := 'notification_opens'; erased_rows := v_rows; return next;
+    with gone as (
+        delete from sends s where s.app_id = p_app
+           and (s.installation_id = p_installation
+                or exists (select 1 from erase_tokens t where t.provider = s.provider and t.token_key = s.token_key
+                           and t.token = s.token
+                            and (s.installation_id is null or p_token is not null)))
+        returning s.app_id, s.event_id, s.sent_at, s.notification_id, s.provider, s.token_key,
+                  pushledger_reason_class(s.provider, s.status, s.reason) = 'token_invalid' as invalid
+    )
+    select pushledger_queue_sends(true, array_agg(app_id), array_agg(event_id), array_agg(sent_at),
+                                  array_agg(notification_id), array_agg(provider), array_agg(token_key),
+                                  array_agg(invalid))
+      into v_rows from gone;
+    erased_from := 'sends'; erased_rows := v_rows; return next;
+    with gone as (
+        delete from token_registrations r where r.app_id = p_app
+           and (r.installation_id = p_installation or r.token_key = md5(p_token)::uuid and r.token = p_token)
+        returning r.app_id, r.installation_id, r.occurred_at, r.token_key, r.provider
+    )
+    select pushledger_queue_telemetry('token_registrations', true, array_agg(app_id), array_agg(installation_id),
+                                      array_agg(occurred_at), array_agg(token_key), array_agg(provider))
+      into v_rows from gone;
+    erased_from := 'token_registrations'; erased_rows := v_rows; return next;
     delete from push_tokens k where k.app_id = p_app
        and (k.installation_id = p_installation or k.token_key = md5(p_token)::uuid and k.token = p_token);
     get diagnostics v_rows = row_count; erased_from := 'push_tokens'; erased_rows := v_rows; return next;
@@ -144,14 +173,32 @@ begin
        and exists (select 1 from erase_tokens t where t.provider = v.provider and t.token_key = v.token_key
                    and t.token = v.token);
     get diagnostics v_rows = row_count; erased_from := 'token_invalidations'; erased_rows := v_rows; return next;
-    delete from settings_snapshots where app_id = p_app and installation_id = p_installation;
-    get diagnostics v_rows = row_count; erased_from := 'settings_snapshots'; erased_rows := v_rows; return next;
+    with gone as (
+        delete from settings_snapshots t where t.app_id = p_app and t.installation_id = p_installation
+        returning t.app_id, t.installation_id, t.occurred_at
+    )
+    select pushledger_queue_telemetry('settings_snapshots', true, array_agg(app_id), array_agg(installation_id),
+                                      array_agg(occurred_at))
+      into v_rows from gone;
+    erased_from := 'settings_snapshots'; erased_rows := v_rows; return next;
     delete from channel_states where app_id = p_app and installation_id = p_installation;
     get diagnostics v_rows = row_count; erased_from := 'channel_states'; erased_rows := v_rows; return next;
-    delete from permission_prompts where app_id = p_app and installation_id = p_installation;
-    get diagnostics v_rows = row_count; erased_from := 'permission_prompts'; erased_rows := v_rows; return next;
-    delete from experiment_exposures where app_id = p_app and installation_id = p_installation;
-    get diagnostics v_rows = row_count; erased_from := 'experiment_exposures'; erased_rows := v_rows; return next;
+    with gone as (
+        delete from permission_prompts t where t.app_id = p_app and t.installation_id = p_installation
+        returning t.app_id, t.installation_id, t.occurred_at
+    )
+    select pushledger_queue_telemetry('permission_prompts', true, array_agg(app_id), array_agg(installation_id),
+                                      array_agg(occurred_at))
+      into v_rows from gone;
+    erased_from := 'permission_prompts'; erased_rows := v_rows; return next;
+    with gone as (
+        delete from experiment_exposures t where t.app_id = p_app and t.installation_id = p_installation
+        returning t.app_id, t.installation_id, t.occurred_at
+    )
+    select pushledger_queue_telemetry('experiment_exposures', true, array_agg(app_id), array_agg(installation_id),
+                                      array_agg(occurred_at))
+      into v_rows from gone;
+    erased_from := 'experiment_exposures'; erased_rows := v_rows; return next;
     delete from installations where app_id = p_app and installation_id = p_installation;
     get diagnostics v_rows = row_count; erased_from := 'installations'; erased_rows := v_rows; return next;
     -- Failed events of the batches committed since the first pass: by column only, under the lock.

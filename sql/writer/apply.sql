@@ -1,13 +1,16 @@
 -- The event writer's SQL side: pushledger_apply_staged() stores a staged batch with one
 -- set-based statement per step, whatever the batch size, and only the steps the batch has rows
 -- for (a statement inserting nothing still pays executor start-up over partitioned tables and
--- fires its statement-level dirty-day triggers). The triggers of sql/engine/dirty_days.sql
--- mark the rollup days it changes.
+-- queues nothing). It queues the rollup work of what it stored itself, one call a kind of row
+-- (sql/engine/dirty_days.sql): no statement trigger fires on the tables it writes.
 
 -- Telemetry of the staged batch; p_types: the event types staged.
 create or replace function pushledger_store_staged_telemetry(p_types text[])
 returns void
 language plpgsql as $$
+declare
+    v_apps text[];
+    v_installations uuid[];
 begin
     if 'notification_settings' = any(p_types) then
         insert into settings_snapshots (
@@ -99,7 +102,25 @@ begin
                                then excluded.environment else p.environment end;
     end if;
 
-    -- Installations: every valid event (duplicates included: they prove the app is alive).
+    -- The rollup work of the stored rows, one call a table.
+    perform pushledger_queue_telemetry(f.tbl, false, array_agg(f.app_id), array_agg(f.installation_id),
+                                       array_agg(f.occurred_at), array_agg(f.key), array_agg(f.provider))
+       from (select case t.type when 'notification_settings' then 'settings_snapshots'
+                                when 'permission_prompt' then 'permission_prompts'
+                                when 'experiment_exposure' then 'experiment_exposures'
+                                when 'notification_received' then 'notification_receipts'
+                                when 'notification_dismissed' then 'notification_receipts'
+                                when 'notification_opened' then 'notification_opens'
+                                when 'push_token' then 'token_registrations' end as tbl,
+                    t.app_id, t.installation_id, t.occurred_at, t.provider,
+                    case when t.type = 'push_token' then md5(t.token)::uuid else t.notification_id end as key
+               from stage_telemetry t join stage_fresh using (seq)) f
+      where f.tbl is not null
+      group by f.tbl;
+
+    -- Installations: every valid event (duplicates included: they prove the app is alive). New
+    -- ones are queued (xmax is 0 on a row this statement inserted, set on one it updated).
+    with stored as (
     insert into installations as i (app_id, installation_id, platform, first_seen_at, last_seen_at,
                                     last_received_at, app_version, os_version, sdk_int, browser, browser_version)
     select distinct on (app_id, installation_id)
@@ -119,7 +140,11 @@ begin
         sdk_int = case when excluded.last_seen_at >= i.last_seen_at then excluded.sdk_int else i.sdk_int end,
         browser = case when excluded.last_seen_at >= i.last_seen_at then excluded.browser else i.browser end,
         browser_version = case when excluded.last_seen_at >= i.last_seen_at then excluded.browser_version
-            else i.browser_version end;
+            else i.browser_version end
+    returning i.app_id, i.installation_id, i.xmax = 0 as inserted
+    )
+    select array_agg(app_id), array_agg(installation_id) into v_apps, v_installations from stored where inserted;
+    perform pushledger_queue_installations(v_apps, v_installations);
 end
 $$;
 
@@ -133,6 +158,7 @@ declare
     -- Invalidating results staged. Found by a statement without parameters, whose plan is
     -- cached (one naming p_sends was planned anew each batch).
     v_invalid boolean := false;
+    v_queued integer;
 begin
     if p_sends then
         v_invalid := exists (select 1 from stage_sends st
@@ -158,6 +184,11 @@ begin
                    and r.token_key = md5(s.token)::uuid and r.occurred_at <= s.sent_at
                  order by r.occurred_at desc, r.received_at desc, r.event_id desc
                  limit 1) r on true;
+        perform pushledger_queue_sends(
+                    false, array_agg(s.app_id), array_agg(s.event_id), array_agg(s.sent_at),
+                    array_agg(s.notification_id), array_agg(s.provider), array_agg(md5(s.token)::uuid),
+                    array_agg(pushledger_reason_class(s.provider, s.status, s.reason) = 'token_invalid'))
+           from stage_sends s join stage_fresh using (seq);
     end if;
 
     if p_registrations then
@@ -180,9 +211,17 @@ begin
                      limit 1) r
              where s.resolved_by <> 'explicit' and s.installation_id is distinct from r.installation_id
         )
-        update sends s set installation_id = c.installation_id, resolved_by = 'token'
-          from candidates c
-         where s.app_id = c.app_id and s.sent_at = c.sent_at and s.event_id = c.event_id;
+        , moved as (
+            update sends s set installation_id = c.installation_id, resolved_by = 'token'
+              from candidates c
+             where s.app_id = c.app_id and s.sent_at = c.sent_at and s.event_id = c.event_id
+            returning s.app_id, s.event_id, s.sent_at, s.notification_id, s.provider, s.token_key,
+                      pushledger_reason_class(s.provider, s.status, s.reason) = 'token_invalid' as invalid
+        )
+        select pushledger_queue_sends(false, array_agg(m.app_id), array_agg(m.event_id), array_agg(m.sent_at),
+                                      array_agg(m.notification_id), array_agg(m.provider), array_agg(m.token_key),
+                                      array_agg(m.invalid))
+          into v_queued from moved m;
     end if;
 
     if v_invalid then
