@@ -142,13 +142,19 @@ serve() {
 }
 postmaster=$(postmaster_of "$admin_url")
 # post CONNECTIONS: the measured week over that many connections; sets the load generator's
-# figures, and fails unless every request was answered 200.
+# figures, and fails unless every request was answered 200. Sets too loadgen_cpu, the load
+# generator's own CPU-s per million events (user + system of the pushledger-bench process,
+# read from the subshell that waited for it), and idle_pct, the machine's idle share meanwhile.
 post() {
-    local figures connections=$1
+    local figures connections=$1 jiffies0 loadgen_seconds=""
     shift
+    jiffies0=$(machine_jiffies)
     figures=$("$benchbin" post --inputs "${inputs_dir:-$work/inputs}" --port "$port" \
-        --connections "$connections" "$@") || { echo "bench: $figures" >&2; exit 1; }
+        --connections "$connections" "$@" || exit
+        printf '\nloadgen_seconds='; waited_cpu_seconds "$BASHPID") || { echo "bench: $figures" >&2; exit 1; }
+    idle_pct=$(idle_share "$jiffies0")
     eval "$figures"
+    loadgen_cpu=$(per_million 0 "$loadgen_seconds" "$events")
 }
 commits() { q "$1" "select xact_commit from pg_stat_database where datname = current_database()"; }
 stop_server() { kill -TERM "$server"; wait "$server" || true; server=""; }
@@ -171,12 +177,12 @@ mark=$(q ingest "select txid_current() % 4294967296")
 measured="xmin::text::bigint > $mark"
 
 # measure_ingest DB [BIN]: the week over 32 connections to serve on bench_DB; prints
-# "events/s p50 p99 server-CPU-per-M Postgres-CPU-per-M peak-RSS transactions" and checks that
-# every event was stored.
+# "events/s p50 p99 server-CPU-per-M Postgres-CPU-per-M peak-RSS transactions
+# load-generator-CPU-per-M idle-%" and checks that every event was stored.
 # With ab_phone set: the phone-sized fleet instead (telemetry over $phone_connections
 # connections, sends over 4 more).
 measure_ingest() {
-    local cpu0 pg0 x0 rate p50 p99 cpu pgcpu rss xacts stored
+    local cpu0 pg0 x0 cpu pgcpu rss xacts stored
     serve "$1" "${2:-}"
     x0=$(commits "$1") cpu0=$(cpu_seconds "$server") pg0=$(pg_cpu)
     if [ -n "${ab_phone:-}" ]; then
@@ -190,9 +196,15 @@ measure_ingest() {
     xacts=$(( $(commits "$1") - x0 ))
     stored=$(q "$1" "select count(*) from event_ids where $measured")
     [ "$stored" -eq "$events" ] || { echo "bench: $events events posted to bench_$1 but $stored stored" >&2; exit 1; }
-    echo "$events_per_s $p50_ms $p99_ms $cpu $pgcpu $rss $xacts"
+    echo "$events_per_s $p50_ms $p99_ms $cpu $pgcpu $rss $xacts $loadgen_cpu $idle_pct"
 }
 ab_rows="" base_ingest_rates="" ingest_rates=""
+# ab_row ROUND REQUESTS WRITER: a row of the A/B table from measure_ingest's figures in $work/measured.
+ab_row() {
+    local r p50 p99 c pc rss x lg idle
+    read -r r p50 p99 c pc rss x lg idle <"$work/measured"
+    ab_rows+="| $1 | $2 | $3 | $r | RATIO:$r | $c + $pc | $lg | $idle | $p50 / $p99 | $x |"$'\n'
+}
 # baseline_migrate DB: the baseline's own writer on its copy of the warm database. Every
 # overload of the functions its writer files define is dropped first and those files applied
 # again: a signature this build added (defaults included) would make the baseline's calls
@@ -219,21 +231,18 @@ for round in $(seq 1 "${BENCH_AB_ROUNDS:-1}"); do
                                     -c "create database bench_base template bench_warm" >&2
                                 baseline_migrate base; }
         measure_ingest base "$baseline_bin" >"$work/measured"
-        read -r r p50 p99 c pc rss x <"$work/measured"
+        read -r r _ <"$work/measured"
         base_ingest_rates+=" $r"
-        ab_rows+="| $round | the week, 32 connections | $baseline_name | $r | RATIO:$r "
-        ab_rows+="| $c + $pc | $p50 / $p99 | $x |"$'\n'
+        ab_row "$round" "the week, 32 connections" "$baseline_name"
     fi
     log "Ingest: pushledger serve, 32 connections"
     [ "$round" -gt 1 ] && psql "$admin_url" -qc "drop database bench_ingest with (force)" \
         -c "create database bench_ingest template bench_warm" >&2
     measure_ingest ingest >"$work/measured"
-    read -r ingest_rate ingest_p50 ingest_p99 ingest_cpu ingest_pg_cpu rss_32 ingest_xacts <"$work/measured"
+    read -r ingest_rate ingest_p50 ingest_p99 ingest_cpu ingest_pg_cpu rss_32 _ ingest_loadgen_cpu \
+        ingest_idle <"$work/measured"
     ingest_rates+=" $ingest_rate"
-    [ -n "$baseline_bin" ] && {
-        ab_rows+="| $round | the week, 32 connections | this build | $ingest_rate | RATIO:$ingest_rate "
-        ab_rows+="| $ingest_cpu + $ingest_pg_cpu | $ingest_p50 / $ingest_p99 | $ingest_xacts |"$'\n'
-    }
+    [ -n "$baseline_bin" ] && ab_row "$round" "the week, 32 connections" "this build"
 done
 # post sets events, requests and telemetry_requests: the week's are put back after other fleets.
 week_events=$events week_requests=$requests week_telemetry_requests=$telemetry_requests
@@ -251,10 +260,8 @@ if [ -n "$baseline_bin" ]; then
             else
                 measure_ingest abphone >"$work/measured"
             fi
-            read -r r p50 p99 c pc rss x <"$work/measured"
-            ab_rows+="| $round | phone-sized, $phone_connections + 4 connections "
-            ab_rows+="| $([ $side = base ] && echo "$baseline_name" || echo "this build") | $r | RATIO:$r "
-            ab_rows+="| $c + $pc | $p50 / $p99 | $x |"$'\n'
+            ab_row "$round" "phone-sized, $phone_connections + 4 connections" \
+                "$([ $side = base ] && echo "$baseline_name" || echo "this build")"
         done
     done
     ab_phone=""
@@ -263,9 +270,10 @@ fi
 
 # copy_limit FROM TO PREFIX: the rows the measured run stored in bench_FROM exported as CSV
 # (PREFIX-TABLE.csv), then timed with their Postgres CPU as \`psql \\copy\` into bench_TO;
-# sets copy_rows, copy_time, copy_cpu (per million $events).
+# sets copy_rows, copy_time, copy_cpu and copy_client_cpu (Postgres's and psql's CPU-s per
+# million $events) and copy_idle (the machine's idle share).
 copy_limit() {
-    local t cols copy_in="" t0 pg0
+    local t cols copy_in="" t0 pg0 jiffies0 client
     for t in $(q "$1" "select array_to_string(bench.tables(), ' ')"); do
         cols=$(q "$1" "select bench.columns('$t')")
         psql "$(db_url "bench_$1")" \
@@ -273,9 +281,11 @@ copy_limit() {
         copy_in+="\\copy $t ($cols) from '$work/csv/$3-$t.csv' with (format csv)"$'\n'
     done
     copy_rows=$(cat "$work"/csv/"$3"-*.csv | wc -l)
-    t0=$(now) pg0=$(pg_cpu)
-    psql "$(db_url "bench_$2")" -q -v ON_ERROR_STOP=1 <<<"$copy_in"
-    copy_time=$(since "$t0") copy_cpu=$(per_million "$pg0" "$(pg_cpu_settled)" "$events")
+    jiffies0=$(machine_jiffies) t0=$(now) pg0=$(pg_cpu)
+    client=$(psql "$(db_url "bench_$2")" -q -v ON_ERROR_STOP=1 <<<"$copy_in" >/dev/null || exit
+             waited_cpu_seconds "$BASHPID")
+    copy_time=$(since "$t0") copy_idle=$(idle_share "$jiffies0")
+    copy_cpu=$(per_million "$pg0" "$(pg_cpu_settled)" "$events") copy_client_cpu=$(per_million 0 "$client" "$events")
 }
 log "Physical limit: psql \\copy of the same rows into the same tables"
 copy_limit ingest copy week
@@ -292,10 +302,11 @@ per_request=$(( (rows + requests - 1) / requests ))
 q ingest "select * from bench.naive_inserts($naive_every, '$measured')" >"$work/naive.sql"
 naive_rows=$(wc -l <"$work/naive.sql")
 split -n r/32 "$work/naive.sql" "$work/naive-part-"
-# naive_run DB ROWS_PER_TRANSACTION (0: autocommit): prints "seconds pg_cpu_per_M events_per_s"
+# naive_run DB ROWS_PER_TRANSACTION (0: autocommit): prints "seconds pg_cpu_per_M events_per_s
+# client_cpu_per_M idle-%" (the client: the psql sessions and the awk feeding them).
 naive_run() {
-    local t0 pg0 seconds
-    t0=$(now) pg0=$(pg_cpu)
+    local t0 pg0 seconds me=$BASHPID client0 client1 jiffies0 idle
+    jiffies0=$(machine_jiffies) t0=$(now) pg0=$(pg_cpu) client0=$(waited_cpu_seconds "$me")
     for part in "$work"/naive-part-*; do
         awk -v n="$2" 'n == 0 { print; next } NR % n == 1 || n == 1 { print "begin;" } { print }
                        NR % n == 0 { print "commit;" }
@@ -303,14 +314,15 @@ naive_run() {
             psql "$(db_url "bench_$1")" -q -v ON_ERROR_STOP=1 >/dev/null &
     done
     wait
-    seconds=$(since "$t0")
+    client1=$(waited_cpu_seconds "$me") seconds=$(since "$t0") idle=$(idle_share "$jiffies0")
     echo "$seconds $(per_million "$pg0" "$(pg_cpu_settled)" "$((events * naive_rows / rows))")" \
-        "$(calc "%.0f" "($events * $naive_rows / $rows) / $seconds")"
+        "$(calc "%.0f" "($events * $naive_rows / $rows) / $seconds")" \
+        "$(per_million "$client0" "$client1" "$((events * naive_rows / rows))") $idle"
 }
 log "Naive peer: one INSERT per row (every ${naive_every}th row, $per_request a transaction, 32 sessions)"
-read -r naive_seconds naive_pg_cpu naive_rate < <(naive_run naive "$per_request")
+read -r naive_seconds naive_pg_cpu naive_rate naive_client_cpu naive_idle < <(naive_run naive "$per_request")
 log "Naive peer in autocommit"
-read -r auto_seconds auto_pg_cpu auto_rate < <(naive_run naive_auto 0)
+read -r auto_seconds auto_pg_cpu auto_rate auto_client_cpu auto_idle < <(naive_run naive_auto 0)
 fi
 
 if part rss; then
@@ -318,7 +330,7 @@ log "Ingest again over 256 connections (peak RSS)"
 serve rss
 cpu0=$(cpu_seconds "$server") pg0=$(pg_cpu)
 post 256
-rss_256=$(peak_rss_mib "$server") rss_rate=$events_per_s
+rss_256=$(peak_rss_mib "$server") rss_rate=$events_per_s rss_loadgen_cpu=$loadgen_cpu rss_idle=$idle_pct
 rss_cpu=$(per_million "$cpu0" "$(cpu_seconds "$server")" "$events") \
     rss_pg_cpu=$(per_million "$pg0" "$(pg_cpu)" "$events")
 stop_server
@@ -333,11 +345,12 @@ fi
 # `pushledger rollup --follow` running (caught up on the warm data first). Measured: from the
 # first request until the rollups had caught up with the last answer (a pass that began after
 # it has committed and nothing waits); Postgres CPU of the follower's backend (refresh) apart
-# from the rest of the cluster's (ingest); then `psql \copy` of exactly the rows stored.
+# from the rest of the cluster's (ingest); the load generator's CPU and the machine's idle share
+# (storing, and the whole run); then `psql \copy` of exactly the rows stored.
 # measure_pipeline DB [BIN]: that run on bench_DB with this build's serve and follower (or BIN's);
 # sets the pipe_* figures and stops the server (the follower keeps running: $follower).
 measure_pipeline() {
-    local use_bin=${2:-$bin} passes0 cpu0 pg0 refresh0 follower_cpu0 t0 last_answer last_answer_sql
+    local use_bin=${2:-$bin} passes0 cpu0 pg0 refresh0 follower_cpu0 t0 jiffies0 last_answer last_answer_sql
     local follower_backend stored pipe_pg_cpu caught_query
     DATABASE_URL=$(db_url "bench_$1") "$use_bin" rollup --log-level warning >/dev/null
     serve "$1" "${2:-}"
@@ -353,10 +366,11 @@ measure_pipeline() {
     passes0=$(grep -c 'rollup pass' "$work/follow-$1.log")
     cpu0=$(cpu_seconds "$server") pg0=$(pg_cpu) refresh0=$(cpu_seconds "$follower_backend") \
         follower_cpu0=$(cpu_seconds "$follower")
-    t0=$(now)
+    jiffies0=$(machine_jiffies) t0=$(now)
     inputs_dir=$work/phone post "$phone_connections" --sends-connections 4
     last_answer=$(now) last_answer_sql=$(q "$1" "select clock_timestamp()")
     pipe_store_seconds=$seconds pipe_events=$events pipe_p99=$p99_ms pipe_tp99=$telemetry_p99_ms pipe_sp99=$sends_p99_ms
+    pipe_loadgen_cpu=$loadgen_cpu pipe_store_idle=$idle_pct
     pipe_requests=$requests pipe_telemetry_requests=$telemetry_requests
     caught=""
     caught_query="select (pass_started_at > '$last_answer_sql'::timestamptz
@@ -368,7 +382,7 @@ measure_pipeline() {
         sleep 0.2
     done
     [ -n "$caught" ] || { echo "bench: the rollups did not catch up within 10 minutes" >&2; exit 1; }
-    pipe_seconds=$(since "$t0")
+    pipe_seconds=$(since "$t0") pipe_idle=$(idle_share "$jiffies0")
     pipe_server_cpu=$(per_million "$cpu0" "$(cpu_seconds "$server")" "$pipe_events")
     pipe_refresh_cpu=$(per_million "$refresh0" "$(cpu_seconds "$follower_backend")" "$pipe_events")
     pipe_pg_cpu=$(per_million "$pg0" "$(pg_cpu)" "$pipe_events")
@@ -391,7 +405,8 @@ if part pipeline; then
         measure_pipeline pipebase "$baseline_bin"
         kill -TERM "$follower"; wait "$follower" || true; follower=""
         base_pipe=("$pipe_events" "$pipe_store_seconds" "$pipe_seconds" "$caught" "$pipe_server_cpu"
-                   "$pipe_ingest_cpu" "$pipe_refresh_cpu" "$pipe_p99" "$pipe_passes")
+                   "$pipe_ingest_cpu" "$pipe_refresh_cpu" "$pipe_p99" "$pipe_passes" "$pipe_loadgen_cpu"
+                   "$pipe_store_idle" "$pipe_idle")
     fi
     log "Whole pipeline: phone-sized telemetry over $phone_connections connections, sends in 500s over 4," \
         "rollup --follow ($freshness)"
@@ -423,7 +438,7 @@ if part pipeline; then
         ok=$(calc "%d" "($p99_ms < 1000 && ${max_lag:-0} < ${freshness%s} && $events_per_s >= 0.95 * $target) ? 1 : 0")
         [ "$ok" = 1 ] && [ "$target" -gt "$best_rate" ] && best_rate=$target
         rate_rows+="| $fraction× | $target | $events_per_s | $p50_ms | $p99_ms | $telemetry_p99_ms / $sends_p99_ms "
-        rate_rows+="| ${max_lag:-0} | $([ "$ok" = 1 ] && echo yes || echo no) |"$'\n'
+        rate_rows+="| ${max_lag:-0} | $idle_pct | $([ "$ok" = 1 ] && echo yes || echo no) |"$'\n'
         log "paced at $target events/s: $events_per_s events/s, p99 $p99_ms ms, largest lag ${max_lag:-0} s"
     done
     kill -TERM "$follower"; wait "$follower" || true; follower=""
@@ -596,21 +611,26 @@ Run $(date -u +%FT%TZ) on $(nproc) cores (shared), PostgreSQL $(q ingest "show s
 ${scales:-none}${baseline_bin:+, baseline $baseline_name}).
 
 **Ingest** — week $week of the simulator's fleet: $events events ($sends sends in batches of 500, \
-$((events - sends)) telemetry events in $telemetry_requests per-installation requests), $requests gzip requests.
+$((events - sends)) telemetry events in $telemetry_requests per-installation requests), $requests gzip requests. \
+Load generator: CPU of the client process(es) alone (\`pushledger-bench post\`; psql for COPY; psql and awk for the \
+naive peer). Idle: the machine's idle share (idle + iowait of all CPUs, /proc/stat) during the run: near 0 % it was \
+CPU-bound, well above it waited on something else (latency, locks, disk).
 
-| Path | Events/s (wall) | vs COPY | CPU-s per M events (server + Postgres) | vs COPY (CPU) | Notes |
-|---|---:|---:|---:|---:|---|
+| Path | Events/s (wall) | vs COPY | CPU-s per M events (server + Postgres) | vs COPY (CPU) \
+| Load generator CPU-s per M events | Idle % | Notes |
+|---|---:|---:|---:|---:|---:|---:|---|
 | \`psql \\copy\` of the stored rows (limit) | $copy_rate | 1.00× | $copy_pg_cpu | 1.00× \
-| $rows rows into the same tables and indexes, ${copy_seconds} s |
+| $copy_client_cpu | $copy_idle | $rows rows into the same tables and indexes, ${copy_seconds} s |
 | \`pushledger serve\`, 32 connections | $ingest_rate | $(calc "%.2f" "$ingest_rate / $copy_rate")× \
 | $ingest_cpu + $ingest_pg_cpu | $(calc "%.2f" "$copy_pg_cpu / ($ingest_cpu + $ingest_pg_cpu)")× \
-| p50 ${ingest_p50} ms, p99 ${ingest_p99} ms a request; peak RSS ${rss_32} MiB |
+| $ingest_loadgen_cpu | $ingest_idle | p50 ${ingest_p50} ms, p99 ${ingest_p99} ms a request; peak RSS ${rss_32} MiB |
 EOF
 )
 if part rss; then
     rss_row=$(cat <<EOF
 | \`pushledger serve\`, 256 connections | $rss_rate | $(calc "%.2f" "$rss_rate / $copy_rate")× \
-| $rss_cpu + $rss_pg_cpu | $(calc "%.2f" "$copy_pg_cpu / ($rss_cpu + $rss_pg_cpu)")× | peak RSS ${rss_256} MiB |
+| $rss_cpu + $rss_pg_cpu | $(calc "%.2f" "$copy_pg_cpu / ($rss_cpu + $rss_pg_cpu)")× | $rss_loadgen_cpu | $rss_idle \
+| peak RSS ${rss_256} MiB |
 EOF
 )
     ingest_table+=$'\n'"$rss_row"
@@ -618,11 +638,11 @@ fi
 if part naive; then
     naive_table=$(cat <<EOF
 | naive: one INSERT per row | $naive_rate | $(calc "%.3f" "$naive_rate / $copy_rate")× | $naive_pg_cpu \
-| $(calc "%.2f" "$copy_pg_cpu / $naive_pg_cpu")× \
+| $(calc "%.2f" "$copy_pg_cpu / $naive_pg_cpu")× | $naive_client_cpu | $naive_idle \
 | $naive_rows of the $rows rows (every ${naive_every}th), $per_request rows (one request) a transaction, 32 sessions, \
 ${naive_seconds} s |
 | naive, autocommit | $auto_rate | $(calc "%.3f" "$auto_rate / $copy_rate")× | $auto_pg_cpu \
-| $(calc "%.2f" "$copy_pg_cpu / $auto_pg_cpu")× \
+| $(calc "%.2f" "$copy_pg_cpu / $auto_pg_cpu")× | $auto_client_cpu | $auto_idle \
 | the same rows, each INSERT its own transaction, 32 sessions, ${auto_seconds} s |
 
 serve vs naive: $(calc "%.1f" "$ingest_rate / $naive_rate")× in events/s, \
@@ -646,11 +666,11 @@ if [ -n "$baseline_bin" ]; then
 **Ingest A/B** — each side on its own copy of the warm database, one after the other: the week as above over 32 \
 connections, then the phone-sized fleet of the whole-pipeline figure (no follower); vs COPY against this run's \
 \`psql \\copy\` of the week ($copy_rate events/s). Transactions: commits in the side's database during its run (the \
-writers' batches, plus a few of the server's own).
+writers' batches, plus a few of the server's own). Load generator and idle % as in the ingest table.
 
-| Round | Requests | Writer | Events/s | vs COPY | CPU-s per M events (server + Postgres) | p50 / p99 ms \
-| Transactions |
-|---|---|---|---:|---:|---:|---:|---:|
+| Round | Requests | Writer | Events/s | vs COPY | CPU-s per M events (server + Postgres) \
+| Load generator CPU-s per M events | Idle % | p50 / p99 ms | Transactions |
+|---|---|---|---:|---:|---:|---:|---:|---:|---:|
 $(printf '%s' "$ab_rows" | awk -v copy="$copy_rate" '{ while (match($0, /RATIO:[0-9.]+/)) { \
 v = substr($0, RSTART + 6, RLENGTH - 6); $0 = substr($0, 1, RSTART - 1) sprintf("%.2f×", v / copy) \
 substr($0, RSTART + RLENGTH) } print }')
@@ -666,7 +686,8 @@ if part pipeline; then
 1–3 events over $phone_connections connections, its sends in batches of 500 over 4 more, at once) into the warm \
 database with \`pushledger rollup --follow --freshness $freshness\` running: from the first request until the rollups \
 had caught up with the last answer, against \`psql \\copy\` of exactly the $pipe_rows rows stored. CPU per million \
-events: the server; Postgres split into the follower's backend (refresh) and the rest of the cluster (ingest).
+events: the load generator (\`pushledger-bench post\`), the server; Postgres split into the follower's backend \
+(refresh) and the rest of the cluster (ingest). Idle: the machine's idle share while storing and over the whole run.
 
 | Figure | Value | Target |
 |---|---:|---|
@@ -678,16 +699,18 @@ ${pipe_tp99}, sends ${pipe_sp99}) | |
 | COPY time / pipeline time | $(calc "%.2f" "$pipe_copy_seconds / $pipe_seconds")× | ≥ 0.5× |
 | rollups caught up after the last answer | ${caught} s ($pipe_passes passes, the longest ${pipe_longest:-0} s) \
 | ≤ 60 s |
-| CPU-s per M events: server / Postgres ingest / Postgres refresh (follower process) \
-| $pipe_server_cpu / $pipe_ingest_cpu / $pipe_refresh_cpu ($pipe_follower_cpu) | |
+| CPU-s per M events: load generator / server / Postgres ingest / Postgres refresh (follower process) \
+| $pipe_loadgen_cpu / $pipe_server_cpu / $pipe_ingest_cpu / $pipe_refresh_cpu ($pipe_follower_cpu) | |
 | refresh / ingest Postgres CPU | $(calc "%.2f" "$pipe_refresh_cpu / ($pipe_ingest_cpu + 0.0001)")× | ≤ 0.5× |
+| machine idle: storing / stored and rolled up | ${pipe_store_idle} % / ${pipe_idle} % | |
 | highest paced rate with p99 < 1 s and lag < freshness | $best_rate events/s | |
 
-Paced runs (fresh fleets of half the size, the follower still running; latency counted from when each request was due):
+Paced runs (fresh fleets of half the size, the follower still running; latency counted from when each request was due; \
+idle: the machine's idle share while posting):
 
 | Fraction of the rate above | Target events/s | Achieved events/s | p50 ms | p99 ms | p99 telemetry / sends ms \
-| Largest lag s | Holds |
-|---|---:|---:|---:|---:|---:|---:|---|
+| Largest lag s | Idle % | Holds |
+|---|---:|---:|---:|---:|---:|---:|---:|---|
 $rate_rows
 EOF
 )
@@ -826,14 +849,15 @@ if [ -n "$baseline_bin" ] && part pipeline; then
 follower, the baseline first; both against the one \`psql \\copy\` of its rows above (${pipe_copy_seconds} s).
 
 | Writer and engine | Stored s | Stored and rolled up s | COPY / pipeline | Caught up s | Passes | p99 ms \
-| CPU-s per M events: server / ingest / refresh | refresh / ingest |
-|---|---:|---:|---:|---:|---:|---:|---:|---:|
+| CPU-s per M events: load generator / server / ingest / refresh | refresh / ingest | Idle %: storing / whole run |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|
 | $baseline_name | ${base_pipe[1]} | ${base_pipe[2]} | $(calc "%.2f" "$pipe_copy_seconds / ${base_pipe[2]}")× \
-| ${base_pipe[3]} | ${base_pipe[8]} | ${base_pipe[7]} | ${base_pipe[4]} / ${base_pipe[5]} / ${base_pipe[6]} \
-| $(calc "%.2f" "${base_pipe[6]} / (${base_pipe[5]} + 0.0001)")× |
+| ${base_pipe[3]} | ${base_pipe[8]} | ${base_pipe[7]} \
+| ${base_pipe[9]} / ${base_pipe[4]} / ${base_pipe[5]} / ${base_pipe[6]} \
+| $(calc "%.2f" "${base_pipe[6]} / (${base_pipe[5]} + 0.0001)")× | ${base_pipe[10]} / ${base_pipe[11]} |
 | this build | $pipe_store_seconds | $pipe_seconds | $(calc "%.2f" "$pipe_copy_seconds / $pipe_seconds")× | $caught \
-| $pipe_passes | $pipe_p99 | $pipe_server_cpu / $pipe_ingest_cpu / $pipe_refresh_cpu \
-| $(calc "%.2f" "$pipe_refresh_cpu / ($pipe_ingest_cpu + 0.0001)")× |
+| $pipe_passes | $pipe_p99 | $pipe_loadgen_cpu / $pipe_server_cpu / $pipe_ingest_cpu / $pipe_refresh_cpu \
+| $(calc "%.2f" "$pipe_refresh_cpu / ($pipe_ingest_cpu + 0.0001)")× | $pipe_store_idle / $pipe_idle |
 EOF
 )
 fi
