@@ -82,7 +82,8 @@ cleanup() {
     if [ -n "$server" ]; then kill -TERM "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
     [ -n "${BENCH_KEEP:-}" ] && return  # keep the databases to look into them
     if [ -n "${follower:-}" ]; then kill -TERM "$follower" 2>/dev/null || true; wait "$follower" 2>/dev/null || true; fi
-    for db in warm ingest base abphone copy naive naive_auto rss pipeline pipebase pipecopy reports; do
+    for db in warm ingest base abphone copy copyfree naive naive_auto rss pipeline pipebase pipecopy pipecopyfree \
+        reports; do
         psql "$admin_url" -qc "drop database if exists bench_$db with (force)" >/dev/null 2>&1 || true
     done
 }
@@ -168,7 +169,7 @@ serve warm
 stop_server
 q warm "vacuum analyze"
 q warm "select bench.autovacuum(false)" >/dev/null  # for every copy below (see bench/sql/bench.sql)
-for db in ingest base copy naive naive_auto rss pipeline pipebase pipecopy; do
+for db in ingest base copy copyfree naive naive_auto rss pipeline pipebase pipecopy pipecopyfree; do
     psql "$admin_url" -qc "drop database if exists bench_$db with (force)" \
         -c "create database bench_$db template bench_warm" >&2
 done
@@ -268,31 +269,58 @@ if [ -n "$baseline_bin" ]; then
     events=$week_events requests=$week_requests telemetry_requests=$week_telemetry_requests
 fi
 
-# copy_limit FROM TO PREFIX: the rows the measured run stored in bench_FROM exported as CSV
-# (PREFIX-TABLE.csv), then timed with their Postgres CPU as \`psql \\copy\` into bench_TO;
-# sets copy_rows, copy_time, copy_cpu and copy_client_cpu (Postgres's and psql's CPU-s per
-# million $events) and copy_idle (the machine's idle share).
+# copy_into DB ROWS: copy_limit's \\copy commands ($copy_in) timed into bench_DB, which must then
+# hold ROWS measured rows; sets load_time, load_cpu, load_client_cpu, load_idle.
+copy_into() {
+    local t0 pg0 jiffies0 client
+    jiffies0=$(machine_jiffies) t0=$(now) pg0=$(pg_cpu)
+    client=$(psql "$(db_url "bench_$1")" -q -v ON_ERROR_STOP=1 <<<"$copy_in" >/dev/null || exit
+             waited_cpu_seconds "$BASHPID")
+    load_time=$(since "$t0") load_idle=$(idle_share "$jiffies0")
+    load_cpu=$(per_million "$pg0" "$(pg_cpu_settled)" "$events") load_client_cpu=$(per_million 0 "$client" "$events")
+    [ "$(q "$1" "select bench.count_rows('$measured')")" -eq "$2" ] ||
+        { echo "bench: \\copy into bench_$1 did not store the $2 rows exported" >&2; exit 1; }
+}
+# copy_limit FROM TO TO_FREE PREFIX: the rows the measured run stored in bench_FROM exported as
+# CSV (PREFIX-TABLE.csv), then timed with their Postgres CPU as \`psql \\copy\` twice: into bench_TO
+# with the rollup queue's statement triggers as the schema had them until the writer enqueued its
+# own work (bench/sql/queue_triggers.sql: the same whatever build is measured; today's COPY), and
+# into bench_TO_FREE with no trigger at all (bench.drop_triggers; foreign keys' checks stay).
+# Sets copy_rows and, per side (copy_ and copy_free_), _time, _cpu and _client_cpu (Postgres's
+# and psql's CPU-s per million $events) and _idle (the machine's idle share); fails unless both
+# stored every row.
 copy_limit() {
-    local t cols copy_in="" t0 pg0 jiffies0 client
+    local t cols copy_in="" stored
     for t in $(q "$1" "select array_to_string(bench.tables(), ' ')"); do
         cols=$(q "$1" "select bench.columns('$t')")
         psql "$(db_url "bench_$1")" \
-            -qc "\\copy (select $cols from $t where $measured) to '$work/csv/$3-$t.csv' with (format csv)"
-        copy_in+="\\copy $t ($cols) from '$work/csv/$3-$t.csv' with (format csv)"$'\n'
+            -qc "\\copy (select $cols from $t where $measured) to '$work/csv/$4-$t.csv' with (format csv)"
+        copy_in+="\\copy $t ($cols) from '$work/csv/$4-$t.csv' with (format csv)"$'\n'
     done
-    copy_rows=$(cat "$work"/csv/"$3"-*.csv | wc -l)
-    jiffies0=$(machine_jiffies) t0=$(now) pg0=$(pg_cpu)
-    client=$(psql "$(db_url "bench_$2")" -q -v ON_ERROR_STOP=1 <<<"$copy_in" >/dev/null || exit
-             waited_cpu_seconds "$BASHPID")
-    copy_time=$(since "$t0") copy_idle=$(idle_share "$jiffies0")
-    copy_cpu=$(per_million "$pg0" "$(pg_cpu_settled)" "$events") copy_client_cpu=$(per_million 0 "$client" "$events")
+    copy_rows=$(cat "$work"/csv/"$4"-*.csv | wc -l)
+    stored=$(q "$1" "select bench.count_rows('$measured')")
+    psql "$(db_url "bench_$2")" -q -v ON_ERROR_STOP=1 -f bench/sql/queue_triggers.sql >/dev/null
+    q "$3" "select bench.drop_triggers(bench.tables())" >/dev/null
+    if [ "$(q "$2" "select count(*) > 0 and bool_and(name like 'bench\_%')
+                    from bench.triggers(bench.tables())")" != t ] ||
+        [ "$(q "$3" "select count(*) from bench.triggers(bench.tables())")" != 0 ]; then
+        echo "bench: bench_$2 should have the queue's triggers alone, bench_$3 no trigger" >&2; exit 1
+    fi
+    copy_into "$2" "$stored"
+    copy_time=$load_time copy_cpu=$load_cpu copy_client_cpu=$load_client_cpu copy_idle=$load_idle
+    copy_into "$3" "$stored"
+    copy_free_time=$load_time copy_free_cpu=$load_cpu copy_free_client_cpu=$load_client_cpu copy_free_idle=$load_idle
 }
-log "Physical limit: psql \\copy of the same rows into the same tables"
-copy_limit ingest copy week
+log "Physical limit: psql \\copy of the same rows into the same tables, with and without the queue's triggers"
+copy_limit ingest copy copyfree week
 rows=$copy_rows copy_seconds=$copy_time copy_pg_cpu=$copy_cpu
 copy_rate=$(calc "%.0f" "$events / $copy_seconds")
-[ "$(q copy "select count(*) from sends")" -eq "$(q ingest "select count(*) from sends")" ] ||
-    { echo "bench: copy lost rows" >&2; exit 1; }
+copy_free_seconds=$copy_free_time copy_free_pg_cpu=$copy_free_cpu
+copy_free_rate=$(calc "%.0f" "$events / $copy_free_seconds")
+for db in copy copyfree; do
+    [ "$(q $db "select count(*) from sends")" -eq "$(q ingest "select count(*) from sends")" ] ||
+        { echo "bench: copy into bench_$db lost rows" >&2; exit 1; }
+done
 
 if part naive; then
 # A plain handler: one INSERT per row, as many sessions as the load generator has
@@ -346,7 +374,8 @@ fi
 # first request until the rollups had caught up with the last answer (a pass that began after
 # it has committed and nothing waits); Postgres CPU of the follower's backend (refresh) apart
 # from the rest of the cluster's (ingest); the load generator's CPU and the machine's idle share
-# (storing, and the whole run); then `psql \copy` of exactly the rows stored.
+# (storing, and the whole run); then `psql \copy` of exactly the rows stored, with the rollup
+# queue's triggers and without.
 # measure_pipeline DB [BIN]: that run on bench_DB with this build's serve and follower (or BIN's);
 # sets the pipe_* figures and stops the server (the follower keeps running: $follower).
 measure_pipeline() {
@@ -412,9 +441,10 @@ if part pipeline; then
         "rollup --follow ($freshness)"
     measure_pipeline pipeline
 
-    log "Physical limit of the pipeline: psql \\copy of its stored rows"
-    events=$pipe_events copy_limit pipeline pipecopy pipe
+    log "Physical limit of the pipeline: psql \\copy of its stored rows, with and without the queue's triggers"
+    events=$pipe_events copy_limit pipeline pipecopy pipecopyfree pipe
     pipe_rows=$copy_rows pipe_copy_seconds=$copy_time pipe_copy_pg_cpu=$copy_cpu
+    pipe_copy_free_seconds=$copy_free_time pipe_copy_free_pg_cpu=$copy_free_cpu
 
     # Paced: the same mix at fractions of that rate, each with fresh ids (another fleet), the
     # follower still running; p99 of the answers (from when each request was due) and the
@@ -612,18 +642,27 @@ ${scales:-none}${baseline_bin:+, baseline $baseline_name}).
 
 **Ingest** — week $week of the simulator's fleet: $events events ($sends sends in batches of 500, \
 $((events - sends)) telemetry events in $telemetry_requests per-installation requests), $requests gzip requests. \
-Load generator: CPU of the client process(es) alone (\`pushledger-bench post\`; psql for COPY; psql and awk for the \
-naive peer). Idle: the machine's idle share (idle + iowait of all CPUs, /proc/stat) during the run: near 0 % it was \
+COPY (the limit, 1.00×) is \`psql \\copy\` of exactly the rows stored into the same tables and indexes, with the \
+rollup queue's statement triggers as the schema had them until the writer enqueued its own work \
+(bench/sql/queue_triggers.sql: the same whatever build is measured); beside it the same copy with no trigger. Load \
+generator: CPU of the client process(es) alone (\`pushledger-bench post\`; psql for COPY; psql and awk for the naive \
+peer). Idle: the machine's idle share (idle + iowait of all CPUs, /proc/stat) during the run: near 0 % it was \
 CPU-bound, well above it waited on something else (latency, locks, disk).
 
 | Path | Events/s (wall) | vs COPY | CPU-s per M events (server + Postgres) | vs COPY (CPU) \
 | Load generator CPU-s per M events | Idle % | Notes |
 |---|---:|---:|---:|---:|---:|---:|---|
-| \`psql \\copy\` of the stored rows (limit) | $copy_rate | 1.00× | $copy_pg_cpu | 1.00× \
+| \`psql \\copy\` of the stored rows, the queue's triggers (limit) | $copy_rate | 1.00× | $copy_pg_cpu | 1.00× \
 | $copy_client_cpu | $copy_idle | $rows rows into the same tables and indexes, ${copy_seconds} s |
+| \`psql \\copy\` of the stored rows, no trigger | $copy_free_rate \
+| $(calc "%.2f" "$copy_free_rate / $copy_rate")× | $copy_free_pg_cpu \
+| $(calc "%.2f" "$copy_pg_cpu / $copy_free_pg_cpu")× | $copy_free_client_cpu | $copy_free_idle \
+| the same rows, every trigger but foreign keys' dropped, ${copy_free_seconds} s |
 | \`pushledger serve\`, 32 connections | $ingest_rate | $(calc "%.2f" "$ingest_rate / $copy_rate")× \
 | $ingest_cpu + $ingest_pg_cpu | $(calc "%.2f" "$copy_pg_cpu / ($ingest_cpu + $ingest_pg_cpu)")× \
-| $ingest_loadgen_cpu | $ingest_idle | p50 ${ingest_p50} ms, p99 ${ingest_p99} ms a request; peak RSS ${rss_32} MiB |
+| $ingest_loadgen_cpu | $ingest_idle \
+| p50 ${ingest_p50} ms, p99 ${ingest_p99} ms a request; peak RSS ${rss_32} MiB; \
+$(calc "%.2f" "$ingest_rate / $copy_free_rate")× of COPY with no trigger |
 EOF
 )
 if part rss; then
@@ -685,9 +724,10 @@ if part pipeline; then
 **Whole pipeline** — another fleet of the week ($pipe_events events: $pipe_telemetry_requests telemetry requests of \
 1–3 events over $phone_connections connections, its sends in batches of 500 over 4 more, at once) into the warm \
 database with \`pushledger rollup --follow --freshness $freshness\` running: from the first request until the rollups \
-had caught up with the last answer, against \`psql \\copy\` of exactly the $pipe_rows rows stored. CPU per million \
-events: the load generator (\`pushledger-bench post\`), the server; Postgres split into the follower's backend \
-(refresh) and the rest of the cluster (ingest). Idle: the machine's idle share while storing and over the whole run.
+had caught up with the last answer, against \`psql \\copy\` of exactly the $pipe_rows rows stored (with the rollup \
+queue's triggers as in the ingest table, and with no trigger). CPU per million events: the load generator \
+(\`pushledger-bench post\`), the server; Postgres split into the follower's backend (refresh) and the rest of the \
+cluster (ingest). Idle: the machine's idle share while storing and over the whole run.
 
 | Figure | Value | Target |
 |---|---:|---|
@@ -695,8 +735,12 @@ events: the load generator (\`pushledger-bench post\`), the server; Postgres spl
 | ${pipe_store_seconds} s ($(calc "%.0f" "$pipe_events / $pipe_store_seconds") events/s; p99 ${pipe_p99} ms: telemetry \
 ${pipe_tp99}, sends ${pipe_sp99}) | |
 | stored and rolled up | ${pipe_seconds} s | |
-| \`psql \\copy\` of its rows | ${pipe_copy_seconds} s ($pipe_copy_pg_cpu Postgres CPU-s per M events) | |
-| COPY time / pipeline time | $(calc "%.2f" "$pipe_copy_seconds / $pipe_seconds")× | ≥ 0.5× |
+| \`psql \\copy\` of its rows, the queue's triggers \
+| ${pipe_copy_seconds} s ($pipe_copy_pg_cpu Postgres CPU-s per M events) | |
+| \`psql \\copy\` of its rows, no trigger \
+| ${pipe_copy_free_seconds} s ($pipe_copy_free_pg_cpu Postgres CPU-s per M events) | |
+| COPY time / pipeline time | $(calc "%.2f" "$pipe_copy_seconds / $pipe_seconds")× \
+($(calc "%.2f" "$pipe_copy_free_seconds / $pipe_seconds")× with no trigger) | ≥ 0.5× |
 | rollups caught up after the last answer | ${caught} s ($pipe_passes passes, the longest ${pipe_longest:-0} s) \
 | ≤ 60 s |
 | CPU-s per M events: load generator / server / Postgres ingest / Postgres refresh (follower process) \
@@ -765,12 +809,14 @@ EOF
 )
 fi
 # The targets, each figure of this run in one table (with a baseline: its figure beside).
-# range LIST: "a–b" of the numbers in LIST as ratios to COPY's rate.
+# range LIST RATE: "a–b" of the numbers in LIST as ratios to RATE.
 range() {
-    tr ' ' '\n' <<<"$1" | awk -v c="$copy_rate" 'NF { r = $1 / c; if (n++ == 0 || r < lo) lo = r; if (r > hi) hi = r }
+    tr ' ' '\n' <<<"$1" | awk -v c="$2" 'NF { r = $1 / c; if (n++ == 0 || r < lo) lo = r; if (r > hi) hi = r }
         END { if (!n) print "n/a"; else if (sprintf("%.2f", lo) == sprintf("%.2f", hi)) printf "%.2f×", lo;
               else printf "%.2f–%.2f×", lo, hi }'
 }
+# ingest_ratios LIST: the events/s in LIST against today's COPY, and against COPY with no trigger.
+ingest_ratios() { echo "$(range "$1" "$copy_rate") ($(range "$1" "$copy_free_rate") of trigger-free COPY)"; }
 pipe_figures() {  # pipe_figures EVENTS STORE_S PIPE_S CAUGHT SERVER INGEST REFRESH: the three pipeline cells
     echo "$(calc "%.2f" "$pipe_copy_seconds / $3")× ($1 events in $3 s)|$4 s|$(calc "%.2f" "$7 / ($6 + 0.0001)")×" \
         "($7 / $6 CPU-s per M events)"
@@ -779,10 +825,10 @@ IFS='|' read -r t_pipe t_lag t_refresh <<<"$(part pipeline &&
     pipe_figures "$pipe_events" "$pipe_store_seconds" "$pipe_seconds" "$caught" "$pipe_server_cpu" \
         "$pipe_ingest_cpu" "$pipe_refresh_cpu" || echo "not run|not run|not run")"
 targets_head="| figure | this build | target |"$'\n'"|---|---:|---|"
-t_ingest="$(range "$ingest_rates")" t_rebuild=${rebuild_ratios:-not run}
+t_ingest="$(ingest_ratios "$ingest_rates")" t_rebuild=${rebuild_ratios:-not run}
 if [ -n "$baseline_bin" ]; then
     targets_head="| figure | $baseline_name | this build | target |"$'\n'"|---|---:|---:|---|"
-    t_ingest="$(range "$base_ingest_rates") | $t_ingest"
+    t_ingest="$(ingest_ratios "$base_ingest_rates") | $t_ingest"
     if part pipeline; then
         IFS='|' read -r b_pipe b_lag b_refresh <<<"$(pipe_figures "${base_pipe[@]:0:7}")"
     else b_pipe="not run" b_lag="not run" b_refresh="not run"; fi
@@ -792,7 +838,8 @@ fi
 targets_table=$(cat <<EOF
 
 
-**Targets** — each figure of this run (tables below).
+**Targets** — each figure of this run (tables below). COPY: \`psql \\copy\` of the same rows with the rollup \
+queue's triggers (today's COPY), beside it with no trigger.
 
 $targets_head
 | ingest / \`psql \\copy\`, 32 connections, the bench week | $t_ingest | ≥ 0.8× |
