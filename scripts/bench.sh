@@ -4,15 +4,23 @@
 # saved under bench/results/ (full runs only). Ratios matter, not absolute times.
 #   1. ingest: the simulator's week as gzip JSON requests (sends in batches of 500) posted to
 #      `pushledger serve` over 32 connections, against `psql \copy` of exactly the rows it
-#      stored into the same tables, and against one INSERT per row (a sample; one request's
-#      rows a transaction, then autocommit; 32 sessions); then the same requests over 256
-#      connections (peak RSS). Autovacuum is off in these databases (bench/sql/bench.sql).
+#      stored into the same tables, twice: with the rollup queue's statement triggers as the
+#      schema had them until the writer enqueued its own work (bench/sql/queue_triggers.sql, the
+#      same whatever build is measured: the headline COPY) and with no trigger; against one
+#      INSERT per row (a sample; one request's rows a transaction, then autocommit; 32
+#      sessions); then the whole pipeline's phone-sized fleet (2.) without the follower, and the
+#      week over 256 connections (peak RSS). Each run also reports the load generator's own CPU
+#      (the client process's user + system per million events) and the machine's idle share
+#      meanwhile (/proc/stat: near 0 % CPU-bound). Autovacuum is off in these databases
+#      (bench/sql/bench.sql).
 #   2. the whole pipeline: another fleet of the week as phone-sized telemetry requests (1-3
 #      events) over many connections and its sends in batches of 500 over 4 more, at once, with
 #      `pushledger rollup --follow` running: time to store everything and have it rolled up
-#      against `psql \copy` of exactly the rows stored, how long after the last answer the
-#      rollups caught up, Postgres CPU split into ingest and refresh; then paced runs at fractions
-#      of that rate: the highest with p99 < 1 s and the lag within the freshness.
+#      against `psql \copy` of exactly the rows stored (with the queue's triggers and without),
+#      how long after the last answer the rollups caught up, Postgres CPU split into ingest and
+#      refresh (the refresh's is its Postgres CPU-µs per ingested event), the load generator's
+#      CPU and the machine's idle share; then paced runs at fractions of that rate: the highest
+#      with p99 < 1 s and the lag within the freshness.
 #   3. reports: that week copied k-fold (new ids and tokens per copy) to 1x/2x/4x sends; the
 #      rollup and the weekly report against SELECT count(*) over the week's sends, against
 #      one input of the outcome engine alone (the sends joined with their receipts), against
@@ -27,14 +35,15 @@
 #      the key-table reads a second it cost.
 # Smoke mode runs it all tiny on the caller's DATABASE_URL (make test) and checks it worked.
 # BENCH_PARTS picks parts (default "ingest naive rss pipeline reports keys"; ingest always runs);
-# BENCH_BASELINE_BIN=<another build's pushledger> adds its serve at 32 connections to the ingest
-# table, alternating with this build's BENCH_AB_ROUNDS times (default 1), and its serve and
-# follower through the whole pipeline: an A/B in one run. The "Targets" table comes first: each
-# target's figure of the run (and of the baseline). BENCH_SCALES (default "1 2 4") picks the
-# reports' scales; BENCH_PREVIOUS=<a bench/results file> the run whose rollup figures are printed
-# beside this one's (default: the newest with a rollup table). BENCH_SERVE_ARGS and
-# BENCH_BASELINE_SERVE_ARGS: options added to this build's and the baseline's `serve` (an A/B
-# of a setting: BENCH_BASELINE_BIN set to this build, BENCH_BASELINE_SERVE_ARGS="--writers 2").
+# BENCH_BASELINE_BIN=<another build's pushledger> adds its serve at 32 connections and on the
+# phone-sized fleet, alternating with this build's BENCH_AB_ROUNDS times (default 1), and its
+# serve and follower through the whole pipeline: an A/B in one run. The "Targets" table follows
+# the ingest table: each target's figure of the run (and of the baseline). BENCH_SCALES
+# (default "1 2 4") picks the reports' scales; BENCH_PREVIOUS=<a bench/results file> the run
+# whose rollup figures are printed beside this one's (default: the newest with a rollup
+# table). BENCH_SERVE_ARGS and BENCH_BASELINE_SERVE_ARGS: options added to this build's and the
+# baseline's `serve` (an A/B of a setting: BENCH_BASELINE_BIN set to this build,
+# BENCH_BASELINE_SERVE_ARGS="--writers 2").
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
