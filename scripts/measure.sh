@@ -1,11 +1,28 @@
-# Shared by scripts/bench.sh and scripts/capacity.sh (sourced): clocks, arithmetic, and CPU
-# seconds of a process and of a whole Postgres cluster. CPU seconds, not wall time: on a
-# machine shared with other work, wall time depends on the neighbours, CPU per event much less.
+# Shared by scripts/bench.sh and scripts/capacity.sh (sourced): clocks, arithmetic, CPU seconds
+# of a process, of a command's run and of a whole Postgres cluster, and the machine's idle share.
+# CPU seconds, not wall time: on a machine shared with other work, wall time depends on the
+# neighbours, CPU per event much less.
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }'; }
 calc() { awk "BEGIN { printf \"$1\", $2 }"; }
+clk_tck=$(getconf CLK_TCK)
 # CPU seconds (user + system) a live process has used.
-cpu_seconds() { awk -v t="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / t }' "/proc/$1/stat"; }
+cpu_seconds() { awk -v t="$clk_tck" '{ printf "%.2f", ($14 + $15) / t }' "/proc/$1/stat"; }
+# CPU seconds (user + system) of the ended children that shell $1 (its $BASHPID) has waited for,
+# with theirs: getrusage(RUSAGE_CHILDREN) as /proc shows it. fork starts a subshell's at zero, so a
+# subshell that runs one command and then this reads exactly that command's CPU.
+waited_cpu_seconds() { awk -v t="$clk_tck" '{ printf "%.2f", ($16 + $17) / t }' "/proc/$1/stat"; }
+# The machine's CPU time so far, every CPU, in jiffies: "idle all" (idle + iowait; user to steal,
+# guest being counted in user already).
+machine_jiffies() { awk '$1 == "cpu" { print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9; exit }' /proc/stat; }
+# idle_share "IDLE ALL": the share of the machine's CPU time that was idle since that
+# machine_jiffies, in % (near 0: the run was CPU-bound; well above: it waited on something else).
+idle_share() {
+    local now_jiffies
+    now_jiffies=$(machine_jiffies)
+    awk -v a="$1" -v b="$now_jiffies" 'BEGIN { split(a, x, " "); split(b, y, " ")
+        printf "%.1f", (y[2] > x[2]) ? 100 * (y[1] - x[1]) / (y[2] - x[2]) : 0 }'
+}
 # The postmaster's pid of the cluster at URL $1 (the parent of its checkpointer).
 postmaster_of() {
     psql "$1" -qAtc "select pid from pg_stat_activity where backend_type = 'checkpointer'" |
@@ -16,7 +33,7 @@ postmaster_of() {
 pg_cpu() {
     { awk '{ print $14 + $15 + $16 + $17 }' "/proc/$postmaster/stat"
       for child in $(pgrep -P "$postmaster"); do awk '{ print $14 + $15 }' "/proc/$child/stat" 2>/dev/null || true; done
-    } | awk -v t="$(getconf CLK_TCK)" '{ s += $1 } END { printf "%.2f", s / t }'
+    } | awk -v t="$clk_tck" '{ s += $1 } END { printf "%.2f", s / t }'
 }
 # After psql sessions end: their backends count once the postmaster has reaped them.
 pg_cpu_settled() { sleep 1; pg_cpu; }

@@ -17,6 +17,50 @@ create or replace function bench.columns(p_table text) returns text language sql
        and attgenerated = '' and attidentity = ''
 $$;
 
+-- Rows of every table of bench.tables() matching p_where (the rows a measured run stored).
+create or replace function bench.count_rows(p_where text) returns bigint language plpgsql stable as $$
+declare
+    v_table text;
+    v_rows bigint;
+    v_total bigint := 0;
+begin
+    foreach v_table in array bench.tables() loop
+        execute format('select count(*) from public.%I where %s', v_table, p_where) into v_rows;
+        v_total := v_total + v_rows;
+    end loop;
+    return v_total;
+end
+$$;
+
+-- The triggers of the tables p_tables and of their partitions, but the internal ones (foreign
+-- keys' checks) and a partition's clones of its parent's triggers.
+create or replace function bench.triggers(p_tables text[]) returns table (rel regclass, name name)
+language sql stable as $$
+    select t.tgrelid::regclass, t.tgname
+      from unnest(p_tables) n (name)
+     cross join lateral (select ('public.' || n.name)::regclass as relid
+                         union select p.relid from pg_partition_tree(('public.' || n.name)::regclass) p) r
+      join pg_trigger t on t.tgrelid = r.relid
+     where not t.tgisinternal and t.tgparentid = 0
+     order by 1, 2
+$$;
+
+-- Drops every trigger of bench.triggers(p_tables): a COPY into those tables then pays for the
+-- rows, indexes and foreign keys alone. A partition's clone of its parent's trigger goes with
+-- the parent's. Returns how many it dropped.
+create or replace function bench.drop_triggers(p_tables text[]) returns integer language plpgsql as $$
+declare
+    v_trigger record;
+    v_dropped integer := 0;
+begin
+    for v_trigger in select * from bench.triggers(p_tables) loop
+        execute format('drop trigger %I on %s', v_trigger.name, v_trigger.rel);
+        v_dropped := v_dropped + 1;
+    end loop;
+    return v_dropped;
+end
+$$;
+
 -- One INSERT statement per row, for every p_every-th row of every table matching p_where
 -- (the naive peer).
 create or replace function bench.naive_inserts(p_every integer, p_where text) returns setof text language plpgsql as $$
