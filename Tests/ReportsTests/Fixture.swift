@@ -8,10 +8,22 @@ struct Fixture {
     static let app = "com.example.shop"
     let connection: Connection
     private var counter = 0
+    /// Whether rows written here are queued for the refresh by hand, as every write path queues
+    /// what it writes; a database of an earlier release queues them by its own triggers.
+    private let queues: Bool
 
     /// On a fresh database, or on `url`'s.
     init(url: String? = nil) throws {
         connection = try Connection.connect(url: try url ?? TestDatabase.fresh(prefix: "rep"))
+        queues = try connection.query(
+            "select to_regprocedure('pushledger_queue_stored(text, text[], uuid[])') is not null as q")[0].decode("q")
+    }
+
+    /// Queues the row of `table` keyed `key` (its event_id; an installation's id) for the refresh.
+    private func queue(_ table: String, _ key: UUID) throws {
+        guard queues else { return }
+        _ = try connection.query(
+            "select pushledger_queue_stored(\(Self.app), array[\(table)::text], array[\(key)::uuid])")
     }
 
     /// A UUID whose first byte is `kind` and last group `n`: readable in failures.
@@ -38,6 +50,7 @@ struct Fixture {
             last_received_at, app_version)
             values (\(Self.app), \(id), \(platform), \(firstSeen), \(firstSeen), \(firstSeen), \(appVersion))
             """)
+        try queue("installations", id)
     }
 
     struct Channel {
@@ -83,6 +96,7 @@ struct Fixture {
                 \(receivedAt ?? at))
                 """)
         }
+        try queue("settings_snapshots", event)
         return event
     }
 
@@ -117,6 +131,7 @@ struct Fixture {
             try connection.execute(
                 "update sends set push_service = \(pushService) where app_id = \(Self.app) and event_id = \(event)")
         }
+        try queue("sends", event)
         return event
     }
 
@@ -124,63 +139,73 @@ struct Fixture {
         _ notification: UUID, installation: UUID, at: Date, platform: String, appVersion: String? = "5.2.0",
         displayed: Bool? = nil
     ) throws {
+        let event = nextEvent()
         try connection.execute(
             """
             insert into notification_receipts (app_id, event_id, installation_id, platform, app_version, \
             notification_id,
                 displayed, at, occurred_at, received_at)
-            values (\(Self.app), \(nextEvent()), \(installation), \(platform), \(appVersion), \(notification), \
+            values (\(Self.app), \(event), \(installation), \(platform), \(appVersion), \(notification), \
             \(displayed),
                     \(at), \(at), \(at))
             """)
+        try queue("notification_receipts", event)
     }
 
     mutating func open(
         _ notification: UUID, installation: UUID, at: Date, platform: String, landed: String? = nil
     ) throws {
+        let event = nextEvent()
         try connection.execute(
             """
             insert into notification_opens (app_id, event_id, installation_id, platform, app_version, notification_id, \
             action,
                 landed, at, occurred_at, received_at)
-            values (\(Self.app), \(nextEvent()), \(installation), \(platform), '5.2.0', \(notification), 'default', \
+            values (\(Self.app), \(event), \(installation), \(platform), '5.2.0', \(notification), 'default', \
             \(landed),
                     \(at), \(at), \(at))
             """)
+        try queue("notification_opens", event)
     }
 
     mutating func tokenRegistration(_ installation: UUID, token: String, provider: String = "fcm", at: Date) throws {
+        let event = nextEvent()
         try connection.execute(
             """
             insert into token_registrations (app_id, event_id, installation_id, platform, provider, token, at, \
             occurred_at, received_at)
-            values (\(Self.app), \(nextEvent()), \(installation), 'android', \(provider), \(token), \(at), \(at), \(at))
+            values (\(Self.app), \(event), \(installation), 'android', \(provider), \(token), \(at), \(at), \(at))
             """)
+        try queue("token_registrations", event)
     }
 
     mutating func prompt(
         _ installation: UUID, at: Date, placement: String, prompt: String = "system", result: String,
         platform: String = "android"
     ) throws {
+        let event = nextEvent()
         try connection.execute(
             """
             insert into permission_prompts (app_id, event_id, installation_id, platform, placement, prompt, result, \
             at, occurred_at, received_at)
-            values (\(Self.app), \(nextEvent()), \(installation), \(platform), \(placement), \(prompt), \(result), \
+            values (\(Self.app), \(event), \(installation), \(platform), \(placement), \(prompt), \(result), \
             \(at), \(at), \(at))
             """)
+        try queue("permission_prompts", event)
     }
 
     mutating func exposure(
         _ installation: UUID, at: Date, variant: String, experiment: String = "push_prompt_timing",
         platform: String = "android"
     ) throws {
+        let event = nextEvent()
         try connection.execute(
             """
             insert into experiment_exposures (app_id, event_id, installation_id, platform, experiment, variant, at, \
             occurred_at, received_at)
-            values (\(Self.app), \(nextEvent()), \(installation), \(platform), \(experiment), \(variant), \(at), \
+            values (\(Self.app), \(event), \(installation), \(platform), \(experiment), \(variant), \(at), \
             \(at), \(at))
             """)
+        try queue("experiment_exposures", event)
     }
 }

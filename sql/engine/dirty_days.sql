@@ -142,11 +142,13 @@ create or replace trigger installations_dirty_platform after update on installat
     execute function pushledger_queue_installation_platform();
 
 -- Queues every row app p_app holds in the tables p_tables (of sends, installations and the
--- telemetry tables) as if each had just been written: for rows written by hand, by a repair or
--- a test's fixture, that a refresh should take incrementally (pushledger_mark_rollups_dirty
--- recomputes whole days instead).
+-- telemetry tables), or only those whose event_id (an installation's installation_id) is in
+-- p_keys, as if each had just been written: for rows written by hand, by a repair or a test's
+-- fixture, that a refresh should take incrementally (pushledger_mark_rollups_dirty recomputes
+-- whole days instead).
 -- Reads the tables named; writes rollup_inputs, prompt_rollup_dirty_installations.
-create or replace function pushledger_queue_stored(p_app text, p_tables text[])
+drop function if exists pushledger_queue_stored(text, text[]);
+create or replace function pushledger_queue_stored(p_app text, p_tables text[], p_keys uuid[] default null)
 returns void
 language plpgsql as $$
 begin
@@ -155,44 +157,45 @@ begin
                     false, array_agg(s.app_id), array_agg(s.event_id), array_agg(s.sent_at),
                     array_agg(s.notification_id), array_agg(s.provider), array_agg(s.token_key),
                     array_agg(pushledger_reason_class(s.provider, s.status, s.reason) = 'token_invalid'))
-           from sends s where s.app_id = p_app;
+           from sends s where s.app_id = p_app and (p_keys is null or s.event_id = any(p_keys));
     end if;
     if 'installations' = any(p_tables) then
         perform pushledger_queue_installations(array_agg(i.app_id), array_agg(i.installation_id))
-           from installations i where i.app_id = p_app;
+           from installations i
+          where i.app_id = p_app and (p_keys is null or i.installation_id = any(p_keys));
     end if;
     if 'settings_snapshots' = any(p_tables) then
         perform pushledger_queue_telemetry('settings_snapshots', false, array_agg(t.app_id),
                                            array_agg(t.installation_id), array_agg(t.occurred_at))
-           from settings_snapshots t where t.app_id = p_app;
+           from settings_snapshots t where t.app_id = p_app and (p_keys is null or t.event_id = any(p_keys));
     end if;
     if 'permission_prompts' = any(p_tables) then
         perform pushledger_queue_telemetry('permission_prompts', false, array_agg(t.app_id),
                                            array_agg(t.installation_id), array_agg(t.occurred_at))
-           from permission_prompts t where t.app_id = p_app;
+           from permission_prompts t where t.app_id = p_app and (p_keys is null or t.event_id = any(p_keys));
     end if;
     if 'experiment_exposures' = any(p_tables) then
         perform pushledger_queue_telemetry('experiment_exposures', false, array_agg(t.app_id),
                                            array_agg(t.installation_id), array_agg(t.occurred_at))
-           from experiment_exposures t where t.app_id = p_app;
+           from experiment_exposures t where t.app_id = p_app and (p_keys is null or t.event_id = any(p_keys));
     end if;
     if 'notification_receipts' = any(p_tables) then
         perform pushledger_queue_telemetry('notification_receipts', false, array_agg(t.app_id),
                                            array_agg(t.installation_id), array_agg(t.occurred_at),
                                            array_agg(t.notification_id))
-           from notification_receipts t where t.app_id = p_app;
+           from notification_receipts t where t.app_id = p_app and (p_keys is null or t.event_id = any(p_keys));
     end if;
     if 'notification_opens' = any(p_tables) then
         perform pushledger_queue_telemetry('notification_opens', false, array_agg(t.app_id),
                                            array_agg(t.installation_id), array_agg(t.occurred_at),
                                            array_agg(t.notification_id))
-           from notification_opens t where t.app_id = p_app;
+           from notification_opens t where t.app_id = p_app and (p_keys is null or t.event_id = any(p_keys));
     end if;
     if 'token_registrations' = any(p_tables) then
         perform pushledger_queue_telemetry('token_registrations', false, array_agg(t.app_id),
                                            array_agg(t.installation_id), array_agg(t.occurred_at),
                                            array_agg(t.token_key), array_agg(t.provider))
-           from token_registrations t where t.app_id = p_app;
+           from token_registrations t where t.app_id = p_app and (p_keys is null or t.event_id = any(p_keys));
     end if;
 end
 $$;
