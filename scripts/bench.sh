@@ -555,7 +555,7 @@ for scale in $scales; do
         insert into bench.outcomes_copy select * from send_outcomes; perform pushledger_build_indexes(v); end \$\$")
     q reports "drop table bench.outcomes_copy"
     # One more hour of traffic (new sends, their receipts, late receipts of earlier days, new
-    # snapshots) through the tables' triggers, then the incremental refresh that follows it
+    # snapshots), queued as the writer queues what it stores, then the incremental refresh that follows it
     # (after the vacuum autovacuum would have run on the rebuilt tables within that hour).
     q reports "vacuum analyze" 2>/dev/null
     IFS='|' read -r hour_events hour_share < <(q reports "select events, round((share * 100)::numeric, 2)
