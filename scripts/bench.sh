@@ -806,8 +806,8 @@ incremental refresh needs.
 $apart_rows
 $window_figure
 
-**Incremental** — after the full rollup (\`pushledger rollup --full\`), one more hour of traffic is written through \
-the tables' triggers (new sends with receipts for half of them, as many late receipts of earlier days' sends, new \
+**Incremental** — after the full rollup (\`pushledger rollup --full\`), one more hour of traffic is written and queued as \
+the writer queues what it stores (new sends with receipts for half of them, as many late receipts of earlier days' sends, new \
 snapshots with their channels) and \`pushledger rollup\` refreshes: wall time and Postgres CPU against the full \
 rollup's.
 
