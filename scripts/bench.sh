@@ -806,10 +806,10 @@ incremental refresh needs.
 $apart_rows
 $window_figure
 
-**Incremental** — after the full rollup (\`pushledger rollup --full\`), one more hour of traffic is written and queued as \
-the writer queues what it stores (new sends with receipts for half of them, as many late receipts of earlier days' sends, new \
-snapshots with their channels) and \`pushledger rollup\` refreshes: wall time and Postgres CPU against the full \
-rollup's.
+**Incremental** — after the full rollup (\`pushledger rollup --full\`), one more hour of traffic is written \
+and queued as the writer queues what it stores (new sends with receipts for half of them, as many late receipts of \
+earlier days' sends, new snapshots with their channels) and \`pushledger rollup\` refreshes: wall time and \
+Postgres CPU against the full rollup's.
 
 | Scale | Events of the hour (share of the week's) | Sends reclassified | Refresh s | vs full (wall) \
 | Refresh Postgres CPU-s | vs full (CPU) |

@@ -116,7 +116,7 @@ $$;
 -- Days on which a refresh judges many sends on every fact go through the set-based engine
 -- whole (pushledger_classify_days, as days marked dirty do): once a third of a day's sends are
 -- judged again, one pass over the day's facts costs less than their look-ups one by one
--- (docs/rollups.md "What a refresh judges again"). At least pushledger.whole_day_min_sends of
+-- (docs/rollups.md "What a refresh reads"). At least pushledger.whole_day_min_sends of
 -- them (1,000 unless the session sets it), so a day's few late sends keep their look-ups.
 -- Reads rollup_send_set, rollup_days (sql/engine/work_tables.sql), sends; writes rollup_days.
 create or replace function pushledger_promote_busy_days()
