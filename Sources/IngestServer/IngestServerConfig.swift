@@ -15,8 +15,12 @@ public struct IngestServerConfig: Sendable {
     /// Where `/metrics`, `/healthz` and `/readyz` are served (plain HTTP, a private address);
     /// the public listener then answers 404 for them. Nil serves them on the public listener.
     public var admin: ListenAddress? = nil
-    /// Threads, connections and deadlines of the HTTP listeners.
-    public var http = HTTPServerLimits()
+    /// Threads, connections and deadlines of the HTTP listeners (HTTP threads: `threadsPerKind`).
+    public var http: HTTPServerLimits = {
+        var limits = HTTPServerLimits()
+        limits.threads = IngestServerConfig.threadsPerKind
+        return limits
+    }()
     /// Peers whose `X-Forwarded-For` names the client (a load balancer in front); logs of
     /// refused keys and the access log carry that client address.
     public var trustedProxies = TrustedProxies()
@@ -34,7 +38,13 @@ public struct IngestServerConfig: Sendable {
     public var writerCount = 2
     /// Threads that decompress, parse and validate bodies, taking the apps in turn (the HTTP
     /// threads only read and answer).
-    public var validatorCount = 4
+    public var validatorCount = IngestServerConfig.threadsPerKind
+    /// HTTP threads and validators by default: one per core, 2 to 4. A request passes from an
+    /// HTTP thread to a validator to a writer; threads beyond the cores only add switches
+    /// between them (phone-sized requests on 2 cores: 4 and 4 cost 15 % more server CPU per
+    /// event than 2 and 2, docs/performance.md). At least 2 validators, so one app's bodies
+    /// always leave one for the others.
+    public static let threadsPerKind = min(4, max(2, ProcessInfo.processInfo.activeProcessorCount))
     /// Invalid-token feed reads at once; each has a database connection of the reads' own pool.
     public var feedConcurrency = 2
     /// Writers busy with one app's requests at once at most; nil: one fewer than `writerCount`

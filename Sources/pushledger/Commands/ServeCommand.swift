@@ -58,11 +58,11 @@ struct ServeCommand: Command {
         environment: "PUSHLEDGER_ADMIN_LISTEN", placeholder: "host:port")
     var adminListen: String?
 
-    @Option(help: "HTTP threads", default: ServeCommand.defaults.http.threads)
+    @Option(help: "HTTP threads (by default one per core, 2 to 4)", default: ServeCommand.defaults.http.threads)
     var threads: Int
 
     @Option(
-        help: "Threads that decode and validate bodies, taking the apps in turn",
+        help: "Threads that decode and validate bodies, taking the apps in turn (by default one per core, 2 to 4)",
         default: ServeCommand.defaults.validatorCount)
     var validators: Int
 
