@@ -232,6 +232,60 @@ import Testing
         #expect(none == 0)
     }
 
+    /// Stored rows queued by hand (`pushledger_queue_stored`, for repairs and fixtures) queue
+    /// the keys the writer queued for them, kind by kind; a table the rollups do not read is
+    /// refused by name, and queues nothing.
+    @Test func rowsQueuedByHandMatchWhatTheWriterQueued() throws {
+        let db = try StoreDatabase()
+        var world = RandomIngest(seed: 7)
+        for step in 0..<60 { for unit in world.units(at: Double(step) - 70) { _ = try db.write(unit) } }
+        for unit in world.causeUnits(at: -8) { _ = try db.write(unit) }
+        func queued() throws -> [String: String] {
+            let rows = try db.connection.query(
+                """
+                select kind, string_agg(distinct key::text, ',' order by key::text) as keys
+                  from (select r.kind, k.key from rollup_inputs r cross join lateral unnest(r.keys) k(key)
+                        union all
+                        select 'prompt member', installation_id from prompt_rollup_dirty_installations) q
+                 group by kind
+                """)
+            return Dictionary(uniqueKeysWithValues: try rows.map { (try $0.decode("kind"), try $0.decode("keys")) })
+        }
+        let byWriter = try queued()
+        for kind in ["send", "installation", "life", "snapshot", "receipt", "registration", "prompt member"] {
+            #expect(byWriter[kind] != nil, "the fleet wrote no \(kind); queued: \(byWriter.keys.sorted())")
+        }
+        func clear() throws {
+            try db.connection.execute("delete from rollup_inputs")
+            try db.connection.execute("delete from prompt_rollup_dirty_installations")
+        }
+        try clear()
+        let tables = [
+            "sends", "installations", "settings_snapshots", "permission_prompts", "experiment_exposures",
+            "notification_receipts", "notification_opens", "token_registrations",
+        ].joined(separator: ",")
+        _ = try db.connection.query("select pushledger_queue_stored(\(F.app), string_to_array(\(tables), ','))")
+        let byHand = try queued()
+        for kind in Set(byHand.keys).union(byWriter.keys).sorted() where kind != "prompt member" {
+            #expect(byHand[kind] == byWriter[kind], "\(kind)")
+        }
+        // Every member the writer marked (by telemetry, or by its installation's first_seen_at or
+        // platform changing), and by hand every installation's, which a repair may have changed.
+        func members(_ queue: [String: String]) -> Set<Substring> {
+            Set((queue["prompt member"] ?? "").split(separator: ","))
+        }
+        #expect(members(byWriter).isSubset(of: members(byHand)))
+        let installations: Int = try db.value("select count(*)::int from installations")
+        #expect(members(byHand).count == installations)
+
+        try clear()
+        let refused = #expect(throws: PostgresError.self) {
+            _ = try db.connection.query("select pushledger_queue_stored(\(F.app), array['sends', 'channel_states'])")
+        }
+        #expect(refused?.message.contains("channel_states is not a table the rollups read") == true)
+        #expect(try queued().isEmpty)
+    }
+
     /// A late telemetry event changes the causes of the installation's earlier sends, and a late
     /// send of the notification its first sign of life received makes one superseded: each
     /// refresh follows, and equals a rebuild.

@@ -158,6 +158,8 @@ drop function if exists pushledger_queue_stored(text, text[]);
 create or replace function pushledger_queue_stored(p_app text, p_tables text[], p_keys uuid[] default null)
 returns void
 language plpgsql as $$
+declare
+    v_table text;
 begin
     if 'sends' = any(p_tables) then
         perform pushledger_queue_sends(
@@ -170,40 +172,33 @@ begin
         perform pushledger_queue_installations(array_agg(i.app_id), array_agg(i.installation_id))
            from installations i
           where i.app_id = p_app and (p_keys is null or i.installation_id = any(p_keys));
+        -- Their prompt-cohort members too, as the installations' row trigger marks them when
+        -- first_seen_at or the platform changes (sql/engine/prompt_rollups.sql).
+        insert into prompt_rollup_dirty_installations (app_id, installation_id, due_at)
+        select i.app_id, i.installation_id, '-infinity'
+          from installations i
+         where i.app_id = p_app and (p_keys is null or i.installation_id = any(p_keys));
     end if;
-    if 'settings_snapshots' = any(p_tables) then
-        perform pushledger_queue_telemetry('settings_snapshots', false, array_agg(t.app_id),
-                                           array_agg(t.installation_id), array_agg(t.occurred_at))
-           from settings_snapshots t where t.app_id = p_app and (p_keys is null or t.event_id = any(p_keys));
-    end if;
-    if 'permission_prompts' = any(p_tables) then
-        perform pushledger_queue_telemetry('permission_prompts', false, array_agg(t.app_id),
-                                           array_agg(t.installation_id), array_agg(t.occurred_at))
-           from permission_prompts t where t.app_id = p_app and (p_keys is null or t.event_id = any(p_keys));
-    end if;
-    if 'experiment_exposures' = any(p_tables) then
-        perform pushledger_queue_telemetry('experiment_exposures', false, array_agg(t.app_id),
-                                           array_agg(t.installation_id), array_agg(t.occurred_at))
-           from experiment_exposures t where t.app_id = p_app and (p_keys is null or t.event_id = any(p_keys));
-    end if;
-    if 'notification_receipts' = any(p_tables) then
-        perform pushledger_queue_telemetry('notification_receipts', false, array_agg(t.app_id),
-                                           array_agg(t.installation_id), array_agg(t.occurred_at),
-                                           array_agg(t.notification_id))
-           from notification_receipts t where t.app_id = p_app and (p_keys is null or t.event_id = any(p_keys));
-    end if;
-    if 'notification_opens' = any(p_tables) then
-        perform pushledger_queue_telemetry('notification_opens', false, array_agg(t.app_id),
-                                           array_agg(t.installation_id), array_agg(t.occurred_at),
-                                           array_agg(t.notification_id))
-           from notification_opens t where t.app_id = p_app and (p_keys is null or t.event_id = any(p_keys));
-    end if;
-    if 'token_registrations' = any(p_tables) then
-        perform pushledger_queue_telemetry('token_registrations', false, array_agg(t.app_id),
-                                           array_agg(t.installation_id), array_agg(t.occurred_at),
-                                           array_agg(t.token_key), array_agg(t.provider))
-           from token_registrations t where t.app_id = p_app and (p_keys is null or t.event_id = any(p_keys));
-    end if;
+    -- Telemetry, each table with the key it is queued by, as the writer passes it (receipts
+    -- and opens: their notification; registrations: the token key and its provider).
+    foreach v_table in array p_tables loop
+        continue when v_table in ('sends', 'installations');
+        if v_table not in ('settings_snapshots', 'permission_prompts', 'experiment_exposures',
+                           'notification_receipts', 'notification_opens', 'token_registrations') then
+            raise exception 'pushledger_queue_stored: % is not a table the rollups read', v_table
+                using hint = 'sends, installations or a telemetry table; channel states go with their snapshot';
+        end if;
+        execute format('select pushledger_queue_telemetry(%L, false, array_agg(t.app_id), array_agg(t.installation_id),
+                               array_agg(t.occurred_at), %s, %s)
+                          from %I t where t.app_id = $1 and ($2 is null or t.event_id = any($2))',
+                       v_table,
+                       case when v_table in ('notification_receipts', 'notification_opens')
+                            then 'array_agg(t.notification_id)'
+                            when v_table = 'token_registrations' then 'array_agg(t.token_key)' else 'null' end,
+                       case when v_table = 'token_registrations' then 'array_agg(t.provider)' else 'null' end,
+                       v_table)
+          using p_app, p_keys;
+    end loop;
 end
 $$;
 

@@ -83,6 +83,7 @@ language plpgsql as $$
 declare
     v_rows bigint;
     v_failed bigint;
+    v_table text;
 begin
     if (p_installation is null) = (p_token is null) then
         raise exception 'pushledger_erase: give an installation or a token';
@@ -122,26 +123,19 @@ begin
     ) confirmations order by 1, 2;
 
     -- Each delete queues the rollup work of what it removed (sql/engine/dirty_days.sql).
-    with gone as (
-        delete from notification_receipts r where r.app_id = p_app
-           and (r.installation_id = p_installation
-                or r.notification_id in (select notification_id from erase_sends))
-        returning r.app_id, r.installation_id, r.occurred_at, r.notification_id
-    )
-    select pushledger_queue_telemetry('notification_receipts', true, array_agg(app_id), array_agg(installation_id),
-                                      array_agg(occurred_at), array_agg(notification_id))
-      into v_rows from gone;
-    erased_from := 'notification_receipts'; erased_rows := v_rows; return next;
-    with gone as (
-        delete from notification_opens o where o.app_id = p_app
-           and (o.installation_id = p_installation
-                or o.notification_id in (select notification_id from erase_sends))
-        returning o.app_id, o.installation_id, o.occurred_at, o.notification_id
-    )
-    select pushledger_queue_telemetry('notification_opens', true, array_agg(app_id), array_agg(installation_id),
-                                      array_agg(occurred_at), array_agg(notification_id))
-      into v_rows from gone;
-    erased_from := 'notification_opens'; erased_rows := v_rows; return next;
+    -- Receipts and opens: the installation's, and those of its sends' notifications.
+    foreach v_table in array array['notification_receipts', 'notification_opens'] loop
+        execute format('with gone as (
+                            delete from %I c where c.app_id = $1
+                               and (c.installation_id = $2
+                                    or c.notification_id in (select notification_id from erase_sends))
+                            returning c.app_id, c.installation_id, c.occurred_at, c.notification_id)
+                        select pushledger_queue_telemetry(%L, true, array_agg(app_id), array_agg(installation_id),
+                                                          array_agg(occurred_at), array_agg(notification_id))
+                          from gone', v_table, v_table)
+          into v_rows using p_app, p_installation;
+        erased_from := v_table; erased_rows := v_rows; return next;
+    end loop;
     with gone as (
         delete from sends s where s.app_id = p_app
            and (s.installation_id = p_installation
@@ -173,32 +167,19 @@ begin
        and exists (select 1 from erase_tokens t where t.provider = v.provider and t.token_key = v.token_key
                    and t.token = v.token);
     get diagnostics v_rows = row_count; erased_from := 'token_invalidations'; erased_rows := v_rows; return next;
-    with gone as (
-        delete from settings_snapshots t where t.app_id = p_app and t.installation_id = p_installation
-        returning t.app_id, t.installation_id, t.occurred_at
-    )
-    select pushledger_queue_telemetry('settings_snapshots', true, array_agg(app_id), array_agg(installation_id),
-                                      array_agg(occurred_at))
-      into v_rows from gone;
-    erased_from := 'settings_snapshots'; erased_rows := v_rows; return next;
     delete from channel_states where app_id = p_app and installation_id = p_installation;
     get diagnostics v_rows = row_count; erased_from := 'channel_states'; erased_rows := v_rows; return next;
-    with gone as (
-        delete from permission_prompts t where t.app_id = p_app and t.installation_id = p_installation
-        returning t.app_id, t.installation_id, t.occurred_at
-    )
-    select pushledger_queue_telemetry('permission_prompts', true, array_agg(app_id), array_agg(installation_id),
-                                      array_agg(occurred_at))
-      into v_rows from gone;
-    erased_from := 'permission_prompts'; erased_rows := v_rows; return next;
-    with gone as (
-        delete from experiment_exposures t where t.app_id = p_app and t.installation_id = p_installation
-        returning t.app_id, t.installation_id, t.occurred_at
-    )
-    select pushledger_queue_telemetry('experiment_exposures', true, array_agg(app_id), array_agg(installation_id),
-                                      array_agg(occurred_at))
-      into v_rows from gone;
-    erased_from := 'experiment_exposures'; erased_rows := v_rows; return next;
+    -- The installation's snapshots, prompts and exposures.
+    foreach v_table in array array['settings_snapshots', 'permission_prompts', 'experiment_exposures'] loop
+        execute format('with gone as (
+                            delete from %I t where t.app_id = $1 and t.installation_id = $2
+                            returning t.app_id, t.installation_id, t.occurred_at)
+                        select pushledger_queue_telemetry(%L, true, array_agg(app_id), array_agg(installation_id),
+                                                          array_agg(occurred_at))
+                          from gone', v_table, v_table)
+          into v_rows using p_app, p_installation;
+        erased_from := v_table; erased_rows := v_rows; return next;
+    end loop;
     delete from installations where app_id = p_app and installation_id = p_installation;
     get diagnostics v_rows = row_count; erased_from := 'installations'; erased_rows := v_rows; return next;
     -- Failed events of the batches committed since the first pass: by column only, under the lock.
