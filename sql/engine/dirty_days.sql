@@ -159,8 +159,16 @@ create or replace function pushledger_queue_stored(p_app text, p_tables text[], 
 returns void
 language plpgsql as $$
 declare
-    v_table text;
+    v_unknown text;
 begin
+    select string_agg(t.name, ', ') into v_unknown
+      from unnest(p_tables) t(name)
+     where t.name not in ('sends', 'installations', 'settings_snapshots', 'permission_prompts', 'experiment_exposures',
+                          'notification_receipts', 'notification_opens', 'token_registrations');
+    if v_unknown is not null then
+        raise exception 'pushledger_queue_stored: % is not a table the rollups read', v_unknown
+            using hint = 'sends, installations or a telemetry table; channel states go with their snapshot';
+    end if;
     if 'sends' = any(p_tables) then
         perform pushledger_queue_sends(
                     false, array_agg(s.app_id), array_agg(s.event_id), array_agg(s.sent_at),
@@ -179,26 +187,30 @@ begin
           from installations i
          where i.app_id = p_app and (p_keys is null or i.installation_id = any(p_keys));
     end if;
-    -- Telemetry, each table with the key it is queued by, as the writer passes it (receipts
-    -- and opens: their notification; registrations: the token key and its provider).
-    foreach v_table in array p_tables loop
-        continue when v_table in ('sends', 'installations');
-        if v_table not in ('settings_snapshots', 'permission_prompts', 'experiment_exposures',
-                           'notification_receipts', 'notification_opens', 'token_registrations') then
-            raise exception 'pushledger_queue_stored: % is not a table the rollups read', v_table
-                using hint = 'sends, installations or a telemetry table; channel states go with their snapshot';
-        end if;
-        execute format('select pushledger_queue_telemetry(%L, false, array_agg(t.app_id), array_agg(t.installation_id),
-                               array_agg(t.occurred_at), %s, %s)
-                          from %I t where t.app_id = $1 and ($2 is null or t.event_id = any($2))',
-                       v_table,
-                       case when v_table in ('notification_receipts', 'notification_opens')
-                            then 'array_agg(t.notification_id)'
-                            when v_table = 'token_registrations' then 'array_agg(t.token_key)' else 'null' end,
-                       case when v_table = 'token_registrations' then 'array_agg(t.provider)' else 'null' end,
-                       v_table)
-          using p_app, p_keys;
-    end loop;
+    -- Telemetry, one call a table with the key it is queued by, as the writer passes it
+    -- (receipts and opens: their notification; registrations: the token key and its provider).
+    perform pushledger_queue_telemetry(f.tbl, false, array_agg(f.app_id), array_agg(f.installation_id),
+                                       array_agg(f.occurred_at), array_agg(f.key), array_agg(f.provider))
+       from (select 'settings_snapshots' as tbl, app_id, installation_id, occurred_at, event_id,
+                    null::uuid as key, null::text as provider
+               from settings_snapshots
+             union all
+             select 'permission_prompts', app_id, installation_id, occurred_at, event_id, null, null
+               from permission_prompts
+             union all
+             select 'experiment_exposures', app_id, installation_id, occurred_at, event_id, null, null
+               from experiment_exposures
+             union all
+             select 'notification_receipts', app_id, installation_id, occurred_at, event_id, notification_id, null
+               from notification_receipts
+             union all
+             select 'notification_opens', app_id, installation_id, occurred_at, event_id, notification_id, null
+               from notification_opens
+             union all
+             select 'token_registrations', app_id, installation_id, occurred_at, event_id, token_key, provider
+               from token_registrations) f
+      where f.tbl = any(p_tables) and f.app_id = p_app and (p_keys is null or f.event_id = any(p_keys))
+      group by f.tbl;
 end
 $$;
 
