@@ -22,9 +22,10 @@ extension MachineLoad {
         /// `serve` with its operations endpoints on an admin listener of their own: the test
         /// reads `/metrics` without taking a connection of the public listener (or shedding one).
         static func serve(_ database: FaultDatabase, _ arguments: [String]) throws -> (ServeProcess, admin: UInt16) {
-            let admin = try #require(ServeProcess.freePort())
+            let port = try #require(ServeProcess.freePort())
+            let admin = try #require(ServeProcess.freePort(except: [port]))
             let server = try ServeProcess(
-                databaseURL: database.url, arguments: arguments + ["--admin-listen", "127.0.0.1:\(admin)"])
+                databaseURL: database.url, port: port, arguments: arguments + ["--admin-listen", "127.0.0.1:\(admin)"])
             return (server, admin)
         }
 

@@ -281,9 +281,10 @@ struct TLSTests {
         let database = try FaultDatabase.fresh()
         let ca = try TestCA("admin")
         defer { ca.remove() }
-        let adminPort = try #require(ServeProcess.freePort())
+        let port = try #require(ServeProcess.freePort())
+        let adminPort = try #require(ServeProcess.freePort(except: [port]))
         let server = try ServeProcess(
-            databaseURL: database.url,
+            databaseURL: database.url, port: port,
             arguments: ["--tls-cert", ca.certificate, "--tls-key", ca.key, "--admin-listen", "127.0.0.1:\(adminPort)"])
         let url = "https://127.0.0.1:\(server.port)"
         let batch = Self.telemetry(2)

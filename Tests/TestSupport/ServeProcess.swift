@@ -84,8 +84,9 @@ public final class ServeProcess: PushLedgerProcess, @unchecked Sendable {
     /// A port free now on 127.0.0.1, below the kernel's ephemeral range (the rule of
     /// scripts/free-port.sh: a client's outgoing connection can hold a port in that range, and a
     /// server then cannot bind it), scanned from a random point and checked by binding it. Never
-    /// one of the Patroni test cluster's block, whose killed nodes come back on their own ports.
-    public static func freePort() -> UInt16? {
+    /// one of the Patroni test cluster's block, whose killed nodes come back on their own ports,
+    /// nor one of `taken` (picked for another listener of the same process, not bound yet).
+    public static func freePort(except taken: Set<UInt16> = []) -> UInt16? {
         let range = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
         let low = 20_000
         let ephemeral = (range?.split(whereSeparator: \.isWhitespace).first).flatMap { Int($0) } ?? 0
@@ -93,7 +94,7 @@ public final class ServeProcess: PushLedgerProcess, @unchecked Sendable {
         let start = Int.random(in: low...high)
         for offset in 0...(high - low) {
             let port = UInt16(low + (start - low + offset) % (high - low + 1))
-            if patroniBlock.contains(port) { continue }
+            if patroniBlock.contains(port) || taken.contains(port) { continue }
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             guard fd >= 0 else { return nil }
             defer { close(fd) }
