@@ -216,7 +216,7 @@ ab_row() {
 # baseline_migrate DB: the baseline's own writer on its copy of the warm database. Every
 # overload of the functions its writer files define is dropped first and those files applied
 # again: a signature this build added (defaults included) would make the baseline's calls
-# ambiguous.
+# ambiguous. A baseline that stages gets its staging templates back (bench/sql/staging_shapes.sql).
 baseline_migrate() {
     local dir names
     dir=$(cd "$(dirname "$baseline_bin")" && pwd -P)
@@ -229,6 +229,11 @@ baseline_migrate() {
         end loop;
         delete from schema_definitions where path like 'writer/%';
     end \$\$" >/dev/null
+    # A baseline that stages its batches gets the staging templates this build dropped.
+    if [ -f "$dir/sql/writer/staging.sql" ] &&
+        [ -z "$(q "$1" "select to_regclass('pushledger_stage_sends_shape')")" ]; then
+        psql "$(db_url "bench_$1")" -q -v ON_ERROR_STOP=1 -f bench/sql/staging_shapes.sql >/dev/null
+    fi
     DATABASE_URL=$(db_url "bench_$1") "$baseline_bin" migrate --log-level warning
 }
 [ -n "$baseline_bin" ] && baseline_migrate base

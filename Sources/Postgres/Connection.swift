@@ -9,10 +9,6 @@ import Foundation
 public final class Connection {
     let handle: OpaquePointer
     private var inTransaction = false
-    /// What a user of this connection set up in its session and committed (temporary tables,
-    /// say), by a name of the user's choosing: gone with the connection, so a new session sets
-    /// it up again.
-    public var sessionMarks: Set<String> = []
 
     private init(handle: OpaquePointer) { self.handle = handle }
 
@@ -58,6 +54,24 @@ public final class Connection {
         let text = sql.text
         let result = try run(text: text, binds: sql.binds)
         return QueryResult(handle: result, query: text)
+    }
+
+    /// Runs one statement as a transaction of its own (the connection must not be in one): it
+    /// commits as it ends, in one round trip. A connection that breaks while it runs throws
+    /// `.commitUnknown` (`isOutcomeUnknown`), since it may have committed; a server error means
+    /// it rolled back, and a connection already broken sent nothing.
+    public func queryCommitting(_ sql: SQL) throws(PostgresError) -> QueryResult {
+        guard !inTransaction else {
+            throw PostgresError(code: .misuse, message: "a statement that commits itself ran inside a transaction")
+        }
+        guard isHealthy else { throw lostError(query: sql.text) }
+        do {
+            return try query(sql)
+        } catch  where error.isConnectionProblem {
+            throw PostgresError(
+                code: .commitUnknown, message: "\(error.message); the statement may or may not have committed",
+                sqlState: error.sqlState, detail: error.detail, query: error.query)
+        }
     }
 
     /// Runs a statement and returns the number of rows it affected.
@@ -118,7 +132,8 @@ public final class Connection {
 
     private func run(text: String, binds: [SQL.Bind]) throws(PostgresError) -> OpaquePointer {
         // All parameter bytes live in one buffer for the whole PQexecParams call.
-        var storage: [CChar] = []
+        var storage: [UInt8] = []
+        storage.reserveCapacity(binds.reduce(0) { $0 + ($1.text?.count ?? 0) + 1 })
         var offsets: [Int?] = []
         for bind in binds {
             guard let bytes = bind.text else {
@@ -126,13 +141,15 @@ public final class Connection {
                 continue
             }
             offsets.append(storage.count)
-            storage.append(contentsOf: bytes.map { CChar(bitPattern: $0) })
+            storage.append(contentsOf: bytes)
             storage.append(0)
         }
         let types = binds.map { Oid($0.type.rawValue) }
-        let result: OpaquePointer? = storage.withUnsafeBufferPointer { buffer in
-            let values: [UnsafePointer<CChar>?] = offsets.map { $0.map { buffer.baseAddress! + $0 } }
-            return PQexecParams(handle, text, Int32(binds.count), types, values, nil, nil, 0)
+        let result: OpaquePointer? = storage.withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { buffer in
+                let values: [UnsafePointer<CChar>?] = offsets.map { $0.map { buffer.baseAddress! + $0 } }
+                return PQexecParams(handle, text, Int32(binds.count), types, values, nil, nil, 0)
+            }
         }
         guard let result else { throw lostError(query: text) }
         do {

@@ -377,7 +377,6 @@ public enum AppTables {
             select c.relname from pg_class c join pg_namespace n on n.oid = c.relnamespace
              where n.nspname = 'public' and c.relkind in ('r', 'p') and not c.relispartition and c.relname <> \
             'shard_departures'
-               and c.relname not like 'pushledger_stage_%'
                and exists (select 1 from pg_attribute a where a.attrelid = c.oid and a.attname = 'app_id' and not \
             a.attisdropped)
              order by c.relname

@@ -6,11 +6,11 @@ import Synchronization
 /// Stores validated ingest units: the units of many requests in one transaction, so a writer
 /// worker commits a whole batch at once and every request in it is durable before it is answered.
 ///
-/// All events are COPYed into session-local staging tables, then one SQL call
-/// (`pushledger_apply_staged`, sql/writer/apply.sql) de-duplicates by (app_id, event_id) — the
-/// first copy by unit order then index wins, across requests, batches and event types — and
-/// inserts set-based: no statement per row. Rejections and failed requests go to
-/// `failed_events`.
+/// The batch goes to Postgres in one round trip: one statement, its own transaction, calling
+/// `pushledger_apply_batch` (sql/writer/apply.sql) with each kind of row as one array. It
+/// de-duplicates by (app_id, event_id) — the first copy by unit order then index wins, within
+/// the batch here and against earlier batches there — and inserts set-based: no statement per
+/// row. Rejections and failed requests go to `failed_events` in the same call.
 public struct EventWriter: Sendable {
     /// UTC days this writer has seen covered by partitions (kept per writer: one database).
     private let coverage = PartitionCoverage()
@@ -24,59 +24,42 @@ public struct EventWriter: Sendable {
     /// one) and returns one outcome per unit, in order. Throws `PostgresError` and then nothing
     /// of the batch is stored (`isConnectionProblem` tells a 503 from a bug). A batch chosen as
     /// a deadlock victim (40P01, possible when two writers touch the same tokens) is retried.
-    /// A batch holding a row too big for the TOAST-less staging tables (54000, sql/writer/staging.sql)
-    /// is retried once with staging tables that have TOAST; the session keeps those. The staging
-    /// tables are created once a session; a session that lost them (42P01) gets them again.
-    /// `dryRun`: the same statements in a transaction that is rolled back (the answer a real
+    /// `dryRun`: the same statement in a transaction that is rolled back (the answer a real
     /// write would get, with nothing stored).
     public func write(_ units: [IngestUnit], on connection: Connection, dryRun: Bool = false) throws -> [WriteOutcome] {
         guard !units.isEmpty else { return [] }
-        let batch = StagedBatch(units)
+        let batch = BatchRows(units)
         // Dry runs create nothing outside their transaction; theirs checks the partitions itself.
         if !dryRun { try ensurePartitions(for: batch, on: connection) }
         var attempt = 1
-        var stagingWithTOAST = false
         while true {
             do {
-                return try write(
-                    batch, stagingWithTOAST: stagingWithTOAST, partitionsCovered: !dryRun, dryRun: dryRun,
-                    on: connection)
+                return try write(batch, partitionsCovered: !dryRun, dryRun: dryRun, on: connection)
             } catch let error as PostgresError where error.sqlState == "40P01" && attempt < Self.maxAttempts {
                 attempt += 1
-            } catch let error as PostgresError where error.sqlState == "54000" && !stagingWithTOAST {
-                stagingWithTOAST = true
-            } catch let error as PostgresError
-                where error.sqlState == "42P01" && connection.sessionMarks.contains(Self.stagingMark)
-            {
-                // The session lost its staging tables (dropped by hand): created again.
-                connection.sessionMarks.subtract([Self.stagingMark, Self.stagingWithTOASTMark])
             }
         }
     }
 
-    /// Session marks (`Connection.sessionMarks`): the staging tables exist in this session,
-    /// without or with TOAST (committed: a rolled-back transaction that created them left none).
-    public static let stagingMark = "pushledger.writer.staging",
-        stagingWithTOASTMark = "pushledger.writer.staging.toast"
-
-    /// One transaction: the staging tables (created once a session), the COPYs, one call that
-    /// stores the batch. `partitionsCovered`: the batch's days were just seen covered, so that
+    /// The one statement. `partitionsCovered`: the batch's days were just seen covered, so the
     /// call skips its own partition check.
     private func write(
-        _ batch: StagedBatch, stagingWithTOAST: Bool, partitionsCovered: Bool, dryRun: Bool, on connection: Connection
-    ) throws -> [WriteOutcome] {
-        let staged = connection.sessionMarks.contains(stagingWithTOAST ? Self.stagingWithTOASTMark : Self.stagingMark)
-        let apply = { (connection: Connection) throws -> [Int: Int] in
-            if !staged { try connection.execute("select pushledger_create_staging(\(stagingWithTOAST))") }
-            try copy(batch, on: connection)
-            guard batch.eventCount > 0 else { return [:] }
+        _ batch: BatchRows, partitionsCovered: Bool, dryRun: Bool, on connection: Connection
+    ) throws
+        -> [WriteOutcome]
+    {
+        guard batch.telemetry.count + batch.sends.count + batch.failures.count > 0 else {
+            return batch.validCounts.map { WriteOutcome(accepted: 0, duplicates: $0) }
+        }
+        let apply = { (connection: Connection, committing: Bool) throws -> [Int: Int] in
             var stored: [Int: Int] = [:]
             let call: SQL =
                 """
-                select unit, accepted from pushledger_apply_staged(\(batch.telemetry.count), \
-                \(batch.sends.count), \(!partitionsCovered))
+                select unit, accepted from pushledger_apply_batch(\(batch.telemetry)::pushledger_batch_telemetry[], \
+                \(batch.channels)::pushledger_batch_channel[], \(batch.sends)::pushledger_batch_send[], \
+                \(batch.failures)::pushledger_batch_failure[], \(!partitionsCovered))
                 """
-            for row in try connection.query(call) {
+            for row in try committing ? connection.queryCommitting(call) : connection.query(call) {
                 stored[try row.decode("unit", as: Int.self)] = try row.decode("accepted", as: Int.self)
             }
             return stored
@@ -84,17 +67,14 @@ public struct EventWriter: Sendable {
         let stored: [Int: Int]
         if dryRun {
             do {
-                _ = try connection.transaction { connection -> Never in throw RolledBack(stored: try apply(connection))
+                _ = try connection.transaction { connection -> Never in
+                    throw RolledBack(stored: try apply(connection, false))
                 }
             } catch let rolledBack as RolledBack {
                 stored = rolledBack.stored
             }
         } else {
-            stored = try connection.transaction(apply)
-            if !staged {
-                connection.sessionMarks.insert(Self.stagingMark)
-                if stagingWithTOAST { connection.sessionMarks.insert(Self.stagingWithTOASTMark) }
-            }
+            stored = try apply(connection, true)
         }
         return batch.validCounts.enumerated().map { unit, valid in
             let accepted = stored[unit] ?? 0
@@ -107,28 +87,12 @@ public struct EventWriter: Sendable {
     /// sql/partitions/partitions.sql): inside the batch's transaction, holding one parent
     /// table's exclusive lock while waiting for the next one's behind a rollup refresh
     /// deadlocked with that refresh. The batch's own call then finds them all and locks nothing.
-    private func ensurePartitions(for batch: StagedBatch, on connection: Connection) throws {
+    private func ensurePartitions(for batch: BatchRows, on connection: Connection) throws {
         guard let range = batch.timeRange else { return }
         let days = PartitionCoverage.days(range)
         guard !coverage.covers(days) else { return }
         try connection.execute("call pushledger_create_partitions_apart(\(range.lowerBound), \(range.upperBound))")
         coverage.add(days)
-    }
-
-    private func copy(_ batch: StagedBatch, on connection: Connection) throws {
-        let tables: [(String, [String], [StagedBatch.Row])] = [
-            ("stage_telemetry", StagedBatch.telemetryColumns, batch.telemetry),
-            ("stage_channels", StagedBatch.channelColumns, batch.channels),
-            ("stage_sends", StagedBatch.sendColumns, batch.sends),
-            ("failed_events", StagedBatch.failureColumns, batch.failures),
-        ]
-        for (table, columns, rows) in tables where !rows.isEmpty {
-            try connection.copyIn(table: table, columns: columns) { writer in
-                for row in rows { writer.row(row) }
-            }
-        }
-        // Temp tables get no autovacuum: pushledger_apply_staged analyzes them when a batch
-        // outgrows their statistics (sql/writer/staging.sql).
     }
 }
 

@@ -6,9 +6,9 @@ import Testing
 
 @testable import IngestServer
 
-/// What a 503 says about the request's events: "nothing was stored" only when the transaction
-/// never reached COMMIT; "outcome unknown" when the connection died during COMMIT. And
-/// `/readyz` while commits hang.
+/// What a 503 says about the request's events: "nothing was stored" only when the batch never
+/// reached the database; "outcome unknown" when the connection died while its statement, which
+/// commits as it ends, ran. And `/readyz` while commits hang.
 @Suite("Commit outcome answers")
 struct CommitOutcomeAnswerTests {
     /// The database connection of the writer dies inside COMMIT (a deferred trigger on the
@@ -52,9 +52,12 @@ struct CommitOutcomeAnswerTests {
         #expect(try harness.storedCount == 3)
     }
 
-    /// A break before COMMIT (here: the backend terminated while the batch is staged) is the
-    /// one case where the answer may say nothing was stored, and nothing is.
-    @Test func aConnectionLostBeforeCommitSaysNothingWasStoredAndNothingIs() throws {
+    /// The batch is one statement that commits as it ends, so a break while it runs is answered
+    /// "outcome unknown" even where it came before the commit (here: the backend terminated as
+    /// the batch's events are inserted), and nothing is stored; the retry stores each once.
+    /// "Nothing was stored" is the answer only when the batch was never sent (a database that
+    /// cannot be reached, OperationsTests).
+    @Test func aConnectionLostWhileTheBatchRunsIsOutcomeUnknownEvenBeforeItsCommit() throws {
         let harness = try Harness { config in config.writerCount = 1 }
         let admin = try Connection.connect(url: harness.databaseURL)
         try admin.executeScript(
@@ -67,12 +70,21 @@ struct CommitOutcomeAnswerTests {
             end $$;
             create trigger die_now after insert on event_ids for each statement execute function die_now();
             """)
-        let reply = try harness.telemetry(Fixtures.telemetry(count: 2))
+        let body = Fixtures.telemetry(count: 2)
+        let reply = try harness.telemetry(body)
         #expect(reply.status == 503)
-        #expect(reply.errorCode == "unavailable")
+        #expect(reply.errorCode == "outcome_unknown")
         let message = reply.json?["message"] as? String ?? ""
-        #expect(message.contains("nothing was stored"), "\(message)")
+        #expect(!message.contains("nothing was stored"), "\(message)")
         #expect(try harness.storedCount == 0)
+
+        try admin.execute("drop trigger die_now on event_ids")
+        harness.server.refreshKeys()
+        waitUntil { (try? harness.get("/readyz").status) == 200 }
+        let retry = try harness.telemetry(body)
+        #expect(retry.status == 200)
+        #expect(retry.accepted == 2)
+        #expect(try harness.storedCount == 2)
     }
 
     /// Readiness means writable: while the probe commit waits past the bound, `/readyz` is 503

@@ -174,42 +174,55 @@ import Testing
         #expect(rows == ["rare true false true -", "- - - - true"])
     }
 
-    /// Staging tables have no TOAST (0046) until a batch holds a row over a page: that batch is
-    /// retried with TOAST staging, stored whole, and the session keeps those tables.
-    @Test func aRowTooBigForTOASTLessStagingIsStoredByARetryWithTOAST() throws {
+    /// The batch travels as arrays of records in one bind: a row bigger than a page, and text
+    /// holding every character either level of quoting uses, are stored exactly as sent.
+    @Test func aRowBiggerThanAPageAndTextThatNeedsQuotingAreStoredAsSent() throws {
         let env = F.envelope(installation: F.installation(1))
-        let stagingTOAST: SQL =
-            "select reltoastrelid <> 0 from pg_class where oid = to_regclass('pg_temp.stage_telemetry')"
-        #expect(
-            try db.write(F.telemetry(env, [F.event(1, at: 1, F.received(1))])) == [
-                WriteOutcome(accepted: 1, duplicates: 0)
-            ])
-        #expect(try db.value(stagingTOAST, as: Bool.self) == false)
-
-        // Random text does not compress: 20,000 bytes cannot fit in an 8 kB page as PLAIN.
+        // Random text does not compress: 20,000 bytes cannot fit in an 8 kB page.
         var generator = SystemRandomNumberGenerator()
         let link =
-            "https://shop.example.com/o/"
+            "https://shop.example.com/o/\"q\"\\(a,b){c}"
             + String((0..<20_000).map { _ in "abcdefghijklmnopqrstuvwxyz0123456789".randomElement(using: &generator)! })
         let open = F.event(
             2, at: 2,
             .notificationOpened(
                 NotificationOpen(
-                    notificationID: F.notification(1), action: "default",
-                    link: link, landed: .target)))
+                    notificationID: F.notification(1), action: " \"default\", (x) ", link: link,
+                    landed: .target)))
         let neighbour = F.telemetry(F.envelope(installation: F.installation(2)), [F.event(3, at: 2, F.received(3))])
         #expect(
             try db.write(F.telemetry(env, [open]), neighbour)
                 == [WriteOutcome(accepted: 1, duplicates: 0), WriteOutcome(accepted: 1, duplicates: 0)])
         #expect(try db.value("select link from notification_opens", as: String.self) == link)
-        #expect(try db.count("notification_receipts") == 2)
-        #expect(try db.value(stagingTOAST, as: Bool.self) == true)
+        #expect(try db.value("select action from notification_opens", as: String.self) == " \"default\", (x) ")
+        #expect(try db.count("notification_receipts") == 1)
+    }
 
-        #expect(
-            try db.write(F.telemetry(env, [F.event(4, at: 3, F.received(4))])) == [
-                WriteOutcome(accepted: 1, duplicates: 0)
-            ])
-        #expect(try db.count("event_ids") == 4)
+    /// A dry run gets the answer a write would get and stores nothing, failed events included;
+    /// the write after it on the same connection stores the batch.
+    @Test func aDryRunAnswersAsAWriteWouldAndStoresNothing() throws {
+        let env = F.envelope(installation: F.installation(1))
+        let connection = try Connection.connect(url: db.url)
+        _ = try db.write(F.telemetry(env, [F.event(1, at: 1, F.received(1))]))
+        let failed = IngestUnit.failedRequest(
+            endpoint: .sends, appID: F.app, code: "invalid_body", message: "not NDJSON", rawBody: "garbage",
+            receivedAt: F.time(100))
+        let units = [
+            F.telemetry(env, [F.event(1, at: 1, F.received(1)), F.event(2, at: 2, F.received(2))]), failed,
+            F.sends([F.send(4, notification: 4, at: 1)]),
+        ]
+        let expected = [
+            WriteOutcome(accepted: 1, duplicates: 1), WriteOutcome(accepted: 0, duplicates: 0),
+            WriteOutcome(accepted: 1, duplicates: 0),
+        ]
+        #expect(try EventWriter().write(units, on: connection, dryRun: true) == expected)
+        #expect(try db.count("event_ids") == 1)
+        #expect(try db.count("failed_events") == 0)
+        #expect(try db.count("sends") == 0)
+        #expect(try EventWriter().write(units, on: connection) == expected)
+        #expect(try db.count("event_ids") == 3)
+        #expect(try db.count("failed_events") == 1)
+        #expect(try db.count("sends") == 1)
     }
 
     @Test func duplicatesWithinAndAcrossBatchesAreCountedNeverStoredTwice() throws {
@@ -279,7 +292,7 @@ import Testing
 
     @Test func aFailedWriteStoresNothing() throws {
         let env = F.envelope(installation: F.installation(1))
-        // The writer's transaction: a server error (here a broken staging table) rolls back everything.
+        // The writer's transaction: a server error (here a refused receipt) rolls back everything.
         try db.connection.execute(
             "alter table notification_receipts add constraint no_receipts check (false) not valid")
         #expect(throws: PostgresError.self) {
@@ -289,31 +302,6 @@ import Testing
         #expect(try db.count("token_registrations") == 0)
         #expect(try db.count("installations") == 0)
         #expect(try EventWriter().write([], on: db.connection).isEmpty)
-    }
-
-    /// The staging tables are created once a session (the writer remembers it on the
-    /// connection); a session that lost them gets them again and stores the batch, and a dry
-    /// run, whose transaction rolls back, leaves no mark behind.
-    @Test func stagingTablesOnceASessionAndAgainWhenLost() throws {
-        let env = F.envelope(installation: F.installation(1))
-        let connection = try Connection.connect(url: db.url)
-        _ = try EventWriter().write(
-            [F.telemetry(env, [F.event(9, at: 1, F.received(9))])], on: connection, dryRun: true)
-        #expect(connection.sessionMarks.isEmpty)
-        #expect(
-            try connection.query("select to_regclass('pg_temp.stage_telemetry') is null as gone")[0].decode(
-                "gone", as: Bool.self))
-        #expect(
-            try EventWriter().write([F.telemetry(env, [F.event(1, at: 1, F.received(1))])], on: connection) == [
-                WriteOutcome(accepted: 1, duplicates: 0)
-            ])
-        #expect(connection.sessionMarks.contains(EventWriter.stagingMark))
-        try connection.execute("drop table pg_temp.stage_telemetry, pg_temp.stage_channels, pg_temp.stage_sends")
-        #expect(
-            try EventWriter().write([F.telemetry(env, [F.event(2, at: 1, F.received(2))])], on: connection) == [
-                WriteOutcome(accepted: 1, duplicates: 0)
-            ])
-        #expect(try db.count("notification_receipts") == 2)
     }
 
     @Test func installationsKeepFirstAndLastSeenAndTheLatestVersions() throws {

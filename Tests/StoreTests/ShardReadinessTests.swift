@@ -10,15 +10,12 @@ import Testing
     init() throws { db = try StoreDatabase() }
 
     /// Tables that are not split by app: replicated to every node (`create_reference_table`) or
-    /// local metadata (the migrator's two tables). `api_keys` is read by key hash before the app is known; the staging
-    /// shapes
-    /// hold no rows (they are templates for per-session temporary tables); `pushledger_settings`
-    /// is the deployment's one row of settings; `rollup_refresh_state` and `prompt_rollup_state`
-    /// its one row each of the last refresh.
+    /// local metadata (the migrator's two tables). `api_keys` is read by key hash before the app
+    /// is known; `pushledger_settings` is the deployment's one row of settings;
+    /// `rollup_refresh_state` and `prompt_rollup_state` its one row each of the last refresh.
     static let referenceTables: Set<String> = [
-        "api_keys", "schema_migrations", "schema_definitions", "pushledger_settings",
-        "pushledger_stage_telemetry_shape", "pushledger_stage_sends_shape",
-        "pushledger_stage_channels_shape", "rollup_refresh_state", "prompt_rollup_state",
+        "api_keys", "schema_migrations", "schema_definitions", "pushledger_settings", "rollup_refresh_state",
+        "prompt_rollup_state",
     ]
 
     /// Every ordinary or partitioned (parent) table of the schema, with its columns.

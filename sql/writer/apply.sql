@@ -1,18 +1,25 @@
--- The event writer's SQL side: pushledger_apply_staged() stores a staged batch with one
--- set-based statement per step, whatever the batch size, and only the steps the batch has rows
--- for (a statement inserting nothing still pays executor start-up over partitioned tables and
--- queues nothing). It queues the rollup work of what it stored itself, one call a kind of row
+-- The event writer's SQL side: pushledger_apply_batch() stores a batch the writer sends in one
+-- call, each kind of row as one array (sql/migrations/0021_batch_rows.sql), with one set-based
+-- statement per step, whatever the batch size, and only the steps the batch has rows for (a
+-- statement inserting nothing still pays executor start-up over partitioned tables and queues
+-- nothing). It queues the rollup work of what it stored itself, one call a kind of row
 -- (sql/engine/dirty_days.sql): no statement trigger fires on the tables it writes.
 
--- Telemetry of the staged batch; p_types: the event types staged.
-create or replace function pushledger_store_staged_telemetry(p_types text[])
+-- Telemetry of a batch: p_fresh, the events no earlier copy stored; p_all, every valid event
+-- (later copies too: they prove the installation alive); p_channels, the channels of the
+-- batch's snapshots.
+create or replace function pushledger_store_batch_telemetry(
+    p_fresh pushledger_batch_telemetry[], p_all pushledger_batch_telemetry[], p_channels pushledger_batch_channel[])
 returns void
 language plpgsql as $$
 declare
+    v_types text[];
     v_apps text[];
     v_installations uuid[];
 begin
-    if 'notification_settings' = any(p_types) then
+    select array_agg(distinct f.type) into v_types from unnest(p_fresh) f;
+    v_types := coalesce(v_types, '{}');
+    if 'notification_settings' = any(v_types) then
         insert into settings_snapshots (
             app_id, event_id, installation_id, platform, app_version, os_version, sdk_int,
             authorization_status, alert_setting, sound_setting, badge_setting, lock_screen_setting,
@@ -26,60 +33,60 @@ begin
                notifications_enabled, post_notifications, channel_count, standby_bucket, background_restricted,
                ignoring_battery_optimizations, force_stopped_before_start, low_power_mode, browser, browser_version,
                push_permission_state, display_mode, subscription, at, occurred_at, received_at
-          from stage_telemetry join stage_fresh using (seq)
+          from unnest(p_fresh)
          where type = 'notification_settings';
 
         insert into channel_states (app_id, snapshot_event_id, installation_id, channel_id, importance,
                                     group_id, group_blocked, occurred_at, received_at)
         select t.app_id, t.event_id, t.installation_id, c.channel_id, c.importance, c.group_id,
                c.group_blocked, t.occurred_at, t.received_at
-          from stage_channels c join stage_fresh using (seq) join stage_telemetry t using (seq);
+          from unnest(p_channels) c join unnest(p_fresh) t using (seq);
     end if;
 
-    if 'permission_prompt' = any(p_types) then
+    if 'permission_prompt' = any(v_types) then
         insert into permission_prompts (app_id, event_id, installation_id, platform, app_version, os_version,
                                         sdk_int, placement, prompt, result, at, occurred_at, received_at)
         select app_id, event_id, installation_id, platform, app_version, os_version, sdk_int,
                placement, prompt, result, at, occurred_at, received_at
-          from stage_telemetry join stage_fresh using (seq)
+          from unnest(p_fresh)
          where type = 'permission_prompt';
     end if;
 
-    if 'experiment_exposure' = any(p_types) then
+    if 'experiment_exposure' = any(v_types) then
         insert into experiment_exposures (app_id, event_id, installation_id, platform, app_version, os_version,
                                           sdk_int, experiment, variant, at, occurred_at, received_at)
         select app_id, event_id, installation_id, platform, app_version, os_version, sdk_int,
                experiment, variant, at, occurred_at, received_at
-          from stage_telemetry join stage_fresh using (seq)
+          from unnest(p_fresh)
          where type = 'experiment_exposure';
     end if;
 
     -- A dismissal is a receipt of a displayed notification (contract v1.3), marked as one.
-    if p_types && array['notification_received', 'notification_dismissed'] then
+    if v_types && array['notification_received', 'notification_dismissed'] then
         insert into notification_receipts (app_id, event_id, installation_id, platform, app_version, os_version,
                                            sdk_int, notification_id, channel, displayed, dismissed, at, occurred_at,
                                            received_at)
         select app_id, event_id, installation_id, platform, app_version, os_version, sdk_int,
                notification_id, channel, displayed, coalesce(dismissed, false), at, occurred_at, received_at
-          from stage_telemetry join stage_fresh using (seq)
+          from unnest(p_fresh)
          where type in ('notification_received', 'notification_dismissed');
     end if;
 
-    if 'notification_opened' = any(p_types) then
+    if 'notification_opened' = any(v_types) then
         insert into notification_opens (app_id, event_id, installation_id, platform, app_version, os_version,
                                         sdk_int, notification_id, action, link, landed, at, occurred_at, received_at)
         select app_id, event_id, installation_id, platform, app_version, os_version, sdk_int,
                notification_id, action, link, landed, at, occurred_at, received_at
-          from stage_telemetry join stage_fresh using (seq)
+          from unnest(p_fresh)
          where type = 'notification_opened';
     end if;
 
-    if 'push_token' = any(p_types) then
+    if 'push_token' = any(v_types) then
         insert into token_registrations (app_id, event_id, installation_id, platform, app_version, os_version,
                                          sdk_int, provider, token, environment, at, occurred_at, received_at)
         select app_id, event_id, installation_id, platform, app_version, os_version, sdk_int,
                provider, token, environment, at, occurred_at, received_at
-          from stage_telemetry join stage_fresh using (seq)
+          from unnest(p_fresh)
          where type = 'push_token';
 
         -- Token state: the latest registration names the installation and environment.
@@ -88,7 +95,7 @@ begin
         select distinct on (app_id, provider, md5(token)::uuid)
                app_id, provider, md5(token)::uuid, token, environment, installation_id,
                min(occurred_at) over w, max(occurred_at) over w
-          from stage_telemetry join stage_fresh using (seq)
+          from unnest(p_fresh)
          where type = 'push_token'
         window w as (partition by app_id, provider, md5(token)::uuid)
          order by app_id, provider, md5(token)::uuid, occurred_at desc, received_at desc, event_id desc
@@ -114,7 +121,7 @@ begin
                                 when 'push_token' then 'token_registrations' end as tbl,
                     t.app_id, t.installation_id, t.occurred_at, t.provider,
                     case when t.type = 'push_token' then md5(t.token)::uuid else t.notification_id end as key
-               from stage_telemetry t join stage_fresh using (seq)) f
+               from unnest(p_fresh) t) f
       where f.tbl is not null
       group by f.tbl;
 
@@ -126,7 +133,7 @@ begin
     select distinct on (app_id, installation_id)
            app_id, installation_id, platform, min(occurred_at) over w, max(occurred_at) over w,
            max(received_at) over w, app_version, os_version, sdk_int, browser, browser_version
-      from stage_telemetry
+      from unnest(p_all)
     window w as (partition by app_id, installation_id)
      order by app_id, installation_id, occurred_at desc, seq desc
     on conflict (app_id, installation_id) do update set
@@ -148,20 +155,19 @@ begin
 end
 $$;
 
--- Sends of the staged batch (p_sends: any staged), and re-resolution of earlier sends when
--- registrations were staged (p_registrations), with response_body and the
--- invalid-token feed.
-create or replace function pushledger_store_staged_sends(p_sends boolean, p_registrations boolean)
+-- Sends of a batch (p_sends: those no earlier copy stored), and re-resolution of earlier sends
+-- by the batch's fresh registrations (p_registrations: its fresh push_token events), with
+-- response_body and the invalid-token feed.
+create or replace function pushledger_store_batch_sends(
+    p_sends pushledger_batch_send[], p_registrations pushledger_batch_telemetry[])
 returns void
 language plpgsql as $$
 declare
-    -- Invalidating results staged. Found by a statement without parameters, whose plan is
-    -- cached (one naming p_sends was planned anew each batch).
     v_invalid boolean := false;
     v_queued integer;
 begin
-    if p_sends then
-        v_invalid := exists (select 1 from stage_sends st
+    if cardinality(p_sends) > 0 then
+        v_invalid := exists (select 1 from unnest(p_sends) st
                               where pushledger_reason_class(st.provider, st.status, st.reason) = 'token_invalid');
         -- Sends without installation_id take the installation of the token's latest registration
         -- at or before sent_at (registrations of this batch were stored just before).
@@ -176,8 +182,7 @@ begin
                s.channel, s.campaign, s.sent_at, s.status, s.reason, s.apns_id, s.unregistered_at, s.priority,
                s.push_type, s.environment, s.latency_ms, s.received_at, s.response_body, s.collapse_id, s.expires_at,
                s.mutable_content, s.message_kind, s.urgency, s.push_service
-          from stage_sends s
-          join stage_fresh using (seq)
+          from unnest(p_sends) s
           left join lateral (
                 select r.installation_id from token_registrations r
                  where s.installation_id is null and r.app_id = s.app_id and r.provider = s.provider
@@ -188,16 +193,15 @@ begin
                     false, array_agg(s.app_id), array_agg(s.event_id), array_agg(s.sent_at),
                     array_agg(s.notification_id), array_agg(s.provider), array_agg(md5(s.token)::uuid),
                     array_agg(pushledger_reason_class(s.provider, s.status, s.reason) = 'token_invalid'))
-           from stage_sends s join stage_fresh using (seq);
+           from unnest(p_sends) s;
     end if;
 
-    if p_registrations then
+    if cardinality(p_registrations) > 0 then
         -- Sends stored earlier without a registration (or before a later one) are re-resolved
         -- when a registration at or before their sent_at arrives late.
         with late as (
             select distinct t.app_id, t.provider, md5(t.token)::uuid as token_key, t.occurred_at
-              from stage_telemetry t join stage_fresh using (seq)
-             where t.type = 'push_token'
+              from unnest(p_registrations) t
         ), candidates as (
             select s.app_id, s.sent_at, s.event_id, r.installation_id
               from sends s
@@ -233,7 +237,7 @@ begin
                s.unregistered_at
           from sends s
           join (select st.app_id, st.sent_at, st.event_id
-                  from stage_sends st join stage_fresh using (seq)
+                  from unnest(p_sends) st
                  where pushledger_reason_class(st.provider, st.status, st.reason) = 'token_invalid') fresh
             on s.app_id = fresh.app_id and s.sent_at = fresh.sent_at and s.event_id = fresh.event_id
          order by s.app_id, s.provider, s.token_key, s.sent_at desc, s.event_id desc
@@ -249,58 +253,76 @@ begin
             installation_id = coalesce(p.installation_id, excluded.installation_id);
     end if;
 
-    perform pushledger_store_staged_invalidations(v_invalid, p_registrations);
+    perform pushledger_store_batch_invalidations(p_sends, p_registrations, v_invalid);
 end
 $$;
 
--- Stores the staged batch: de-duplicates, inserts, folds tokens and
--- installations, resolves sends. Returns the newly stored event count per unit. The staging
--- tables' statistics are brought up to date first, here rather than in a statement of the
--- writer's own: one round trip less a batch. p_telemetry, p_sends: the rows the writer staged
--- (null: counted). p_partitions: whether to create missing partitions of the batch's times
--- (false: the writer has just seen them all covered, sql/partitions/partitions.sql).
-drop function if exists pushledger_apply_staged();
-create or replace function pushledger_apply_staged(
-    p_telemetry bigint default null, p_sends bigint default null, p_partitions boolean default true)
+-- Stores a batch in one call: its failed events, then its events de-duplicated by (app_id,
+-- event_id) against every earlier batch (within the batch the writer sends each key's first
+-- copy as batch_first), then the telemetry, the installations and tokens they fold into, the
+-- sends and their resolution. Returns the newly stored event count per unit. p_partitions:
+-- whether to create missing partitions of the batch's times (false: the writer has just seen
+-- them all covered, sql/partitions/partitions.sql).
+create or replace function pushledger_apply_batch(
+    p_telemetry pushledger_batch_telemetry[], p_channels pushledger_batch_channel[],
+    p_sends pushledger_batch_send[], p_failures pushledger_batch_failure[], p_partitions boolean default true)
 returns table (unit integer, accepted bigint)
-language plpgsql as $$
+language plpgsql
+-- Every statement of the call (the steps' too) reads the batch from parameters, so Postgres
+-- would plan the ones over partitioned tables anew each batch: a plan for the values at hand
+-- prunes partitions as it is made and looks cheaper than the cached one, which prunes them as
+-- it starts. Cached plans it is (about 2 ms of planning a phone-sized batch otherwise).
+set plan_cache_mode = force_generic_plan
+as $$
 #variable_conflict use_column
 declare
-    v_types text[];
-    v_sends boolean;
+    v_telemetry pushledger_batch_telemetry[];
+    v_sends pushledger_batch_send[];
+    v_registrations pushledger_batch_telemetry[];
 begin
-    perform pushledger_analyze_staging(p_telemetry, p_sends);
-    select array_agg(distinct type) into v_types from stage_telemetry;
-    v_sends := coalesce(p_sends > 0, exists (select 1 from stage_sends));
+    if cardinality(p_failures) > 0 then
+        insert into failed_events (app_id, endpoint, error_code, message, event_index, event_id, raw_json,
+                                   received_at, raw_bytes, raw_sha256, installation_id, token)
+        select app_id, endpoint, error_code, message, event_index, event_id, raw_json, received_at, raw_bytes,
+               raw_sha256, installation_id, token
+          from unnest(p_failures);
+    end if;
+    if coalesce(cardinality(p_telemetry), 0) + coalesce(cardinality(p_sends), 0) = 0 then
+        return;
+    end if;
 
     if p_partitions then
         perform pushledger_ensure_partitions(min(t), max(t))
-           from (select occurred_at as t from stage_telemetry
-                 union all select sent_at from stage_sends) times;
+           from (select occurred_at as t from unnest(p_telemetry)
+                 union all select sent_at from unnest(p_sends)) times;
     end if;
 
-    -- De-duplication: the first copy by seq within the batch, and only if no earlier batch
-    -- stored the key. Keys go in sorted order so concurrent writers cannot deadlock here.
-    with firsts as (
-        select distinct on (app_id, event_id) app_id, event_id, seq, unit, received_at
-          from (select app_id, event_id, seq, unit, received_at from stage_telemetry
-                union all
-                select app_id, event_id, seq, unit, received_at from stage_sends) staged
-         order by app_id, event_id, seq
+    -- Keys go in sorted order so concurrent writers cannot deadlock here.
+    with keys as (
+        select app_id, event_id, received_at from unnest(p_telemetry) where batch_first
+        union all
+        select app_id, event_id, received_at from unnest(p_sends)
     ), stored as (
         insert into event_ids (app_id, event_id, received_at)
-        select app_id, event_id, received_at from firsts order by app_id, event_id
+        select app_id, event_id, received_at from keys order by app_id, event_id
         on conflict do nothing
         returning app_id, event_id
     )
-    insert into stage_fresh (seq, unit)
-    select firsts.seq, firsts.unit from firsts join stored using (app_id, event_id);
+    select (select array_agg(t order by t.seq) from unnest(p_telemetry) t
+              join stored s on s.app_id = t.app_id and s.event_id = t.event_id
+             where t.batch_first),
+           (select array_agg(x order by x.seq) from unnest(p_sends) x
+              join stored s on s.app_id = x.app_id and s.event_id = x.event_id)
+      into v_telemetry, v_sends;
 
-    if v_types is not null then
-        perform pushledger_store_staged_telemetry(v_types);
+    if cardinality(p_telemetry) > 0 then
+        perform pushledger_store_batch_telemetry(v_telemetry, p_telemetry, p_channels);
+        select array_agg(t order by t.seq) into v_registrations from unnest(v_telemetry) t where t.type = 'push_token';
     end if;
-    perform pushledger_store_staged_sends(v_sends, 'push_token' = any(coalesce(v_types, '{}')));
+    perform pushledger_store_batch_sends(v_sends, v_registrations);
 
-    return query select f.unit, count(*) from stage_fresh f group by f.unit;
+    return query select u.unit, count(*)
+                   from (select unit from unnest(v_telemetry) union all select unit from unnest(v_sends)) u
+                  group by u.unit;
 end
 $$;

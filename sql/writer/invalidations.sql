@@ -1,6 +1,6 @@
 -- The invalid-token feed's writer side: the writer keeps token_invalidations in the
 -- transaction that stores an invalidating result or a registration (sql/writer/apply.sql calls
--- pushledger_store_staged_invalidations from pushledger_store_staged_sends).
+-- pushledger_store_batch_invalidations from pushledger_store_batch_sends).
 
 -- The earliest invalidating result of a token after p_registered_at (its latest registration;
 -- null: never registered), read from the partial index sends_token_invalid (sql/engine/rejection_class.sql).
@@ -16,9 +16,9 @@ language sql stable as $$
      limit 1
 $$;
 
--- The feed rows of the tokens a staged batch touched: tokens of fresh invalidating results
--- (p_invalid: invalidating results are staged) and of fresh registrations (p_registrations:
--- registrations are staged), recomputed from what is stored.
+-- The feed rows of the tokens a batch touched: tokens of its fresh invalidating results (among
+-- p_sends; p_invalid: there is one) and of its fresh registrations (p_registrations),
+-- recomputed from what is stored.
 -- A token is invalid now while an invalidating result has no later registration; its
 -- invalidated_at is the earliest such result (telemetry-v1.md). A row gets a new feed position
 -- only when the token becomes invalid anew (no row, or a later invalidated_at: a registration
@@ -27,29 +27,24 @@ $$;
 -- Concurrency: both kinds of input upsert the token's push_tokens row earlier in the same
 -- transaction, so two writers touching one token are serialized on that row lock, and this
 -- statement (READ COMMITTED: a new snapshot) of the second one sees what the first committed.
-drop function if exists pushledger_store_staged_invalidations(boolean, boolean);
-create function pushledger_store_staged_invalidations(p_invalid boolean, p_registrations boolean)
+create or replace function pushledger_store_batch_invalidations(
+    p_sends pushledger_batch_send[], p_registrations pushledger_batch_telemetry[], p_invalid boolean)
 returns void
 language plpgsql as $$
 begin
-    if not p_registrations and not p_invalid then
+    if coalesce(cardinality(p_registrations), 0) = 0 and not p_invalid then
         return;
     end if;
-    -- No parameter in the statement (p_invalid false means no invalidating result staged,
-    -- p_registrations false no registration): its plan is cached once, where one depending on
-    -- the parameters was planned anew in most batches.
     with touched as (
         select st.app_id, st.provider, md5(st.token)::uuid as token_key
-          from stage_sends st join stage_fresh using (seq)
+          from unnest(p_sends) st
          where pushledger_reason_class(st.provider, st.status, st.reason) = 'token_invalid'
         union
         select t.app_id, t.provider, md5(t.token)::uuid
-          from stage_telemetry t join stage_fresh using (seq)
-         where t.type = 'push_token'
+          from unnest(p_registrations) t
     ), state as (
         -- A batch touches a few tokens of many: each push_tokens row is read by its key (the
-        -- LIMIT keeps the planner from a hash join over the whole table, which it took
-        -- from the staging tables' statistics).
+        -- LIMIT keeps the planner from a hash join over the whole table).
         select k.app_id, k.provider, k.token_key, p.token, inv.sent_at, inv.status, inv.reason, inv.unregistered_at
           from touched k
           cross join lateral (

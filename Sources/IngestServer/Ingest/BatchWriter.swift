@@ -20,10 +20,11 @@ struct BatchWriter: Sendable {
     let metrics: ServerMetrics
     let logger: Logger
 
-    /// One transaction for the whole batch. A connection problem fails the batch with 503:
-    /// `unavailable` (nothing was committed) when it broke before COMMIT, `outcomeUnknown` when
-    /// it broke during COMMIT. Any other error splits the batch in halves and writes each, so
-    /// one bad unit among n costs at most 1 + 2·log₂(n) transactions and the others are stored.
+    /// One transaction for the whole batch (one statement that commits as it ends). A
+    /// connection problem fails the batch with 503: `unavailable` (nothing was committed) when
+    /// the batch was never sent, `outcomeUnknown` when it broke while the statement ran. Any
+    /// other error splits the batch in halves and writes each, so one bad unit among n costs
+    /// at most 1 + 2·log₂(n) transactions and the others are stored.
     /// A unit that fails alone is quarantined: its request goes to the failed-event store and
     /// is answered 400 `unstorable`, never 500 (the SDK would retry it forever).
     /// Dry runs each get a transaction of their own that is rolled back, so neither they nor the

@@ -2,22 +2,31 @@ import Foundation
 import Postgres
 import PushLedgerContract
 
-/// The COPY rows of one writer batch. `seq` numbers every valid event in unit order, then
-/// index order: the order in which duplicate copies compete (the first one is stored).
-struct StagedBatch {
+/// The rows of one writer batch, each kind as one array of its composite type
+/// (sql/migrations/0021_batch_rows.sql) for `pushledger_apply_batch`. `seq` numbers every valid
+/// event in unit order, then index order: the order in which duplicate copies compete (the
+/// first one is stored). Copies after the first within the batch are settled here: a later
+/// send is left out, a later telemetry event goes with `batch_first` false (its installation's
+/// last seen still counts it).
+struct BatchRows {
     typealias Row = [(any PostgresEncodable)?]
 
-    private(set) var telemetry: [Row] = []
-    private(set) var channels: [Row] = []
-    private(set) var sends: [Row] = []
-    private(set) var failures: [Row] = []
+    private(set) var telemetry = RecordArray()
+    private(set) var channels = RecordArray()
+    private(set) var sends = RecordArray()
+    private(set) var failures = RecordArray()
     /// Valid events per unit (accepted + duplicates).
     private(set) var validCounts: [Int] = []
     /// The earliest and latest time a row is partitioned by (occurred_at, sent_at); nil: no event.
     private(set) var timeRange: ClosedRange<Date>?
     private var seq = 0
+    /// The (app, event) keys of the batch so far.
+    private var keys: Set<EventKey> = []
 
-    var eventCount: Int { seq }
+    private struct EventKey: Hashable {
+        var appID: String
+        var eventID: UUID
+    }
 
     init(_ units: [IngestUnit]) {
         for (unit, ingest) in units.enumerated() {
@@ -44,14 +53,14 @@ struct StagedBatch {
         }
     }
 
-    /// Columns every staged telemetry row has; the payload columns follow.
+    /// The fields of `pushledger_batch_telemetry` every event has; the payload fields follow.
     static let commonColumns = [
-        "seq", "unit", "app_id", "event_id", "installation_id", "platform", "app_version", "os_version", "sdk_int",
-        "type", "at", "occurred_at", "received_at",
+        "seq", "unit", "batch_first", "app_id", "event_id", "installation_id", "platform", "app_version",
+        "os_version", "sdk_int", "type", "at", "occurred_at", "received_at",
     ]
     static let telemetryColumns = commonColumns + PayloadColumn.allCases.map(\.rawValue)
 
-    /// The type-specific columns of `stage_telemetry`, in COPY order.
+    /// The type-specific fields of `pushledger_batch_telemetry`, in its order.
     enum PayloadColumn: String, CaseIterable {
         case authorizationStatus = "authorization_status", alertSetting = "alert_setting"
         case soundSetting = "sound_setting", badgeSetting = "badge_setting"
@@ -91,13 +100,19 @@ struct StagedBatch {
         return seq
     }
 
+    /// Whether no earlier event of the batch had this key.
+    private mutating func isFirst(_ appID: String, _ eventID: UUID) -> Bool {
+        keys.insert(EventKey(appID: appID, eventID: eventID)).inserted
+    }
+
     private mutating func addTelemetry(
         _ event: TelemetryEvent, of envelope: TelemetryEnvelope, unit: Int, receivedAt: Date
     ) {
         let seq = nextSeq()
+        let first = isFirst(envelope.appID, event.eventID)
         include(event.occurredAt)
         let common: Row = [
-            seq, unit, envelope.appID, event.eventID, envelope.installationID, envelope.platform.rawValue,
+            seq, unit, first, envelope.appID, event.eventID, envelope.installationID, envelope.platform.rawValue,
             envelope.appVersion, envelope.osVersion, envelope.sdkInt, event.payload.typeName, event.at,
             event.occurredAt, receivedAt,
         ]
@@ -129,7 +144,7 @@ struct StagedBatch {
             set(.pushPermissionState, s.pushPermissionState?.rawValue)
             set(.displayMode, s.displayMode?.rawValue)
             set(.subscription, s.subscription?.rawValue)
-            for channel in s.channels ?? [] {
+            for channel in s.channels ?? [] where first {
                 channels.append([seq, channel.id, channel.importance, channel.group, channel.groupBlocked])
             }
         case .permissionPrompt(let p):
@@ -158,6 +173,7 @@ struct StagedBatch {
     }
 
     private mutating func addSend(_ send: SendResult, unit: Int, receivedAt: Date) {
+        guard isFirst(send.appID, send.eventID) else { return }
         include(send.sentAt)
         sends.append([
             nextSeq(), unit, send.appID, send.eventID, send.notificationID, send.provider.rawValue, send.token,
