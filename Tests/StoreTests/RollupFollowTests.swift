@@ -131,6 +131,46 @@ import Testing
         #expect(second.lines(Self.standingBy).count == 1, "one line per change of state")
     }
 
+    /// Each queue counts toward the lag from its oldest entry that is due: a day marked dirty,
+    /// an installation's prompt cohorts marked, an input; an entry dated ahead of the clock not
+    /// until its time. Pending inputs count the queued inputs and the days.
+    @Test func everyQueueCountsTowardTheLagFromItsOldestDueEntry() throws {
+        let db = try StoreDatabase()
+        _ = try IncrementalRollupTests.refresh(db.connection, asOf: Date())
+        func status() throws -> RollupStatus { try RollupStatus.read(connection: db.connection) }
+        #expect(try status().pendingInputs == 0 && status().lagSeconds == 0)
+
+        try db.connection.execute(
+            """
+            insert into prompt_rollup_dirty_installations (app_id, installation_id, due_at, marked_at)
+            values ('a', gen_random_uuid(), now() + interval '1 hour', now() - interval '50 seconds')
+            """)
+        #expect(try status().pendingInputs == 0 && status().lagSeconds == 0, "not due yet")
+        try db.connection.execute(
+            """
+            insert into prompt_rollup_dirty_installations (app_id, installation_id, due_at, marked_at)
+            values ('a', gen_random_uuid(), now() - interval '20 seconds', now() - interval '30 seconds')
+            """)
+        let members = try status()
+        #expect(members.pendingInputs == 0 && members.lagSeconds >= 20 && members.lagSeconds < 25, "\(members)")
+
+        try db.connection.execute(
+            """
+            insert into rollup_dirty_days (app_id, day, marked_at) values ('a', current_date, now() - interval '40 seconds')
+            """)
+        let days = try status()
+        #expect(days.pendingInputs == 1 && days.lagSeconds >= 40 && days.lagSeconds < 45, "\(days)")
+
+        try db.connection.execute(
+            """
+            insert into rollup_inputs (app_id, kind, keys, times, due_at, queued_at)
+            values ('a', 'send', '{}', '{}', now() + interval '1 hour', now() - interval '90 seconds'),
+                   ('a', 'send', '{}', '{}', now() - interval '60 seconds', now() - interval '70 seconds')
+            """)
+        let inputs = try status()
+        #expect(inputs.pendingInputs == 3 && inputs.lagSeconds >= 60 && inputs.lagSeconds < 65, "\(inputs)")
+    }
+
     @Test func lagStatusAndMetrics() throws {
         let db = try StoreDatabase()
         var world = RandomIngest(seed: 9)

@@ -20,25 +20,34 @@ $$;
 --     ahead of the clock waits for its time); null: nothing waits;
 --   lag_seconds: its age (0: caught up), what the freshness target bounds;
 --   last_pass_seconds: how long the last refresh's transaction ran.
--- security definer: the readers' role may count the queues without reading them.
+-- security definer: the readers' role may count the queues without reading them. PL/pgSQL, so
+-- its plans are cached, and each queue read once: the follower looks every eighth of a second
+-- while ingest fills the queue (as a SQL function reading rollup_inputs twice it took ~6 ms a
+-- look at 5,000 queued inputs, against ~3 now).
 -- Reads rollup_inputs, rollup_dirty_days, prompt_rollup_dirty_installations,
 -- rollup_refresh_state; writes nothing.
 drop function if exists pushledger_rollup_status();
 create function pushledger_rollup_status()
 returns table (as_of timestamptz, refreshed_at timestamptz, pending_inputs bigint, oldest_pending_at timestamptz,
                lag_seconds double precision, last_pass_seconds double precision)
-language sql stable security definer set search_path = public, pg_temp as $$
-    with waiting as (
-        select greatest(i.queued_at, i.due_at) as since from rollup_inputs i where i.due_at <= now()
-        union all
-        select d.marked_at from rollup_dirty_days d
-        union all
-        select greatest(m.marked_at, m.due_at) from prompt_rollup_dirty_installations m where m.due_at <= now()
-    ), oldest as (
-        select min(w.since) as at from waiting w
-    )
-    select s.as_of, s.refreshed_at,
-           (select count(*) from rollup_inputs) + (select count(*) from rollup_dirty_days),
-           o.at, coalesce(greatest(extract(epoch from now() - o.at), 0), 0)::double precision, s.pass_seconds
-      from oldest o left join rollup_refresh_state s on true
+language plpgsql stable security definer set search_path = public, pg_temp as $$
+declare
+    v_inputs bigint;
+    v_days bigint;
+    v_oldest timestamptz;
+    v_days_oldest timestamptz;
+    v_members_oldest timestamptz;
+begin
+    select count(*), min(greatest(i.queued_at, i.due_at)) filter (where i.due_at <= now())
+      into v_inputs, v_oldest from rollup_inputs i;
+    select count(*), min(d.marked_at) into v_days, v_days_oldest from rollup_dirty_days d;
+    select min(greatest(m.marked_at, m.due_at)) into v_members_oldest
+      from prompt_rollup_dirty_installations m where m.due_at <= now();
+    -- least() skips nulls: null only when nothing waits.
+    v_oldest := least(v_oldest, v_days_oldest, v_members_oldest);
+    return query
+    select s.as_of, s.refreshed_at, v_inputs + v_days, v_oldest,
+           coalesce(greatest(extract(epoch from now() - v_oldest), 0), 0)::double precision, s.pass_seconds
+      from (select 1) one left join rollup_refresh_state s on true;
+end
 $$;
