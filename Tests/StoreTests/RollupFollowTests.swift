@@ -156,7 +156,8 @@ import Testing
 
         try db.connection.execute(
             """
-            insert into rollup_dirty_days (app_id, day, marked_at) values ('a', current_date, now() - interval '40 seconds')
+            insert into rollup_dirty_days (app_id, day, marked_at)
+            values ('a', current_date, now() - interval '40 seconds')
             """)
         let days = try status()
         #expect(days.pendingInputs == 1 && days.lagSeconds >= 40 && days.lagSeconds < 45, "\(days)")
