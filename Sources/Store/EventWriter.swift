@@ -23,7 +23,8 @@ public struct EventWriter: Sendable {
     /// Writes `units` in one transaction of its own (the connection must not already be in
     /// one) and returns one outcome per unit, in order. Throws `PostgresError` and then nothing
     /// of the batch is stored (`isConnectionProblem` tells a 503 from a bug). A batch chosen as
-    /// a deadlock victim (40P01, possible when two writers touch the same tokens) is retried.
+    /// a deadlock victim (40P01, possible when two writers touch the same tokens or installations)
+    /// is retried.
     /// `dryRun`: the same statement in a transaction that is rolled back (the answer a real
     /// write would get, with nothing stored).
     public func write(_ units: [IngestUnit], on connection: Connection, dryRun: Bool = false) throws -> [WriteOutcome] {
