@@ -53,14 +53,8 @@ struct BatchRows {
         }
     }
 
-    /// The fields of `pushledger_batch_telemetry` every event has; the payload fields follow.
-    static let commonColumns = [
-        "seq", "unit", "batch_first", "app_id", "event_id", "installation_id", "platform", "app_version",
-        "os_version", "sdk_int", "type", "at", "occurred_at", "received_at",
-    ]
-    static let telemetryColumns = commonColumns + PayloadColumn.allCases.map(\.rawValue)
-
-    /// The type-specific fields of `pushledger_batch_telemetry`, in its order.
+    /// The type-specific fields of `pushledger_batch_telemetry`, in its order (after the fields
+    /// every event has: seq, unit, batch_first, app_id … received_at).
     enum PayloadColumn: String, CaseIterable {
         case authorizationStatus = "authorization_status", alertSetting = "alert_setting"
         case soundSetting = "sound_setting", badgeSetting = "badge_setting"
@@ -79,18 +73,6 @@ struct BatchRows {
 
         static let offsets = Dictionary(uniqueKeysWithValues: allCases.enumerated().map { ($1, $0) })
     }
-    static let channelColumns = ["seq", "channel_id", "importance", "group_id", "group_blocked"]
-    static let sendColumns = [
-        "seq", "unit", "app_id", "event_id", "notification_id", "provider", "token", "installation_id", "channel",
-        "campaign", "sent_at", "status", "reason", "apns_id", "unregistered_at", "priority", "push_type",
-        "environment", "latency_ms", "received_at", "response_body", "collapse_id", "expires_at", "mutable_content",
-        "message_kind", "urgency", "push_service",
-    ]
-    static let failureColumns = [
-        "app_id", "endpoint", "error_code", "message", "event_index", "event_id", "raw_json", "received_at",
-        "raw_bytes", "raw_sha256", "installation_id", "token",
-    ]
-
     private mutating func include(_ time: Date) {
         timeRange = timeRange.map { min($0.lowerBound, time)...max($0.upperBound, time) } ?? time...time
     }

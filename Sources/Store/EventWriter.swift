@@ -35,32 +35,28 @@ public struct EventWriter: Sendable {
         var attempt = 1
         while true {
             do {
-                return try write(batch, partitionsCovered: !dryRun, dryRun: dryRun, on: connection)
+                return try write(batch, dryRun: dryRun, on: connection)
             } catch let error as PostgresError where error.sqlState == "40P01" && attempt < Self.maxAttempts {
                 attempt += 1
             }
         }
     }
 
-    /// The one statement. `partitionsCovered`: the batch's days were just seen covered, so the
-    /// call skips its own partition check.
-    private func write(
-        _ batch: BatchRows, partitionsCovered: Bool, dryRun: Bool, on connection: Connection
-    ) throws
-        -> [WriteOutcome]
-    {
+    /// The one statement. A real write has just seen the batch's days covered, so the call
+    /// skips its own partition check; a dry run's call checks them itself.
+    private func write(_ batch: BatchRows, dryRun: Bool, on connection: Connection) throws -> [WriteOutcome] {
         guard batch.telemetry.count + batch.sends.count + batch.failures.count > 0 else {
             return batch.validCounts.map { WriteOutcome(accepted: 0, duplicates: $0) }
         }
-        let apply = { (connection: Connection, committing: Bool) throws -> [Int: Int] in
+        let call: SQL =
+            """
+            select unit, accepted from pushledger_apply_batch(\(batch.telemetry)::pushledger_batch_telemetry[], \
+            \(batch.channels)::pushledger_batch_channel[], \(batch.sends)::pushledger_batch_send[], \
+            \(batch.failures)::pushledger_batch_failure[], \(dryRun))
+            """
+        let apply = { (connection: Connection) throws -> [Int: Int] in
             var stored: [Int: Int] = [:]
-            let call: SQL =
-                """
-                select unit, accepted from pushledger_apply_batch(\(batch.telemetry)::pushledger_batch_telemetry[], \
-                \(batch.channels)::pushledger_batch_channel[], \(batch.sends)::pushledger_batch_send[], \
-                \(batch.failures)::pushledger_batch_failure[], \(!partitionsCovered))
-                """
-            for row in try committing ? connection.queryCommitting(call) : connection.query(call) {
+            for row in try dryRun ? connection.query(call) : connection.queryCommitting(call) {
                 stored[try row.decode("unit", as: Int.self)] = try row.decode("accepted", as: Int.self)
             }
             return stored
@@ -69,13 +65,13 @@ public struct EventWriter: Sendable {
         if dryRun {
             do {
                 _ = try connection.transaction { connection -> Never in
-                    throw RolledBack(stored: try apply(connection, false))
+                    throw RolledBack(stored: try apply(connection))
                 }
             } catch let rolledBack as RolledBack {
                 stored = rolledBack.stored
             }
         } else {
-            stored = try apply(connection, true)
+            stored = try apply(connection)
         }
         return batch.validCounts.enumerated().map { unit, valid in
             let accepted = stored[unit] ?? 0
