@@ -5,43 +5,89 @@ public struct RecordArray: PostgresEncodable, Sendable {
     /// The statement gives the type with its cast.
     public static var postgresType: PostgresType { .unknown }
 
-    private var body: [UInt8] = []
+    @usableFromInline var body: [UInt8] = []
     /// Rows appended so far.
-    public private(set) var count = 0
+    public var count: Int { rows }
+    @usableFromInline var rows = 0
 
     public init() {}
 
-    /// Appends one row, its fields in the composite type's attribute order.
-    public mutating func append(_ fields: [(any PostgresEncodable)?]) {
-        if count > 0 { body.append(Byte.comma) }
-        body.append(Byte.quote)
-        body.append(Byte.open)
-        for (i, field) in fields.enumerated() {
-            if i > 0 { body.append(Byte.comma) }
-            guard let field else { continue }
+    /// One row being written, its fields in the composite type's attribute order. Fields are
+    /// encoded straight into the array's text as they come: a writer building thousands of rows
+    /// a batch allocates no array and boxes no value per row.
+    public struct Row {
+        @usableFromInline var body: [UInt8]
+        @usableFromInline var fields = 0
+
+        @usableFromInline init(body: [UInt8]) { self.body = body }
+
+        /// The next field: its text, or NULL for nil. Inlinable, so the caller's build specializes it.
+        @inlinable public mutating func add<Value: PostgresEncodable>(_ value: Value?) {
+            guard let value else { return addNull() }
+            addValue(value)
+        }
+
+        /// The next field, of a type known only at run time.
+        @inlinable public mutating func add(any value: (any PostgresEncodable)?) {
+            guard let value else { return addNull() }
+            addValue(value)  // opens the existential: the generic path
+        }
+
+        /// The next `count` fields NULL.
+        @inlinable public mutating func addNull(_ count: Int = 1) {
+            for _ in 0..<count { separate() }
+        }
+
+        @inlinable mutating func addValue<Value: PostgresEncodable>(_ value: Value) {
+            separate()
             // The field's own quotes, escaped once for the array around the record.
             body.append(Byte.backslash)
             body.append(Byte.quote)
             let start = body.count
-            field.encodePostgresText(into: &body)
-            if body[start...].contains(where: Self.needsEscape) {
-                let text = Array(body[start...])
-                body.removeSubrange(start...)
-                // A quote or backslash is escaped for the record, and that escape and the byte
-                // again for the array: `"` becomes `\\\"`.
-                for byte in text {
-                    if Self.needsEscape(byte) {
-                        body.append(contentsOf: [Byte.backslash, Byte.backslash, Byte.backslash])
-                    }
-                    body.append(byte)
-                }
-            }
+            value.encodePostgresText(into: &body)
+            if body[start...].contains(where: RecordArray.needsEscape) { escape(from: start) }
             body.append(Byte.backslash)
             body.append(Byte.quote)
         }
+
+        @inlinable mutating func separate() {
+            if fields > 0 { body.append(Byte.comma) }
+            fields += 1
+        }
+
+        /// A quote or backslash is escaped for the record, and that escape and the byte again
+        /// for the array: `"` becomes `\\\"`.
+        @usableFromInline mutating func escape(from start: Int) {
+            let text = Array(body[start...])
+            body.removeSubrange(start...)
+            for byte in text {
+                if RecordArray.needsEscape(byte) {
+                    body.append(contentsOf: [Byte.backslash, Byte.backslash, Byte.backslash])
+                }
+                body.append(byte)
+            }
+        }
+    }
+
+    /// Appends one row written by `fields`.
+    @inlinable public mutating func appendRow(_ fields: (inout Row) -> Void) {
+        if rows > 0 { body.append(Byte.comma) }
+        body.append(Byte.quote)
+        body.append(Byte.open)
+        var row = Row(body: [])
+        swap(&row.body, &body)  // the row writes into the array's buffer, not a copy of it
+        fields(&row)
+        swap(&row.body, &body)
         body.append(Byte.close)
         body.append(Byte.quote)
-        count += 1
+        rows += 1
+    }
+
+    /// Appends one row, its fields in the composite type's attribute order.
+    public mutating func append(_ fields: [(any PostgresEncodable)?]) {
+        appendRow { row in
+            for field in fields { row.add(any: field) }
+        }
     }
 
     public func encodePostgresText(into buffer: inout [UInt8]) {
@@ -50,10 +96,11 @@ public struct RecordArray: PostgresEncodable, Sendable {
         buffer.append(UInt8(ascii: "}"))
     }
 
-    private static func needsEscape(_ byte: UInt8) -> Bool { byte == Byte.quote || byte == Byte.backslash }
+    @usableFromInline static func needsEscape(_ byte: UInt8) -> Bool { byte == Byte.quote || byte == Byte.backslash }
 
-    private enum Byte {
-        static let comma = UInt8(ascii: ","), quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
-        static let open = UInt8(ascii: "("), close = UInt8(ascii: ")")
+    @usableFromInline enum Byte {
+        @usableFromInline static let comma = UInt8(ascii: ","), quote = UInt8(ascii: "\"")
+        @usableFromInline static let backslash = UInt8(ascii: "\\")
+        @usableFromInline static let open = UInt8(ascii: "("), close = UInt8(ascii: ")")
     }
 }

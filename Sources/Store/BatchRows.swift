@@ -9,8 +9,6 @@ import PushLedgerContract
 /// send is left out, a later telemetry event goes with `batch_first` false (its installation's
 /// last seen still counts it).
 struct BatchRows {
-    typealias Row = [(any PostgresEncodable)?]
-
     private(set) var telemetry = RecordArray()
     private(set) var channels = RecordArray()
     private(set) var sends = RecordArray()
@@ -54,25 +52,20 @@ struct BatchRows {
     }
 
     /// The type-specific fields of `pushledger_batch_telemetry`, in its order (after the fields
-    /// every event has: seq, unit, batch_first, app_id … received_at).
-    enum PayloadColumn: String, CaseIterable {
-        case authorizationStatus = "authorization_status", alertSetting = "alert_setting"
-        case soundSetting = "sound_setting", badgeSetting = "badge_setting"
-        case lockScreenSetting = "lock_screen_setting", notificationCenterSetting = "notification_center_setting"
-        case timeSensitiveSetting = "time_sensitive_setting", scheduledDeliverySetting = "scheduled_delivery_setting"
-        case alertStyle = "alert_style", notificationsEnabled = "notifications_enabled"
-        case postNotifications = "post_notifications", channelCount = "channel_count"
+    /// every event has: seq, unit, batch_first, app_id … received_at); the raw value is the
+    /// field's place among them.
+    enum PayloadColumn: Int, CaseIterable {
+        case authorizationStatus, alertSetting, soundSetting, badgeSetting, lockScreenSetting
+        case notificationCenterSetting, timeSensitiveSetting, scheduledDeliverySetting, alertStyle
+        case notificationsEnabled, postNotifications, channelCount
         case placement, prompt, result, experiment, variant, provider, token, environment
-        case notificationID = "notification_id", channel, displayed, action, link, landed
-        case standbyBucket = "standby_bucket", backgroundRestricted = "background_restricted"
-        case ignoringBatteryOptimizations = "ignoring_battery_optimizations"
-        case forceStoppedBeforeStart = "force_stopped_before_start", lowPowerMode = "low_power_mode"
+        case notificationID, channel, displayed, action, link, landed
+        case standbyBucket, backgroundRestricted, ignoringBatteryOptimizations, forceStoppedBeforeStart
+        case lowPowerMode
         // Web (contract v1.3): the envelope's browser on every row, the settings and a dismissal's mark.
-        case browser, browserVersion = "browser_version", pushPermissionState = "push_permission_state"
-        case displayMode = "display_mode", subscription, dismissed
-
-        static let offsets = Dictionary(uniqueKeysWithValues: allCases.enumerated().map { ($1, $0) })
+        case browser, browserVersion, pushPermissionState, displayMode, subscription, dismissed
     }
+
     private mutating func include(_ time: Date) {
         timeRange = timeRange.map { min($0.lowerBound, time)...max($0.upperBound, time) } ?? time...time
     }
@@ -93,15 +86,9 @@ struct BatchRows {
         let seq = nextSeq()
         let first = isFirst(envelope.appID, event.eventID)
         include(event.occurredAt)
-        let common: Row = [
-            seq, unit, first, envelope.appID, event.eventID, envelope.installationID, envelope.platform.rawValue,
-            envelope.appVersion, envelope.osVersion, envelope.sdkInt, event.payload.typeName, event.at,
-            event.occurredAt, receivedAt,
-        ]
-        var payload = Row(repeating: nil, count: PayloadColumn.allCases.count)
-        func set(_ column: PayloadColumn, _ value: (any PostgresEncodable)?) {
-            payload[PayloadColumn.offsets[column]!] = value
-        }
+        // An event sets a few of the type-specific fields: those, the rest NULL.
+        var payload = [(any PostgresEncodable)?](repeating: nil, count: PayloadColumn.allCases.count)
+        func set(_ column: PayloadColumn, _ value: (any PostgresEncodable)?) { payload[column.rawValue] = value }
         set(.browser, envelope.browser?.rawValue)
         set(.browserVersion, envelope.browserVersion)
         switch event.payload {
@@ -127,7 +114,13 @@ struct BatchRows {
             set(.displayMode, s.displayMode?.rawValue)
             set(.subscription, s.subscription?.rawValue)
             for channel in s.channels ?? [] where first {
-                channels.append([seq, channel.id, channel.importance, channel.group, channel.groupBlocked])
+                channels.appendRow { row in
+                    row.add(seq)
+                    row.add(channel.id)
+                    row.add(channel.importance)
+                    row.add(channel.group)
+                    row.add(channel.groupBlocked)
+                }
             }
         case .permissionPrompt(let p):
             set(.placement, p.placement)
@@ -151,19 +144,58 @@ struct BatchRows {
             set(.link, o.link)
             set(.landed, o.landed?.rawValue)
         }
-        telemetry.append(common + payload)
+        telemetry.appendRow { row in
+            row.add(seq)
+            row.add(unit)
+            row.add(first)
+            row.add(envelope.appID)
+            row.add(event.eventID)
+            row.add(envelope.installationID)
+            row.add(envelope.platform.rawValue)
+            row.add(envelope.appVersion)
+            row.add(envelope.osVersion)
+            row.add(envelope.sdkInt)
+            row.add(event.payload.typeName)
+            row.add(event.at)
+            row.add(event.occurredAt)
+            row.add(receivedAt)
+            for field in payload { row.add(any: field) }
+        }
     }
 
     private mutating func addSend(_ send: SendResult, unit: Int, receivedAt: Date) {
         guard isFirst(send.appID, send.eventID) else { return }
         include(send.sentAt)
-        sends.append([
-            nextSeq(), unit, send.appID, send.eventID, send.notificationID, send.provider.rawValue, send.token,
-            send.installationID, send.channel, send.campaign, send.sentAt, send.status, send.reason, send.apnsID,
-            send.unregisteredAt, send.priority, send.pushType, send.environment, send.latencyMs, receivedAt,
-            send.responseBody, send.collapseID, send.expiresAt, send.mutableContent, send.messageKind?.rawValue,
-            send.urgency?.rawValue, send.pushService?.rawValue,
-        ])
+        let seq = nextSeq()
+        sends.appendRow { row in
+            row.add(seq)
+            row.add(unit)
+            row.add(send.appID)
+            row.add(send.eventID)
+            row.add(send.notificationID)
+            row.add(send.provider.rawValue)
+            row.add(send.token)
+            row.add(send.installationID)
+            row.add(send.channel)
+            row.add(send.campaign)
+            row.add(send.sentAt)
+            row.add(send.status)
+            row.add(send.reason)
+            row.add(send.apnsID)
+            row.add(send.unregisteredAt)
+            row.add(send.priority)
+            row.add(send.pushType)
+            row.add(send.environment)
+            row.add(send.latencyMs)
+            row.add(receivedAt)
+            row.add(send.responseBody)
+            row.add(send.collapseID)
+            row.add(send.expiresAt)
+            row.add(send.mutableContent)
+            row.add(send.messageKind?.rawValue)
+            row.add(send.urgency?.rawValue)
+            row.add(send.pushService?.rawValue)
+        }
     }
 
     /// `installationID`: the envelope's, for telemetry (a rejected event names none itself).
