@@ -17,7 +17,7 @@ public final class IngestServer: Sendable {
     private let health = DatabaseHealth()
     private let queue: IngestQueue
     private let metrics: ServerMetrics
-    private let service: IngestService
+    let service: IngestService
     /// The public listener (the ingest API; everything without `config.admin`).
     private let listener: HTTPListener
     /// `/metrics`, `/healthz`, `/readyz` on `config.admin`.

@@ -37,14 +37,19 @@ public struct IngestServerConfig: Sendable {
     /// Writer threads, each with its own database connection.
     public var writerCount = 2
     /// Threads that decompress, parse and validate bodies, taking the apps in turn (the HTTP
-    /// threads only read and answer).
+    /// threads read and answer, and validate only the small bodies of `inlineBodyBytes`).
     public var validatorCount = IngestServerConfig.threadsPerKind
     /// HTTP threads and validators by default: one per core, 2 to 4. A request passes from an
-    /// HTTP thread to a validator to a writer; threads beyond the cores only add switches
+    /// HTTP thread to a validator (unless it is small) to a writer; threads beyond the cores only add switches
     /// between them (phone-sized requests on 2 cores: 4 and 4 cost 15 % more server CPU per
     /// event than 2 and 2, docs/performance.md). At least 2 validators, so one app's bodies
     /// always leave one for the others.
     public static let threadsPerKind = min(4, max(2, ProcessInfo.processInfo.activeProcessorCount))
+    /// Request bodies of at most this many bytes as sent, and `inlineDecodedBytes` as JSON
+    /// text, are validated on the HTTP thread that read them instead of on a validator: for a
+    /// phone's few events the hand-off between threads costs more than the validation.
+    public var inlineBodyBytes = 4 << 10
+    public var inlineDecodedBytes = 16 << 10
     /// Invalid-token feed reads at once; each has a database connection of the reads' own pool.
     public var feedConcurrency = 2
     /// Writers busy with one app's requests at once at most; nil: one fewer than `writerCount`
@@ -93,12 +98,14 @@ extension IngestServerConfig {
     /// The most memory request handling can hold, beside the process's baseline: every
     /// connection's pool and body as sent; on each validator thread (one body at a time) a
     /// decompressed body, its parsed values and the strings
-    /// validated out of it; the queue's byte bound (jobs waiting and being written) plus the
-    /// one job it always takes. docs/reliability.md writes the formula out.
+    /// validated out of it, and the same on each HTTP thread for a small body validated there;
+    /// the queue's byte bound (jobs waiting and being written) plus the one job it always takes.
+    /// docs/reliability.md writes the formula out.
     public var memoryBound: Int {
         let connections = http.connectionLimit * (http.connectionMemoryLimit + limits.maxBodyBytes)
-        let decoding =
-            validatorCount * (2 * limits.maxDecompressedBytes + limits.maxJSONValues * Self.bytesPerJSONValue)
-        return connections + decoding + queueBytes + 2 * limits.maxDecompressedBytes
+        func decoding(_ text: Int) -> Int { 2 * text + min(limits.maxJSONValues, text) * Self.bytesPerJSONValue }
+        let validating = validatorCount * decoding(limits.maxDecompressedBytes)
+        let inline = http.threads * decoding(min(inlineDecodedBytes, limits.maxDecompressedBytes))
+        return connections + validating + inline + queueBytes + 2 * limits.maxDecompressedBytes
     }
 }

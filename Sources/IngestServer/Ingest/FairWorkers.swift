@@ -1,12 +1,12 @@
 import Foundation
 
 /// Threads for request work that costs CPU or waits (decompressing, parsing and validating a
-/// body; reading the invalid-token feed), off the libmicrohttpd threads, which go back to
-/// reading and answering at once. Work waits in one lane per app and the threads take the
-/// apps in turn; while another app has posted within `recentApps`, one app holds at most all
-/// threads but one, so one app's stream of worst-case bodies never makes another app's request
-/// wait for a thread. At most `threads` pieces run at once: the memory bound counts them
-/// (`IngestServerConfig.memoryBound`).
+/// body larger than a phone's few events; reading the invalid-token feed), off the
+/// libmicrohttpd threads, which go back to reading and answering at once. Work waits in one
+/// lane per app and the threads take the apps in turn; while another app has posted within
+/// `recentApps`, one app holds at most all threads but one, so one app's stream of worst-case
+/// bodies never makes another app's request wait for a thread. At most `threads` pieces run at
+/// once: the memory bound counts them (`IngestServerConfig.memoryBound`).
 final class FairWorkers: Sendable {
     private let condition = NSCondition()
     nonisolated(unsafe) private var lanes: [String: [@Sendable () -> Void]] = [:]
