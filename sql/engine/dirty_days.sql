@@ -70,9 +70,12 @@ begin
 end
 $$;
 
--- Telemetry rows of table p_table stored or removed (p_removed), as parallel arrays: their apps,
--- installations and times, and the key the table is queued by (receipts and opens: their
--- notification; registrations: the token key, with p_providers).
+-- Telemetry rows stored or removed (p_removed), of the tables p_tables (one a row), as parallel
+-- arrays: their apps, installations and times, and the key each table is queued by (receipts and
+-- opens: their notification; registrations: the token key, with p_providers). Rows of several
+-- tables go in one call: one insert a queue, whatever the tables (the writer calls it every
+-- batch, and a statement costs more to start than its few rows cost to insert). Per table and
+-- app the same entries as one call a table:
 --   Every row is a sign of life of its installation, which may change the cause of its earlier
 --   unconfirmed sends (metrics.md "Why a send is unconfirmed"); kept until as_of reaches it.
 --   A snapshot: the as-of state of the installation's sends from its time on.
@@ -81,37 +84,52 @@ $$;
 --   as_of reaches them.
 --   Registrations: a token registered again after an invalidating result is live from then on.
 -- Reads nothing; writes rollup_inputs, prompt_rollup_dirty_installations.
+create or replace function pushledger_queue_telemetry_rows(
+    p_removed boolean, p_tables text[], p_apps text[], p_installations uuid[], p_times timestamptz[],
+    p_keys uuid[] default null, p_providers text[] default null)
+returns integer
+language plpgsql as $$
+begin
+    insert into rollup_inputs (app_id, kind, keys, times, providers, due_at)
+    select r.app_id, q.kind, array_agg(q.key), array_agg(r.at),
+           case when q.kind = 'registration' then array_agg(r.provider) end,
+           case when q.kind in ('snapshot', 'registration') or (p_removed and q.kind = 'life') then '-infinity'
+                else max(r.at) end
+      from unnest(p_tables, p_apps, p_installations, p_times, p_keys, p_providers)
+           r(tbl, app_id, installation_id, at, key, provider)
+     cross join lateral (
+           select 'life', r.installation_id
+           union all
+           select 'snapshot', r.installation_id where r.tbl = 'settings_snapshots' and not p_removed
+           union all
+           select case r.tbl when 'notification_receipts' then 'receipt' else 'open' end, r.key
+            where r.tbl in ('notification_receipts', 'notification_opens')
+           union all
+           select 'registration', r.key where r.tbl = 'token_registrations') q(kind, key)
+     group by r.tbl, r.app_id, q.kind;
+    if not p_removed then
+        insert into prompt_rollup_dirty_installations (app_id, installation_id, due_at)
+        select r.app_id, r.installation_id, max(r.at)
+          from unnest(p_tables, p_apps, p_installations, p_times) r(tbl, app_id, installation_id, at)
+         where r.tbl in ('settings_snapshots', 'permission_prompts', 'experiment_exposures')
+         group by r.tbl, r.app_id, r.installation_id
+         order by r.app_id, r.installation_id;
+    end if;
+    return coalesce(cardinality(p_apps), 0);
+end
+$$;
+
+-- The same for rows of one table p_table.
+-- Reads nothing; writes rollup_inputs, prompt_rollup_dirty_installations.
 create or replace function pushledger_queue_telemetry(
     p_table text, p_removed boolean, p_apps text[], p_installations uuid[], p_times timestamptz[],
     p_keys uuid[] default null, p_providers text[] default null)
 returns integer
 language plpgsql as $$
 begin
-    insert into rollup_inputs (app_id, kind, keys, times, due_at)
-    select r.app_id, 'life', array_agg(r.installation_id), array_agg(r.at),
-           case when p_removed then '-infinity' else max(r.at) end
-      from unnest(p_apps, p_installations, p_times) r(app_id, installation_id, at) group by r.app_id;
-    if p_table = 'settings_snapshots' and not p_removed then
-        insert into rollup_inputs (app_id, kind, keys, times, due_at)
-        select r.app_id, 'snapshot', array_agg(r.installation_id), array_agg(r.at), '-infinity'
-          from unnest(p_apps, p_installations, p_times) r(app_id, installation_id, at) group by r.app_id;
-    end if;
-    if p_table in ('settings_snapshots', 'permission_prompts', 'experiment_exposures') and not p_removed then
-        insert into prompt_rollup_dirty_installations (app_id, installation_id, due_at)
-        select r.app_id, r.installation_id, max(r.at)
-          from unnest(p_apps, p_installations, p_times) r(app_id, installation_id, at) group by 1, 2 order by 1, 2;
-    end if;
-    if p_table in ('notification_receipts', 'notification_opens') then
-        insert into rollup_inputs (app_id, kind, keys, times, due_at)
-        select r.app_id, case p_table when 'notification_receipts' then 'receipt' else 'open' end,
-               array_agg(r.notification_id), array_agg(r.at), max(r.at)
-          from unnest(p_apps, p_keys, p_times) r(app_id, notification_id, at) group by r.app_id;
-    elsif p_table = 'token_registrations' then
-        insert into rollup_inputs (app_id, kind, keys, times, providers, due_at)
-        select r.app_id, 'registration', array_agg(r.token_key), array_agg(r.at), array_agg(r.provider), '-infinity'
-          from unnest(p_apps, p_keys, p_times, p_providers) r(app_id, token_key, at, provider) group by r.app_id;
-    end if;
-    return coalesce(cardinality(p_apps), 0);
+    return pushledger_queue_telemetry_rows(
+               p_removed, array_fill(p_table, array[coalesce(cardinality(p_apps), 0)]), p_apps, p_installations,
+               p_times, p_keys, p_providers);
 end
 $$;
 
@@ -187,10 +205,10 @@ begin
           from installations i
          where i.app_id = p_app and (p_keys is null or i.installation_id = any(p_keys));
     end if;
-    -- Telemetry, one call a table with the key it is queued by, as the writer passes it
+    -- Telemetry, each row with the key its table is queued by, as the writer passes it
     -- (receipts and opens: their notification; registrations: the token key and its provider).
-    perform pushledger_queue_telemetry(f.tbl, false, array_agg(f.app_id), array_agg(f.installation_id),
-                                       array_agg(f.occurred_at), array_agg(f.key), array_agg(f.provider))
+    perform pushledger_queue_telemetry_rows(false, array_agg(f.tbl), array_agg(f.app_id), array_agg(f.installation_id),
+                                            array_agg(f.occurred_at), array_agg(f.key), array_agg(f.provider))
        from (select 'settings_snapshots' as tbl, app_id, installation_id, occurred_at, event_id,
                     null::uuid as key, null::text as provider
                from settings_snapshots
@@ -210,7 +228,7 @@ begin
              select 'token_registrations', app_id, installation_id, occurred_at, event_id, token_key, provider
                from token_registrations) f
       where f.tbl = any(p_tables) and f.app_id = p_app and (p_keys is null or f.event_id = any(p_keys))
-      group by f.tbl;
+     having count(*) > 0;
 end
 $$;
 

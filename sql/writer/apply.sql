@@ -109,9 +109,9 @@ begin
                                then excluded.environment else p.environment end;
     end if;
 
-    -- The rollup work of the stored rows, one call a table.
-    perform pushledger_queue_telemetry(f.tbl, false, array_agg(f.app_id), array_agg(f.installation_id),
-                                       array_agg(f.occurred_at), array_agg(f.key), array_agg(f.provider))
+    -- The rollup work of the stored rows, every table in one call.
+    perform pushledger_queue_telemetry_rows(false, array_agg(f.tbl), array_agg(f.app_id), array_agg(f.installation_id),
+                                            array_agg(f.occurred_at), array_agg(f.key), array_agg(f.provider))
        from (select case t.type when 'notification_settings' then 'settings_snapshots'
                                 when 'permission_prompt' then 'permission_prompts'
                                 when 'experiment_exposure' then 'experiment_exposures'
@@ -123,7 +123,7 @@ begin
                     case when t.type = 'push_token' then md5(t.token)::uuid else t.notification_id end as key
                from unnest(p_fresh) t) f
       where f.tbl is not null
-      group by f.tbl;
+     having count(*) > 0;
 
     -- Installations: every valid event (duplicates included: they prove the app is alive). New
     -- ones are queued (xmax is 0 on a row this statement inserted, set on one it updated).
