@@ -140,11 +140,11 @@ struct FairQueueTests {
     /// A queue of two writers that records each batch as app + tag names and holds every
     /// batch until `release` is signalled; `entered` is signalled as each batch starts.
     private static func holdingQueue(
-        maxBatch: Int, maxEvents: Int = .max
+        maxBatch: Int
     ) -> (IngestQueue, Batches, release: DispatchSemaphore, entered: DispatchSemaphore) {
         let release = DispatchSemaphore(value: 0), entered = DispatchSemaphore(value: 0)
         let batches = Batches()
-        let queue = IngestQueue(capacity: 20, share: 20, maxBatch: maxBatch, maxEvents: maxEvents, writers: 2) { jobs in
+        let queue = IngestQueue(capacity: 20, share: 20, maxBatch: maxBatch, writers: 2) { jobs in
             batches.names.withLock {
                 $0.append(
                     jobs.map { job in
@@ -162,69 +162,28 @@ struct FairQueueTests {
         return (queue, batches, release, entered)
     }
 
-    /// Commit grouping: while an app's transaction is in progress, another transaction of that
-    /// app starts only once as many of its jobs wait as are in progress; until then they wait
-    /// for the commit and go together.
-    @Test func anAppsNextJobsWaitUntilThereAreAsManyAsInProgress() {
+    /// Commit grouping comes from busy writers: a job that finds a writer free is written at
+    /// once, even beside a transaction of its own app; the jobs that arrive while every writer
+    /// is busy go together in the next free writer's transaction.
+    @Test func aFreeWriterTakesAJobAtOnceAndWhatWaitsForABusyOneGoesTogether() {
         let (queue, batches, release, entered) = Self.holdingQueue(maxBatch: 5)
         for i in 0..<3 { _ = queue.submit(Self.job("a", i)) }
         queue.start()
         entered.wait()
         #expect(batches.names.withLock { $0 } == [["a0", "a1", "a2"]])
-        // Two jobs waiting against three in progress: they wait.
+        // One job against three in progress: the free writer takes it at once.
         _ = queue.submit(Self.job("a", 3))
-        _ = queue.submit(Self.job("a", 4))
-        #expect(queue.depth == 2)
-        // The third: the free writer starts them beside the busy one.
-        _ = queue.submit(Self.job("a", 5))
-        entered.wait()
-        #expect(batches.names.withLock { $0 } == [["a0", "a1", "a2"], ["a3", "a4", "a5"]])
-        // Grouping holds back only a's own jobs: b's goes to the next free writer while a's
-        // other transaction is still in progress.
-        _ = queue.submit(Self.job("b", 0))
+        #expect(entered.wait(timeout: .now() + 10) == .success)
+        #expect(batches.names.withLock { $0 } == [["a0", "a1", "a2"], ["a3"]])
+        // Both writers busy: these wait, and the first writer free takes them all.
+        for i in 4..<7 { _ = queue.submit(Self.job("a", i)) }
+        #expect(queue.depth == 3)
         release.signal()
         entered.wait()
-        #expect(batches.names.withLock { $0 }.last == ["b0"])
+        #expect(batches.names.withLock { $0.last } == ["a4", "a5", "a6"])
         for _ in 0..<3 { release.signal() }
         queue.drainAndStop()
         #expect(batches.names.withLock { $0.joined().count } == 7)
-    }
-
-    /// Grouping counts requests, not events: behind a large request in progress a small one
-    /// gets a writer of its own; and waiting jobs that fill a batch (here by events) start one
-    /// whatever is in progress.
-    @Test func groupingCountsJobsAndAFullBatchAlwaysStarts() {
-        let (queue, batches, release, entered) = Self.holdingQueue(maxBatch: 5, maxEvents: 6)
-        let large = { (app: String) -> IngestJob in
-            let rejections = (0..<10).map {
-                Rejection(index: $0, eventID: nil, code: .invalidField, message: "m", rawJSON: "{}")
-            }
-            return IngestJob(
-                unit: .sends(ValidatedSends(sends: [], rejections: rejections), appID: app, receivedAt: Date()),
-                app: app
-            ) { _ in }
-        }
-        _ = queue.submit(large("a"))
-        queue.start()
-        entered.wait()
-        _ = queue.submit(Self.job("a", 1))
-        entered.wait()
-        #expect(batches.names.withLock { $0 } == [["a-10"], ["a1"]])
-        release.signal()
-        release.signal()
-        queue.drainAndStop()
-
-        let (grouped, groups, releaseGroup, enteredGroup) = Self.holdingQueue(maxBatch: 5, maxEvents: 6)
-        for i in 0..<3 { _ = grouped.submit(Self.job("a", i)) }
-        grouped.start()
-        enteredGroup.wait()
-        // One job waiting against three in progress, but its ten events fill a batch.
-        _ = grouped.submit(large("a"))
-        enteredGroup.wait()
-        #expect(groups.names.withLock { $0 } == [["a0", "a1", "a2"], ["a-10"]])
-        releaseGroup.signal()
-        releaseGroup.signal()
-        grouped.drainAndStop()
     }
 
     /// Taking `count` at `now` is refused with a wait of `seconds`.

@@ -43,21 +43,15 @@ struct IngestJob: Sendable {
 /// request of another app in a while) uses every writer: the limit costs nothing until there
 /// is someone to be fair to.
 ///
-/// Commit grouping: while an app's jobs are in a transaction, a free writer starts another
-/// transaction of that app only once at least as many of the app's jobs wait as are in its
-/// transactions in progress, or they fill a batch (`maxBatch` jobs or `maxEvents` events);
-/// until then they wait for a commit and go together. Jobs, not events: behind one large
-/// request in progress, small ones still get a writer of their own. Each transaction costs
-/// Postgres a fixed set of statements, triggers and a WAL flush whatever its size, so under
-/// load the writers share the requests in flight in a few full transactions instead of many
-/// small ones (docs/performance.md has the counts), and still work side by side. A request of an app with no
-/// transaction in progress
-/// is taken at once, and other apps' jobs are never held back.
+/// Commit grouping comes from the writers being busy: a free writer takes every job waiting (up
+/// to a batch), so the requests that arrived while the writers were in their transactions go
+/// together in the next one, and a request that finds a writer free is written at once. A
+/// writer is never held back to make a fuller batch: a batch costs Postgres one statement and
+/// a WAL flush, less than a writer left idle while requests wait (docs/performance.md has the
+/// measurements).
 final class IngestQueue: Sendable {
     private let condition = NSCondition()
     nonisolated(unsafe) private var lanes: [String: [IngestJob]] = [:]
-    /// Events of the jobs waiting in each lane.
-    nonisolated(unsafe) private var laneEvents: [String: Int] = [:]
     /// Bytes (`IngestJob.bytes`) of the jobs waiting in each lane; and of all jobs waiting or
     /// being written (released at their commit, so the bound covers the writers' batches too).
     nonisolated(unsafe) private var laneBytes: [String: Int] = [:]
@@ -69,8 +63,6 @@ final class IngestQueue: Sendable {
     nonisolated(unsafe) private var runningWriters = 0
     /// Transactions in progress that hold jobs of the app.
     nonisolated(unsafe) private var writing: [String: Int] = [:]
-    /// Jobs of the app in those transactions.
-    nonisolated(unsafe) private var writingJobs: [String: Int] = [:]
     /// When each app last submitted, pruned to the apps within `recentApps`.
     nonisolated(unsafe) private var lastSubmitted: [String: ContinuousClock.Instant] = [:]
     /// How long an app counts as present for the writer limit after its last request.
@@ -156,7 +148,6 @@ final class IngestQueue: Sendable {
             if waiting == 0 { turns.append(job.app) }
             noteSubmission(job.app)
             lanes[job.app, default: []].append(job)
-            laneEvents[job.app, default: 0] += job.unit.eventCount
             laneBytes[job.app, default: 0] += job.bytes
             queuedBytes += job.bytes
             count += 1
@@ -197,8 +188,6 @@ final class IngestQueue: Sendable {
         }
         for job in jobs {
             queuedBytes -= job.bytes
-            writingJobs[job.app]! -= 1
-            if writingJobs[job.app]! == 0 { writingJobs[job.app] = nil }
         }
         condition.broadcast()
     }
@@ -214,22 +203,12 @@ final class IngestQueue: Sendable {
         }
     }
 
-    /// Whether a new transaction may take `app`'s jobs: none of the app's is in progress, or
-    /// as many of its jobs wait as are in progress, or they fill a batch (commit grouping);
-    /// and the app is below its writer limit, or no other app is present. Called with the lock
-    /// held.
+    /// Whether a new transaction may take `app`'s jobs: the app is below its writer limit, or no
+    /// other app is present. Called with the lock held.
     private func mayWrite(_ app: String) -> Bool {
-        let inProgress = writing[app] ?? 0
-        guard inProgress > 0 else { return true }
-        guard fillsBatch(app) || (lanes[app]?.count ?? 0) >= (writingJobs[app] ?? 0) else { return false }
-        guard inProgress >= appWriters else { return true }
+        guard (writing[app] ?? 0) >= appWriters else { return true }
         let since = ContinuousClock.now - recentApps
         return !lastSubmitted.contains { $0.key != app && $0.value > since }
-    }
-
-    /// `app`'s waiting jobs make a whole batch. Called with the lock held.
-    private func fillsBatch(_ app: String) -> Bool {
-        (lanes[app]?.count ?? 0) >= maxBatch || (laneEvents[app] ?? 0) >= maxEvents
     }
 
     /// Records `app` as present; forgets apps gone quiet once the table grows. Called with the
@@ -258,15 +237,12 @@ final class IngestQueue: Sendable {
             if apps.insert(app).inserted { writing[app, default: 0] += 1 }
             batch.append(job)
             events += job.unit.eventCount
-            writingJobs[app, default: 0] += 1
             count -= 1
             turns.removeFirst()
             lanes[app]!.removeFirst()
-            laneEvents[app]! -= job.unit.eventCount
             laneBytes[app]! -= job.bytes
             if lanes[app]!.isEmpty {
                 lanes[app] = nil
-                laneEvents[app] = nil
                 laneBytes[app] = nil
             } else {
                 turns.append(app)

@@ -13,10 +13,9 @@ struct ServeCommand: Command {
             "serve",
             summary: "Run the v1 HTTP ingest service (POST /v1/telemetry, /v1/sends; /healthz, /readyz, /metrics)",
             discussion: """
-                A 200 is written only after the request's events are committed. A writer commits the requests waiting \
-                for it in one transaction (up to --batch); while one of an app's transactions is in progress, the next \
-                starts once as many of that app's requests wait, or they fill a batch, so a busy app commits in fewer, \
-                larger transactions. SIGTERM or SIGINT stops accepting, finishes in-flight requests and exits 0; a \
+                A 200 is written only after the request's events are committed. A free writer commits every request \
+                waiting for it in one transaction (up to --batch): what arrives while the writers are busy goes \
+                together. SIGTERM or SIGINT stops accepting, finishes in-flight requests and exits 0; a \
                 second signal exits at once. Slow clients: a connection that has not sent its request headers within \
                 --header-deadline is closed, however busily it trickles; a body not complete within --upload-deadline \
                 of its headers is cut off by a timer; at the connection limit (--connections, minus a sixteenth kept \
