@@ -40,10 +40,10 @@ public struct IngestServerConfig: Sendable {
     /// threads read and answer, and validate only the small bodies of `inlineBodyBytes`).
     public var validatorCount = IngestServerConfig.threadsPerKind
     /// HTTP threads and validators by default: one per core, 2 to 4. A request passes from an
-    /// HTTP thread to a validator (unless it is small) to a writer; threads beyond the cores only add switches
-    /// between them (phone-sized requests on 2 cores: 4 and 4 cost 15 % more server CPU per
-    /// event than 2 and 2, docs/performance.md). At least 2 validators, so one app's bodies
-    /// always leave one for the others.
+    /// HTTP thread to a validator (unless it is small) to a writer; threads beyond the cores
+    /// only add switches between them (phone-sized requests on 2 cores: 4 and 4 cost 15 % more
+    /// server CPU per event than 2 and 2, docs/performance.md). At least 2 validators, so one
+    /// app's bodies always leave one for the others.
     public static let threadsPerKind = min(4, max(2, ProcessInfo.processInfo.activeProcessorCount))
     /// Request bodies of at most this many bytes as sent, and `inlineDecodedBytes` as JSON
     /// text, are validated on the HTTP thread that read them instead of on a validator: for a
