@@ -49,7 +49,11 @@ public struct IngestServerConfig: Sendable {
     /// text, are validated on the HTTP thread that read them instead of on a validator: for a
     /// phone's few events the hand-off between threads costs more than the validation.
     public var inlineBodyBytes = 4 << 10
+    /// JSON text of a body validated on the HTTP thread at most (see `inlineBodyBytes`).
     public var inlineDecodedBytes = 16 << 10
+    /// What the HTTP threads decompress a small body to at most: `inlineDecodedBytes`, never past
+    /// the contract's limit, so a body too large for it goes to a validator and its 413.
+    var inlineTextBytes: Int { min(inlineDecodedBytes, limits.maxDecompressedBytes) }
     /// Invalid-token feed reads at once; each has a database connection of the reads' own pool.
     public var feedConcurrency = 2
     /// Writers busy with one app's requests at once at most; nil: one fewer than `writerCount`
@@ -105,7 +109,7 @@ extension IngestServerConfig {
         let connections = http.connectionLimit * (http.connectionMemoryLimit + limits.maxBodyBytes)
         func decoding(_ text: Int) -> Int { 2 * text + min(limits.maxJSONValues, text) * Self.bytesPerJSONValue }
         let validating = validatorCount * decoding(limits.maxDecompressedBytes)
-        let inline = http.threads * decoding(min(inlineDecodedBytes, limits.maxDecompressedBytes))
+        let inline = http.threads * decoding(inlineTextBytes)
         return connections + validating + inline + queueBytes + 2 * limits.maxDecompressedBytes
     }
 }

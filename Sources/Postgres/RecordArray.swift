@@ -33,10 +33,8 @@ public struct RecordArray: PostgresEncodable, Sendable {
             addValue(value)  // opens the existential: the generic path
         }
 
-        /// The next `count` fields NULL.
-        @inlinable public mutating func addNull(_ count: Int = 1) {
-            for _ in 0..<count { separate() }
-        }
+        /// The next field NULL.
+        @inlinable public mutating func addNull() { separate() }
 
         @inlinable mutating func addValue<Value: PostgresEncodable>(_ value: Value) {
             separate()

@@ -70,4 +70,18 @@ struct InlineValidationTests {
             body: packed)
         #expect(reply.status == 200 && reply.accepted == 2)
     }
+
+    @Test func aSmallBodyPastALowerDecompressedLimitGetsThe413ItWouldGetFromAValidator() throws {
+        let strict = try Harness { $0.limits.maxDecompressedBytes = 8 << 10 }
+        // 12 KiB of text: within the HTTP threads' 16 KiB, past the server's 8 KiB.
+        let padded = Fixtures.telemetry(count: 1) + [UInt8](repeating: 32, count: 12 << 10)
+        let reply = try strict.request(
+            "POST", "/v1/telemetry",
+            headers: [
+                ("Content-Type", "application/json"), ("Content-Encoding", "gzip"),
+                ("Authorization", "Bearer \(TestKeys.telemetry)"),
+            ],
+            body: Gzip.compress(padded))
+        #expect(reply.status == 413 && reply.errorCode == "decompressed_too_large")
+    }
 }

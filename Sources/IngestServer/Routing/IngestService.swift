@@ -152,7 +152,7 @@ final class IngestService: HTTPHandler {
         guard let request = context as? IngestRequest else { return reply.send(.internalError) }
         // A small body costs less validated right here than handed to a validator and back:
         // on phone-sized requests the hand-off's thread switches cost about a tenth of the
-        // server's CPU. Its text is held to `inlineDecodedBytes`, so what the HTTP threads
+        // server's CPU. Its text is held to `inlineTextBytes`, so what the HTTP threads
         // hold stays bounded; anything larger, or gzip that will not decompress within that,
         // goes to a validator (which gives a bad body its answer).
         if body.count <= config.inlineBodyBytes, let text = inlineText(body, request) {
@@ -168,8 +168,8 @@ final class IngestService: HTTPHandler {
 
     /// A small body's JSON text for validating it on the HTTP thread; nil to leave it to a validator.
     private func inlineText(_ body: [UInt8], _ request: IngestRequest) -> [UInt8]? {
-        guard request.format.gzip else { return body.count <= config.inlineDecodedBytes ? body : nil }
-        return try? Gzip.decompress(body, limit: config.inlineDecodedBytes)
+        guard request.format.gzip else { return body.count <= config.inlineTextBytes ? body : nil }
+        return try? Gzip.decompress(body, limit: config.inlineTextBytes)
     }
 
     /// Decodes, validates and queues one request (on a validator thread, or on the HTTP thread
