@@ -232,6 +232,29 @@ import Testing
         #expect(none == 0)
     }
 
+    /// What the inputs affect is looked up outside the days recomputed whole: every send of such a
+    /// day is judged again anyway, so a fleet arriving at once is not looked up send by send.
+    @Test func theLookUpsOfAffectedSendsSkipTheDaysRecomputedWhole() throws {
+        let db = try StoreDatabase()
+        var world = RandomIngest(seed: 5)
+        for _ in 0..<8 { for unit in world.units(at: -30) { _ = try db.write(unit) } }
+        func affected(wholeDays: Bool) throws -> Int {
+            try db.connection.execute("begin")
+            defer { _ = try? db.connection.execute("rollback") }
+            try db.connection.execute("select pushledger_rollup_work_tables()")
+            try db.connection.execute("select pushledger_take_rollup_inputs('infinity')")
+            if wholeDays {
+                try db.connection.execute(
+                    "insert into rollup_days select distinct app_id, pushledger_day(sent_at) from sends")
+            }
+            try db.connection.execute("select pushledger_affected_sends('infinity', '24 hours')")
+            return try db.value("select count(*)::int from rollup_send_set")
+        }
+        let looked = try affected(wholeDays: false)
+        #expect(looked > 0)
+        #expect(try affected(wholeDays: true) == 0, "\(looked) sends looked up on days recomputed whole")
+    }
+
     /// Stored rows queued by hand (`pushledger_queue_stored`, for repairs and fixtures) queue
     /// the keys the writer queued for them, kind by kind; a table the rollups do not read is
     /// refused by name, and queues nothing.

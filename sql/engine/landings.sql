@@ -52,12 +52,12 @@ select n.channel, n.campaign, pushledger_day(n.sent_at), count(*), count(o.lande
 $$;
 
 -- The landing rows (open_landing_notifications) of the notifications in landing_notifications,
--- recomputed by index as of p_as_of (all of them when p_all: a rebuild), and
+-- recomputed as of p_as_of (every notification with an open when p_all: a rebuild), and
 -- open_landings_daily moved by the difference. Records in open_landings_days the days that
 -- moved and the days in rollup_days (recomputed whole).
 -- Reads landing_notifications, rollup_days (sql/engine/work_tables.sql), notification_opens,
--- sends; writes landing_new, landing_delta, open_landing_notifications, open_landings_daily,
--- open_landings_days.
+-- sends; writes landing_notifications (a rebuild's), landing_new, landing_delta,
+-- open_landing_notifications, open_landings_daily, open_landings_days.
 create or replace function pushledger_refresh_landing_notifications(p_as_of timestamptz, p_all boolean)
 returns void
 language plpgsql as $$
@@ -66,34 +66,29 @@ declare
 begin
     truncate landing_new, landing_delta;
     if p_all then
-        insert into landing_new
-        select distinct on (s.app_id, s.notification_id) s.app_id, s.notification_id, pushledger_day(s.sent_at),
-               s.channel, s.campaign, o.opens, o.landed_reported, o.misrouted
-          from (select o.app_id, o.notification_id, count(*) as opens, count(o.landed) as landed_reported,
-                       count(*) filter (where o.landed in ('fallback', 'rejected')) as misrouted
-                  from notification_opens o where o.occurred_at <= p_as_of group by 1, 2) o
-          join sends s on s.app_id = o.app_id and s.notification_id = o.notification_id and s.sent_at <= p_as_of
-         order by s.app_id, s.notification_id, s.sent_at desc, s.event_id desc;
+        insert into landing_notifications
+        select distinct o.app_id, o.notification_id from notification_opens o where o.occurred_at <= p_as_of;
+        analyze landing_notifications;
+    end if;
+    -- By join, not one look-up a notification: a pass that recomputes whole days names tens of
+    -- thousands of notifications, and the planner looks a few up by index itself.
+    insert into landing_new
+    select distinct on (s.app_id, s.notification_id) s.app_id, s.notification_id, pushledger_day(s.sent_at),
+           s.channel, s.campaign, o.opens, o.landed_reported, o.misrouted
+      from (select o.app_id, o.notification_id, count(*) as opens, count(o.landed) as landed_reported,
+                   count(*) filter (where o.landed in ('fallback', 'rejected')) as misrouted
+              from (select distinct * from landing_notifications) n
+              join notification_opens o on o.app_id = n.app_id and o.notification_id = n.notification_id
+             where o.occurred_at <= p_as_of
+             group by 1, 2) o
+      join sends s on s.app_id = o.app_id and s.notification_id = o.notification_id and s.sent_at <= p_as_of
+     order by s.app_id, s.notification_id, s.sent_at desc, s.event_id desc;
+    if p_all then
         insert into landing_delta select 1, n.* from landing_new n;
         truncate open_landing_notifications;
         v_indexes := pushledger_drop_indexes('open_landing_notifications');
         delete from open_landings_daily;
     else
-        insert into landing_new
-        select n.app_id, n.notification_id, pushledger_day(l.sent_at), l.channel, l.campaign,
-               c.opens, c.landed_reported, c.misrouted
-          from (select distinct * from landing_notifications) n
-         cross join lateral (
-                select count(*) as opens, count(o.landed) as landed_reported,
-                       count(*) filter (where o.landed in ('fallback', 'rejected')) as misrouted
-                  from notification_opens o
-                 where o.app_id = n.app_id and o.notification_id = n.notification_id and o.occurred_at <= p_as_of) c
-         cross join lateral (
-                select s.sent_at, s.channel, s.campaign from sends s
-                 where s.app_id = n.app_id and s.notification_id = n.notification_id and s.sent_at <= p_as_of
-                 order by s.sent_at desc, s.event_id desc
-                 limit 1) l
-         where c.opens > 0;
         insert into landing_delta
         select -1, o.* from (select distinct * from landing_notifications) n
           join open_landing_notifications o on o.app_id = n.app_id and o.notification_id = n.notification_id

@@ -19,86 +19,106 @@ begin
 end
 $$;
 
--- The sends the taken inputs affect, each found by index, with the scope of what changed for
--- them (sql/engine/work_tables.sql, rollup_send_set).
--- Reads rollup_taken, sends, settings_snapshots, send_outcomes; writes rollup_send_set.
+-- The sends stored, changed or removed that the taken inputs name, each to be judged on every
+-- fact (sql/engine/work_tables.sql, rollup_send_set). Before anything they affect is looked up:
+-- a day mostly of such sends is recomputed whole (pushledger_promote_busy_days), and its sends
+-- need no look-ups then.
+-- Reads rollup_taken; writes rollup_send_set.
+create or replace function pushledger_stored_sends()
+returns void
+language plpgsql as $$
+begin
+    insert into rollup_send_set
+    select distinct t.app_id, k.sent_at, k.event_id, 2::smallint
+      from rollup_taken t cross join unnest(t.keys, t.times) k(event_id, sent_at)
+     where t.kind = 'send';
+end
+$$;
+
+-- The other sends the taken inputs affect, each found by index, with the scope of what changed
+-- for them (rollup_send_set), but those of the days recomputed whole (rollup_days): all of
+-- their sends are judged again.
+-- Reads rollup_taken, rollup_days, sends, settings_snapshots, send_outcomes; writes rollup_send_set.
 create or replace function pushledger_affected_sends(p_as_of timestamptz, p_window interval)
 returns void
 language plpgsql as $$
 begin
     insert into rollup_send_set
-    -- Sends stored, changed or removed.
-    select t.app_id, k.sent_at, k.event_id, 2::smallint
-      from rollup_taken t cross join unnest(t.keys, t.times) k(event_id, sent_at)
-     where t.kind = 'send'
-    union
-    -- Sends of notifications with a new receipt or open.
-    select s.app_id, s.sent_at, s.event_id, 1
-      from (select distinct t.app_id, k.notification_id
-              from rollup_taken t cross join unnest(t.keys) k(notification_id) where t.kind in ('receipt', 'open')) c
-      join sends s on s.app_id = c.app_id and s.notification_id = c.notification_id
-    union
-    -- Sends of an installation from a new snapshot's time to its next snapshot.
-    select s.app_id, s.sent_at, s.event_id, 2
-      from (select t.app_id, k.installation_id, min(k.occurred_at) as since, max(k.occurred_at) as latest
-              from rollup_taken t cross join unnest(t.keys, t.times) k(installation_id, occurred_at)
-             where t.kind = 'snapshot' group by 1, 2) n
-      -- Up to the snapshot after the latest new one: new snapshots can follow each other.
-      left join lateral (
-            select n2.occurred_at from settings_snapshots n2
-             where n2.app_id = n.app_id and n2.installation_id = n.installation_id and n2.occurred_at > n.latest
-             order by n2.occurred_at limit 1) nx on true
-      join sends s on s.app_id = n.app_id and s.installation_id = n.installation_id
-                  and s.sent_at >= n.since and s.sent_at < coalesce(nx.occurred_at, 'infinity')
-    union
-    -- Later sends to a token whose invalidating result was stored or removed, or that was
-    -- registered after an earlier invalidating result.
-    select s.app_id, s.sent_at, s.event_id, 2
-      from (select t.app_id, k.provider, k.token_key, min(k.at) as since, bool_or(t.kind = 'token') as result
-              from rollup_taken t cross join unnest(t.keys, t.providers, t.times) k(token_key, provider, at)
-             where t.kind in ('token', 'registration') group by 1, 2, 3) k
-      join sends s on s.app_id = k.app_id and s.provider = k.provider and s.token_key = k.token_key
-                  and s.sent_at >= k.since
-     where k.result or exists (
-            select 1 from sends p
-             where p.app_id = k.app_id and p.provider = k.provider and p.token_key = k.token_key
-               and p.sent_at < k.since and pushledger_reason_class(p.provider, p.status, p.reason) = 'token_invalid')
-    union
-    -- Sends of an installation that appeared or changed platform (the platform of sends with no
-    -- as-of snapshot).
-    select s.app_id, s.sent_at, s.event_id, 2
-      from (select distinct t.app_id, k.installation_id
-              from rollup_taken t cross join unnest(t.keys) k(installation_id) where t.kind = 'installation') i
-      join sends s on s.app_id = i.app_id and s.installation_id = i.installation_id
-    union
-    -- Sends with a cause of an installation with a new (or removed) telemetry event after them,
-    -- whose first sign of life is not earlier than it: it may be their first sign of life now.
-    -- Per installation, its earliest and latest event (a superset: re-judging one more send is
-    -- harmless).
-    select o.app_id, o.sent_at, o.event_id, 2
-      from (select t.app_id, k.installation_id, min(k.occurred_at) as earliest, max(k.occurred_at) as latest
-              from rollup_taken t cross join unnest(t.keys, t.times) k(installation_id, occurred_at)
-             where t.kind = 'life' group by 1, 2) l
-      join send_outcomes o on o.app_id = l.app_id and o.installation_id = l.installation_id and o.cause is not null
-                          and o.sent_at < l.latest
-     where coalesce(o.first_life_at, 'infinity') >= l.earliest
-    union
-    -- Sends with a cause whose first sign of life is a receipt of a notification with an
-    -- attempt stored, changed or removed: that attempt may supersede them (or no longer).
-    select o.app_id, o.sent_at, o.event_id, 2
-      from (select t.app_id, k.notification_id
-              from rollup_taken t cross join unnest(t.keys) k(notification_id) where t.kind = 'notification'
-            union
-            select s.app_id, s.notification_id
-              from (select distinct t.app_id, k.event_id, k.sent_at
-                      from rollup_taken t cross join unnest(t.keys, t.times) k(event_id, sent_at)
-                          where t.kind = 'send') k
-              join sends s on s.app_id = k.app_id and s.sent_at = k.sent_at and s.event_id = k.event_id) n
-      join send_outcomes o on o.app_id = n.app_id and o.first_life_notification = n.notification_id
-    union
-    -- Pending sends whose confirmation window has passed.
-    select o.app_id, o.sent_at, o.event_id, 0
-      from send_outcomes o where o.outcome = 'pending' and o.sent_at <= p_as_of - p_window;
+    select a.* from (
+        -- Sends of notifications with a new receipt or open.
+        select s.app_id, s.sent_at, s.event_id, 1::smallint as scope
+          from (select distinct t.app_id, k.notification_id
+                  from rollup_taken t cross join unnest(t.keys) k(notification_id)
+                 where t.kind in ('receipt', 'open')) c
+          join sends s on s.app_id = c.app_id and s.notification_id = c.notification_id
+        union
+        -- Sends of an installation from a new snapshot's time to its next snapshot.
+        select s.app_id, s.sent_at, s.event_id, 2
+          from (select n.app_id, n.installation_id, n.since,
+                       -- Up to the snapshot after the latest new one: new snapshots can follow each
+                       -- other. Looked up once an installation (offset 0 keeps it before the join).
+                       coalesce((select n2.occurred_at from settings_snapshots n2
+                                  where n2.app_id = n.app_id and n2.installation_id = n.installation_id
+                                    and n2.occurred_at > n.latest
+                                  order by n2.occurred_at limit 1), 'infinity') as until
+                  from (select t.app_id, k.installation_id, min(k.occurred_at) as since, max(k.occurred_at) as latest
+                          from rollup_taken t cross join unnest(t.keys, t.times) k(installation_id, occurred_at)
+                         where t.kind = 'snapshot' group by 1, 2) n
+                offset 0) n
+          join sends s on s.app_id = n.app_id and s.installation_id = n.installation_id
+                      and s.sent_at >= n.since and s.sent_at < n.until
+        union
+        -- Later sends to a token whose invalidating result was stored or removed, or that was
+        -- registered after an earlier invalidating result.
+        select s.app_id, s.sent_at, s.event_id, 2
+          from (select t.app_id, k.provider, k.token_key, min(k.at) as since, bool_or(t.kind = 'token') as result
+                  from rollup_taken t cross join unnest(t.keys, t.providers, t.times) k(token_key, provider, at)
+                 where t.kind in ('token', 'registration') group by 1, 2, 3) k
+          join sends s on s.app_id = k.app_id and s.provider = k.provider and s.token_key = k.token_key
+                      and s.sent_at >= k.since
+         where k.result or exists (
+                select 1 from sends p
+                 where p.app_id = k.app_id and p.provider = k.provider and p.token_key = k.token_key
+                   and p.sent_at < k.since
+                   and pushledger_reason_class(p.provider, p.status, p.reason) = 'token_invalid')
+        union
+        -- Sends of an installation that appeared or changed platform (the platform of sends with no
+        -- as-of snapshot).
+        select s.app_id, s.sent_at, s.event_id, 2
+          from (select distinct t.app_id, k.installation_id
+                  from rollup_taken t cross join unnest(t.keys) k(installation_id) where t.kind = 'installation') i
+          join sends s on s.app_id = i.app_id and s.installation_id = i.installation_id
+        union
+        -- Sends with a cause of an installation with a new (or removed) telemetry event after them,
+        -- whose first sign of life is not earlier than it: it may be their first sign of life now.
+        -- Per installation, its earliest and latest event (a superset: re-judging one more send is
+        -- harmless).
+        select o.app_id, o.sent_at, o.event_id, 2
+          from (select t.app_id, k.installation_id, min(k.occurred_at) as earliest, max(k.occurred_at) as latest
+                  from rollup_taken t cross join unnest(t.keys, t.times) k(installation_id, occurred_at)
+                 where t.kind = 'life' group by 1, 2) l
+          join send_outcomes o on o.app_id = l.app_id and o.installation_id = l.installation_id and o.cause is not null
+                              and o.sent_at < l.latest
+         where coalesce(o.first_life_at, 'infinity') >= l.earliest
+        union
+        -- Sends with a cause whose first sign of life is a receipt of a notification with an
+        -- attempt stored, changed or removed: that attempt may supersede them (or no longer).
+        select o.app_id, o.sent_at, o.event_id, 2
+          from (select t.app_id, k.notification_id
+                  from rollup_taken t cross join unnest(t.keys) k(notification_id) where t.kind = 'notification'
+                union
+                select s.app_id, s.notification_id
+                  from (select distinct t.app_id, k.event_id, k.sent_at
+                          from rollup_taken t cross join unnest(t.keys, t.times) k(event_id, sent_at)
+                              where t.kind = 'send') k
+                  join sends s on s.app_id = k.app_id and s.sent_at = k.sent_at and s.event_id = k.event_id) n
+          join send_outcomes o on o.app_id = n.app_id and o.first_life_notification = n.notification_id
+        union
+        -- Pending sends whose confirmation window has passed.
+        select o.app_id, o.sent_at, o.event_id, 0
+          from send_outcomes o where o.outcome = 'pending' and o.sent_at <= p_as_of - p_window
+      ) a
+     where not exists (select 1 from rollup_days d where d.app_id = a.app_id and d.day = pushledger_day(a.sent_at));
 end
 $$;
 

@@ -125,10 +125,13 @@ language plpgsql as $$
 begin
     insert into rollup_days
     select a.app_id, a.day
-      from (select k.app_id, pushledger_day(k.sent_at) as day, count(distinct (k.sent_at, k.event_id)) as judged
-              from rollup_send_set k where k.scope = 2 group by 1, 2) a
+      from (select k.app_id, pushledger_day(k.sent_at) as day, count(distinct k.event_id) as judged
+              from rollup_send_set k
+             where k.scope = 2
+               and not exists (select 1 from rollup_days d
+                                where d.app_id = k.app_id and d.day = pushledger_day(k.sent_at))
+             group by 1, 2) a
      where a.judged >= coalesce(nullif(current_setting('pushledger.whole_day_min_sends', true), '')::bigint, 1000)
-       and not exists (select 1 from rollup_days d where d.app_id = a.app_id and d.day = a.day)
        and a.judged * 3 >= (select count(*) from sends s
                              where s.app_id = a.app_id and s.sent_at >= a.day::timestamp at time zone 'UTC'
                                and s.sent_at < (a.day + 1)::timestamp at time zone 'UTC');
@@ -167,6 +170,10 @@ begin
     perform pushledger_take_rollup_inputs(p_as_of);
     select array_agg(s.app_id), array_agg(s.day) into v_slice_apps, v_slice_days
         from pushledger_refresh_slices(p_as_of) s;
+    -- Days mostly of new sends are recomputed whole before what else the inputs affect is
+    -- looked up: their own sends need no look-ups then.
+    perform pushledger_stored_sends();
+    perform pushledger_promote_busy_days();
     perform pushledger_affected_sends(p_as_of, p_window);
     perform pushledger_promote_busy_days();
     -- The whole days go through the engine.

@@ -12,17 +12,19 @@ language plpgsql as $$
 begin
     -- rollup_taken: the queued rollup_inputs rows this refresh applies.
     --   Filled by pushledger_take_rollup_inputs (sql/engine/refresh_inputs.sql).
-    --   Read by pushledger_affected_sends, pushledger_refresh_slices, pushledger_refresh_landings.
+    --   Read by pushledger_stored_sends, pushledger_affected_sends, pushledger_refresh_slices,
+    --   pushledger_refresh_landings.
     create temp table if not exists rollup_taken on commit drop as select * from rollup_inputs with no data;
     -- rollup_days: the (app, day)s recomputed whole.
-    --   Filled by pushledger_take_rollup_inputs (days marked dirty) and pushledger_rebuild_rollups
-    --   (every day with rollups).
+    --   Filled by pushledger_take_rollup_inputs (days marked dirty), pushledger_promote_busy_days
+    --   (busy days) and pushledger_rebuild_rollups (every day with rollups).
     --   Read by pushledger_refresh_slices, pushledger_refresh_rollups,
     --   pushledger_refresh_landing_notifications.
     create temp table if not exists rollup_days (app_id text, day date) on commit drop;
     -- rollup_send_set: sends to judge again and on what (scope 2: every fact, 1: their
     --   confirmations, 0: time and their slice only); one send may appear with several scopes.
-    --   Filled by pushledger_refresh_slices and pushledger_affected_sends (every affected send),
+    --   Filled by pushledger_refresh_slices, pushledger_stored_sends and pushledger_affected_sends
+    --   (every affected send outside rollup_days),
     --   then by pushledger_refresh_rollups (only those of scope 2, after rollup_keys is built).
     --   Read by pushledger_refresh_rollups (into rollup_keys), pushledger_classify_send_set.
     create temp table if not exists rollup_send_set (app_id text, sent_at timestamptz, event_id uuid, scope smallint)
@@ -47,8 +49,8 @@ begin
     --   Read by pushledger_apply_rollup_deltas, pushledger_refresh_landings.
     create temp table if not exists rollup_delta (sign integer, like send_outcomes) on commit drop;
     -- landing_notifications: the notifications whose landing rows are recomputed.
-    --   Filled by pushledger_refresh_landings.
-    --   Read by pushledger_refresh_landing_notifications (sql/engine/landings.sql).
+    --   Filled by pushledger_refresh_landings, or for a rebuild by
+    --   pushledger_refresh_landing_notifications (sql/engine/landings.sql), which reads it.
     create temp table if not exists landing_notifications (app_id text, notification_id uuid) on commit drop;
     -- landing_new, landing_delta: those notifications' landing rows after, and the signed rows
     --   that changed (as rollup_new and rollup_delta for landings).
