@@ -263,7 +263,7 @@ with window_sends as materialized (
                   and pushledger_reason_class(p.provider, p.status, p.reason) = 'token_invalid'
      group by s.event_id, s.sent_at
 ), background_notifications as (
-    -- The background pushes a receipt of the window can be of (pushledger_is_background_receipt:
+    -- The background pushes a receipt of the window can be of (pushledger_background_receipt:
     -- sent at most pushledger_confirmation_lookback() before it), by the partial index
     -- sends_background: each notification's latest at or before as_of.
     select b.notification_id, max(b.sent_at) as last_sent_at

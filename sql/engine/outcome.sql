@@ -134,11 +134,14 @@ $$;
 -- that reported one has background receipts instrumented): a send of its notification with
 -- push_type background, at or before p_as_of and at most pushledger_confirmation_lookback()
 -- before the receipt (the bound lets the set-based engine read a window's background pushes
--- by one range read). A look-up by sends_notification, for the paths that read few receipts.
+-- by one range read). A look-up by sends_notification, for the paths that read few receipts:
+-- one row, read through a lateral join, so the planner inlines it (a scalar SQL function with
+-- a sub-select is called once a receipt instead).
 -- Reads sends; writes nothing.
-create or replace function pushledger_is_background_receipt(
+drop function if exists pushledger_is_background_receipt(text, uuid, timestamptz, timestamptz);
+create or replace function pushledger_background_receipt(
     p_app text, p_notification uuid, p_at timestamptz, p_as_of timestamptz)
-returns boolean
+returns table (background boolean)
 language sql stable as $$
 select exists (select 1 from sends b
                 where b.app_id = p_app and b.notification_id = p_notification and b.push_type = 'background'

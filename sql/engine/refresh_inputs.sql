@@ -137,18 +137,17 @@ language plpgsql as $$
 begin
     delete from instrumented_slices_daily sl using rollup_days d where sl.app_id = d.app_id and sl.day = d.day;
     insert into instrumented_slices_daily (app_id, day, platform, app_version, background)
-    select r.app_id, pushledger_day(r.occurred_at), r.platform, r.app_version,
-           bool_or(pushledger_is_background_receipt(r.app_id, r.notification_id, r.occurred_at, p_as_of))
+    select r.app_id, pushledger_day(r.occurred_at), r.platform, r.app_version, bool_or(b.background)
       from rollup_days d
       join notification_receipts r on r.app_id = d.app_id and r.occurred_at >= d.day::timestamp at time zone 'UTC'
                                   and r.occurred_at < (d.day + 1)::timestamp at time zone 'UTC'
+     cross join lateral pushledger_background_receipt(r.app_id, r.notification_id, r.occurred_at, p_as_of) b
      where r.occurred_at <= p_as_of
      group by 1, 2, 3, 4;
     return query
     with receipt_slices as materialized (
         select r.app_id, pushledger_day(r.occurred_at) as day, r.platform, r.app_version,
-               bool_or(pushledger_is_background_receipt(r.app_id, r.notification_id, r.occurred_at, p_as_of))
-                   as background
+               bool_or(b.background) as background
           from (select t.app_id, k.notification_id
                   from rollup_taken t cross join unnest(t.keys) k(notification_id) where t.kind = 'receipt'
                 union
@@ -159,6 +158,7 @@ begin
                   join sends s on s.app_id = k.app_id and s.sent_at = k.sent_at and s.event_id = k.event_id
                  where s.push_type = 'background') n
           join notification_receipts r on r.app_id = n.app_id and r.notification_id = n.notification_id
+         cross join lateral pushledger_background_receipt(r.app_id, r.notification_id, r.occurred_at, p_as_of) b
          where r.occurred_at <= p_as_of
          group by 1, 2, 3, 4
     ), new_slices as materialized (

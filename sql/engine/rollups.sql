@@ -94,7 +94,7 @@ begin
     )
     insert into instrumented_slices_daily (app_id, day, platform, app_version, background)
     select r.app_id, pushledger_day(r.occurred_at), r.platform, r.app_version,
-           -- A receipt of a background push (pushledger_is_background_receipt): its notification's
+           -- A receipt of a background push (pushledger_background_receipt): its notification's
            -- latest such send is not too old for it.
            coalesce(bool_or(b.last_sent_at >= r.occurred_at - pushledger_confirmation_lookback()), false)
       from notification_receipts r

@@ -98,10 +98,9 @@ begin
         select coalesce(array_agg(s.platform), '{}'), coalesce(array_agg(s.app_version), '{}'),
                coalesce(array_agg(s.background), '{}')
           into v_platforms, v_app_versions, v_backgrounds
-          from (select r.platform, r.app_version,
-                       bool_or(pushledger_is_background_receipt(p_app, r.notification_id, r.occurred_at, p_as_of))
-                           as background
+          from (select r.platform, r.app_version, bool_or(b.background) as background
                   from notification_receipts r
+                 cross join lateral pushledger_background_receipt(p_app, r.notification_id, r.occurred_at, p_as_of) b
                  where r.app_id = p_app and r.occurred_at <= p_as_of
                    and ((r.occurred_at >= p_from and r.occurred_at < v_head_to)
                         or (r.occurred_at >= v_tail_from and r.occurred_at < p_to))
