@@ -22,23 +22,32 @@ $$;
 -- The sends stored, changed or removed that the taken inputs name, each to be judged on every
 -- fact (sql/engine/work_tables.sql, rollup_send_set). Before anything they affect is looked up:
 -- a day mostly of such sends is recomputed whole (pushledger_promote_busy_days), and its sends
--- need no look-ups then.
--- Reads rollup_taken; writes rollup_send_set.
+-- need no look-ups then. Those still stored, with their notification, go into rollup_stored:
+-- the slices and the look-ups read their notifications from there, joined once.
+-- Reads rollup_taken, sends; writes rollup_send_set, rollup_stored.
 create or replace function pushledger_stored_sends()
 returns void
 language plpgsql as $$
 begin
-    insert into rollup_send_set
-    select distinct t.app_id, k.sent_at, k.event_id, 2::smallint
-      from rollup_taken t cross join unnest(t.keys, t.times) k(event_id, sent_at)
-     where t.kind = 'send';
+    with taken as (
+        select distinct t.app_id, k.sent_at, k.event_id
+          from rollup_taken t cross join unnest(t.keys, t.times) k(event_id, sent_at)
+         where t.kind = 'send'
+    ), judged as (
+        insert into rollup_send_set select k.app_id, k.sent_at, k.event_id, 2::smallint from taken k
+    )
+    insert into rollup_stored
+    select s.app_id, s.notification_id, s.push_type = 'background'
+      from taken k
+      join sends s on s.app_id = k.app_id and s.sent_at = k.sent_at and s.event_id = k.event_id;
 end
 $$;
 
 -- The other sends the taken inputs affect, each found by index, with the scope of what changed
 -- for them (rollup_send_set), but those of the days recomputed whole (rollup_days): all of
 -- their sends are judged again.
--- Reads rollup_taken, rollup_days, sends, settings_snapshots, send_outcomes; writes rollup_send_set.
+-- Reads rollup_taken, rollup_stored, rollup_days, sends, settings_snapshots, send_outcomes;
+-- writes rollup_send_set.
 create or replace function pushledger_affected_sends(p_as_of timestamptz, p_window interval)
 returns void
 language plpgsql as $$
@@ -107,11 +116,7 @@ begin
           from (select t.app_id, k.notification_id
                   from rollup_taken t cross join unnest(t.keys) k(notification_id) where t.kind = 'notification'
                 union
-                select s.app_id, s.notification_id
-                  from (select distinct t.app_id, k.event_id, k.sent_at
-                          from rollup_taken t cross join unnest(t.keys, t.times) k(event_id, sent_at)
-                              where t.kind = 'send') k
-                  join sends s on s.app_id = k.app_id and s.sent_at = k.sent_at and s.event_id = k.event_id) n
+                select s.app_id, s.notification_id from rollup_stored s) n
           join send_outcomes o on o.app_id = n.app_id and o.first_life_notification = n.notification_id
         union
         -- Pending sends whose confirmation window has passed.
@@ -128,8 +133,8 @@ $$;
 -- judged again (scope 0). A slice also first reports background receipts through a taken
 -- receipt, or a taken background push whose receipt came first; its background pushes not yet
 -- instrumented are judged again. Returns the (app, day)s that gained a slice.
--- Reads rollup_days, rollup_taken (sql/engine/work_tables.sql), notification_receipts, sends,
--- send_outcomes; writes instrumented_slices_daily, rollup_send_set.
+-- Reads rollup_days, rollup_taken, rollup_stored (sql/engine/work_tables.sql),
+-- notification_receipts, sends, send_outcomes; writes instrumented_slices_daily, rollup_send_set.
 create or replace function pushledger_refresh_slices(p_as_of timestamptz)
 returns table (app_id text, day date)
 language plpgsql as $$
@@ -151,12 +156,7 @@ begin
           from (select t.app_id, k.notification_id
                   from rollup_taken t cross join unnest(t.keys) k(notification_id) where t.kind = 'receipt'
                 union
-                select s.app_id, s.notification_id
-                  from (select distinct t.app_id, k.event_id, k.sent_at
-                          from rollup_taken t cross join unnest(t.keys, t.times) k(event_id, sent_at)
-                         where t.kind = 'send') k
-                  join sends s on s.app_id = k.app_id and s.sent_at = k.sent_at and s.event_id = k.event_id
-                 where s.push_type = 'background') n
+                select s.app_id, s.notification_id from rollup_stored s where s.background) n
           join notification_receipts r on r.app_id = n.app_id and r.notification_id = n.notification_id
          cross join lateral pushledger_background_receipt(r.app_id, r.notification_id, r.occurred_at, p_as_of) b
          where r.occurred_at <= p_as_of

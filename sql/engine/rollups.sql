@@ -168,11 +168,11 @@ begin
     end if;
     perform pushledger_rollup_work_tables();
     perform pushledger_take_rollup_inputs(p_as_of);
+    perform pushledger_stored_sends();
     select array_agg(s.app_id), array_agg(s.day) into v_slice_apps, v_slice_days
         from pushledger_refresh_slices(p_as_of) s;
     -- Days mostly of new sends are recomputed whole before what else the inputs affect is
     -- looked up: their own sends need no look-ups then.
-    perform pushledger_stored_sends();
     perform pushledger_promote_busy_days();
     perform pushledger_affected_sends(p_as_of, p_window);
     perform pushledger_promote_busy_days();

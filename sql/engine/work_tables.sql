@@ -29,6 +29,12 @@ begin
     --   Read by pushledger_refresh_rollups (into rollup_keys), pushledger_classify_send_set.
     create temp table if not exists rollup_send_set (app_id text, sent_at timestamptz, event_id uuid, scope smallint)
         on commit drop;
+    -- rollup_stored: the taken sends still stored, with their notification and whether they are
+    --   background pushes.
+    --   Filled by pushledger_stored_sends (sql/engine/refresh_inputs.sql).
+    --   Read by pushledger_refresh_slices, pushledger_affected_sends.
+    create temp table if not exists rollup_stored (app_id text, notification_id uuid, background boolean)
+        on commit drop;
     -- rollup_keys: each send of rollup_send_set once, with its widest scope, outside the whole days.
     --   Filled by pushledger_refresh_rollups.
     --   Read by pushledger_rejudge_outcomes (scopes 0 and 1), pushledger_refresh_rollups.
@@ -57,7 +63,7 @@ begin
     --   Filled and read by pushledger_refresh_landing_notifications only.
     create temp table if not exists landing_new (like open_landing_notifications) on commit drop;
     create temp table if not exists landing_delta (sign integer, like open_landing_notifications) on commit drop;
-    truncate rollup_taken, rollup_days, rollup_send_set, rollup_keys, rollup_old, rollup_new, rollup_delta,
-             landing_notifications, landing_new, landing_delta;
+    truncate rollup_taken, rollup_days, rollup_send_set, rollup_stored, rollup_keys, rollup_old, rollup_new,
+             rollup_delta, landing_notifications, landing_new, landing_delta;
 end
 $$;
