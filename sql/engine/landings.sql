@@ -68,10 +68,10 @@ begin
     if p_all then
         insert into landing_notifications
         select distinct o.app_id, o.notification_id from notification_opens o where o.occurred_at <= p_as_of;
-        analyze landing_notifications;
     end if;
     -- By join, not one look-up a notification: a pass that recomputes whole days names tens of
-    -- thousands of notifications, and the planner looks a few up by index itself.
+    -- thousands of notifications, and the planner, told how many, looks a few up by index itself.
+    analyze landing_notifications;
     insert into landing_new
     select distinct on (s.app_id, s.notification_id) s.app_id, s.notification_id, pushledger_day(s.sent_at),
            s.channel, s.campaign, o.opens, o.landed_reported, o.misrouted

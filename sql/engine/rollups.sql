@@ -49,7 +49,6 @@ begin
         where t.kind = 'open'
     union
     select r.app_id, r.notification_id from rollup_delta r;
-    analyze landing_notifications;
     perform pushledger_refresh_landing_notifications(p_as_of, false);
 end
 $$;
