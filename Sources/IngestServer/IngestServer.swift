@@ -40,12 +40,14 @@ public final class IngestServer: Sendable {
             store: store, keys: keys, logger: logger, retryInterval: .seconds(config.reconnectInterval))
         let metrics = ServerMetrics(version: version)
         self.metrics = metrics
-        let writer = BatchWriter(store: store, health: health, metrics: metrics, logger: logger)
+        let writer = BatchWriter(
+            store: store, health: health, metrics: metrics, logger: logger,
+            derived: DerivedStateSchedule(enabled: config.deferDerivedState, limit: config.derivedStateBatches))
         queue = IngestQueue(
             capacity: config.queueCapacity, share: config.appQueueShare, maxBytes: config.queueBytes,
             maxBatch: config.maxUnitsPerBatch,
             maxEvents: config.maxEventsPerBatch, writers: config.writerCount,
-            appWriters: config.appWriterLimit, write: writer.write)
+            appWriters: config.appWriterLimit, write: { writer.write($0, waited: $1) }, idle: writer.applyDerived)
         commitProbe = CommitProbe(store: store, health: health, bound: .seconds(config.commitBound), logger: logger)
         let service = IngestService(
             config: config, keys: keys, queue: queue, health: health, commitProbe: commitProbe, metrics: metrics,

@@ -65,6 +65,14 @@ public struct IngestServerConfig: Sendable {
     /// Events written together in one transaction at most (a single larger request still goes
     /// alone): short transactions keep a small app's request from waiting behind a flood's batch.
     public var maxEventsPerBatch = 5_000
+    /// Whether a batch written while more requests wait leaves the installations it proves alive
+    /// and the re-resolution of earlier sends by its registrations to later
+    /// (`pushledger_apply_derived_inputs`): the writers apply them, many batches in one
+    /// transaction, when the queue runs dry, and a rollup pass or an erasure first. The events,
+    /// tokens and invalid-token feed are stored before the answer either way.
+    public var deferDerivedState = true
+    /// Batches whose derived state waits at most while requests never stop coming.
+    public var derivedStateBatches = 64
     /// Seconds between reloads of the key table.
     public var keyRefreshInterval: TimeInterval = 10
     /// Seconds between reconnect attempts while Postgres is unreachable.

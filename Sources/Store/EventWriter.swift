@@ -26,16 +26,39 @@ public struct EventWriter: Sendable {
     /// a deadlock victim (40P01, possible when two writers touch the same tokens or installations)
     /// is retried.
     /// `dryRun`: the same statement in a transaction that is rolled back (the answer a real
-    /// write would get, with nothing stored).
-    public func write(_ units: [IngestUnit], on connection: Connection, dryRun: Bool = false) throws -> [WriteOutcome] {
+    /// write would get, with nothing stored). `deferDerived`: the installations the batch proves
+    /// alive and the earlier sends its registrations re-resolve are queued for
+    /// ``applyDerived(on:)`` instead of applied before the commit (the events, tokens and
+    /// invalid-token feed are stored either way).
+    public func write(
+        _ units: [IngestUnit], on connection: Connection, dryRun: Bool = false, deferDerived: Bool = false
+    ) throws -> [WriteOutcome] {
         guard !units.isEmpty else { return [] }
         let batch = BatchRows(units)
         // Dry runs create nothing outside their transaction; theirs checks the partitions itself.
         if !dryRun { try ensurePartitions(for: batch, on: connection) }
+        return try Self.retryingDeadlocks {
+            try write(batch, dryRun: dryRun, deferDerived: deferDerived && !dryRun, on: connection)
+        }
+    }
+
+    /// Applies the derived state of every batch written with `deferDerived` that has committed
+    /// (`pushledger_apply_derived_inputs`, sql/writer/apply.sql), in one transaction of its own;
+    /// returns how many batches. Rollup passes and erasures apply it first themselves.
+    @discardableResult
+    public func applyDerived(on connection: Connection) throws -> Int {
+        try Self.retryingDeadlocks {
+            try connection.queryCommitting("select pushledger_apply_derived_inputs() as batches")[0].decode(
+                "batches", as: Int.self)
+        }
+    }
+
+    /// Runs `body` again when Postgres breaks a deadlock by aborting it, `maxAttempts` times at most.
+    private static func retryingDeadlocks<T>(_ body: () throws -> T) throws -> T {
         var attempt = 1
         while true {
             do {
-                return try write(batch, dryRun: dryRun, on: connection)
+                return try body()
             } catch let error as PostgresError where error.sqlState == "40P01" && attempt < Self.maxAttempts {
                 attempt += 1
             }
@@ -44,7 +67,9 @@ public struct EventWriter: Sendable {
 
     /// The one statement. A real write has just seen the batch's days covered, so the call
     /// skips its own partition check; a dry run's call checks them itself.
-    private func write(_ batch: BatchRows, dryRun: Bool, on connection: Connection) throws -> [WriteOutcome] {
+    private func write(
+        _ batch: BatchRows, dryRun: Bool, deferDerived: Bool, on connection: Connection
+    ) throws -> [WriteOutcome] {
         guard batch.telemetry.count + batch.sends.count + batch.failures.count > 0 else {
             return batch.validCounts.map { WriteOutcome(accepted: 0, duplicates: $0) }
         }
@@ -52,7 +77,7 @@ public struct EventWriter: Sendable {
             """
             select unit, accepted from pushledger_apply_batch(\(batch.telemetry)::pushledger_batch_telemetry[], \
             \(batch.channels)::pushledger_batch_channel[], \(batch.sends)::pushledger_batch_send[], \
-            \(batch.failures)::pushledger_batch_failure[], \(dryRun))
+            \(batch.failures)::pushledger_batch_failure[], \(dryRun), \(deferDerived))
             """
         let apply = { (connection: Connection) throws -> [Int: Int] in
             var stored: [Int: Int] = [:]

@@ -1,6 +1,7 @@
 import Foundation
 import PushLedgerContract
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import IngestServer
@@ -28,6 +29,39 @@ struct IngestQueueTests {
         queue.drainAndStop()
         #expect(batches.withLock { $0 } == [2])
         #expect(queue.submit(Self.job()) == .closed)
+    }
+
+    /// A writer says whether it waited for its batch (light load) or found it queued behind a
+    /// busy writer, and does its idle work once the queue has stayed empty, and as it exits.
+    @Test func writersTellWaitedForBatchesFromQueuedOnesAndIdleOnceEmpty() {
+        let release = DispatchSemaphore(value: 0), entered = DispatchSemaphore(value: 0)
+        let log = Mutex<[String]>([])
+        let queue = IngestQueue(
+            capacity: 10, maxBatch: 10, writers: 1,
+            write: { jobs, waited in
+                log.withLock { $0.append("\(jobs.count) \(waited ? "waited" : "queued")") }
+                if jobs.count == 1 && log.withLock({ $0.count }) == 1 {
+                    entered.signal()
+                    release.wait()
+                }
+                for job in jobs { job.completion(.success(WriteOutcome(accepted: 0, duplicates: 0))) }
+            },
+            idle: { log.withLock { $0.append("idle") } }, idleAfter: 0.05)
+        queue.start()
+        // Idle once at start (nothing was written yet), then it waits without a deadline.
+        #expect(eventually { log.withLock { $0 } == ["idle"] })
+        log.withLock { $0 = [] }
+        #expect(queue.submit(Self.job()) == .queued)
+        entered.wait()
+        // Two more arrive while the writer is busy: one batch taken without waiting.
+        #expect(queue.submit(Self.job()) == .queued)
+        #expect(queue.submit(Self.job()) == .queued)
+        release.signal()
+        #expect(eventually { log.withLock { $0 } == ["1 waited", "2 queued", "idle"] })
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(log.withLock { $0 } == ["1 waited", "2 queued", "idle"], "one idle per quiet spell")
+        queue.drainAndStop()
+        #expect(log.withLock { $0 } == ["1 waited", "2 queued", "idle", "idle"], "and one as it exits")
     }
 
     @Test func everyJobIsCompletedBeforeTheWritersStop() {

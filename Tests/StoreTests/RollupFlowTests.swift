@@ -103,7 +103,7 @@ import Testing
                 called.append(step)
             }
         }
-        #expect(drawn.count == 3 && drawn.allSatisfy { !$0.isEmpty }, "\(drawn)")
+        #expect(drawn.count == 4 && drawn.allSatisfy { !$0.isEmpty }, "\(drawn)")
         #expect(called == called.sorted(), "the pass calls its steps in another order than drawn: \(called)")
         #expect(Set(called) == Set(drawn.indices), "steps drawn but not called: \(called)")
         let callees = Set(

@@ -10,9 +10,9 @@ drop function if exists pushledger_rebuild_report_rollups(timestamptz, interval)
 -- p_full (a refresh that cannot be incremental rebuilds too). One row: the (app, day)s whose
 -- rollups moved or were recomputed (two arrays, in order), the prompt-cohort days recomputed,
 -- the sends judged again and whether everything was rebuilt.
--- Reads and writes what pushledger_refresh_prompt_rollups (or pushledger_rebuild_prompt_rollups),
--- pushledger_refresh_rollups (or pushledger_rebuild_rollups) and pushledger_record_rollup_pass
--- do; reads rollup_refresh_state.
+-- Reads and writes what pushledger_apply_derived_inputs, pushledger_refresh_prompt_rollups (or
+-- pushledger_rebuild_prompt_rollups), pushledger_refresh_rollups (or pushledger_rebuild_rollups)
+-- and pushledger_record_rollup_pass do; reads rollup_refresh_state.
 create or replace function pushledger_rollup_pass(
     p_as_of timestamptz default now(), p_window interval default '24 hours', p_full boolean default false)
 returns table (apps text[], days date[], prompt_cohort_days integer, reclassified_sends bigint, rebuilt boolean)
@@ -32,6 +32,9 @@ begin
     -- its results, so the next pass takes the same inputs again. The writer's commits, which
     -- hold the events themselves, keep the server's setting.
     perform set_config('synchronous_commit', 'off', true);
+    -- The derived state busy writers queued first: the installations and re-resolved sends it
+    -- changes queue their own rollup inputs, which this pass then takes.
+    perform pushledger_apply_derived_inputs();
     -- Each step's two forms side by side, the steps in order (RollupFlowTests reads them so).
     if p_full then
         v_cohorts := pushledger_rebuild_prompt_rollups(p_as_of);

@@ -14,7 +14,8 @@ $$;
 
 -- The last completed refresh and what waits for the next one.
 --   as_of, refreshed_at: the last completed refresh (both null: never refreshed);
---   pending_inputs: queued input statements and whole days marked dirty;
+--   pending_inputs: queued input statements, whole days marked dirty and batches' derived state
+--     waiting (derived_inputs: a pass applies it first);
 --   oldest_pending_at: since when the oldest committed input not yet rolled up could have been
 --     (its transaction's start, or the time it is dated at when that is later: an input dated
 --     ahead of the clock waits for its time); null: nothing waits;
@@ -24,7 +25,7 @@ $$;
 -- its plans are cached, and each queue read once: the follower looks every eighth of a second
 -- while ingest fills the queue (as a SQL function reading rollup_inputs twice it took ~6 ms a
 -- look at 5,000 queued inputs, against ~3 now).
--- Reads rollup_inputs, rollup_dirty_days, prompt_rollup_dirty_installations,
+-- Reads rollup_inputs, rollup_dirty_days, prompt_rollup_dirty_installations, derived_inputs,
 -- rollup_refresh_state; writes nothing.
 drop function if exists pushledger_rollup_status();
 create function pushledger_rollup_status()
@@ -37,16 +38,19 @@ declare
     v_oldest timestamptz;
     v_days_oldest timestamptz;
     v_members_oldest timestamptz;
+    v_derived bigint;
+    v_derived_oldest timestamptz;
 begin
     select count(*), min(greatest(i.queued_at, i.due_at)) filter (where i.due_at <= now())
       into v_inputs, v_oldest from rollup_inputs i;
     select count(*), min(d.marked_at) into v_days, v_days_oldest from rollup_dirty_days d;
     select min(greatest(m.marked_at, m.due_at)) into v_members_oldest
       from prompt_rollup_dirty_installations m where m.due_at <= now();
+    select count(*), min(x.queued_at) into v_derived, v_derived_oldest from derived_inputs x;
     -- least() skips nulls: null only when nothing waits.
-    v_oldest := least(v_oldest, v_days_oldest, v_members_oldest);
+    v_oldest := least(v_oldest, v_days_oldest, v_members_oldest, v_derived_oldest);
     return query
-    select s.as_of, s.refreshed_at, v_inputs + v_days, v_oldest,
+    select s.as_of, s.refreshed_at, v_inputs + v_days + v_derived, v_oldest,
            coalesce(greatest(extract(epoch from now() - v_oldest), 0), 0)::double precision, s.pass_seconds
       from (select 1) one left join rollup_refresh_state s on true;
 end

@@ -92,6 +92,8 @@ begin
         raise exception 'pushledger_erase: a token searched for in raw text needs at least % characters',
             pushledger_erase_min_search();
     end if;
+    -- Derived state still queued would bring an erased installation back once applied.
+    perform pushledger_apply_derived_inputs();
     drop table if exists erase_tokens, erase_sends;
     create temp table erase_tokens (provider text, token text, token_key uuid) on commit drop;
     insert into erase_tokens select * from pushledger_erase_tokens(p_app, p_installation, p_token);

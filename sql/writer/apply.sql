@@ -5,17 +5,16 @@
 -- nothing). It queues the rollup work of what it stored itself, one call a kind of row
 -- (sql/engine/dirty_days.sql): no statement trigger fires on the tables it writes.
 
--- Telemetry of a batch: p_fresh, the events no earlier copy stored; p_all, every valid event
--- (later copies too: they prove the installation alive); p_channels, the channels of the
--- batch's snapshots.
+-- Telemetry of a batch: p_fresh, the events no earlier copy stored; p_channels, the channels of
+-- the batch's snapshots.
+drop function if exists pushledger_store_batch_telemetry(
+    pushledger_batch_telemetry[], pushledger_batch_telemetry[], pushledger_batch_channel[]);
 create or replace function pushledger_store_batch_telemetry(
-    p_fresh pushledger_batch_telemetry[], p_all pushledger_batch_telemetry[], p_channels pushledger_batch_channel[])
+    p_fresh pushledger_batch_telemetry[], p_channels pushledger_batch_channel[])
 returns void
 language plpgsql as $$
 declare
     v_types text[];
-    v_apps text[];
-    v_installations uuid[];
 begin
     select array_agg(distinct f.type) into v_types from unnest(p_fresh) f;
     v_types := coalesce(v_types, '{}');
@@ -124,47 +123,18 @@ begin
                from unnest(p_fresh) t) f
       where f.tbl is not null
      having count(*) > 0;
-
-    -- Installations: every valid event (duplicates included: they prove the app is alive). New
-    -- ones are queued (xmax is 0 on a row this statement inserted, set on one it updated).
-    with stored as (
-    insert into installations as i (app_id, installation_id, platform, first_seen_at, last_seen_at,
-                                    last_received_at, app_version, os_version, sdk_int, browser, browser_version)
-    select distinct on (app_id, installation_id)
-           app_id, installation_id, platform, min(occurred_at) over w, max(occurred_at) over w,
-           max(received_at) over w, app_version, os_version, sdk_int, browser, browser_version
-      from unnest(p_all)
-    window w as (partition by app_id, installation_id)
-     order by app_id, installation_id, occurred_at desc, seq desc
-    on conflict (app_id, installation_id) do update set
-        first_seen_at = least(i.first_seen_at, excluded.first_seen_at),
-        last_seen_at = greatest(i.last_seen_at, excluded.last_seen_at),
-        last_received_at = greatest(i.last_received_at, excluded.last_received_at),
-        platform = case when excluded.last_seen_at >= i.last_seen_at then excluded.platform else i.platform end,
-        app_version = case when excluded.last_seen_at >= i.last_seen_at then excluded.app_version
-            else i.app_version end,
-        os_version = case when excluded.last_seen_at >= i.last_seen_at then excluded.os_version else i.os_version end,
-        sdk_int = case when excluded.last_seen_at >= i.last_seen_at then excluded.sdk_int else i.sdk_int end,
-        browser = case when excluded.last_seen_at >= i.last_seen_at then excluded.browser else i.browser end,
-        browser_version = case when excluded.last_seen_at >= i.last_seen_at then excluded.browser_version
-            else i.browser_version end
-    returning i.app_id, i.installation_id, i.xmax = 0 as inserted
-    )
-    select array_agg(app_id), array_agg(installation_id) into v_apps, v_installations from stored where inserted;
-    perform pushledger_queue_installations(v_apps, v_installations);
 end
 $$;
 
--- Sends of a batch (p_sends: those no earlier copy stored), and re-resolution of earlier sends
--- by the batch's fresh registrations (p_registrations: its fresh push_token events), with
--- response_body and the invalid-token feed.
+-- Sends of a batch (p_sends: those no earlier copy stored), with response_body, and the
+-- invalid-token feed of them and of the batch's fresh registrations (p_registrations: its
+-- fresh push_token events).
 create or replace function pushledger_store_batch_sends(
     p_sends pushledger_batch_send[], p_registrations pushledger_batch_telemetry[])
 returns void
 language plpgsql as $$
 declare
     v_invalid boolean := false;
-    v_queued integer;
 begin
     if cardinality(p_sends) > 0 then
         v_invalid := exists (select 1 from unnest(p_sends) st
@@ -196,38 +166,6 @@ begin
            from unnest(p_sends) s;
     end if;
 
-    if cardinality(p_registrations) > 0 then
-        -- Sends stored earlier without a registration (or before a later one) are re-resolved
-        -- when a registration at or before their sent_at arrives late.
-        with late as (
-            select distinct t.app_id, t.provider, md5(t.token)::uuid as token_key, t.occurred_at
-              from unnest(p_registrations) t
-        ), candidates as (
-            select s.app_id, s.sent_at, s.event_id, r.installation_id
-              from sends s
-              join late on s.app_id = late.app_id and s.provider = late.provider
-                       and s.token_key = late.token_key and s.sent_at >= late.occurred_at
-              cross join lateral (
-                    select r.installation_id from token_registrations r
-                     where r.app_id = s.app_id and r.provider = s.provider and r.token_key = s.token_key
-                       and r.occurred_at <= s.sent_at
-                     order by r.occurred_at desc, r.received_at desc, r.event_id desc
-                     limit 1) r
-             where s.resolved_by <> 'explicit' and s.installation_id is distinct from r.installation_id
-        )
-        , moved as (
-            update sends s set installation_id = c.installation_id, resolved_by = 'token'
-              from candidates c
-             where s.app_id = c.app_id and s.sent_at = c.sent_at and s.event_id = c.event_id
-            returning s.app_id, s.event_id, s.sent_at, s.notification_id, s.provider, s.token_key,
-                      pushledger_reason_class(s.provider, s.status, s.reason) = 'token_invalid' as invalid
-        )
-        select pushledger_queue_sends(false, array_agg(m.app_id), array_agg(m.event_id), array_agg(m.sent_at),
-                                      array_agg(m.notification_id), array_agg(m.provider), array_agg(m.token_key),
-                                      array_agg(m.invalid))
-          into v_queued from moved m;
-    end if;
-
     if v_invalid then
         -- APNs 410, 400 BadDeviceToken, FCM UNREGISTERED: the token is invalid from that result on.
         insert into push_tokens as p (app_id, provider, token_key, token, installation_id, invalidated_at,
@@ -257,15 +195,131 @@ begin
 end
 $$;
 
+-- The state a batch's telemetry derives, apart from its events: the installations it proves
+-- alive (p_all: every valid event, in order) and the earlier sends its fresh registrations
+-- (p_registrations) re-resolve. Applied in the batch's transaction, or later for many batches
+-- at once (pushledger_apply_derived_inputs): both are the same whatever the order of batches,
+-- but for ties of occurred_at, which p_all's order breaks.
+create or replace function pushledger_apply_derived(
+    p_all pushledger_batch_telemetry[], p_registrations pushledger_batch_telemetry[])
+returns void
+language plpgsql as $$
+declare
+    v_apps text[];
+    v_installations uuid[];
+    v_queued integer;
+begin
+    -- Installations: every valid event (duplicates included: they prove the app is alive), the
+    -- latest by occurred_at, then by place in p_all, naming the versions. New ones are queued
+    -- (xmax is 0 on a row this statement inserted, set on one it updated).
+    with stored as (
+    insert into installations as i (app_id, installation_id, platform, first_seen_at, last_seen_at,
+                                    last_received_at, app_version, os_version, sdk_int, browser, browser_version)
+    select distinct on (a.app_id, a.installation_id)
+           a.app_id, a.installation_id, a.platform, min(a.occurred_at) over w, max(a.occurred_at) over w,
+           max(a.received_at) over w, a.app_version, a.os_version, a.sdk_int, a.browser, a.browser_version
+      from unnest(p_all) with ordinality a
+    window w as (partition by a.app_id, a.installation_id)
+     order by a.app_id, a.installation_id, a.occurred_at desc, a.ordinality desc
+    on conflict (app_id, installation_id) do update set
+        first_seen_at = least(i.first_seen_at, excluded.first_seen_at),
+        last_seen_at = greatest(i.last_seen_at, excluded.last_seen_at),
+        last_received_at = greatest(i.last_received_at, excluded.last_received_at),
+        platform = case when excluded.last_seen_at >= i.last_seen_at then excluded.platform else i.platform end,
+        app_version = case when excluded.last_seen_at >= i.last_seen_at then excluded.app_version
+            else i.app_version end,
+        os_version = case when excluded.last_seen_at >= i.last_seen_at then excluded.os_version else i.os_version end,
+        sdk_int = case when excluded.last_seen_at >= i.last_seen_at then excluded.sdk_int else i.sdk_int end,
+        browser = case when excluded.last_seen_at >= i.last_seen_at then excluded.browser else i.browser end,
+        browser_version = case when excluded.last_seen_at >= i.last_seen_at then excluded.browser_version
+            else i.browser_version end
+    returning i.app_id, i.installation_id, i.xmax = 0 as inserted
+    )
+    select array_agg(app_id), array_agg(installation_id) into v_apps, v_installations from stored where inserted;
+    perform pushledger_queue_installations(v_apps, v_installations);
+
+    if cardinality(p_registrations) > 0 then
+        -- Sends stored earlier without a registration (or before a later one) are re-resolved
+        -- when a registration at or before their sent_at arrives late.
+        with late as (
+            -- A token's earliest registration reaches every send any of them can.
+            select t.app_id, t.provider, md5(t.token)::uuid as token_key, min(t.occurred_at) as occurred_at
+              from unnest(p_registrations) t
+             group by 1, 2, 3
+        ), candidates as (
+            select s.app_id, s.sent_at, s.event_id, r.installation_id
+              from sends s
+              join late on s.app_id = late.app_id and s.provider = late.provider
+                       and s.token_key = late.token_key and s.sent_at >= late.occurred_at
+              cross join lateral (
+                    select r.installation_id from token_registrations r
+                     where r.app_id = s.app_id and r.provider = s.provider and r.token_key = s.token_key
+                       and r.occurred_at <= s.sent_at
+                     order by r.occurred_at desc, r.received_at desc, r.event_id desc
+                     limit 1) r
+             where s.resolved_by <> 'explicit' and s.installation_id is distinct from r.installation_id
+        )
+        , moved as (
+            update sends s set installation_id = c.installation_id, resolved_by = 'token'
+              from candidates c
+             where s.app_id = c.app_id and s.sent_at = c.sent_at and s.event_id = c.event_id
+            returning s.app_id, s.event_id, s.sent_at, s.notification_id, s.provider, s.token_key,
+                      pushledger_reason_class(s.provider, s.status, s.reason) = 'token_invalid' as invalid
+        )
+        select pushledger_queue_sends(false, array_agg(m.app_id), array_agg(m.event_id), array_agg(m.sent_at),
+                                      array_agg(m.notification_id), array_agg(m.provider), array_agg(m.token_key),
+                                      array_agg(m.invalid))
+          into v_queued from moved m;
+    end if;
+end
+$$;
+
+-- Applies every batch's derived state queued in derived_inputs (sql/migrations/0022_derived_inputs.sql)
+-- that this transaction sees, in queue order, and deletes it; returns how many batches. Rows
+-- queued by transactions not yet committed stay for the next call.
+create or replace function pushledger_apply_derived_inputs()
+returns integer
+language plpgsql as $$
+declare
+    v_all pushledger_batch_telemetry[];
+    v_registrations pushledger_batch_telemetry[];
+    v_batches integer;
+begin
+    if not exists (select 1 from derived_inputs) then
+        return 0;
+    end if;
+    -- One call at a time: the queue's order holds across calls, and two calls never lock the
+    -- same installations and sends in turn.
+    perform pg_advisory_xact_lock(hashtext('pushledger_apply_derived_inputs'));
+    with taken as (
+        delete from derived_inputs returning id, telemetry, registrations
+    )
+    select (select array_agg(u order by t.id, u.seq) from taken t cross join lateral unnest(t.telemetry) u),
+           (select array_agg(u order by t.id, u.seq) from taken t cross join lateral unnest(t.registrations) u),
+           (select count(*) from taken)
+      into v_all, v_registrations, v_batches;
+    if v_batches > 0 then
+        perform pushledger_apply_derived(v_all, coalesce(v_registrations, '{}'));
+    end if;
+    return v_batches;
+end
+$$;
+
 -- Stores a batch in one call: its failed events, then its events de-duplicated by (app_id,
 -- event_id) against every earlier batch (within the batch the writer sends each key's first
 -- copy as batch_first), then the telemetry, the installations and tokens they fold into, the
--- sends and their resolution. Returns the newly stored event count per unit. p_partitions:
--- whether to create missing partitions of the batch's times (false: the writer has just seen
--- them all covered, sql/partitions/partitions.sql).
+-- sends and their resolution, and the state the telemetry derives (pushledger_apply_derived).
+-- Returns the newly stored event count per unit. p_partitions: whether to create missing
+-- partitions of the batch's times (false: the writer has just seen them all covered,
+-- sql/partitions/partitions.sql). p_defer: queue the derived state in derived_inputs instead
+-- of applying it (a busy writer: the answer need not wait for it).
+drop function if exists pushledger_apply_batch(
+    pushledger_batch_telemetry[], pushledger_batch_channel[], pushledger_batch_send[], pushledger_batch_failure[],
+    boolean);
 create or replace function pushledger_apply_batch(
     p_telemetry pushledger_batch_telemetry[], p_channels pushledger_batch_channel[],
-    p_sends pushledger_batch_send[], p_failures pushledger_batch_failure[], p_partitions boolean default true)
+    p_sends pushledger_batch_send[], p_failures pushledger_batch_failure[], p_partitions boolean default true,
+    p_defer boolean default false)
 returns table (unit integer, accepted bigint)
 language plpgsql
 -- Every statement of the call (the steps' too) reads the batch from parameters, so Postgres
@@ -316,10 +370,19 @@ begin
       into v_telemetry, v_sends;
 
     if cardinality(p_telemetry) > 0 then
-        perform pushledger_store_batch_telemetry(v_telemetry, p_telemetry, p_channels);
+        perform pushledger_store_batch_telemetry(v_telemetry, p_channels);
         select array_agg(t order by t.seq) into v_registrations from unnest(v_telemetry) t where t.type = 'push_token';
     end if;
     perform pushledger_store_batch_sends(v_sends, v_registrations);
+    if cardinality(p_telemetry) > 0 and p_defer then
+        insert into derived_inputs (app_id, telemetry, registrations)
+        select t.app_id, array_agg(t order by t.seq),
+               (select array_agg(r order by r.seq) from unnest(v_registrations) r where r.app_id = t.app_id)
+          from unnest(p_telemetry) t
+         group by t.app_id;
+    elsif cardinality(p_telemetry) > 0 then
+        perform pushledger_apply_derived(p_telemetry, v_registrations);
+    end if;
 
     return query select u.unit, count(*)
                    from (select unit from unnest(v_telemetry) union all select unit from unnest(v_sends)) u

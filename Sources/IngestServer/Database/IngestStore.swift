@@ -8,6 +8,12 @@ public protocol IngestStore: Sendable {
     /// Writes `units` in one transaction and returns one outcome per unit, in order, after the
     /// commit. On error nothing of the batch is stored.
     func write(_ units: [IngestUnit]) throws(StoreError) -> [WriteOutcome]
+    /// `write`, leaving the state the batch derives (installations, re-resolved sends) queued
+    /// for ``applyDerived()``: for a writer with more requests waiting.
+    func write(_ units: [IngestUnit], deferringDerived: Bool) throws(StoreError) -> [WriteOutcome]
+    /// Applies the derived state deferred writes queued, in one transaction of its own;
+    /// returns how many batches' it applied.
+    func applyDerived() throws(StoreError) -> Int
     /// What `write` would return, computed by the same statements in a transaction that is
     /// rolled back: nothing is stored (no events, failed events or de-duplication ids).
     func dryRun(_ units: [IngestUnit]) throws(StoreError) -> [WriteOutcome]
@@ -37,6 +43,13 @@ public protocol IngestStore: Sendable {
 
 extension IngestStore {
     public func route(app: String) -> String? { nil }
+
+    /// A store that does not defer writes all derived state in the batch's transaction.
+    public func write(_ units: [IngestUnit], deferringDerived: Bool) throws(StoreError) -> [WriteOutcome] {
+        try write(units)
+    }
+
+    public func applyDerived() throws(StoreError) -> Int { 0 }
 
     public func listenForKeyChanges() throws(StoreError) -> KeyChangeListener? { nil }
 

@@ -30,6 +30,15 @@ public final class PostgresIngestStore: IngestStore {
         try withConnection { try writer.write(units, on: $0) }
     }
 
+    public func write(_ units: [IngestUnit], deferringDerived: Bool) throws(StoreError) -> [WriteOutcome] {
+        try withConnection { try writer.write(units, on: $0, deferDerived: deferringDerived) }
+    }
+
+    /// On the writers' pool: it runs on a writer thread between batches.
+    public func applyDerived() throws(StoreError) -> Int {
+        try withConnection { try writer.applyDerived(on: $0) }
+    }
+
     public func dryRun(_ units: [IngestUnit]) throws(StoreError) -> [WriteOutcome] {
         try withConnection { try writer.write(units, on: $0, dryRun: true) }
     }

@@ -17,6 +17,9 @@ import Synchronization
 /// it the app's requests answer 503, and a write in progress is finished before the move goes
 /// on. A shard records the apps moved away (`shard_departures`): a write that finds its app
 /// there was routed by an old map, is refused with 503 and reloads the map.
+///
+/// Every batch applies the state it derives (installations, re-resolved sends) in its own
+/// transaction, never deferred: nothing of an app waits on its old shard when it moves.
 public final class ShardedIngestStore: IngestStore {
     /// The directory: keys, key uses, the map, the reconnect probe.
     private let directory: ConnectionPool

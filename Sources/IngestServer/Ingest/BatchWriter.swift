@@ -13,12 +13,65 @@ final class DatabaseHealth: Sendable {
     func set(up value: Bool) -> Bool { up.exchange(value, ordering: .acquiringAndReleasing) }
 }
 
+/// When the writers apply the derived state they deferred (`IngestStore.applyDerived`): a batch
+/// that was already waiting when its writer looked (the writers were busy) defers it; a writer
+/// that has found the queue empty for a moment (`IngestQueue`'s idle wait) applies what is
+/// queued, and so does one that has deferred `limit` batches since (under load that never
+/// lets up, at most that many batches wait). A batch its writer waited for (light load)
+/// applies its own in its transaction.
+final class DerivedStateSchedule: Sendable {
+    /// Batches deferred since the last application; 1 at start, so leftovers of a server that
+    /// stopped without applying them are applied at the first chance.
+    private let deferred = Atomic<Int>(1)
+    let limit: Int
+    let enabled: Bool
+
+    init(enabled: Bool, limit: Int) {
+        self.enabled = enabled
+        self.limit = max(1, limit)
+    }
+
+    /// Notes a deferred batch; true when the limit is reached.
+    func noteDeferred() -> Bool { deferred.add(1, ordering: .relaxed).newValue >= limit }
+
+    /// Whether anything may wait; clears the count (one caller applies, the others skip).
+    func take() -> Bool { deferred.exchange(0, ordering: .acquiringAndReleasing) > 0 }
+
+    /// An application failed: what it did not apply is still queued.
+    func restore() { deferred.add(1, ordering: .relaxed) }
+}
+
 /// Stores batches of jobs through an `IngestStore` and answers every job of the batch.
 struct BatchWriter: Sendable {
     let store: any IngestStore
     let health: DatabaseHealth
     let metrics: ServerMetrics
     let logger: Logger
+    /// Off unless the server turns it on: a batch then applies its own derived state.
+    var derived = DerivedStateSchedule(enabled: false, limit: 1)
+
+    /// `write` for a batch its writer did or did not have to wait for: see `DerivedStateSchedule`.
+    func write(_ jobs: [IngestJob], waited: Bool) {
+        let deferring = !waited && derived.enabled
+        write(jobs, deferringDerived: deferring)
+        guard deferring else { return }
+        metrics.derivedDeferred.increment([])
+        if derived.noteDeferred() { applyDerived() }
+    }
+
+    /// Applies what deferred batches queued, if any may wait: the writers' idle work.
+    func applyDerived() {
+        guard derived.enabled, health.isUp, derived.take() else { return }
+        do throws(StoreError) {
+            metrics.derivedApplied.increment([], by: Double(try store.applyDerived()))
+        } catch {
+            derived.restore()
+            metrics.recordDatabaseError(error)
+            logger.warning(
+                "derived state not applied; it stays queued",
+                ["sqlstate": error.sqlState ?? "none", "error": error.debugDescription])
+        }
+    }
 
     /// One transaction for the whole batch (one statement that commits as it ends). A
     /// connection problem fails the batch with 503: `unavailable` (nothing was committed) when
@@ -29,9 +82,9 @@ struct BatchWriter: Sendable {
     /// is answered 400 `unstorable`, never 500 (the SDK would retry it forever).
     /// Dry runs each get a transaction of their own that is rolled back, so neither they nor the
     /// real requests of the batch see each other's events.
-    func write(_ jobs: [IngestJob]) {
+    func write(_ jobs: [IngestJob], deferringDerived: Bool = false) {
         let stored = jobs.filter { !$0.dryRun }
-        for group in byShard(stored) { write(group, dryRun: false) }
+        for group in byShard(stored) { write(group, dryRun: false, deferringDerived: deferringDerived) }
         for job in jobs where job.dryRun { write([job], dryRun: true) }
     }
 
@@ -47,7 +100,7 @@ struct BatchWriter: Sendable {
         return order.map { groups[$0]! }
     }
 
-    private func write(_ jobs: [IngestJob], dryRun: Bool) {
+    private func write(_ jobs: [IngestJob], dryRun: Bool, deferringDerived: Bool = false) {
         guard health.isUp else {
             for job in jobs { job.completion(.failure(.unavailable)) }
             return
@@ -55,7 +108,10 @@ struct BatchWriter: Sendable {
         let clock = ContinuousClock()
         let started = clock.now
         do throws(StoreError) {
-            let outcomes = dryRun ? try store.dryRun(jobs.map(\.unit)) : try store.write(jobs.map(\.unit))
+            let outcomes =
+                dryRun
+                ? try store.dryRun(jobs.map(\.unit))
+                : try store.write(jobs.map(\.unit), deferringDerived: deferringDerived)
             guard outcomes.count == jobs.count else {
                 throw StoreError(
                     isConnectionProblem: false,

@@ -79,15 +79,33 @@ final class IngestQueue: Sendable {
     private let writers: Int
     /// Transactions of one app at once at most.
     let appWriters: Int
-    private let write: @Sendable ([IngestJob]) -> Void
+    private let write: @Sendable (_ jobs: [IngestJob], _ waited: Bool) -> Void
+    private let idle: @Sendable () -> Void
+    private let idleAfter: TimeInterval
 
     /// `write` stores one batch and completes every job in it; it runs on the writer threads.
     /// `share` defaults to the whole capacity (no per-app bound); `appWriters` to
     /// `IngestQueue.defaultAppWriters(writers)`, at most `writers`.
-    init(
+    convenience init(
         capacity: Int, share: Int? = nil, maxBytes: Int = .max, maxBatch: Int, maxEvents: Int = .max, writers: Int,
         appWriters: Int? = nil,
         recentApps: Duration = .seconds(10), write: @escaping @Sendable ([IngestJob]) -> Void
+    ) {
+        self.init(
+            capacity: capacity, share: share, maxBytes: maxBytes, maxBatch: maxBatch, maxEvents: maxEvents,
+            writers: writers, appWriters: appWriters, recentApps: recentApps, write: { jobs, _ in write(jobs) },
+            idle: {})
+    }
+
+    /// `write` also hears whether its writer `waited` for the batch (nothing was queued when it
+    /// looked) or found it queued (the writers were busy). `idle` runs on a writer thread once
+    /// the queue has stayed empty `idleAfter` seconds since that writer's last batch (and as it
+    /// exits).
+    init(
+        capacity: Int, share: Int? = nil, maxBytes: Int = .max, maxBatch: Int, maxEvents: Int = .max, writers: Int,
+        appWriters: Int? = nil,
+        recentApps: Duration = .seconds(10), write: @escaping @Sendable (_ jobs: [IngestJob], _ waited: Bool) -> Void,
+        idle: @escaping @Sendable () -> Void, idleAfter: TimeInterval = 0.02
     ) {
         self.capacity = max(1, capacity)
         self.share = max(1, min(share ?? capacity, capacity))
@@ -100,6 +118,8 @@ final class IngestQueue: Sendable {
         self.appWriters = max(1, min(appWriters ?? Self.defaultAppWriters(writers), self.writers))
         self.recentApps = recentApps
         self.write = write
+        self.idle = idle
+        self.idleAfter = idleAfter
     }
 
     /// One writer kept for the other apps (none with a single writer).
@@ -166,14 +186,24 @@ final class IngestQueue: Sendable {
     }
 
     private func writerLoop() {
-        var batch = condition.withLock { nextBatch() }
-        while let jobs = batch {
-            write(jobs)
-            batch = condition.withLock {
-                finished(jobs)
-                return nextBatch()
+        var idled = false
+        var next = condition.withLock { nextBatch(idled: idled) }
+        while let step = next {
+            switch step {
+            case .batch(let jobs, let waited):
+                write(jobs, waited)
+                idled = false
+                next = condition.withLock {
+                    finished(jobs)
+                    return nextBatch(idled: idled)
+                }
+            case .idle:
+                idle()
+                idled = true
+                next = condition.withLock { nextBatch(idled: idled) }
             }
         }
+        idle()
         condition.withLock {
             runningWriters -= 1
             condition.broadcast()
@@ -192,13 +222,29 @@ final class IngestQueue: Sendable {
         condition.broadcast()
     }
 
-    /// Blocks until jobs of an app under its writer limit are waiting; nil once closed and
-    /// empty. Called with the lock held.
-    private func nextBatch() -> [IngestJob]? {
+    /// What a writer does next: a batch (`waited`: it found none at first), or its idle work.
+    private enum Step {
+        case batch([IngestJob], waited: Bool)
+        case idle
+    }
+
+    /// Blocks until jobs of an app under its writer limit are waiting, or (unless the writer
+    /// `idled` since its last batch) until the queue has stayed empty `idleAfter`; nil once
+    /// closed and empty. Called with the lock held.
+    private func nextBatch(idled: Bool) -> Step? {
+        var waited = false
         while true {
             if count == 0 && closed { return nil }
             let batch = count > 0 ? takeRoundRobin() : []
-            if !batch.isEmpty { return batch }
+            if !batch.isEmpty { return .batch(batch, waited: waited) }
+            if !idled && count == 0 && !waited {
+                waited = true
+                if !condition.wait(until: Date(timeIntervalSinceNow: idleAfter)) && count == 0 && !closed {
+                    return .idle
+                }
+                continue
+            }
+            waited = true
             condition.wait()
         }
     }

@@ -23,6 +23,8 @@ final class ServerMetrics: Sendable {
     /// Distinct app label values at most: a scrape stays small however many apps have keys.
     static let maxAppLabels = 100
     let batchSplits: CounterMetric
+    let derivedDeferred: CounterMetric
+    let derivedApplied: CounterMetric
     let quarantined: CounterMetric
     let failedEventsNotStored: CounterMetric
 
@@ -90,6 +92,24 @@ final class ServerMetrics: Sendable {
             CounterMetric(
                 "pushledger_write_batch_splits_total",
                 help: "Batches the database refused and the writer split in halves.", labels: []))
+        derivedDeferred = registry.register(
+            CounterMetric(
+                "pushledger_write_derived_deferred_total",
+                help:
+                    """
+                    Batches written while more requests waited, whose installations and re-resolution of earlier \
+                    sends were queued for later instead of applied before the answer.
+                    """,
+                labels: []))
+        derivedApplied = registry.register(
+            CounterMetric(
+                "pushledger_write_derived_applied_total",
+                help:
+                    """
+                    Deferred batches whose derived state the writers applied (a rollup pass or an erasure applies \
+                    what waits first, so this may stay below the deferred count).
+                    """,
+                labels: []))
         quarantined = registry.register(
             CounterMetric(
                 "pushledger_requests_quarantined_total",

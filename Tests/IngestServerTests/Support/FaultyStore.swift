@@ -35,6 +35,10 @@ final class FaultyStore: IngestStore {
     }
 
     func write(_ units: [IngestUnit]) throws(StoreError) -> [WriteOutcome] {
+        try write(units, deferringDerived: false)
+    }
+
+    func write(_ units: [IngestUnit], deferringDerived: Bool) throws(StoreError) -> [WriteOutcome] {
         try injectFaults()
         let poison = state.withLock { state -> UUID? in
             state.writes += 1
@@ -48,9 +52,14 @@ final class FaultyStore: IngestStore {
         {
             throw StoreError(isConnectionProblem: false, sqlState: "22008", description: "datetime field overflow")
         }
-        let outcomes = try inner.write(units)
+        let outcomes = try inner.write(units, deferringDerived: deferringDerived)
         state.withLock { $0.batchSizes.append(units.count) }
         return outcomes
+    }
+
+    func applyDerived() throws(StoreError) -> Int {
+        if state.withLock({ $0.down }) { throw Self.unreachable }
+        return try inner.applyDerived()
     }
 
     func dryRun(_ units: [IngestUnit]) throws(StoreError) -> [WriteOutcome] {
