@@ -217,25 +217,34 @@ public final class HTTPClient: @unchecked Sendable {
     }
 }
 
-/// Parses a status line and header fields.
+/// Parses a status line and header fields, byte by byte (a load generator parses one a request).
 enum ResponseHead {
     static func parse(_ head: [UInt8]) throws(HTTPClientError) -> (Int, [HTTPHeader]) {
-        let text = String(decoding: head, as: UTF8.self)
-        var lines = text.components(separatedBy: "\r\n").filter { !$0.isEmpty }
-        guard !lines.isEmpty else { throw HTTPClientError(.malformedResponse, "empty response head") }
-        let statusLine = lines.removeFirst().split(separator: " ", maxSplits: 2)
-        guard statusLine.count >= 2, statusLine[0].hasPrefix("HTTP/1."), let status = Int(statusLine[1]) else {
+        var lines = head.split(separator: 10, omittingEmptySubsequences: false).map { line in
+            line.last == 13 ? line.dropLast() : line
+        }.filter { !$0.isEmpty }[...]
+        guard let statusLine = lines.popFirst() else {
+            throw HTTPClientError(.malformedResponse, "empty response head")
+        }
+        let parts = statusLine.split(separator: 32, maxSplits: 2)
+        guard parts.count >= 2, parts[0].starts(with: Array("HTTP/1.".utf8)), parts[1].count == 3,
+            parts[1].allSatisfy({ (48...57).contains($0) })
+        else {
             throw HTTPClientError(.malformedResponse, "bad status line")
         }
+        let status = parts[1].reduce(0) { $0 * 10 + Int($1 - 48) }
         var headers: [HTTPHeader] = []
         for line in lines {
-            guard let colon = line.firstIndex(of: ":") else {
+            guard let colon = line.firstIndex(of: 58) else {
                 throw HTTPClientError(.malformedResponse, "bad header line")
             }
+            let isBlank = { (byte: UInt8) in byte == 32 || byte == 9 }
+            let value = line[line.index(after: colon)...].drop(while: isBlank)
+            let end = value.lastIndex { !isBlank($0) }.map { value.index(after: $0) } ?? value.startIndex
             headers.append(
                 HTTPHeader(
-                    name: String(line[..<colon]),
-                    value: String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)))
+                    name: String(decoding: line[..<colon], as: UTF8.self),
+                    value: String(decoding: value[..<end], as: UTF8.self)))
         }
         return (status, headers)
     }

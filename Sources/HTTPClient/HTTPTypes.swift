@@ -14,10 +14,13 @@ public struct HTTPResponse: Sendable, Equatable {
         self.body = body
     }
 
-    /// The first field with this name (case-insensitive).
+    /// The first field with this name (ASCII case-insensitive, as HTTP field names are).
     public func header(_ name: String) -> String? {
-        let wanted = name.lowercased()
-        return headers.first { $0.name.lowercased() == wanted }?.value
+        headers.first { field in
+            field.name.utf8.elementsEqual(name.utf8) { a, b in
+                a == b || (a ^ b == 32 && (97...122).contains(a | 32))
+            }
+        }?.value
     }
 
     public var bodyText: String { String(decoding: body, as: UTF8.self) }

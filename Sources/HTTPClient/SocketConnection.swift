@@ -5,6 +5,8 @@ final class SocketConnection {
     private var fd: Int32
     private var buffer: [UInt8] = []
     private var bufferStart = 0
+    /// What one `recv` reads into, kept: a fresh one a read cost more than the exchange's parsing.
+    private var chunk = [UInt8](repeating: 0, count: 16_384)
 
     private init(fd: Int32) { self.fd = fd }
 
@@ -91,7 +93,6 @@ final class SocketConnection {
             buffer.removeAll(keepingCapacity: true)
             bufferStart = 0
         }
-        var chunk = [UInt8](repeating: 0, count: 16_384)
         while true {
             let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if n > 0 {
