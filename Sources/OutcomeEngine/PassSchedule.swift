@@ -4,8 +4,9 @@ import Foundation
 /// is due one period (half the freshness) after the last one started, so inputs arriving
 /// without pause are rolled up in few, large passes (a send re-opened by several inputs is
 /// judged once a pass, not once an input). It is due earlier once inputs wait and ingest has
-/// gone idle: no other transaction is writing and nothing has been queued for `settle` seconds,
-/// or nothing has been queued for `quiet` seconds whatever the rest of the database does.
+/// gone idle: no other transaction is writing and either the writers announced it (their queue
+/// stayed empty) or nothing has been queued for `settle` seconds; or nothing has been queued for
+/// `quiet` seconds whatever the rest of the database does.
 /// Waiting longer would only add lag. An early pass keeps a gap after the last one at least as
 /// long as that pass took and as the quiet interval, so inputs trickling in one at a time cannot
 /// keep the refresh running more than about half the time.
@@ -38,10 +39,13 @@ public struct PassSchedule: Sendable, Equatable {
         public var sinceQueueChanged: TimeInterval
         /// Whether another transaction was writing at the last look (true when unknown).
         public var othersWriting: Bool
+        /// Whether the writers announced that ingest went idle since the queue last changed
+        /// (`pushledger_announce_ingest_idle`).
+        public var idleAnnounced: Bool
 
         public init(
             sinceStart: TimeInterval, sinceEnd: TimeInterval, lastPassSeconds: TimeInterval, waiting: Bool,
-            sinceQueueChanged: TimeInterval, othersWriting: Bool = true
+            sinceQueueChanged: TimeInterval, othersWriting: Bool = true, idleAnnounced: Bool = false
         ) {
             self.sinceStart = sinceStart
             self.sinceEnd = sinceEnd
@@ -49,15 +53,27 @@ public struct PassSchedule: Sendable, Equatable {
             self.waiting = waiting
             self.sinceQueueChanged = sinceQueueChanged
             self.othersWriting = othersWriting
+            self.idleAnnounced = idleAnnounced
         }
     }
 
-    /// Whether the next pass starts now.
-    public func isDue(_ seen: Observation) -> Bool {
-        if seen.sinceStart >= period { return true }
-        guard seen.waiting, seen.sinceEnd >= max(quiet, seen.lastPassSeconds) else { return false }
-        return seen.sinceQueueChanged >= quiet || (!seen.othersWriting && seen.sinceQueueChanged >= settle)
+    /// Why a pass starts (its log line says).
+    public enum Trigger: String, Sendable {
+        case period, quiet, announced = "announced_idle", settled
     }
+
+    /// Why the next pass starts now; nil: not yet.
+    public func trigger(_ seen: Observation) -> Trigger? {
+        if seen.sinceStart >= period { return .period }
+        guard seen.waiting, seen.sinceEnd >= max(quiet, seen.lastPassSeconds) else { return nil }
+        if seen.sinceQueueChanged >= quiet { return .quiet }
+        guard !seen.othersWriting else { return nil }
+        if seen.idleAnnounced { return .announced }
+        return seen.sinceQueueChanged >= settle ? .settled : nil
+    }
+
+    /// Whether the next pass starts now.
+    public func isDue(_ seen: Observation) -> Bool { trigger(seen) != nil }
 
     /// Seconds between looks at the queue: half the settle interval, so a pass starts at most
     /// that long after ingest went idle (a look each settle interval could see the last input

@@ -55,13 +55,19 @@ public final class RollupFollower: Sendable {
         }
     }
 
+    /// Seconds with nothing queued and no other transaction writing after which ingest counts as
+    /// idle when the writers do not announce it.
+    public let settle: TimeInterval
+
     /// `connect` opens a new connection to the primary (called again after each loss).
     public init(
         freshness: TimeInterval, confirmationWindow: TimeInterval = OutcomeRules.defaultConfirmationWindow,
-        logger: Logger, retry: RetryPolicy = RetryPolicy(maxAttempts: .max, baseDelay: 1, maxDelay: 30),
+        settle: TimeInterval = 0.25, logger: Logger,
+        retry: RetryPolicy = RetryPolicy(maxAttempts: .max, baseDelay: 1, maxDelay: 30),
         connect: @escaping @Sendable () throws -> Connection
     ) {
         self.freshness = freshness
+        self.settle = settle
         self.confirmationWindow = confirmationWindow
         self.logger = logger
         self.retry = retry
@@ -74,9 +80,10 @@ public final class RollupFollower: Sendable {
     public var period: TimeInterval { max(freshness / 2, 0.05) }
 
     /// When a pass starts: at the latest a period after the last one, sooner once ingest has
-    /// gone idle (a quarter of a second with nothing queued and no other transaction writing) or
-    /// paused for a tenth of the period (at least a second): 3 s at the default freshness.
-    public var schedule: PassSchedule { PassSchedule(period: period, quiet: max(1, period / 10), settle: 0.25) }
+    /// gone idle (no other transaction writing, and the writers announced it or nothing was
+    /// queued for `settle`) or paused for a tenth of the period (at least a second): 3 s at the
+    /// default freshness.
+    public var schedule: PassSchedule { PassSchedule(period: period, quiet: max(1, period / 10), settle: settle) }
 
     public var snapshot: Snapshot { shared.withLock { $0 } }
 
@@ -157,7 +164,11 @@ public final class RollupFollower: Sendable {
         }
         guard !stopped else { return }
         enter(.leading)
+        let channel: String = try connection.query("select pushledger_ingest_idle_channel() as channel")[0].decode(
+            "channel")
+        try connection.listen(channel)
         var behind = false
+        var trigger = "start"
         while !stopped {
             let started = Date()
             let pass = Result { () throws(ReportError) in
@@ -184,7 +195,7 @@ public final class RollupFollower: Sendable {
                     "sends": summary.reclassifiedSends, "days": summary.days.count,
                     "prompt_cohort_days": summary.promptCohortDays,
                     "full": summary.full, "seconds": seconds(took), "lag_s": seconds(status.lagSeconds),
-                    "pending_inputs": status.pendingInputs,
+                    "pending_inputs": status.pendingInputs, "trigger": trigger,
                 ])
             if (status.lagSeconds > freshness) != behind {
                 behind.toggle()
@@ -197,23 +208,35 @@ public final class RollupFollower: Sendable {
             }
             // Between passes the status is read every `schedule.look` seconds: the metrics stay
             // current, and the next pass starts as soon as the schedule says it is due.
+            // A look comes early when the writers announce that ingest went idle.
             let ended = Date()
-            var queued = status.pendingInputs, queueChanged = ended, writing = true
+            var queued = status.pendingInputs, queueChanged = ended, writing = true, announced = false
             while !stopped {
                 let now = Date()
                 let seen = PassSchedule.Observation(
                     sinceStart: now.timeIntervalSince(started), sinceEnd: now.timeIntervalSince(ended),
                     lastPassSeconds: took, waiting: (snapshot.status?.lagSeconds ?? 0) > 0,
-                    sinceQueueChanged: now.timeIntervalSince(queueChanged), othersWriting: writing)
-                if schedule.isDue(seen) { break }
-                guard pause(schedule.nextLook(seen)) else { break }
+                    sinceQueueChanged: now.timeIntervalSince(queueChanged), othersWriting: writing,
+                    idleAnnounced: announced)
+                if let due = schedule.trigger(seen) {
+                    trigger = due.rawValue
+                    break
+                }
+                let heard = try !connection.waitForNotifications(
+                    timeout: .milliseconds(Int(schedule.nextLook(seen) * 1000))
+                ).isEmpty
+                guard !stopped else { break }
                 let current = try RollupStatus.read(connection: connection)
                 observe(current)
                 writing = try othersWriting(connection)
+                // The announcement follows the writers' last commit: a change seen with it is
+                // one of theirs; a change seen later is ingest going on.
                 if current.pendingInputs != queued {
                     queued = current.pendingInputs
                     queueChanged = Date()
+                    announced = false
                 }
+                if heard { announced = true }
             }
         }
         _ = try? connection.query("select pg_advisory_unlock(hashtext(\(Self.lockName)))")

@@ -53,6 +53,19 @@ public struct EventWriter: Sendable {
         }
     }
 
+    /// What a writer does when its queue has gone quiet: applies the derived state waiting
+    /// (``applyDerived(on:)``) and announces that ingest went idle
+    /// (`pushledger_announce_ingest_idle`, heard by `pushledger rollup --follow` as it commits),
+    /// in one transaction; returns how many batches' derived state it applied.
+    @discardableResult
+    public func wentIdle(on connection: Connection) throws -> Int {
+        try Self.retryingDeadlocks {
+            try connection.queryCommitting(
+                "select pushledger_apply_derived_inputs() as batches, pushledger_announce_ingest_idle()"
+            )[0].decode("batches", as: Int.self)
+        }
+    }
+
     /// Runs `body` again when Postgres breaks a deadlock by aborting it, `maxAttempts` times at most.
     private static func retryingDeadlocks<T>(_ body: () throws -> T) throws -> T {
         var attempt = 1

@@ -74,6 +74,20 @@ struct OperationsTests {
         #expect(try harness.count("select count(*)::int8 from installations") == 6)
     }
 
+    /// Once their queue stays empty after writing, the writers announce that ingest went idle
+    /// (a rollup follower then starts its pass at once); with nothing written since, they do not.
+    @Test func writersAnnounceIngestIdleOnceTheirQueueStaysEmpty() throws {
+        let harness = try Harness()
+        let listener = try Connection.connect(url: harness.databaseURL)
+        let channel: String = try listener.query("select pushledger_ingest_idle_channel()")[0].decode(0)
+        try listener.listen(channel)
+        #expect(try harness.telemetry(Fixtures.telemetry(count: 1)).status == 200)
+        var heard: [String] = []
+        for _ in 0..<30 where heard.isEmpty { heard = try listener.waitForNotifications(timeout: .seconds(1)) }
+        #expect(heard == [channel])
+        #expect(try listener.waitForNotifications(timeout: .milliseconds(500)).isEmpty)
+    }
+
     @Test func databaseOutageIs503AndTheServerRecoversWithoutRestart() throws {
         let harness = try Harness()
         let store = harness.store

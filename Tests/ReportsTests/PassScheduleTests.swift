@@ -10,11 +10,11 @@ import Testing
 
     func seen(
         start: TimeInterval, end: TimeInterval, took: TimeInterval = 2, waiting: Bool = true, changed: TimeInterval,
-        writing: Bool = true
+        writing: Bool = true, announced: Bool = false
     ) -> PassSchedule.Observation {
         .init(
             sinceStart: start, sinceEnd: end, lastPassSeconds: took, waiting: waiting, sinceQueueChanged: changed,
-            othersWriting: writing)
+            othersWriting: writing, idleAnnounced: announced)
     }
 
     @Test func aPassIsDueOnePeriodAfterTheLastStartedWhateverWaits() {
@@ -45,6 +45,21 @@ import Testing
         // Idle, but nothing waits, or too soon after the last pass: no early pass.
         #expect(!schedule.isDue(seen(start: 8, end: 6, waiting: false, changed: 6, writing: false)))
         #expect(!schedule.isDue(seen(start: 4, end: 2, changed: 1, writing: false)))
+    }
+
+    @Test func whenTheWritersAnnounceIdleInputsAreRolledUpWithoutSettling() {
+        #expect(schedule.trigger(seen(start: 8, end: 6, changed: 0.01, writing: false, announced: true)) == .announced)
+        // Another transaction still writing (another server, an import), nothing waiting, or too
+        // soon after the last pass: no early pass.
+        #expect(schedule.trigger(seen(start: 8, end: 6, changed: 0.01, writing: true, announced: true)) == nil)
+        #expect(
+            schedule.trigger(seen(start: 8, end: 6, waiting: false, changed: 0.01, writing: false, announced: true))
+                == nil)
+        #expect(schedule.trigger(seen(start: 4, end: 2, changed: 0.01, writing: false, announced: true)) == nil)
+        // Each way a pass comes due says so.
+        #expect(schedule.trigger(seen(start: 30, end: 28, waiting: false, changed: 0)) == .period)
+        #expect(schedule.trigger(seen(start: 8, end: 6, changed: 3)) == .quiet)
+        #expect(schedule.trigger(seen(start: 8, end: 6, changed: 0.25, writing: false)) == .settled)
     }
 
     @Test func theSettleIntervalNeverExceedsTheQuietOne() {

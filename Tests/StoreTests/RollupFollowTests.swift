@@ -268,6 +268,30 @@ import Testing
         let idle = Date().timeIntervalSince(ended)
         #expect(idle < 6 - 0.5, "the pass after ingest went idle waited for the quiet interval: \(idle) s")
         #expect(follower.waitFor("rollup pass", count: 3) && follower.lines("rollup pass").count == 3)
+        #expect(Self.triggers(follower) == ["start", "settled", "settled"], "\(follower.logText)")
+    }
+
+    /// Why each pass the follower logged started (its `trigger` field).
+    static func triggers(_ follower: FollowProcess) -> [String] {
+        follower.lines("rollup pass").compactMap { line in
+            line.split(separator: " ").first { $0.hasPrefix("trigger=") }.map { String($0.dropFirst(8)) }
+        }
+    }
+
+    /// Writers that announce going idle (as `pushledger serve`'s do) start the pass at once, without
+    /// the settle interval.
+    @Test func aPassStartsWhenTheWritersAnnounceIngestIdle() throws {
+        let db = try StoreDatabase()
+        var world = RandomIngest(seed: 13)
+        let follower = try FollowProcess(databaseURL: db.url, freshness: "20s")
+        #expect(follower.waitFor("rollup pass"), "\(follower.logText)")
+        sleep(2)  // past the quiet interval (1 s) after the first pass: an early pass may come
+        for unit in world.units(at: -30) { _ = try db.write(unit) }
+        #expect(try db.count("rollup_inputs") > 0)
+        try db.connection.execute("select pushledger_announce_ingest_idle()")
+        #expect(try Self.caughtUp(db.connection), "\(follower.logText)")
+        #expect(follower.waitFor("rollup pass", count: 2), "\(follower.logText)")
+        #expect(Self.triggers(follower) == ["start", "announced_idle"], "\(follower.logText)")
     }
 
     @Test func reconnectsAfterPostgresRestarts() throws {

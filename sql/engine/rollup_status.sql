@@ -55,3 +55,18 @@ begin
       from (select 1) one left join rollup_refresh_state s on true;
 end
 $$;
+
+-- The channel on which writers announce that ingest went idle (their queue stayed empty):
+-- `pushledger rollup --follow` listens on it and starts its pass at once when inputs wait and
+-- no other transaction writes, instead of waiting out its settle interval (docs/rollups.md
+-- "Following").
+-- Reads nothing; writes nothing.
+create or replace function pushledger_ingest_idle_channel()
+returns text
+language sql immutable as $$ select 'pushledger_ingest_idle'::text $$;
+
+-- Announces it: the followers hear it as the caller's transaction commits.
+-- Reads nothing; writes nothing (a notification).
+create or replace function pushledger_announce_ingest_idle()
+returns void
+language sql as $$ select pg_notify(pushledger_ingest_idle_channel(), '') $$;

@@ -14,6 +14,9 @@ public protocol IngestStore: Sendable {
     /// Applies the derived state deferred writes queued, in one transaction of its own;
     /// returns how many batches' it applied.
     func applyDerived() throws(StoreError) -> Int
+    /// `applyDerived`, announcing in the same transaction that ingest went idle (the writers'
+    /// queue stayed empty): a rollup follower then starts its pass at once.
+    func wentIdle() throws(StoreError) -> Int
     /// What `write` would return, computed by the same statements in a transaction that is
     /// rolled back: nothing is stored (no events, failed events or de-duplication ids).
     func dryRun(_ units: [IngestUnit]) throws(StoreError) -> [WriteOutcome]
@@ -50,6 +53,10 @@ extension IngestStore {
     }
 
     public func applyDerived() throws(StoreError) -> Int { 0 }
+
+    /// A store that does not defer has nothing to apply, and its followers wait out their
+    /// settle interval instead of hearing that ingest went idle.
+    public func wentIdle() throws(StoreError) -> Int { 0 }
 
     public func listenForKeyChanges() throws(StoreError) -> KeyChangeListener? { nil }
 

@@ -39,6 +39,10 @@ public final class PostgresIngestStore: IngestStore {
         try withConnection { try writer.applyDerived(on: $0) }
     }
 
+    public func wentIdle() throws(StoreError) -> Int {
+        try withConnection { try writer.wentIdle(on: $0) }
+    }
+
     public func dryRun(_ units: [IngestUnit]) throws(StoreError) -> [WriteOutcome] {
         try withConnection { try writer.write(units, on: $0, dryRun: true) }
     }

@@ -18,11 +18,14 @@ final class DatabaseHealth: Sendable {
 /// that has found the queue empty for a moment (`IngestQueue`'s idle wait) applies what is
 /// queued, and so does one that has deferred `limit` batches since (under load that never
 /// lets up, at most that many batches wait). A batch its writer waited for (light load)
-/// applies its own in its transaction.
+/// applies its own in its transaction. Going idle after writing is also announced to the rollup
+/// follower (`IngestStore.wentIdle`), in the same transaction.
 final class DerivedStateSchedule: Sendable {
     /// Batches deferred since the last application; 1 at start, so leftovers of a server that
     /// stopped without applying them are applied at the first chance.
     private let deferred = Atomic<Int>(1)
+    /// Whether a batch was written since the writers last went idle (and announced it).
+    private let wrote = Atomic<Bool>(false)
     let limit: Int
     let enabled: Bool
 
@@ -39,6 +42,12 @@ final class DerivedStateSchedule: Sendable {
 
     /// An application failed: what it did not apply is still queued.
     func restore() { deferred.add(1, ordering: .relaxed) }
+
+    /// Notes a batch written.
+    func noteWritten() { wrote.store(true, ordering: .relaxed) }
+
+    /// Whether a batch was written since the last call.
+    func takeWritten() -> Bool { wrote.exchange(false, ordering: .acquiringAndReleasing) }
 }
 
 /// Stores batches of jobs through an `IngestStore` and answers every job of the batch.
@@ -54,18 +63,26 @@ struct BatchWriter: Sendable {
     func write(_ jobs: [IngestJob], waited: Bool) {
         let deferring = !waited && derived.enabled
         write(jobs, deferringDerived: deferring)
+        derived.noteWritten()
         guard deferring else { return }
         metrics.derivedDeferred.increment([])
-        if derived.noteDeferred() { applyDerived() }
+        if derived.noteDeferred() { applyDerived(idle: false) }
     }
 
-    /// Applies what deferred batches queued, if any may wait: the writers' idle work.
-    func applyDerived() {
-        guard derived.enabled, health.isUp, derived.take() else { return }
+    /// The writers' idle work, once their queue has stayed empty: applies what deferred batches
+    /// queued, if any may wait, and announces that ingest went idle, if anything was written.
+    func wentIdle() { applyDerived(idle: true) }
+
+    private func applyDerived(idle: Bool) {
+        guard health.isUp else { return }
+        let applying = derived.enabled && derived.take()
+        let announcing = idle && derived.takeWritten()
+        guard applying || announcing else { return }
         do throws(StoreError) {
-            metrics.derivedApplied.increment([], by: Double(try store.applyDerived()))
+            let applied = try announcing ? store.wentIdle() : store.applyDerived()
+            metrics.derivedApplied.increment([], by: Double(applied))
         } catch {
-            derived.restore()
+            if applying { derived.restore() }
             metrics.recordDatabaseError(error)
             logger.warning(
                 "derived state not applied; it stays queued",

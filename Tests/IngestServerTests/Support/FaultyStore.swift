@@ -62,6 +62,11 @@ final class FaultyStore: IngestStore {
         return try inner.applyDerived()
     }
 
+    func wentIdle() throws(StoreError) -> Int {
+        if state.withLock({ $0.down }) { throw Self.unreachable }
+        return try inner.wentIdle()
+    }
+
     func dryRun(_ units: [IngestUnit]) throws(StoreError) -> [WriteOutcome] {
         try injectFaults()
         return try inner.dryRun(units)
