@@ -47,7 +47,8 @@ public final class IngestServer: Sendable {
             capacity: config.queueCapacity, share: config.appQueueShare, maxBytes: config.queueBytes,
             maxBatch: config.maxUnitsPerBatch,
             maxEvents: config.maxEventsPerBatch, writers: config.writerCount,
-            appWriters: config.appWriterLimit, write: { writer.write($0, waited: $1) }, idle: writer.wentIdle)
+            appWriters: config.appWriterLimit, write: { writer.write($0, waited: $1) }, idle: writer.wentIdle,
+            idleAfter: config.writerIdleSeconds)
         commitProbe = CommitProbe(store: store, health: health, bound: .seconds(config.commitBound), logger: logger)
         let service = IngestService(
             config: config, keys: keys, queue: queue, health: health, commitProbe: commitProbe, metrics: metrics,

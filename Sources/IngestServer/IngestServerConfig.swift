@@ -68,11 +68,16 @@ public struct IngestServerConfig: Sendable {
     /// Whether a batch written while more requests wait leaves the installations it proves alive
     /// and the re-resolution of earlier sends by its registrations to later
     /// (`pushledger_apply_derived_inputs`): the writers apply them, many batches in one
-    /// transaction, when the queue runs dry, and a rollup pass or an erasure first. The events,
+    /// transaction, when the queue stays empty (`writerIdleSeconds`), and a rollup pass or an
+    /// erasure first. The events,
     /// tokens and invalid-token feed are stored before the answer either way.
     public var deferDerivedState = true
     /// Batches whose derived state waits at most while requests never stop coming.
     public var derivedStateBatches = 64
+    /// Seconds the writers' queue stays empty before they apply the derived state waiting and
+    /// announce that ingest went idle (a rollup follower then starts its pass): long enough
+    /// that a lull between requests under load is not taken for the end of ingest.
+    public var writerIdleSeconds = 0.1
     /// Seconds between reloads of the key table.
     public var keyRefreshInterval: TimeInterval = 10
     /// Seconds between reconnect attempts while Postgres is unreachable.

@@ -105,7 +105,7 @@ final class IngestQueue: Sendable {
         capacity: Int, share: Int? = nil, maxBytes: Int = .max, maxBatch: Int, maxEvents: Int = .max, writers: Int,
         appWriters: Int? = nil,
         recentApps: Duration = .seconds(10), write: @escaping @Sendable (_ jobs: [IngestJob], _ waited: Bool) -> Void,
-        idle: @escaping @Sendable () -> Void, idleAfter: TimeInterval = 0.02
+        idle: @escaping @Sendable () -> Void, idleAfter: TimeInterval = 0.1
     ) {
         self.capacity = max(1, capacity)
         self.share = max(1, min(share ?? capacity, capacity))
