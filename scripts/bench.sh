@@ -390,15 +390,16 @@ fi
 # events, as an app start, a receipt or an open is posted) over $phone_connections connections and
 # its sends in batches of 500 over 4 more, all at once, on the warm database with
 # `pushledger rollup --follow` running (caught up on the warm data first). Measured: from the
-# first request until the rollups had caught up with the last answer (a pass that began after
-# it has committed and nothing waits); Postgres CPU of the follower's backend (refresh) apart
+# first request until the rollups had caught up with the last answer (nothing waits, and the
+# last pass committed after that answer: the end it recorded, against the load generator's
+# clock at its last answer); Postgres CPU of the follower's backend (refresh) apart
 # from the rest of the cluster's (ingest); the load generator's CPU and the machine's idle share
 # (storing, and the whole run); then `psql \copy` of exactly the rows stored, with the rollup
 # queue's triggers and without.
 # measure_pipeline DB [BIN]: that run on bench_DB with this build's serve and follower (or BIN's);
 # sets the pipe_* figures and stops the server (the follower keeps running: $follower).
 measure_pipeline() {
-    local use_bin=${2:-$bin} passes0 cpu0 pg0 refresh0 follower_cpu0 t0 jiffies0 last_answer last_answer_sql
+    local use_bin=${2:-$bin} passes0 cpu0 pg0 refresh0 follower_cpu0 t0 jiffies0 last_answer
     local follower_backend stored pipe_pg_cpu caught_query
     DATABASE_URL=$(db_url "bench_$1") "$use_bin" rollup --log-level warning >/dev/null
     serve "$1" "${2:-}"
@@ -416,21 +417,22 @@ measure_pipeline() {
         follower_cpu0=$(cpu_seconds "$follower")
     jiffies0=$(machine_jiffies) t0=$(now)
     inputs_dir=$work/phone post "$phone_connections" --sends-connections 4
-    last_answer=$(now) last_answer_sql=$(q "$1" "select clock_timestamp()")
+    last_answer=$last_answer_unix
     pipe_store_seconds=$seconds pipe_events=$events pipe_p99=$p99_ms pipe_tp99=$telemetry_p99_ms pipe_sp99=$sends_p99_ms
     pipe_loadgen_cpu=$loadgen_cpu pipe_store_idle=$idle_pct
     pipe_requests=$requests pipe_telemetry_requests=$telemetry_requests
     caught=""
-    caught_query="select (pass_started_at > '$last_answer_sql'::timestamptz
-        and (select lag_seconds from pushledger_rollup_status()) = 0)::text from rollup_refresh_state"
+    caught_query="select round((extract(epoch from pass_started_at) + pass_seconds - $last_answer)::numeric, 3)
+        from rollup_refresh_state
+        where extract(epoch from pass_started_at) + pass_seconds > $last_answer
+          and (select lag_seconds from pushledger_rollup_status()) = 0"
     for _ in $(seq 1 3000); do
-        if [ "$(q "$1" "$caught_query")" = true ]; then
-            caught=$(since "$last_answer"); break
-        fi
+        caught=$(q "$1" "$caught_query")
+        [ -n "$caught" ] && break
         sleep 0.2
     done
     [ -n "$caught" ] || { echo "bench: the rollups did not catch up within 10 minutes" >&2; exit 1; }
-    pipe_seconds=$(since "$t0") pipe_idle=$(idle_share "$jiffies0")
+    pipe_seconds=$(calc "%.3f" "$last_answer - $t0 + $caught") pipe_idle=$(idle_share "$jiffies0")
     pipe_server_cpu=$(per_million "$cpu0" "$(cpu_seconds "$server")" "$pipe_events")
     pipe_refresh_cpu=$(per_million "$refresh0" "$(cpu_seconds "$follower_backend")" "$pipe_events")
     pipe_pg_cpu=$(per_million "$pg0" "$(pg_cpu)" "$pipe_events")
@@ -749,8 +751,9 @@ if part pipeline; then
 **Whole pipeline** — another fleet of the week ($pipe_events events: $pipe_telemetry_requests telemetry requests of \
 1–3 events over $phone_connections connections, its sends in batches of 500 over 4 more, at once) into the warm \
 database with \`pushledger rollup --follow --freshness $freshness\` running: from the first request until the rollups \
-had caught up with the last answer, against \`psql \\copy\` of exactly the $pipe_rows rows stored (with the rollup \
-queue's triggers as in the ingest table, and with no trigger). CPU per million events: the load generator \
+had caught up with the last answer (no lag, and the last pass committed after it: the pass's recorded end against \
+the load generator's clock at its last answer), against \`psql \\copy\` of exactly the $pipe_rows rows stored (with \
+the rollup queue's triggers as in the ingest table, and with no trigger). CPU per million events: the load generator \
 (\`pushledger-bench post\`), the server; Postgres split into the follower's backend (refresh) and the rest of the \
 cluster (ingest). Idle: the machine's idle share while storing and over the whole run.
 

@@ -190,6 +190,8 @@ func runPost(_ parsed: PostCommand) throws -> Int32 {
         let r = pools[i].generator.run(pools[i].requests)
         results.withLock { $0[pools[i].name] = r }
     }
+    // The wall clock just after the last answer, to compare with what the database recorded.
+    let lastAnswer = Date().timeIntervalSince1970
     let byPool = results.withLock { $0 }
     let all = byPool.values
     let seconds = all.map(\.seconds).max() ?? 0, events = all.reduce(0) { $0 + $1.events }
@@ -207,6 +209,7 @@ func runPost(_ parsed: PostCommand) throws -> Int32 {
                 p(0.99, r.latencies))
         }
     }
+    line += String(format: " last_answer_unix=%.6f", lastAnswer)
     print(line)
     let failures = all.reduce(into: [Int: Int]()) { $0.merge($1.failures, uniquingKeysWith: +) }
     guard failures.isEmpty else {
