@@ -40,6 +40,9 @@ struct OperationsTests {
         #expect(try harness.get("/readyz").status == 200)
     }
 
+    /// Requests that waited behind a busy writer go in one transaction, which leaves the
+    /// installations they prove alive to later; the writer applies them once its queue has stayed
+    /// empty, every one.
     @Test func waitingRequestsAreWrittenTogetherInOneTransaction() throws {
         let harness = try Harness { config in config.writerCount = 1 }
         let store = harness.store
@@ -51,20 +54,6 @@ struct OperationsTests {
         for request in waiting { #expect(try request.value().accepted == 2) }
         #expect(store.state.withLock { $0.batchSizes } == [1, 5])
         #expect(try harness.storedCount == 11)
-    }
-
-    /// A batch that waited behind a busy writer leaves the installations it proves alive to
-    /// later; the writer applies them once the queue has stayed empty, every one.
-    @Test func aBatchThatWaitedDefersItsDerivedStateUntilTheQueueIsIdle() throws {
-        let harness = try Harness { config in config.writerCount = 1 }
-        let store = harness.store
-        let first = harness.holdWriter()
-        let waiting = (0..<5).map { _ in Background { try harness.telemetry(Fixtures.telemetry(count: 2)) } }
-        waitUntil { harness.server.queueDepth == 5 }
-        store.openGate()
-        #expect(try first.value().accepted == 1)
-        for request in waiting { #expect(try request.value().accepted == 2) }
-        #expect(store.state.withLock { $0.batchSizes } == [1, 5])
         let applied = eventually {
             (try? harness.get("/metrics").text)?.contains("pushledger_write_derived_applied_total 1\n") == true
         }
