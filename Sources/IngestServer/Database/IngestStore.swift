@@ -11,6 +11,8 @@ public protocol IngestStore: Sendable {
     /// `write`, leaving the state the batch derives (installations, re-resolved sends) queued
     /// for ``applyDerived()``: for a writer with more requests waiting.
     func write(_ units: [IngestUnit], deferringDerived: Bool) throws(StoreError) -> [WriteOutcome]
+    /// Whether `write(_:deferringDerived:)` defers (else it writes everything in the batch).
+    var defersDerived: Bool { get }
     /// Applies the derived state deferred writes queued, in one transaction of its own;
     /// returns how many batches' it applied.
     func applyDerived() throws(StoreError) -> Int
@@ -51,6 +53,8 @@ extension IngestStore {
     public func write(_ units: [IngestUnit], deferringDerived: Bool) throws(StoreError) -> [WriteOutcome] {
         try write(units)
     }
+
+    public var defersDerived: Bool { false }
 
     public func applyDerived() throws(StoreError) -> Int { 0 }
 

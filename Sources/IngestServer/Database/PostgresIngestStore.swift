@@ -30,6 +30,8 @@ public final class PostgresIngestStore: IngestStore {
         try withConnection { try writer.write(units, on: $0) }
     }
 
+    public var defersDerived: Bool { true }
+
     public func write(_ units: [IngestUnit], deferringDerived: Bool) throws(StoreError) -> [WriteOutcome] {
         try withConnection { try writer.write(units, on: $0, deferDerived: deferringDerived) }
     }

@@ -61,7 +61,7 @@ struct BatchWriter: Sendable {
 
     /// `write` for a batch its writer did or did not have to wait for: see `DerivedStateSchedule`.
     func write(_ jobs: [IngestJob], waited: Bool) {
-        let deferring = !waited && derived.enabled
+        let deferring = !waited && derived.enabled && store.defersDerived
         write(jobs, deferringDerived: deferring)
         derived.noteWritten()
         guard deferring else { return }

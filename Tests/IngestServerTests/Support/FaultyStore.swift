@@ -57,6 +57,8 @@ final class FaultyStore: IngestStore {
         return outcomes
     }
 
+    var defersDerived: Bool { inner.defersDerived }
+
     func applyDerived() throws(StoreError) -> Int {
         if state.withLock({ $0.down }) { throw Self.unreachable }
         return try inner.applyDerived()
