@@ -6,7 +6,10 @@ import Foundation
 /// judged once a pass, not once an input). It is due earlier once inputs wait and ingest has
 /// gone idle: no other transaction is writing and either the writers announced it (their queue
 /// stayed empty) or nothing has been queued for `settle` seconds; or nothing has been queued for
-/// `quiet` seconds whatever the rest of the database does.
+/// `quiet` seconds whatever the rest of the database does. A pass started on the writers'
+/// announcement is followed by one more a settle interval after it ends, whatever waits: the
+/// announcement can come before the last clients have read their answers, and the second pass
+/// is one that began after them.
 /// Waiting longer would only add lag. An early pass keeps a gap after the last one at least as
 /// long as that pass took and as the quiet interval, so inputs trickling in one at a time cannot
 /// keep the refresh running more than about half the time.
@@ -42,10 +45,13 @@ public struct PassSchedule: Sendable, Equatable {
         /// Whether the writers announced that ingest went idle since the queue last changed
         /// (`pushledger_announce_ingest_idle`).
         public var idleAnnounced: Bool
+        /// Whether the last pass started on that announcement.
+        public var lastWasAnnounced: Bool
 
         public init(
             sinceStart: TimeInterval, sinceEnd: TimeInterval, lastPassSeconds: TimeInterval, waiting: Bool,
-            sinceQueueChanged: TimeInterval, othersWriting: Bool = true, idleAnnounced: Bool = false
+            sinceQueueChanged: TimeInterval, othersWriting: Bool = true, idleAnnounced: Bool = false,
+            lastWasAnnounced: Bool = false
         ) {
             self.sinceStart = sinceStart
             self.sinceEnd = sinceEnd
@@ -54,17 +60,19 @@ public struct PassSchedule: Sendable, Equatable {
             self.sinceQueueChanged = sinceQueueChanged
             self.othersWriting = othersWriting
             self.idleAnnounced = idleAnnounced
+            self.lastWasAnnounced = lastWasAnnounced
         }
     }
 
     /// Why a pass starts (its log line says).
     public enum Trigger: String, Sendable {
-        case period, quiet, announced = "announced_idle", settled
+        case period, quiet, announced = "announced_idle", settled, confirmation
     }
 
     /// Why the next pass starts now; nil: not yet.
     public func trigger(_ seen: Observation) -> Trigger? {
         if seen.sinceStart >= period { return .period }
+        if seen.lastWasAnnounced && seen.sinceEnd >= settle { return .confirmation }
         guard seen.waiting, seen.sinceEnd >= max(quiet, seen.lastPassSeconds) else { return nil }
         if seen.sinceQueueChanged >= quiet { return .quiet }
         guard !seen.othersWriting else { return nil }

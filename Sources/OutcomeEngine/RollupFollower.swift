@@ -217,7 +217,7 @@ public final class RollupFollower: Sendable {
                     sinceStart: now.timeIntervalSince(started), sinceEnd: now.timeIntervalSince(ended),
                     lastPassSeconds: took, waiting: (snapshot.status?.lagSeconds ?? 0) > 0,
                     sinceQueueChanged: now.timeIntervalSince(queueChanged), othersWriting: writing,
-                    idleAnnounced: announced)
+                    idleAnnounced: announced, lastWasAnnounced: trigger == PassSchedule.Trigger.announced.rawValue)
                 if let due = schedule.trigger(seen) {
                     trigger = due.rawValue
                     break

@@ -10,11 +10,11 @@ import Testing
 
     func seen(
         start: TimeInterval, end: TimeInterval, took: TimeInterval = 2, waiting: Bool = true, changed: TimeInterval,
-        writing: Bool = true, announced: Bool = false
+        writing: Bool = true, announced: Bool = false, lastAnnounced: Bool = false
     ) -> PassSchedule.Observation {
         .init(
             sinceStart: start, sinceEnd: end, lastPassSeconds: took, waiting: waiting, sinceQueueChanged: changed,
-            othersWriting: writing, idleAnnounced: announced)
+            othersWriting: writing, idleAnnounced: announced, lastWasAnnounced: lastAnnounced)
     }
 
     @Test func aPassIsDueOnePeriodAfterTheLastStartedWhateverWaits() {
@@ -56,6 +56,13 @@ import Testing
             schedule.trigger(seen(start: 8, end: 6, waiting: false, changed: 0.01, writing: false, announced: true))
                 == nil)
         #expect(schedule.trigger(seen(start: 4, end: 2, changed: 0.01, writing: false, announced: true)) == nil)
+        // A pass started on the announcement is followed by one a settle interval after it ends,
+        // whatever waits or writes: one that began after the last clients read their answers.
+        #expect(
+            schedule.trigger(seen(start: 2, end: 0.25, waiting: false, changed: 0, lastAnnounced: true))
+                == .confirmation)
+        #expect(schedule.trigger(seen(start: 2, end: 0.2, waiting: false, changed: 0, lastAnnounced: true)) == nil)
+        #expect(schedule.trigger(seen(start: 2, end: 0.25, waiting: false, changed: 0)) == nil)
         // Each way a pass comes due says so.
         #expect(schedule.trigger(seen(start: 30, end: 28, waiting: false, changed: 0)) == .period)
         #expect(schedule.trigger(seen(start: 8, end: 6, changed: 3)) == .quiet)

@@ -279,7 +279,7 @@ import Testing
     }
 
     /// Writers that announce going idle (as `pushledger serve`'s do) start the pass at once, without
-    /// the settle interval.
+    /// the settle interval; one more pass follows a settle interval later, nothing waiting.
     @Test func aPassStartsWhenTheWritersAnnounceIngestIdle() throws {
         let db = try StoreDatabase()
         var world = RandomIngest(seed: 13)
@@ -290,8 +290,8 @@ import Testing
         #expect(try db.count("rollup_inputs") > 0)
         try db.connection.execute("select pushledger_announce_ingest_idle()")
         #expect(try Self.caughtUp(db.connection), "\(follower.logText)")
-        #expect(follower.waitFor("rollup pass", count: 2), "\(follower.logText)")
-        #expect(Self.triggers(follower) == ["start", "announced_idle"], "\(follower.logText)")
+        #expect(follower.waitFor("rollup pass", count: 3), "\(follower.logText)")
+        #expect(Self.triggers(follower) == ["start", "announced_idle", "confirmation"], "\(follower.logText)")
     }
 
     @Test func reconnectsAfterPostgresRestarts() throws {
