@@ -29,7 +29,9 @@ public struct EventWriter: Sendable {
     /// write would get, with nothing stored). `deferDerived`: the installations the batch proves
     /// alive and the earlier sends its registrations re-resolve are queued for
     /// ``applyDerived(on:)`` instead of applied before the commit (the events, tokens and
-    /// invalid-token feed are stored either way).
+    /// invalid-token feed are stored either way). Either way the batch's fresh registrations and
+    /// its sends without an installation are queued for a second look: a batch committing at
+    /// the same time cannot see them, nor they it.
     public func write(
         _ units: [IngestUnit], on connection: Connection, dryRun: Bool = false, deferDerived: Bool = false
     ) throws -> [WriteOutcome] {
