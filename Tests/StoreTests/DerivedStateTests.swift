@@ -80,9 +80,7 @@ import Testing
         _ = try db.write(F.sends([F.send(10, notification: 1, at: 3, token: "late")]))
         _ = try EventWriter().write(
             [F.telemetry(env, [F.event(1, at: 2, F.token("late"))])], on: db.connection, deferDerived: true)
-        func resolution() throws -> String {
-            try db.value("select coalesce(installation_id::text, '') || ' ' || resolved_by from sends")
-        }
+        func resolution() throws -> String { try Self.resolution(of: 10, in: db) }
         #expect(try resolution() == " unresolved")
         #expect(try db.count("installations") == 0)
         // The registration itself and its token are stored before the answer.
@@ -119,26 +117,32 @@ import Testing
         _ = try writer.write(first, on: db.connection, deferDerived: deferred)
         _ = try writer.write(second, on: other, deferDerived: deferred)
         try db.connection.executeScript("commit")
-        func resolution() throws -> String {
-            try db.value(
-                """
-                select coalesce(installation_id::text, '') || ' ' || resolved_by from sends \
-                where event_id = \(F.event(10))
-                """)
-        }
+        func resolution() throws -> String { try Self.resolution(of: 10, in: db) }
         #expect(try resolution() == " unresolved")
         #expect(try writer.applyDerived(on: db.connection) > 0)
         #expect(try resolution() == "\(F.installation(1).uuidString.lowercased()) token")
         #expect(try db.count("derived_inputs") == 0)
     }
 
+    /// Send `n`'s installation and how it was resolved, as "<installation> <resolved_by>".
+    static func resolution(of n: Int, in db: StoreDatabase) throws -> String {
+        try db.value(
+            "select coalesce(installation_id::text, '') || ' ' || resolved_by from sends where event_id = \(F.event(n))"
+        )
+    }
+
+    /// A batch of one settings snapshot of installation 1, its derived state deferred.
+    static func deferredSnapshot(on db: StoreDatabase, dryRun: Bool = false) throws {
+        let snapshot = F.event(1, at: 2, F.androidSettings(enabled: true))
+        _ = try EventWriter().write(
+            [F.telemetry(F.envelope(installation: F.installation(1)), [snapshot])], on: db.connection, dryRun: dryRun,
+            deferDerived: true)
+    }
+
     /// An erasure applies what waits first: a queued batch never brings an erased installation back.
     @Test func anErasureAppliesWhatWaitsFirst() throws {
         let db = try StoreDatabase()
-        let env = F.envelope(installation: F.installation(1))
-        _ = try EventWriter().write(
-            [F.telemetry(env, [F.event(1, at: 2, F.androidSettings(enabled: true))])], on: db.connection,
-            deferDerived: true)
+        try Self.deferredSnapshot(on: db)
         #expect(try db.count("derived_inputs") == 1)
         _ = try db.connection.query("select * from pushledger_erase(\(F.app), \(F.installation(1)), null)")
         #expect(try db.count("derived_inputs") == 0)
@@ -149,10 +153,7 @@ import Testing
     /// A dry run never queues: it stores nothing.
     @Test func aDryRunQueuesNothing() throws {
         let db = try StoreDatabase()
-        let env = F.envelope(installation: F.installation(1))
-        _ = try EventWriter().write(
-            [F.telemetry(env, [F.event(1, at: 2, F.androidSettings(enabled: true))])], on: db.connection,
-            dryRun: true, deferDerived: true)
+        try Self.deferredSnapshot(on: db, dryRun: true)
         #expect(try db.count("derived_inputs") == 0 && db.count("event_ids") == 0)
     }
 }
