@@ -54,6 +54,9 @@ public struct SendsImporter: Sendable {
             }
             progress(totals)
         }
+        // The second look every chunk queued at the resolution of its sends: taken now, so the
+        // queue does not wait for the next rollup pass.
+        try writer.applyDerived(on: connection)
         return totals
     }
 }
