@@ -20,6 +20,11 @@ public struct EventWriter: Sendable {
     /// Attempts per batch when Postgres breaks a deadlock by aborting this writer.
     public static let maxAttempts = 3
 
+    /// Batches whose queued derived state and second looks a writer that never goes idle (a
+    /// server under load that never lets up, an import) leaves at most before it applies them
+    /// (``applyDerived(on:)``): the application's arrays stay small.
+    public static let batchesPerApplication = 64
+
     /// Writes `units` in one transaction of its own (the connection must not already be in
     /// one) and returns one outcome per unit, in order. Throws `PostgresError` and then nothing
     /// of the batch is stored (`isConnectionProblem` tells a 503 from a bug). A batch chosen as

@@ -68,6 +68,17 @@ import Testing
         #expect(try db.count("sends") == 6)
     }
 
+    /// A long file's second looks are taken every so many chunks, not all at its end.
+    @Test func theSecondLooksAreTakenEverySoManyChunks() throws {
+        let chunks = EventWriter.batchesPerApplication + 2
+        var queued: [Int] = []
+        _ = try SendsImporter(app: F.app, linesPerChunk: 1).run(
+            reading: try file((0..<chunks).map { line($0) }), on: db.connection, now: { F.time(0) },
+            progress: { _ in queued.append((try? db.count("derived_inputs")) ?? -1) })
+        #expect(queued.count == chunks && queued.max() == EventWriter.batchesPerApplication && queued.last == 2)
+        #expect(try db.count("derived_inputs") == 0)
+    }
+
     @Test func emptyInputAndBlankLinesStoreNothing() throws {
         let (empty, _, progress) = try run(SendsImporter(app: F.app), try file([], newlineAtEnd: false))
         #expect(empty == ImportTotals() && progress.isEmpty)
