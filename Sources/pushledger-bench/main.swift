@@ -186,6 +186,8 @@ func runPost(_ parsed: PostCommand) throws -> Int32 {
         pools = [("all", generator(requests, connections: connections), requests)]
     }
     let results = Mutex<[String: LoadGenerator.Result]>([:])
+    // The wall clock as the first requests go out, after the inputs are read.
+    let firstRequest = Date().timeIntervalSince1970
     DispatchQueue.concurrentPerform(iterations: pools.count) { i in
         let r = pools[i].generator.run(pools[i].requests)
         results.withLock { $0[pools[i].name] = r }
@@ -209,7 +211,7 @@ func runPost(_ parsed: PostCommand) throws -> Int32 {
                 p(0.99, r.latencies))
         }
     }
-    line += String(format: " last_answer_unix=%.6f", lastAnswer)
+    line += String(format: " first_request_unix=%.6f last_answer_unix=%.6f", firstRequest, lastAnswer)
     print(line)
     let failures = all.reduce(into: [Int: Int]()) { $0.merge($1.failures, uniquingKeysWith: +) }
     guard failures.isEmpty else {
