@@ -1,7 +1,6 @@
 import Foundation
 import HTTPServer
 import PushLedgerContract
-import Store
 
 /// Settings of `pushledger serve`. Every limit that bounds memory is here; the worst case is
 /// written out in docs/reliability.md ("Memory bound").
@@ -74,7 +73,7 @@ public struct IngestServerConfig: Sendable {
     /// tokens and invalid-token feed are stored before the answer either way.
     public var deferDerivedState = true
     /// Batches whose derived state waits at most while requests never stop coming.
-    public var derivedStateBatches = EventWriter.batchesPerApplication
+    public var derivedStateBatches = 64
     /// Seconds the writers' queue stays empty before they apply the derived state waiting and
     /// announce that ingest went idle (a rollup follower then starts its pass): long enough
     /// that a lull between requests under load is not taken for the end of ingest.

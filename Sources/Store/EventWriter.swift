@@ -20,11 +20,6 @@ public struct EventWriter: Sendable {
     /// Attempts per batch when Postgres breaks a deadlock by aborting this writer.
     public static let maxAttempts = 3
 
-    /// Batches whose queued derived state and second looks a writer that never goes idle (a
-    /// server under load that never lets up, an import) leaves at most before it applies them
-    /// (``applyDerived(on:)``): the application's arrays stay small.
-    public static let batchesPerApplication = 64
-
     /// Writes `units` in one transaction of its own (the connection must not already be in
     /// one) and returns one outcome per unit, in order. Throws `PostgresError` and then nothing
     /// of the batch is stored (`isConnectionProblem` tells a 503 from a bug). A batch chosen as
@@ -34,9 +29,7 @@ public struct EventWriter: Sendable {
     /// write would get, with nothing stored). `deferDerived`: the installations the batch proves
     /// alive and the earlier sends its registrations re-resolve are queued for
     /// ``applyDerived(on:)`` instead of applied before the commit (the events, tokens and
-    /// invalid-token feed are stored either way). Either way the batch's fresh registrations and
-    /// its sends without an installation are queued for a second look: a batch committing at
-    /// the same time cannot see them, nor they it.
+    /// invalid-token feed are stored either way).
     public func write(
         _ units: [IngestUnit], on connection: Connection, dryRun: Bool = false, deferDerived: Bool = false
     ) throws -> [WriteOutcome] {

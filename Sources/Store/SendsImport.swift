@@ -35,7 +35,6 @@ public struct SendsImporter: Sendable {
         let writer = EventWriter()
         var totals = ImportTotals()
         var reader = LineChunker(handle: handle, linesPerChunk: linesPerChunk)
-        var chunks = 0
         while let chunk = try reader.next() {
             let receivedAt = now()
             let checked: ValidatedSends
@@ -54,13 +53,7 @@ public struct SendsImporter: Sendable {
                         message: rejection.message))
             }
             progress(totals)
-            chunks += 1
-            // The second look every chunk queued at the resolution of its sends, taken as the
-            // server's writers take it: every so many chunks and at the end, so the queue neither
-            // grows with the file nor waits for the next rollup pass.
-            if chunks % EventWriter.batchesPerApplication == 0 { try writer.applyDerived(on: connection) }
         }
-        try writer.applyDerived(on: connection)
         return totals
     }
 }

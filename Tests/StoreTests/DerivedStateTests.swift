@@ -80,55 +80,17 @@ import Testing
         _ = try db.write(F.sends([F.send(10, notification: 1, at: 3, token: "late")]))
         _ = try EventWriter().write(
             [F.telemetry(env, [F.event(1, at: 2, F.token("late"))])], on: db.connection, deferDerived: true)
-        func resolution() throws -> String { try Self.resolution(of: 10, in: db) }
+        func resolution() throws -> String {
+            try db.value("select coalesce(installation_id::text, '') || ' ' || resolved_by from sends")
+        }
         #expect(try resolution() == " unresolved")
         #expect(try db.count("installations") == 0)
         // The registration itself and its token are stored before the answer.
         #expect(try db.count("token_registrations") == 1 && db.count("push_tokens") == 1)
-        // Two rows: the registration's batch, and the send's look-up to check again.
-        #expect(try EventWriter().applyDerived(on: db.connection) == 2)
+        #expect(try EventWriter().applyDerived(on: db.connection) == 1)
         #expect(try resolution() == "\(F.installation(1).uuidString.lowercased()) token")
         #expect(try db.count("installations") == 1 && db.count("derived_inputs") == 0)
         #expect(try EventWriter().applyDerived(on: db.connection) == 0)
-    }
-
-    /// A send batch and a registration batch whose transactions overlap see neither's rows: the
-    /// send's look-up misses the registration and the registration's re-resolution misses the
-    /// send. Both leave a check to a later transaction (the writers' next application, a pass),
-    /// which sees both. `registrationFirst`: whose transaction is held open while the other
-    /// commits; `deferred`: the registration's batch was found waiting.
-    @Test(arguments: [(false, false), (true, false), (false, true), (true, true)])
-    func overlappingSendAndRegistrationBatchesAreResolvedByTheNextApplication(
-        registrationFirst: Bool, deferred: Bool
-    ) throws {
-        let db = try StoreDatabase()
-        let other = try Connection.connect(url: db.url)
-        let writer = EventWriter()
-        // The day's partitions first: a write creates missing ones in transactions of their own.
-        _ = try writer.write(
-            [F.sends([F.send(9, notification: 9, at: 1, installation: F.installation(2))])], on: db.connection)
-        let registration = [
-            F.telemetry(F.envelope(installation: F.installation(1)), [F.event(1, at: 2, F.token("late"))])
-        ]
-        let send = [F.sends([F.send(10, notification: 1, at: 3, token: "late")])]
-        let (first, second) = registrationFirst ? (registration, send) : (send, registration)
-        // The first batch's transaction stays open, as a writer's statement does while it runs.
-        try db.connection.executeScript("begin")
-        _ = try writer.write(first, on: db.connection, deferDerived: deferred)
-        _ = try writer.write(second, on: other, deferDerived: deferred)
-        try db.connection.executeScript("commit")
-        func resolution() throws -> String { try Self.resolution(of: 10, in: db) }
-        #expect(try resolution() == " unresolved")
-        #expect(try writer.applyDerived(on: db.connection) > 0)
-        #expect(try resolution() == "\(F.installation(1).uuidString.lowercased()) token")
-        #expect(try db.count("derived_inputs") == 0)
-    }
-
-    /// Send `n`'s installation and how it was resolved, as "<installation> <resolved_by>".
-    static func resolution(of n: Int, in db: StoreDatabase) throws -> String {
-        try db.value(
-            "select coalesce(installation_id::text, '') || ' ' || resolved_by from sends where event_id = \(F.event(n))"
-        )
     }
 
     /// A batch of one settings snapshot of installation 1, its derived state deferred.

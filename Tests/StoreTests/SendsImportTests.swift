@@ -51,8 +51,6 @@ import Testing
         #expect(progress == [10, 20, 25], "one report per chunk of ten lines")
         #expect(try db.count("sends") == 22)
         #expect(try db.count("failed_events") == 3)
-        // Every send named only its token: the second look each chunk queued is taken at the end.
-        #expect(try db.count("derived_inputs") == 0)
         #expect(
             totals.summary
                 == "imported 25 sends: 22 stored, 0 duplicates, 3 rejected (app_mismatch 1, invalid_field 1, too_old 1)"
@@ -66,17 +64,6 @@ import Testing
         let (again, rejections, _) = try run(SendsImporter(app: F.app, allowOld: true), try file(lines))
         #expect(again.accepted == 1 && again.duplicates == 5 && again.rejected == 0 && rejections.isEmpty)
         #expect(try db.count("sends") == 6)
-    }
-
-    /// A long file's second looks are taken every so many chunks, not all at its end.
-    @Test func theSecondLooksAreTakenEverySoManyChunks() throws {
-        let chunks = EventWriter.batchesPerApplication + 2
-        var queued: [Int] = []
-        _ = try SendsImporter(app: F.app, linesPerChunk: 1).run(
-            reading: try file((0..<chunks).map { line($0) }), on: db.connection, now: { F.time(0) },
-            progress: { _ in queued.append((try? db.count("derived_inputs")) ?? -1) })
-        #expect(queued.count == chunks && queued.max() == EventWriter.batchesPerApplication && queued.last == 2)
-        #expect(try db.count("derived_inputs") == 0)
     }
 
     @Test func emptyInputAndBlankLinesStoreNothing() throws {

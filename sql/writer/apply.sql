@@ -199,12 +199,9 @@ $$;
 -- alive (p_all: every valid event, in order) and the earlier sends its fresh registrations
 -- (p_registrations) re-resolve. Applied in the batch's transaction, or later for many batches
 -- at once (pushledger_apply_derived_inputs): both are the same whatever the order of batches,
--- but for ties of occurred_at, which p_all's order breaks. p_token_sends: sends stored without
--- an installation of their own, looked up again (sql/migrations/0023_resolution_checks.sql).
-drop function if exists pushledger_apply_derived(pushledger_batch_telemetry[], pushledger_batch_telemetry[]);
+-- but for ties of occurred_at, which p_all's order breaks.
 create or replace function pushledger_apply_derived(
-    p_all pushledger_batch_telemetry[], p_registrations pushledger_batch_telemetry[],
-    p_token_sends pushledger_send_key[] default '{}')
+    p_all pushledger_batch_telemetry[], p_registrations pushledger_batch_telemetry[])
 returns void
 language plpgsql as $$
 declare
@@ -241,27 +238,19 @@ begin
     select array_agg(app_id), array_agg(installation_id) into v_apps, v_installations from stored where inserted;
     perform pushledger_queue_installations(v_apps, v_installations);
 
-    if cardinality(p_registrations) > 0 or cardinality(p_token_sends) > 0 then
+    if cardinality(p_registrations) > 0 then
         -- Sends stored earlier without a registration (or before a later one) are re-resolved
-        -- when a registration at or before their sent_at arrives late, and the sends to check
-        -- are looked up again.
+        -- when a registration at or before their sent_at arrives late.
         with late as (
             -- A token's earliest registration reaches every send any of them can.
             select t.app_id, t.provider, md5(t.token)::uuid as token_key, min(t.occurred_at) as occurred_at
               from unnest(p_registrations) t
              group by 1, 2, 3
-        ), reached as (
-            select s.app_id, s.sent_at, s.event_id, s.provider, s.token_key, s.installation_id, s.resolved_by
+        ), candidates as (
+            select s.app_id, s.sent_at, s.event_id, r.installation_id
               from sends s
               join late on s.app_id = late.app_id and s.provider = late.provider
                        and s.token_key = late.token_key and s.sent_at >= late.occurred_at
-            union
-            select s.app_id, s.sent_at, s.event_id, s.provider, s.token_key, s.installation_id, s.resolved_by
-              from unnest(p_token_sends) k
-              join sends s on s.app_id = k.app_id and s.sent_at = k.sent_at and s.event_id = k.event_id
-        ), candidates as (
-            select s.app_id, s.sent_at, s.event_id, r.installation_id
-              from reached s
               cross join lateral (
                     select r.installation_id from token_registrations r
                      where r.app_id = s.app_id and r.provider = s.provider and r.token_key = s.token_key
@@ -286,16 +275,14 @@ end
 $$;
 
 -- Applies every batch's derived state queued in derived_inputs (sql/migrations/0022_derived_inputs.sql)
--- that this transaction sees, in queue order, with the resolution checks batches left
--- (0023_resolution_checks.sql), and deletes it; returns how many rows (one per app of a batch).
--- Rows queued by transactions not yet committed stay for the next call.
+-- that this transaction sees, in queue order, and deletes it; returns how many batches. Rows
+-- queued by transactions not yet committed stay for the next call.
 create or replace function pushledger_apply_derived_inputs()
 returns integer
 language plpgsql as $$
 declare
     v_all pushledger_batch_telemetry[];
     v_registrations pushledger_batch_telemetry[];
-    v_token_sends pushledger_send_key[];
     v_batches integer;
 begin
     if not exists (select 1 from derived_inputs) then
@@ -305,16 +292,14 @@ begin
     -- same installations and sends in turn.
     perform pg_advisory_xact_lock(hashtext('pushledger_apply_derived_inputs'));
     with taken as (
-        delete from derived_inputs returning id, telemetry, registrations, token_sends
+        delete from derived_inputs returning id, telemetry, registrations
     )
     select (select array_agg(u order by t.id, u.seq) from taken t cross join lateral unnest(t.telemetry) u),
            (select array_agg(u order by t.id, u.seq) from taken t cross join lateral unnest(t.registrations) u),
-           (select array_agg(u) from taken t cross join lateral unnest(t.token_sends) u),
            (select count(*) from taken)
-      into v_all, v_registrations, v_token_sends, v_batches;
+      into v_all, v_registrations, v_batches;
     if v_batches > 0 then
-        perform pushledger_apply_derived(coalesce(v_all, '{}'), coalesce(v_registrations, '{}'),
-                                         coalesce(v_token_sends, '{}'));
+        perform pushledger_apply_derived(v_all, coalesce(v_registrations, '{}'));
     end if;
     return v_batches;
 end
@@ -327,9 +312,7 @@ $$;
 -- Returns the newly stored event count per unit. p_partitions: whether to create missing
 -- partitions of the batch's times (false: the writer has just seen them all covered,
 -- sql/partitions/partitions.sql). p_defer: queue the derived state in derived_inputs instead
--- of applying it (a busy writer: the answer need not wait for it). Either way the batch's
--- fresh registrations and its sends without an installation of their own are queued there for
--- a second look by a later transaction (sql/migrations/0023_resolution_checks.sql).
+-- of applying it (a busy writer: the answer need not wait for it).
 drop function if exists pushledger_apply_batch(
     pushledger_batch_telemetry[], pushledger_batch_channel[], pushledger_batch_send[], pushledger_batch_failure[],
     boolean);
@@ -391,23 +374,15 @@ begin
         select array_agg(t order by t.seq) into v_registrations from unnest(v_telemetry) t where t.type = 'push_token';
     end if;
     perform pushledger_store_batch_sends(v_sends, v_registrations);
-    if cardinality(p_telemetry) > 0 and not p_defer then
+    if cardinality(p_telemetry) > 0 and p_defer then
+        insert into derived_inputs (app_id, telemetry, registrations)
+        select t.app_id, array_agg(t order by t.seq),
+               (select array_agg(r order by r.seq) from unnest(v_registrations) r where r.app_id = t.app_id)
+          from unnest(p_telemetry) t
+         group by t.app_id;
+    elsif cardinality(p_telemetry) > 0 then
         perform pushledger_apply_derived(p_telemetry, v_registrations);
     end if;
-    -- One row per app: a deferred batch's derived state; every batch's registrations and sends
-    -- without an installation, which a batch committing at the same time cannot see.
-    insert into derived_inputs (app_id, telemetry, registrations, token_sends)
-    select a.app_id,
-           coalesce((select array_agg(t order by t.seq) from unnest(p_telemetry) t
-                      where p_defer and t.app_id = a.app_id), '{}'),
-           (select array_agg(r order by r.seq) from unnest(v_registrations) r where r.app_id = a.app_id),
-           (select array_agg(row(s.app_id, s.sent_at, s.event_id)::pushledger_send_key order by s.seq)
-              from unnest(v_sends) s where s.app_id = a.app_id and s.installation_id is null)
-      from (select t.app_id from unnest(p_telemetry) t where p_defer
-            union
-            select r.app_id from unnest(v_registrations) r
-            union
-            select s.app_id from unnest(v_sends) s where s.installation_id is null) a;
 
     return query select u.unit, count(*)
                    from (select unit from unnest(v_telemetry) union all select unit from unnest(v_sends)) u

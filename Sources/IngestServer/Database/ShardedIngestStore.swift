@@ -19,9 +19,7 @@ import Synchronization
 /// there was routed by an old map, is refused with 503 and reloads the map.
 ///
 /// Every batch applies the state it derives (installations, re-resolved sends) in its own
-/// transaction, never deferred. Only the second look at its registrations and its sends
-/// without an installation waits in the shard's `derived_inputs` for the shard's next rollup
-/// pass, and an app that moves takes those rows with it.
+/// transaction, never deferred: nothing of an app waits on its old shard when it moves.
 public final class ShardedIngestStore: IngestStore {
     /// The directory: keys, key uses, the map, the reconnect probe.
     private let directory: ConnectionPool

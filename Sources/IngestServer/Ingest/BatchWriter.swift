@@ -18,10 +18,8 @@ final class DatabaseHealth: Sendable {
 /// that has found the queue empty for a moment (`IngestQueue`'s idle wait) applies what is
 /// queued, and so does one that has deferred `limit` batches since (under load that never
 /// lets up, at most that many batches wait). A batch its writer waited for (light load)
-/// applies its own in its transaction; the second look every batch leaves at its resolution of
-/// sends (`EventWriter.write`) waits for the idle application, which follows every write. Going
-/// idle after writing is also announced to the rollup follower (`IngestStore.wentIdle`), in the
-/// same transaction.
+/// applies its own in its transaction. Going idle after writing is also announced to the rollup
+/// follower (`IngestStore.wentIdle`), in the same transaction.
 final class DerivedStateSchedule: Sendable {
     /// Batches deferred since the last application; 1 at start, so leftovers of a server that
     /// stopped without applying them are applied at the first chance.
