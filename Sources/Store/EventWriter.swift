@@ -44,11 +44,12 @@ public struct EventWriter: Sendable {
 
     /// Applies the derived state of every batch written with `deferDerived` that has committed
     /// (`pushledger_apply_derived_inputs`, sql/writer/apply.sql), in one transaction of its own;
-    /// returns how many batches. Rollup passes and erasures apply it first themselves.
+    /// returns how many batches. Rollup passes and erasures apply it first themselves; while one
+    /// holds the queue (a pass until it commits) this returns 0 at once and what waits stays.
     @discardableResult
     public func applyDerived(on connection: Connection) throws -> Int {
         try Self.retryingDeadlocks {
-            try connection.queryCommitting("select pushledger_apply_derived_inputs() as batches")[0].decode(
+            try connection.queryCommitting("select pushledger_apply_derived_inputs(false) as batches")[0].decode(
                 "batches", as: Int.self)
         }
     }
@@ -61,7 +62,7 @@ public struct EventWriter: Sendable {
     public func wentIdle(on connection: Connection) throws -> Int {
         try Self.retryingDeadlocks {
             try connection.queryCommitting(
-                "select pushledger_apply_derived_inputs() as batches, pushledger_announce_ingest_idle()"
+                "select pushledger_apply_derived_inputs(false) as batches, pushledger_announce_ingest_idle()"
             )[0].decode("batches", as: Int.self)
         }
     }

@@ -93,6 +93,23 @@ import Testing
         #expect(try EventWriter().applyDerived(on: db.connection) == 0)
     }
 
+    /// A writer never waits for a rollup pass that holds the queue: its application returns at
+    /// once, and what waits is applied by the next one.
+    @Test func aWritersApplicationDoesNotWaitForAPassHoldingTheQueue() throws {
+        let db = try StoreDatabase()
+        try Self.deferredSnapshot(on: db)
+        let pass = try Connection.connect(url: db.url)
+        try pass.executeScript("begin; select pg_advisory_xact_lock(hashtext('pushledger_apply_derived_inputs'))")
+        // A wait would run into the timeout and throw.
+        try db.connection.executeScript("set statement_timeout = '3s'")
+        #expect(try EventWriter().applyDerived(on: db.connection) == 0)
+        #expect(try EventWriter().wentIdle(on: db.connection) == 0)
+        #expect(try db.count("derived_inputs") == 1)
+        try pass.executeScript("commit")
+        #expect(try EventWriter().applyDerived(on: db.connection) == 1)
+        #expect(try db.count("installations") == 1 && db.count("derived_inputs") == 0)
+    }
+
     /// A batch of one settings snapshot of installation 1, its derived state deferred.
     static func deferredSnapshot(on db: StoreDatabase, dryRun: Bool = false) throws {
         let snapshot = F.event(1, at: 2, F.androidSettings(enabled: true))

@@ -276,8 +276,11 @@ $$;
 
 -- Applies every batch's derived state queued in derived_inputs (sql/migrations/0022_derived_inputs.sql)
 -- that this transaction sees, in queue order, and deletes it; returns how many batches. Rows
--- queued by transactions not yet committed stay for the next call.
-create or replace function pushledger_apply_derived_inputs()
+-- queued by transactions not yet committed stay for the next call. p_wait false (the writers):
+-- return 0 at once when another call holds the queue, as a rollup pass does until it commits, so
+-- a writer never waits a pass out; what waits stays for the next call.
+drop function if exists pushledger_apply_derived_inputs();
+create or replace function pushledger_apply_derived_inputs(p_wait boolean default true)
 returns integer
 language plpgsql as $$
 declare
@@ -290,7 +293,11 @@ begin
     end if;
     -- One call at a time: the queue's order holds across calls, and two calls never lock the
     -- same installations and sends in turn.
-    perform pg_advisory_xact_lock(hashtext('pushledger_apply_derived_inputs'));
+    if p_wait then
+        perform pg_advisory_xact_lock(hashtext('pushledger_apply_derived_inputs'));
+    elsif not pg_try_advisory_xact_lock(hashtext('pushledger_apply_derived_inputs')) then
+        return 0;
+    end if;
     with taken as (
         delete from derived_inputs returning id, telemetry, registrations
     )
