@@ -20,6 +20,10 @@ public enum ReportRollups {
         public var reclassifiedSends: Int = 0
         /// Whether everything was recomputed from scratch.
         public var full: Bool = false
+        /// Sends of whole days classified on the second connection (0: none, or one connection).
+        public var secondConnectionSends: Int = 0
+        /// Why the second connection's part was classified on the first after all (for logs).
+        public var secondConnectionFailure: String?
 
         public static func == (lhs: Summary, rhs: Summary) -> Bool {
             lhs.asOf == rhs.asOf && lhs.promptCohortDays == rhs.promptCohortDays
@@ -73,19 +77,48 @@ public enum ReportRollups {
     /// rollups are (``RollupStatus``). Idempotent and safe while ingest runs.
     ///
     /// `asOf` should be now: a refresh as of an earlier time than the last one rebuilds.
+    ///
+    /// `secondConnection`: where a refresh classifies half of its whole days while `connection`
+    /// classifies the other half. If it fails, `connection` classifies that half too: the result
+    /// is the same.
     public static func refresh(
         connection: Connection, asOf: Date = Date(),
         confirmationWindow: TimeInterval = OutcomeRules.defaultConfirmationWindow,
-        full: Bool = false
+        full: Bool = false, secondConnection: SecondConnection? = nil
     ) throws(ReportError) -> Summary {
         let window = "\(Int(confirmationWindow.rounded())) seconds"
         return try databaseStep(full ? "rebuilding rollups" : "refreshing rollups") {
-            try connection.transaction { connection in
-                // One row a refreshed (app, day), or one row with nulls when none was.
+            if secondConnection != nil, !full {
+                // What busy writers left, committed first: the second connection sees only what
+                // is committed, so the pass's own application must find nothing for it to be used.
+                _ = try connection.queryCommitting("select pushledger_apply_derived_inputs() as applied")
+            }
+            return try connection.transaction { connection in
+                var elsewhere = (sends: 0, failure: String?.none)
+                // The pass's row: one row a refreshed (app, day), or one row with nulls when none was.
+                var pass: SQL = "pushledger_rollup_pass(\(asOf), \(window)::interval, \(full))"
+                if let secondConnection, !full {
+                    let begun = try connection.query(
+                        """
+                        select prompt_cohort_days, derived_applied, incremental
+                          from pushledger_rollup_pass_begin(\(asOf), \(window)::interval, false)
+                        """)[0]
+                    let cohorts: Int = try begun.decode("prompt_cohort_days")
+                    let incremental: Bool = try begun.decode("incremental")
+                    if incremental {
+                        // The pass's own application changed rows the second connection cannot see.
+                        let useSecond = try begun.decode("derived_applied", as: Int.self) == 0
+                        elsewhere = try judgeAgain(
+                            connection: connection, asOf: asOf, window: window,
+                            secondConnection: useSecond ? secondConnection : nil)
+                    }
+                    pass =
+                        "pushledger_rollup_pass_end(\(asOf), \(window)::interval, \(cohorts)::integer, \(incremental))"
+                }
                 let rows = try connection.query(
                     """
                     select p.prompt_cohort_days, p.reclassified_sends::int as sends, p.rebuilt, d.app, d.day::text
-                      from pushledger_rollup_pass(\(asOf), \(window)::interval, \(full)) p
+                      from \(pass) p
                       left join lateral unnest(p.apps, p.days) with ordinality d(app, day, n) on true
                      order by d.n
                     """)
@@ -95,8 +128,51 @@ public enum ReportRollups {
                 }
                 return Summary(
                     days: days, promptCohortDays: try rows[0].decode("prompt_cohort_days"), asOf: asOf,
-                    reclassifiedSends: try rows[0].decode("sends"), full: try rows[0].decode("rebuilt"))
+                    reclassifiedSends: try rows[0].decode("sends"), full: try rows[0].decode("rebuilt"),
+                    secondConnectionSends: elsewhere.sends, secondConnectionFailure: elsewhere.failure)
             }
+        }
+    }
+
+    /// The refresh's look-ups and whole days of a pass begun on `connection` (sql/engine/pass.sql),
+    /// into `rollup_new`: about 70 % of the whole days' sends classified on `secondConnection`
+    /// in the pass's snapshot meanwhile. Returns how many sends the second connection
+    /// classified, and why it did not when it failed (its days then classified here).
+    static func judgeAgain(
+        connection: Connection, asOf: Date, window: String, secondConnection: SecondConnection?
+    ) throws -> (sends: Int, failure: String?) {
+        let runs: String? =
+            secondConnection == nil
+            ? nil
+            : try connection.query("select pushledger_second_connection_runs()::text as runs")[0].decode("runs")
+        guard let secondConnection, let runs else {
+            try connection.query("select pushledger_refresh_rollups_affected(\(asOf), \(window)::interval)")
+            try connection.query("select pushledger_classify_whole_days(\(asOf), \(window)::interval, false)")
+            return (0, nil)
+        }
+        // Exported after the queue was taken: the second connection sees every input taken, and
+        // what committed since (queued again for the next pass, as on one connection).
+        let snapshot: String = try connection.query("select pg_export_snapshot() as id")[0].decode("id")
+        let part = secondConnection.classify(runs: runs, asOf: asOf, window: window, snapshot: snapshot)
+        let first = Result {
+            try connection.query("select pushledger_refresh_rollups_affected(\(asOf), \(window)::interval)")
+            try connection.query("select pushledger_classify_whole_days(\(asOf), \(window)::interval, false)")
+        }
+        // Waited for even when the first part failed: no thread outlives the pass.
+        let secondPart = part.wait()
+        _ = try first.get()
+        switch secondPart {
+        case .success(let stored):
+            let taken: Int = try connection.query("select pushledger_take_second_rows()::int as taken")[0].decode(
+                "taken")
+            guard taken == stored else {
+                throw PostgresError(
+                    code: .misuse, message: "the second connection stored \(stored) rows but the pass found \(taken)")
+            }
+            return (taken, nil)
+        case .failure(let error):
+            try connection.query("select pushledger_classify_whole_days(\(asOf), \(window)::interval, true)")
+            return (0, String(describing: error))
         }
     }
 }

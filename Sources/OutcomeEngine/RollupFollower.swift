@@ -164,6 +164,11 @@ public final class RollupFollower: Sendable {
         }
         guard !stopped else { return }
         enter(.leading)
+        // Opened now, so that a pass finds it ready; a pass without it classifies on one connection.
+        let second = SecondConnection(connect: connect)
+        do { try second.open() } catch {
+            logger.warning("no second connection; passes classify on one", ["error": String(describing: error)])
+        }
         let channel: String = try connection.query("select pushledger_ingest_idle_channel() as channel")[0].decode(
             "channel")
         try connection.listen(channel)
@@ -172,7 +177,9 @@ public final class RollupFollower: Sendable {
         while !stopped {
             let started = Date()
             let pass = Result { () throws(ReportError) in
-                try ReportRollups.refresh(connection: connection, asOf: Date(), confirmationWindow: confirmationWindow)
+                try ReportRollups.refresh(
+                    connection: connection, asOf: Date(), confirmationWindow: confirmationWindow,
+                    secondConnection: second)
             }
             if case .failure(let error) = pass, error.isTransient {
                 // Chosen as a deadlock's victim beside ingest: rolled back whole; again at once.
@@ -196,7 +203,12 @@ public final class RollupFollower: Sendable {
                     "prompt_cohort_days": summary.promptCohortDays,
                     "full": summary.full, "seconds": seconds(took), "lag_s": seconds(status.lagSeconds),
                     "pending_inputs": status.pendingInputs, "trigger": trigger,
+                    "second_connection_sends": summary.secondConnectionSends,
                 ])
+            if let failure = summary.secondConnectionFailure {
+                logger.warning(
+                    "second connection failed; its whole days were classified on the first", ["error": failure])
+            }
             if (status.lagSeconds > freshness) != behind {
                 behind.toggle()
                 if behind {

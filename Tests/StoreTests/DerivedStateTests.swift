@@ -57,8 +57,19 @@ import Testing
             "select ((select count(*) from rollup_inputs) + (select count(*) from rollup_dirty_days))::int")
         #expect(pending == queued + waiting)
         let asOf = F.time(hour)
+        // A pass's first step says how many batches' derived state it applied: a pass on two
+        // connections classifies on one unless it is 0 (the second cannot see that state).
+        try deferred.connection.execute("begin")
+        let reported: Int = try deferred.value(
+            "select derived_applied from pushledger_rollup_pass_begin(\(asOf), '24 hours'::interval, false)")
+        try deferred.connection.execute("rollback")
+        #expect(reported == waiting)
         _ = try IncrementalRollupTests.refresh(inline.connection, asOf: asOf)
-        _ = try IncrementalRollupTests.refresh(deferred.connection, asOf: asOf)
+        // As on two connections: the derived state applied and committed before the pass's
+        // transaction (this first refresh rebuilds, on one).
+        let summary = try IncrementalRollupTests.refresh(
+            deferred.connection, asOf: asOf, secondConnection: deferred.url)
+        #expect(summary.secondConnectionFailure == nil)
         #expect(try deferred.count("derived_inputs") == 0)
         let (mine, theirs) = (try Self.contents(deferred.connection), try Self.contents(inline.connection))
         #expect(try inline.count("installations") > 0 && inline.count("sends", "resolved_by = 'token'") > 0)

@@ -62,9 +62,14 @@ import Testing
     }
 
     /// The refresh `pushledger rollup` runs; a failure is recorded with its database detail.
-    static func refresh(_ connection: Connection, asOf: Date, full: Bool = false) throws -> ReportRollups.Summary {
+    /// `secondConnection`: the URL of the database for a second connection that classifies half the
+    /// whole days.
+    static func refresh(
+        _ connection: Connection, asOf: Date, full: Bool = false, secondConnection url: String? = nil
+    ) throws -> ReportRollups.Summary {
+        let second = url.map { url in SecondConnection { try Connection.connect(url: url) } }
         do {
-            return try ReportRollups.refresh(connection: connection, asOf: asOf, full: full)
+            return try ReportRollups.refresh(connection: connection, asOf: asOf, full: full, secondConnection: second)
         } catch {
             Issue.record("\(error.debugDescription)")
             throw error
@@ -117,6 +122,7 @@ import Testing
         var refreshes = 0
         var reclassified = 0
         var promptMoves = 0
+        var elsewhere = 0
         var causesSeen: Set<String> = []
         for step in 0..<14 {
             for _ in 0..<world.int(2...5) {
@@ -137,9 +143,12 @@ import Testing
             }
             let asOf = F.time(hour)
             // Every other refresh sends each day with a third of its sends judged again through
-            // the whole-day engine (pushledger_promote_busy_days), whatever their number.
+            // the whole-day engine (pushledger_promote_busy_days), whatever their number, and
+            // classifies half of those days on a second connection.
             try Self.wholeDays(step % 2 == 1, on: db.connection)
-            let summary = try Self.refresh(db.connection, asOf: asOf)
+            let summary = try Self.refresh(db.connection, asOf: asOf, secondConnection: step % 2 == 1 ? db.url : nil)
+            #expect(summary.secondConnectionFailure == nil)
+            elsewhere += summary.secondConnectionSends
             refreshes += 1
             if !summary.full {
                 reclassified += summary.reclassifiedSends
@@ -153,6 +162,7 @@ import Testing
         }
         let sends: Int = try db.value("select count(*)::int from send_outcomes")
         #expect(refreshes == 14 && sends > 0 && reclassified > 0)
+        #expect(elsewhere > 0, "no whole day was classified on the second connection")
         #expect(causesSeen.count >= 2, "\(causesSeen.sorted())")
         let members: Int = try db.value(
             "select count(*)::int from prompt_cohort_members where first_prompt_at is not null")
@@ -179,7 +189,7 @@ import Testing
                     "select * from pushledger_erase(\(F.app), \(world.pick(world.installations).id), null)")
             }
             try Self.wholeDays(step % 2 == 0, on: db.connection)
-            _ = try Self.refresh(db.connection, asOf: F.time(hour))
+            _ = try Self.refresh(db.connection, asOf: F.time(hour), secondConnection: step % 2 == 0 ? db.url : nil)
             try Self.expectEqualToRebuild(db, asOf: F.time(hour), "causes seed \(seed), step \(step)")
             let held: String = try db.value(
                 "select coalesce(string_agg(distinct coalesce(cause, latency_bucket), ','), '') from send_outcomes")
@@ -189,6 +199,27 @@ import Testing
         print("IncrementalRollupTests causes seed \(seed): causes and latency buckets held \(seen.sorted())")
         let causes = seen.filter { !$0.hasPrefix("lt_") && !$0.hasPrefix("ge_") }
         #expect(causes.count >= 3 && seen.count - causes.count >= 3, "\(seen.sorted())")
+    }
+
+    /// A second connection that cannot take its half of the whole days (here: it cannot connect)
+    /// leaves that half to the first: the same rows, and the reason for the logs.
+    @Test func aFailedSecondConnectionLeavesItsHalfToTheFirst() throws {
+        let db = try StoreDatabase()
+        var world = RandomIngest(seed: 6)
+        for hour in stride(from: -80.0, through: 0, by: 4) {
+            for _ in 0..<4 { for unit in world.units(at: hour) { _ = try db.write(unit) } }
+        }
+        _ = try Self.refresh(db.connection, asOf: F.time(-100), full: true)
+        try Self.wholeDays(true, on: db.connection)
+        let summary = try ReportRollups.refresh(
+            connection: db.connection, asOf: F.time(1),
+            secondConnection: SecondConnection {
+                try Connection.connect(url: "postgresql:///nowhere?host=/nonexistent")
+            })
+        #expect(summary.secondConnectionSends == 0)
+        #expect(summary.secondConnectionFailure?.contains("cannot connect") == true, "\(summary)")
+        #expect(summary.days.count >= 2 && summary.reclassifiedSends > 0, "\(summary)")
+        try Self.expectEqualToRebuild(db, asOf: F.time(1), "a failed second connection")
     }
 
     /// A refresh sends a day through the whole-day engine when a third of its sends or more are

@@ -75,22 +75,34 @@ import Testing
     }
 
     /// The drawing's PASS block is the entry point's body: the functions of its numbered steps
-    /// (with their --full alternatives) are the ones pushledger_rollup_pass calls, in that order.
+    /// (a step's line and the lines under it, with their --full alternatives) are the ones the
+    /// pass calls, in that order, through pushledger_rollup_pass_begin, pushledger_rollup_pass and
+    /// pushledger_rollup_pass_end, defined in that order.
     @Test func thePassIsDrawnAsTheEntryPointRunsIt() throws {
         let drawing = try Self.drawing()
         guard let start = drawing.range(of: "PASS  pushledger_rollup_pass()"),
             let end = drawing.range(of: "\nREFRESH ", range: start.upperBound..<drawing.endIndex)
         else { throw Failure("docs/rollups.md draws no PASS block before REFRESH") }
-        let steps = drawing[start.upperBound..<end.lowerBound].components(separatedBy: "\n").filter {
-            $0.range(of: #"^  \d\. "#, options: .regularExpression) != nil
+        var steps: [String] = []
+        for line in drawing[start.upperBound..<end.lowerBound].components(separatedBy: "\n") {
+            if line.range(of: #"^  \d\. "#, options: .regularExpression) != nil {
+                steps.append(line)
+            } else if !steps.isEmpty, line.hasPrefix("   ") {
+                steps[steps.count - 1] += "\n" + line
+            }
         }
         let drawn = try steps.map { try Self.matches(#"\b(pushledger_[a-z0-9_]+)\(\)"#, in: $0) }
         let sql = try String(contentsOf: Self.root.appendingPathComponent("sql/engine/pass.sql"), encoding: .utf8)
-        guard let body = sql.range(of: "create or replace function pushledger_rollup_pass(") else {
-            throw Failure("sql/engine/pass.sql defines no pushledger_rollup_pass")
-        }
-        let code = sql[body.upperBound...].components(separatedBy: "\n").filter {
-            !$0.trimmingCharacters(in: .whitespaces).hasPrefix("--")
+        let parts = ["pushledger_rollup_pass_begin(", "pushledger_rollup_pass(", "pushledger_rollup_pass_end("]
+        let starts = parts.map { sql.range(of: "create or replace function " + $0)?.lowerBound }
+        guard let first = starts[0], let second = starts[1], let third = starts[2], first < second, second < third
+        else { throw Failure("sql/engine/pass.sql does not define \(parts) in that order") }
+        // The three bodies, without their own names (the pass calling its halves).
+        let code = sql[first...].components(separatedBy: "\n").filter {
+            let line = $0.trimmingCharacters(in: .whitespaces)
+            return !line.hasPrefix("--") && !line.hasPrefix("create or replace function")
+        }.map {
+            $0.replacingOccurrences(of: #"pushledger_rollup_pass_(begin|end)\("#, with: "", options: .regularExpression)
         }
         // Each call's step: the first drawn step that names the function.
         var called: [Int] = []
@@ -109,6 +121,25 @@ import Testing
         let callees = Set(
             try code.flatMap { try Self.matches(#"\b(pushledger_[a-z0-9_]+)\("#, in: $0) })
         #expect(callees == Set(drawn.flatMap { $0 }), "drawn \(drawn), called \(callees.sorted())")
+    }
+
+    /// The second connection's rows go from `rollup_second_rows` into `rollup_new` by position:
+    /// the two tables have send_outcomes' columns, in its order and of its types.
+    @Test func theSecondConnectionsTableHasTheColumnsOfSendOutcomes() throws {
+        let connection = try Connection.connect(url: try TestDatabase.fresh(prefix: "flow"))
+        func columns(_ table: String) throws -> [String] {
+            try connection.query(
+                """
+                select a.attname::text || ' ' || format_type(a.atttypid, a.atttypmod) as col
+                  from pg_attribute a
+                 where a.attrelid = \(table)::regclass and a.attnum > 0 and not a.attisdropped
+                 order by a.attnum
+                """
+            ).map { try $0.decode("col") }
+        }
+        let outcomes = try columns("send_outcomes")
+        #expect(outcomes.count > 20)
+        #expect(try columns("rollup_second_rows") == outcomes)
     }
 
     /// The answer the drawing gives to "which function writes send_outcomes?" holds: only the

@@ -1,21 +1,24 @@
 -- One pass of the outcome engine (docs/rollups.md "The flow"), the one entry point `pushledger
 -- rollup` (once, --full, or --follow) calls: the prompt cohorts, the send rollups with their
--- landings, and the pass record, in the caller's transaction and in this order.
+-- landings, and the pass record, in the caller's transaction and in this order. A pass is
+-- pushledger_rollup_pass_begin, the refresh's look-ups and whole days
+-- (pushledger_refresh_rollups_affected, pushledger_classify_whole_days) and
+-- pushledger_rollup_pass_end: `pushledger rollup` calls them itself when it classifies part of
+-- the whole days on a second connection meanwhile (docs/rollups.md "Two connections"),
+-- pushledger_rollup_pass in one call.
 
 drop function if exists pushledger_report_rollups(timestamptz, interval, boolean);
 drop function if exists pushledger_refresh_report_rollups(timestamptz, interval);
 drop function if exists pushledger_rebuild_report_rollups(timestamptz, interval);
 
--- A refresh as of p_as_of with confirmation window p_window, or a rebuild from scratch when
--- p_full (a refresh that cannot be incremental rebuilds too). One row: the (app, day)s whose
--- rollups moved or were recomputed (two arrays, in order), the prompt-cohort days recomputed,
--- the sends judged again and whether everything was rebuilt.
+-- The pass up to the whole days' classification: the derived state busy writers left, the
+-- prompt cohorts, and a refresh's first step (pushledger_refresh_rollups_begin). One row: the
+-- prompt-cohort days recomputed, how many batches' derived state it applied, and whether the send
+-- rollups refresh incrementally (false: a rebuild, in pushledger_rollup_pass_end).
 -- Reads and writes what pushledger_apply_derived_inputs, pushledger_refresh_prompt_rollups (or
--- pushledger_rebuild_prompt_rollups), pushledger_refresh_rollups (or pushledger_rebuild_rollups)
--- and pushledger_record_rollup_pass do; reads rollup_refresh_state.
-create or replace function pushledger_rollup_pass(
-    p_as_of timestamptz default now(), p_window interval default '24 hours', p_full boolean default false)
-returns table (apps text[], days date[], prompt_cohort_days integer, reclassified_sends bigint, rebuilt boolean)
+-- pushledger_rebuild_prompt_rollups) and pushledger_refresh_rollups_begin do.
+create or replace function pushledger_rollup_pass_begin(p_as_of timestamptz, p_window interval, p_full boolean)
+returns table (prompt_cohort_days integer, derived_applied integer, incremental boolean)
 language plpgsql
 -- No JIT for any step: their statements look sets up key by key, and the planner's cost for
 -- thousands of look-ups passes the JIT thresholds. Compiling the landings' look-ups of one
@@ -23,9 +26,9 @@ language plpgsql
 set jit = off
 as $$
 declare
+    v_applied integer;
     v_cohorts integer;
-    v_apps text[];
-    v_days date[];
+    v_incremental boolean := false;
 begin
     -- The pass's commit need not wait for its WAL to reach disk (or a synchronous standby): a
     -- crash can lose only whole transactions, and a lost pass loses its taking of the queue with
@@ -34,24 +37,69 @@ begin
     perform set_config('synchronous_commit', 'off', true);
     -- The derived state busy writers queued first: the installations and re-resolved sends it
     -- changes queue their own rollup inputs, which this pass then takes.
-    perform pushledger_apply_derived_inputs();
+    v_applied := pushledger_apply_derived_inputs();
     -- Each step's two forms side by side, the steps in order (RollupFlowTests reads them so).
     if p_full then
         v_cohorts := pushledger_rebuild_prompt_rollups(p_as_of);
     else
         v_cohorts := pushledger_refresh_prompt_rollups(p_as_of);
+        v_incremental := pushledger_refresh_rollups_begin(p_as_of, p_window);
     end if;
+    return query select v_cohorts, v_applied, v_incremental;
+end
+$$;
+
+-- A refresh as of p_as_of with confirmation window p_window, or a rebuild from scratch when
+-- p_full (a refresh that cannot be incremental rebuilds too). One row: the (app, day)s whose
+-- rollups moved or were recomputed (two arrays, in order), the prompt-cohort days recomputed,
+-- the sends judged again and whether everything was rebuilt.
+-- Reads and writes what pushledger_rollup_pass_begin, pushledger_refresh_rollups_affected,
+-- pushledger_classify_whole_days and pushledger_rollup_pass_end do.
+create or replace function pushledger_rollup_pass(
+    p_as_of timestamptz default now(), p_window interval default '24 hours', p_full boolean default false)
+returns table (apps text[], days date[], prompt_cohort_days integer, reclassified_sends bigint, rebuilt boolean)
+language plpgsql
+set jit = off
+as $$
+declare
+    v_begun record;
+begin
+    select * into v_begun from pushledger_rollup_pass_begin(p_as_of, p_window, p_full);
+    if v_begun.incremental then
+        perform pushledger_refresh_rollups_affected(p_as_of, p_window);
+        perform pushledger_classify_whole_days(p_as_of, p_window, false);
+    end if;
+    return query
+    select * from pushledger_rollup_pass_end(p_as_of, p_window, v_begun.prompt_cohort_days, v_begun.incremental);
+end
+$$;
+
+-- The pass after the whole days' classification: the send rollups' last step
+-- (pushledger_refresh_rollups_end, or the rebuild when not p_incremental) and the pass record.
+-- Returns the row pushledger_rollup_pass returns, given the prompt-cohort days p_cohorts.
+-- Reads and writes what pushledger_refresh_rollups_end (or pushledger_rebuild_rollups) and
+-- pushledger_record_rollup_pass do; reads rollup_refresh_state.
+create or replace function pushledger_rollup_pass_end(
+    p_as_of timestamptz, p_window interval, p_cohorts integer, p_incremental boolean)
+returns table (apps text[], days date[], prompt_cohort_days integer, reclassified_sends bigint, rebuilt boolean)
+language plpgsql
+set jit = off
+as $$
+declare
+    v_apps text[];
+    v_days date[];
+begin
     -- In the order the send refresh reports them.
-    if p_full then
+    if p_incremental then
         select coalesce(array_agg(r.refreshed_app), '{}'), coalesce(array_agg(r.refreshed_day), '{}')
-          into v_apps, v_days from pushledger_rebuild_rollups(p_as_of, p_window) r;
+          into v_apps, v_days from pushledger_refresh_rollups_end(p_as_of, p_window) r;
     else
         select coalesce(array_agg(r.refreshed_app), '{}'), coalesce(array_agg(r.refreshed_day), '{}')
-          into v_apps, v_days from pushledger_refresh_rollups(p_as_of, p_window) r;
+          into v_apps, v_days from pushledger_rebuild_rollups(p_as_of, p_window) r;
     end if;
     perform pushledger_record_rollup_pass();
     return query
-    select v_apps, v_days, v_cohorts, s.reclassified, s.full_at is not distinct from s.refreshed_at
+    select v_apps, v_days, p_cohorts, s.reclassified, s.full_at is not distinct from s.refreshed_at
       from rollup_refresh_state s;
 end
 $$;

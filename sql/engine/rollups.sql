@@ -143,36 +143,61 @@ $$;
 -- another confirmation window, or on a database never refreshed, rebuilds instead.
 -- Takes an advisory lock; an input committed after the refresh took the queue stays queued
 -- for the next one (its rows may be seen now too: applying them twice is harmless).
--- Reads and writes through its steps (docs/rollups.md draws them): rollup_inputs,
--- rollup_dirty_days, send_outcomes, instrumented_slices_daily, the rollups, the landing
--- rollups, rollup_refresh_state; fills rollup_keys and rollup_old itself.
+-- Four steps, so that `pushledger rollup` can classify part of the whole days on a second
+-- connection while the others run (docs/rollups.md "Two connections").
+-- Reads and writes what pushledger_refresh_rollups_begin, pushledger_refresh_rollups_affected,
+-- pushledger_classify_whole_days and pushledger_refresh_rollups_end do, or
+-- pushledger_rebuild_rollups.
 create or replace function pushledger_refresh_rollups(
     p_as_of timestamptz default now(), p_window interval default '24 hours')
 returns table (refreshed_app text, refreshed_day date)
 language plpgsql as $$
+begin
+    if not pushledger_refresh_rollups_begin(p_as_of, p_window) then
+        return query select * from pushledger_rebuild_rollups(p_as_of, p_window);
+        return;
+    end if;
+    perform pushledger_refresh_rollups_affected(p_as_of, p_window);
+    perform pushledger_classify_whole_days(p_as_of, p_window, false);
+    return query select * from pushledger_refresh_rollups_end(p_as_of, p_window);
+end
+$$;
+
+-- The refresh's first step: takes the queue, adds the instrumented slices, and marks the days
+-- mostly of new sends to be recomputed whole. False, having done nothing but take the lock,
+-- when the refresh must rebuild instead (see above).
+-- Reads and writes through its steps (docs/rollups.md draws them): rollup_inputs,
+-- rollup_dirty_days, instrumented_slices_daily; fills rollup_slice_days itself.
+create or replace function pushledger_refresh_rollups_begin(p_as_of timestamptz, p_window interval)
+returns boolean
+language plpgsql as $$
 declare
     v_last rollup_refresh_state;
-    v_run record;
-    v_sends bigint;
-    v_slice_apps text[];
-    v_slice_days date[];
-    v_moved_apps text[];
-    v_moved_days date[];
 begin
     perform pg_advisory_xact_lock(hashtext('pushledger_refresh_rollups'));
     select * into v_last from rollup_refresh_state;
     if not found or p_as_of < v_last.as_of or p_window <> v_last.window_length then
-        return query select * from pushledger_rebuild_rollups(p_as_of, p_window);
-        return;
+        return false;
     end if;
     perform pushledger_rollup_work_tables();
     perform pushledger_take_rollup_inputs(p_as_of);
     perform pushledger_stored_sends();
-    select array_agg(s.app_id), array_agg(s.day) into v_slice_apps, v_slice_days
-        from pushledger_refresh_slices(p_as_of) s;
+    insert into rollup_slice_days select s.app_id, s.day from pushledger_refresh_slices(p_as_of) s;
     -- Days mostly of new sends are recomputed whole before what else the inputs affect is
     -- looked up: their own sends need no look-ups then.
     perform pushledger_promote_busy_days();
+    return true;
+end
+$$;
+
+-- The refresh's second step: finds what else the inputs affect, and classifies every send
+-- judged again outside the whole days into rollup_new.
+-- Reads and writes through its steps: rollup_send_set, rollup_days, send_outcomes; fills
+-- rollup_keys and rollup_old itself.
+create or replace function pushledger_refresh_rollups_affected(p_as_of timestamptz, p_window interval)
+returns void
+language plpgsql as $$
+begin
     perform pushledger_affected_sends(p_as_of, p_window);
     perform pushledger_promote_busy_days();
     -- The whole days go through the engine.
@@ -196,11 +221,131 @@ begin
     analyze rollup_send_set;
     insert into rollup_new select (pushledger_outcome_row(c)).* from pushledger_classify_send_set(p_as_of, p_window) c;
     insert into rollup_new select * from pushledger_rejudge_outcomes(p_as_of, p_window);
-    for v_run in select * from pushledger_day_runs((select array_agg(d.app_id) from rollup_days d),
-                                                   (select array_agg(d.day) from rollup_days d)) loop
-        insert into rollup_new
-        select * from pushledger_classify_days(v_run.app_id, v_run.first_day, v_run.last_day + 1, p_as_of, p_window);
-    end loop;
+end
+$$;
+
+-- The runs of consecutive days (pushledger_day_runs) of the whole days (rollup_days) that are
+-- (p_second) or are not the second connection's (rollup_second_days), as the JSON array of
+-- objects with app_id, first_day and last_day that pushledger_classify_runs takes; null when
+-- there is none.
+-- Reads rollup_days, rollup_second_days; writes nothing.
+create or replace function pushledger_whole_day_runs(p_second boolean)
+returns json
+-- PL/pgSQL: the working tables do not exist when the file is applied.
+language plpgsql stable as $$
+begin
+    return (
+        with days as (
+            select d.app_id, d.day from rollup_days d
+             where exists (select 1 from rollup_second_days s where s.app_id = d.app_id and s.day = d.day) = p_second
+        )
+        select json_agg(r)
+          from pushledger_day_runs((select array_agg(d.app_id order by d.app_id, d.day) from days d),
+                                   (select array_agg(d.day order by d.app_id, d.day) from days d)) r);
+end
+$$;
+
+-- The sends of the runs p_runs (pushledger_whole_day_runs) classified as of p_as_of.
+-- Reads pushledger_classify_days; writes nothing.
+create or replace function pushledger_classify_runs(p_runs json, p_as_of timestamptz, p_window interval)
+returns setof send_outcomes
+language sql stable as $$
+    select c.*
+      from json_to_recordset(p_runs) r(app_id text, first_day date, last_day date)
+     cross join lateral pushledger_classify_days(r.app_id, r.first_day, r.last_day + 1, p_as_of, p_window) c
+$$;
+
+-- The second connection's part of a pass on two connections (docs/rollups.md "Two
+-- connections"), chosen after the refresh's first step: the last whole days (in app and day
+-- order) holding about 70 % of their sends (a day whose middle send falls in them), kept in
+-- rollup_second_days; their runs (pushledger_whole_day_runs), null when there is none. More
+-- than half: meanwhile the pass's connection also looks up what else the inputs affect (in the
+-- pipeline's pass the look-ups took as long as classifying a quarter of the days). Empties
+-- rollup_second_rows first of what a pass that rolled back after its second connection
+-- committed left: by delete, as a truncate's lock would make that connection wait for this pass.
+-- Reads rollup_days, sends (counted by day); writes rollup_second_rows, rollup_second_days.
+create or replace function pushledger_second_connection_runs()
+returns json
+language plpgsql as $$
+begin
+    delete from rollup_second_rows;
+    insert into rollup_second_days
+    select w.app_id, w.day
+      from (select d.app_id, d.day,
+                   sum(d.sends) over (order by d.app_id desc, d.day desc) - d.sends / 2.0 as from_end,
+                   sum(d.sends) over () as total
+              from (select r.app_id, r.day,
+                           (select count(*) from sends s
+                             where s.app_id = r.app_id and s.sent_at >= r.day::timestamp at time zone 'UTC'
+                               and s.sent_at < (r.day + 1)::timestamp at time zone 'UTC') as sends
+                      from (select distinct x.app_id, x.day from rollup_days x) r) d) w
+     where w.from_end < 0.7 * w.total;
+    return pushledger_whole_day_runs(true);
+end
+$$;
+
+-- Classifies the runs p_runs (pushledger_second_connection_runs) into rollup_second_rows, on the
+-- second connection, in the pass's snapshot (it cannot write the pass's working tables); returns
+-- how many.
+-- Reads pushledger_classify_runs; writes rollup_second_rows.
+create or replace function pushledger_store_second_rows(p_runs json, p_as_of timestamptz, p_window interval)
+returns bigint
+language plpgsql as $$
+declare
+    v_rows bigint;
+begin
+    insert into rollup_second_rows select * from pushledger_classify_runs(p_runs, p_as_of, p_window);
+    get diagnostics v_rows = row_count;
+    return v_rows;
+end
+$$;
+
+-- Moves the rows the second connection committed into rollup_new, in the pass's transaction;
+-- returns how many.
+-- Reads and writes rollup_second_rows (emptied); writes rollup_new.
+create or replace function pushledger_take_second_rows()
+returns bigint
+language plpgsql as $$
+declare
+    v_rows bigint;
+begin
+    insert into rollup_new select * from rollup_second_rows;
+    get diagnostics v_rows = row_count;
+    truncate rollup_second_rows;
+    return v_rows;
+end
+$$;
+
+-- Classifies the sends of the whole days that are not (or, p_second, are: when the second
+-- connection failed) the second connection's into rollup_new; returns how many.
+-- Reads rollup_days, rollup_second_days, pushledger_classify_runs; writes rollup_new.
+create or replace function pushledger_classify_whole_days(p_as_of timestamptz, p_window interval, p_second boolean)
+returns bigint
+language plpgsql as $$
+declare
+    v_rows bigint;
+begin
+    insert into rollup_new
+    select * from pushledger_classify_runs(pushledger_whole_day_runs(p_second), p_as_of, p_window);
+    get diagnostics v_rows = row_count;
+    return v_rows;
+end
+$$;
+
+-- The refresh after the whole days' classification: replaces the send_outcomes rows judged
+-- again, moves the rollups and landings, records the refresh; returns what
+-- pushledger_refresh_rollups returns.
+-- Reads rollup_days, rollup_new, rollup_slice_days, send_outcomes; writes rollup_old and
+-- through its steps send_outcomes, rollup_delta, the rollups, the landing rollups,
+-- rollup_refresh_state.
+create or replace function pushledger_refresh_rollups_end(p_as_of timestamptz, p_window interval)
+returns table (refreshed_app text, refreshed_day date)
+language plpgsql as $$
+declare
+    v_sends bigint;
+    v_moved_apps text[];
+    v_moved_days date[];
+begin
     insert into rollup_old
     select o.* from rollup_days d
       join send_outcomes o on o.app_id = d.app_id and o.sent_at >= d.day::timestamp at time zone 'UTC'
@@ -214,7 +359,7 @@ begin
     return query
     select m.app_id, m.day from unnest(v_moved_apps, v_moved_days) m(app_id, day)
     union select d.app_id, d.day from rollup_days d
-    union select s.app_id, s.day from unnest(v_slice_apps, v_slice_days) s(app_id, day)
+    union select s.app_id, s.day from rollup_slice_days s
      order by 1, 2;
 end
 $$;

@@ -21,6 +21,14 @@ begin
     --   Read by pushledger_refresh_slices, pushledger_refresh_rollups,
     --   pushledger_refresh_landing_notifications.
     create temp table if not exists rollup_days (app_id text, day date) on commit drop;
+    -- rollup_slice_days: the (app, day)s that gained an instrumented slice.
+    --   Filled by pushledger_refresh_rollups_begin (from pushledger_refresh_slices).
+    --   Read by pushledger_refresh_rollups_end.
+    create temp table if not exists rollup_slice_days (app_id text, day date) on commit drop;
+    -- rollup_second_days: the whole days a second connection classifies.
+    --   Filled by pushledger_second_connection_runs (sql/engine/rollups.sql).
+    --   Read by pushledger_whole_day_runs.
+    create temp table if not exists rollup_second_days (app_id text, day date) on commit drop;
     -- rollup_send_set: sends to judge again and on what (scope 2: every fact, 1: their
     --   confirmations, 0: time and their slice only); one send may appear with several scopes.
     --   Filled by pushledger_refresh_slices, pushledger_stored_sends and pushledger_affected_sends
@@ -63,7 +71,7 @@ begin
     --   Filled and read by pushledger_refresh_landing_notifications only.
     create temp table if not exists landing_new (like open_landing_notifications) on commit drop;
     create temp table if not exists landing_delta (sign integer, like open_landing_notifications) on commit drop;
-    truncate rollup_taken, rollup_days, rollup_send_set, rollup_stored, rollup_keys, rollup_old, rollup_new,
-             rollup_delta, landing_notifications, landing_new, landing_delta;
+    truncate rollup_taken, rollup_days, rollup_slice_days, rollup_second_days, rollup_send_set, rollup_stored,
+             rollup_keys, rollup_old, rollup_new, rollup_delta, landing_notifications, landing_new, landing_delta;
 end
 $$;

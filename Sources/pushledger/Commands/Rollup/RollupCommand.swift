@@ -67,7 +67,8 @@ struct RollupCommand: Command {
         return try context.eachShard { context in
             let connection = try context.connect()
             return try ReportCommand.report(context) {
-                let summary = try ReportRollups.refresh(connection: connection, full: full)
+                let summary = try ReportRollups.refresh(
+                    connection: connection, full: full, secondConnection: SecondConnection { try context.connect() })
                 return json ? summary.json.jsonText(pretty: true) : summary.text
             }
         }
