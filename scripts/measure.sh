@@ -8,6 +8,11 @@ calc() { awk "BEGIN { printf \"$1\", $2 }"; }
 clk_tck=$(getconf CLK_TCK)
 # CPU seconds (user + system) a live process has used.
 cpu_seconds() { awk -v t="$clk_tck" '{ printf "%.2f", ($14 + $15) / t }' "/proc/$1/stat"; }
+# CPU seconds of the processes "$1" (pids separated by spaces), summed.
+backends_cpu_seconds() {
+    local pid
+    for pid in $1; do cpu_seconds "$pid"; echo; done | awk '{ s += $1 } END { printf "%.2f", s }'
+}
 # CPU seconds (user + system) of the ended children that shell $1 (its $BASHPID) has waited for,
 # with theirs: getrusage(RUSAGE_CHILDREN) as /proc shows it. fork starts a subshell's at zero, so a
 # subshell that runs one command and then this reads exactly that command's CPU.
