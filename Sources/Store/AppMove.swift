@@ -369,14 +369,15 @@ public struct MoveReport: Sendable, Equatable {
 }
 
 /// The tables of a shard that hold an app's rows: every ordinary or partitioned (parent) table
-/// of `public` with an `app_id` column, less the departures (a shard's own record).
+/// of `public` with an `app_id` column, less the departures (a shard's own record) and the
+/// unlogged tables (a rollup pass's rows in flight, which logical replication cannot publish).
 public enum AppTables {
     public static func names(on connection: Connection) throws -> [String] {
         try connection.query(
             """
             select c.relname from pg_class c join pg_namespace n on n.oid = c.relnamespace
              where n.nspname = 'public' and c.relkind in ('r', 'p') and not c.relispartition and c.relname <> \
-            'shard_departures'
+            'shard_departures' and c.relpersistence = 'p'
                and exists (select 1 from pg_attribute a where a.attrelid = c.oid and a.attname = 'app_id' and not \
             a.attisdropped)
              order by c.relname
