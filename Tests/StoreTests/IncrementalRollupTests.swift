@@ -222,6 +222,38 @@ import Testing
         try Self.expectEqualToRebuild(db, asOf: F.time(1), "a failed second connection")
     }
 
+    /// A second connection that broke fails the part of the pass it had (the pass's connection
+    /// classifies its days, with the same result) and is opened again for the next pass.
+    @Test func aBrokenSecondConnectionIsOpenedAgain() throws {
+        let db = try StoreDatabase()
+        var world = RandomIngest(seed: 7)
+        func ingest(from start: Double) throws {
+            for hour in stride(from: start, through: start + 40, by: 4) {
+                for _ in 0..<4 { for unit in world.units(at: hour) { _ = try db.write(unit) } }
+            }
+        }
+        try ingest(from: -80)
+        _ = try Self.refresh(db.connection, asOf: F.time(-100), full: true)
+        try Self.wholeDays(true, on: db.connection)
+        let url = db.url
+        let second = SecondConnection { try Connection.connect(url: url) }
+        try second.open()
+        let ended: Int = try db.value(
+            """
+            select count(pg_terminate_backend(pid))::int from pg_stat_activity
+             where datname = current_database() and application_name = \(SecondConnection.applicationName)
+            """)
+        #expect(ended == 1)
+        let broken = try ReportRollups.refresh(connection: db.connection, asOf: F.time(-30), secondConnection: second)
+        #expect(broken.secondConnectionSends == 0 && broken.reclassifiedSends > 0, "\(broken)")
+        #expect(broken.secondConnectionFailure != nil)
+        try Self.expectEqualToRebuild(db, asOf: F.time(-30), "a broken second connection")
+        try ingest(from: -20)
+        let again = try ReportRollups.refresh(connection: db.connection, asOf: F.time(30), secondConnection: second)
+        #expect(again.secondConnectionFailure == nil && again.secondConnectionSends > 0, "\(again)")
+        try Self.expectEqualToRebuild(db, asOf: F.time(30), "the second connection opened again")
+    }
+
     /// A refresh sends a day through the whole-day engine when a third of its sends or more are
     /// judged on every fact and there are at least `pushledger.whole_day_min_sends` of them; a
     /// day already recomputed whole is not named twice.
