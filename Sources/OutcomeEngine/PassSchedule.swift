@@ -67,6 +67,11 @@ public struct PassSchedule: Sendable, Equatable {
     /// Why a pass starts (its log line says).
     public enum Trigger: String, Sendable {
         case period, quiet, announced = "announced_idle", settled, confirmation
+
+        /// Whether a pass so started classifies on a second connection too (docs/rollups.md "Two
+        /// connections"): not one due by the period, which runs while ingest goes on and would
+        /// take the core ingest is using; every other starts once ingest paused or ended.
+        public var usesSecondConnection: Bool { self != .period }
     }
 
     /// Why the next pass starts now; nil: not yet.

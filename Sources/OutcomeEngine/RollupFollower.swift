@@ -179,7 +179,8 @@ public final class RollupFollower: Sendable {
             let pass = Result { () throws(ReportError) in
                 try ReportRollups.refresh(
                     connection: connection, asOf: Date(), confirmationWindow: confirmationWindow,
-                    secondConnection: second)
+                    secondConnection: PassSchedule.Trigger(rawValue: trigger)?.usesSecondConnection == false
+                        ? nil : second)
             }
             if case .failure(let error) = pass, error.isTransient {
                 // Chosen as a deadlock's victim beside ingest: rolled back whole; again at once.

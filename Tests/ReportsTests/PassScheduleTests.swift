@@ -23,6 +23,19 @@ import Testing
         #expect(!schedule.isDue(seen(start: 29.9, end: 27.9, waiting: false, changed: 27.9)))
     }
 
+    /// A pass due by the period runs beside ingest: one connection. A pass started once ingest
+    /// paused or ended classifies on two.
+    @Test func onlyPassesAfterIngestStoppedUseASecondConnection() {
+        let period = schedule.trigger(seen(start: 31, end: 29, changed: 0.1))
+        let paused = schedule.trigger(seen(start: 8, end: 6, changed: 3))
+        let announced = schedule.trigger(seen(start: 8, end: 6, changed: 0.01, writing: false, announced: true))
+        #expect(period == .period && paused == .quiet && announced == .announced)
+        #expect(period?.usesSecondConnection == false)
+        #expect(paused?.usesSecondConnection == true && announced?.usesSecondConnection == true)
+        #expect(
+            PassSchedule.Trigger.settled.usesSecondConnection && PassSchedule.Trigger.confirmation.usesSecondConnection)
+    }
+
     @Test func whileInputsKeepArrivingThePassWaitsForThePeriod() {
         // Queued a moment ago: ingest goes on, one large pass later judges each send once.
         #expect(!schedule.isDue(seen(start: 20, end: 18, changed: 0.5)))

@@ -18,7 +18,8 @@ struct RollupCommand: Command {
                 difference; --full recomputes every send and every rollup from scratch (after a repair or a change of \
                 definitions). The summary says how many sends were reclassified. The only command that refreshes the \
                 rollups the reports read; run it on the primary. A pass classifies most of the days it recomputes \
-                whole on a second connection meanwhile (docs/rollups.md "Two connections").
+                whole on a second connection meanwhile (with --follow, a pass that starts once ingest paused or \
+                ended; docs/rollups.md "Two connections").
                 --follow keeps running and refreshes every half --freshness (back to back when a pass takes longer), \
                 so the rollups stay within --freshness of what was committed, and sooner once inputs wait and none \
                 has arrived for a tenth of that period (ingest paused or ended): one follower leads at a time across \
