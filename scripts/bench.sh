@@ -400,7 +400,7 @@ fi
 # sets the pipe_* figures and stops the server (the follower keeps running: $follower).
 measure_pipeline() {
     local use_bin=${2:-$bin} passes0 cpu0 pg0 refresh0 follower_cpu0 t0 jiffies0 first_request last_answer
-    local follower_backend stored pipe_pg_cpu caught_query
+    local follower_backends stored pipe_pg_cpu caught_query
     DATABASE_URL=$(db_url "bench_$1") "$use_bin" rollup --log-level warning >/dev/null
     serve "$1" "${2:-}"
     DATABASE_URL=$(db_url "bench_$1") "$use_bin" rollup --follow --freshness "$freshness" --log-level info \
@@ -409,13 +409,13 @@ measure_pipeline() {
     for _ in $(seq 1 600); do grep -qs 'rollup pass' "$work/follow-$1.log" && break; sleep 0.1; done
     # The follower's backends (its own, and the second connection a pass classifies on, which
     # builds before it do not open): their Postgres CPU is the refresh's.
-    follower_backend=$(q "$1" "select string_agg(pid::text, ' ') from pg_stat_activity
+    follower_backends=$(q "$1" "select string_agg(pid::text, ' ') from pg_stat_activity
         where datname = current_database()
           and application_name in ('pushledger-rollup-follow', 'pushledger-rollup-second')")
-    [ -n "$follower_backend" ] ||
+    [ -n "$follower_backends" ] ||
         { cat "$work/follow-$1.log" >&2; echo "bench: the follower has no backend" >&2; exit 1; }
     passes0=$(grep -c 'rollup pass' "$work/follow-$1.log")
-    cpu0=$(cpu_seconds "$server") pg0=$(pg_cpu) refresh0=$(backends_cpu_seconds "$follower_backend") \
+    cpu0=$(cpu_seconds "$server") pg0=$(pg_cpu) refresh0=$(backends_cpu_seconds "$follower_backends") \
         follower_cpu0=$(cpu_seconds "$follower")
     jiffies0=$(machine_jiffies) t0=$(now)
     inputs_dir=$work/phone post "$phone_connections" --sends-connections 4
@@ -440,7 +440,7 @@ measure_pipeline() {
     pipe_seconds=$(calc "%.3f" "$last_answer - $first_request + $caught") pipe_idle=$(idle_share "$jiffies0")
     pipe_launch_seconds=$(calc "%.3f" "$last_answer - $t0 + $caught")
     pipe_server_cpu=$(per_million "$cpu0" "$(cpu_seconds "$server")" "$pipe_events")
-    pipe_refresh_cpu=$(per_million "$refresh0" "$(backends_cpu_seconds "$follower_backend")" "$pipe_events")
+    pipe_refresh_cpu=$(per_million "$refresh0" "$(backends_cpu_seconds "$follower_backends")" "$pipe_events")
     pipe_pg_cpu=$(per_million "$pg0" "$(pg_cpu)" "$pipe_events")
     pipe_ingest_cpu=$((pipe_pg_cpu - pipe_refresh_cpu))
     pipe_follower_cpu=$(per_million "$follower_cpu0" "$(cpu_seconds "$follower")" "$pipe_events")

@@ -78,17 +78,18 @@ public enum ReportRollups {
     ///
     /// `asOf` should be now: a refresh as of an earlier time than the last one rebuilds.
     ///
-    /// `secondConnection`: where a refresh classifies half of its whole days while `connection`
-    /// classifies the other half. If it fails, `connection` classifies that half too: the result
-    /// is the same.
+    /// `secondConnection`: where a refresh classifies most of its whole days while `connection`
+    /// looks up what else the inputs affect and classifies the rest (a rebuild ignores it). If it
+    /// fails, `connection` classifies those days too: the result is the same.
     public static func refresh(
         connection: Connection, asOf: Date = Date(),
         confirmationWindow: TimeInterval = OutcomeRules.defaultConfirmationWindow,
         full: Bool = false, secondConnection: SecondConnection? = nil
     ) throws(ReportError) -> Summary {
         let window = "\(Int(confirmationWindow.rounded())) seconds"
+        let secondConnection = full ? nil : secondConnection
         return try databaseStep(full ? "rebuilding rollups" : "refreshing rollups") {
-            if secondConnection != nil, !full {
+            if secondConnection != nil {
                 // What busy writers left, committed first: the second connection sees only what
                 // is committed, so the pass's own application must find nothing for it to be used.
                 _ = try connection.queryCommitting("select pushledger_apply_derived_inputs() as applied")
@@ -97,7 +98,7 @@ public enum ReportRollups {
                 var elsewhere = (sends: 0, failure: String?.none)
                 // The pass's row: one row a refreshed (app, day), or one row with nulls when none was.
                 var pass: SQL = "pushledger_rollup_pass(\(asOf), \(window)::interval, \(full))"
-                if let secondConnection, !full {
+                if let secondConnection {
                     let begun = try connection.query(
                         """
                         select prompt_cohort_days, derived_applied, incremental
@@ -141,23 +142,25 @@ public enum ReportRollups {
     static func judgeAgain(
         connection: Connection, asOf: Date, window: String, secondConnection: SecondConnection?
     ) throws -> (sends: Int, failure: String?) {
+        // What the pass's connection judges either way: the look-ups, and the whole days that are
+        // not the second connection's (all of them without one).
+        func judgeHere() throws {
+            try connection.query("select pushledger_refresh_rollups_affected(\(asOf), \(window)::interval)")
+            try connection.query("select pushledger_classify_whole_days(\(asOf), \(window)::interval, false)")
+        }
         let runs: String? =
             secondConnection == nil
             ? nil
             : try connection.query("select pushledger_second_connection_runs()::text as runs")[0].decode("runs")
         guard let secondConnection, let runs else {
-            try connection.query("select pushledger_refresh_rollups_affected(\(asOf), \(window)::interval)")
-            try connection.query("select pushledger_classify_whole_days(\(asOf), \(window)::interval, false)")
+            try judgeHere()
             return (0, nil)
         }
         // Exported after the queue was taken: the second connection sees every input taken, and
         // what committed since (queued again for the next pass, as on one connection).
         let snapshot: String = try connection.query("select pg_export_snapshot() as id")[0].decode("id")
         let part = secondConnection.classify(runs: runs, asOf: asOf, window: window, snapshot: snapshot)
-        let first = Result {
-            try connection.query("select pushledger_refresh_rollups_affected(\(asOf), \(window)::interval)")
-            try connection.query("select pushledger_classify_whole_days(\(asOf), \(window)::interval, false)")
-        }
+        let first = Result { try judgeHere() }
         // Waited for even when the first part failed: no thread outlives the pass.
         let secondPart = part.wait()
         _ = try first.get()

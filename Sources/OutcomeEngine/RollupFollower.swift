@@ -179,8 +179,9 @@ public final class RollupFollower: Sendable {
             let pass = Result { () throws(ReportError) in
                 try ReportRollups.refresh(
                     connection: connection, asOf: Date(), confirmationWindow: confirmationWindow,
-                    secondConnection: PassSchedule.Trigger(rawValue: trigger)?.usesSecondConnection == false
-                        ? nil : second)
+                    // The follower's first pass ("start") uses it too.
+                    secondConnection: PassSchedule.Trigger(rawValue: trigger)?.usesSecondConnection ?? true
+                        ? second : nil)
             }
             if case .failure(let error) = pass, error.isTransient {
                 // Chosen as a deadlock's victim beside ingest: rolled back whole; again at once.

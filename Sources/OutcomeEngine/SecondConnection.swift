@@ -3,9 +3,10 @@ import Foundation
 import Postgres
 import Synchronization
 
-/// A second connection to the database, on which a pass classifies half of its whole days while
-/// its own connection classifies the other half (docs/rollups.md "Two connections"). Opened when
-/// first needed or by ``open()``, kept for the next passes, and opened again after it broke.
+/// A second connection to the database, on which a pass classifies most of its whole days while
+/// its own connection looks up what else the inputs affect and classifies the rest
+/// (docs/rollups.md "Two connections"). Opened when first needed or by ``open()``, kept for the
+/// next passes, and opened again after it broke.
 public final class SecondConnection: Sendable {
     /// The `application_name` of its session.
     public static let applicationName = "pushledger-rollup-second"

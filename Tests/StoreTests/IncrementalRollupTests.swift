@@ -62,8 +62,8 @@ import Testing
     }
 
     /// The refresh `pushledger rollup` runs; a failure is recorded with its database detail.
-    /// `secondConnection`: the URL of the database for a second connection that classifies half the
-    /// whole days.
+    /// `secondConnection`: the URL of the database for a second connection that classifies most of
+    /// the whole days.
     static func refresh(
         _ connection: Connection, asOf: Date, full: Bool = false, secondConnection url: String? = nil
     ) throws -> ReportRollups.Summary {
@@ -144,7 +144,7 @@ import Testing
             let asOf = F.time(hour)
             // Every other refresh sends each day with a third of its sends judged again through
             // the whole-day engine (pushledger_promote_busy_days), whatever their number, and
-            // classifies half of those days on a second connection.
+            // classifies most of those days on a second connection.
             try Self.wholeDays(step % 2 == 1, on: db.connection)
             let summary = try Self.refresh(db.connection, asOf: asOf, secondConnection: step % 2 == 1 ? db.url : nil)
             #expect(summary.secondConnectionFailure == nil)
@@ -201,14 +201,22 @@ import Testing
         #expect(causes.count >= 3 && seen.count - causes.count >= 3, "\(seen.sorted())")
     }
 
-    /// A second connection that cannot take its half of the whole days (here: it cannot connect)
-    /// leaves that half to the first: the same rows, and the reason for the logs.
-    @Test func aFailedSecondConnectionLeavesItsHalfToTheFirst() throws {
-        let db = try StoreDatabase()
-        var world = RandomIngest(seed: 6)
-        for hour in stride(from: -80.0, through: 0, by: 4) {
+    /// Four units of `world` every 4 hours from `start` through `end` into `db`: days busy enough
+    /// to be recomputed whole.
+    static func ingestBusyHours(
+        _ world: inout RandomIngest, into db: StoreDatabase, from start: Double, through end: Double
+    ) throws {
+        for hour in stride(from: start, through: end, by: 4) {
             for _ in 0..<4 { for unit in world.units(at: hour) { _ = try db.write(unit) } }
         }
+    }
+
+    /// A second connection that cannot take its whole days (here: it cannot connect) leaves them
+    /// to the first: the same rows, and the reason for the logs.
+    @Test func aFailedSecondConnectionLeavesItsDaysToTheFirst() throws {
+        let db = try StoreDatabase()
+        var world = RandomIngest(seed: 6)
+        try Self.ingestBusyHours(&world, into: db, from: -80, through: 0)
         _ = try Self.refresh(db.connection, asOf: F.time(-100), full: true)
         try Self.wholeDays(true, on: db.connection)
         let summary = try ReportRollups.refresh(
@@ -227,12 +235,7 @@ import Testing
     @Test func aBrokenSecondConnectionIsOpenedAgain() throws {
         let db = try StoreDatabase()
         var world = RandomIngest(seed: 7)
-        func ingest(from start: Double) throws {
-            for hour in stride(from: start, through: start + 40, by: 4) {
-                for _ in 0..<4 { for unit in world.units(at: hour) { _ = try db.write(unit) } }
-            }
-        }
-        try ingest(from: -80)
+        try Self.ingestBusyHours(&world, into: db, from: -80, through: -40)
         _ = try Self.refresh(db.connection, asOf: F.time(-100), full: true)
         try Self.wholeDays(true, on: db.connection)
         let url = db.url
@@ -248,7 +251,7 @@ import Testing
         #expect(broken.secondConnectionSends == 0 && broken.reclassifiedSends > 0, "\(broken)")
         #expect(broken.secondConnectionFailure != nil)
         try Self.expectEqualToRebuild(db, asOf: F.time(-30), "a broken second connection")
-        try ingest(from: -20)
+        try Self.ingestBusyHours(&world, into: db, from: -20, through: 20)
         let again = try ReportRollups.refresh(connection: db.connection, asOf: F.time(30), secondConnection: second)
         #expect(again.secondConnectionFailure == nil && again.secondConnectionSends > 0, "\(again)")
         try Self.expectEqualToRebuild(db, asOf: F.time(30), "the second connection opened again")
