@@ -15,10 +15,11 @@ struct ScaleFleet {
     var telemetryKey = Self.telemetryKey
     var sendsKey = Self.sendsKey
 
-    /// `app` (default: the simulator's) gets keys of its own when given.
-    init(installs: Int, days: Int = 3, seed: UInt64, app: String? = nil) {
+    /// `app` (default: the simulator's) gets keys of its own when given. The fleet's last event
+    /// is `hoursAgo` hours before now.
+    init(installs: Int, days: Int = 3, seed: UInt64, app: String? = nil, hoursAgo: Int64 = 1) {
         config = SimulationConfig.endingBefore(
-            nowMs: Int64(Date().timeIntervalSince1970 * 1000) - 3_600_000, days: days)
+            nowMs: Int64(Date().timeIntervalSince1970 * 1000) - hoursAgo * 3_600_000, days: days)
         if let app {
             config.appID = app
             telemetryKey = "pl_t_\(app)-telemetry-key-0123456789abcdef"
