@@ -127,7 +127,14 @@ start_node() {
     wait_for "$n's Patroni to start" 10 test -s "$dir/$n/patroni.pid"
 }
 
-leader() { for n in "${nodes[@]}"; do if api_ok "$n" /primary; then echo "$n"; return; fi; done; }
+# The primary by its REST API, else the leader etcd has as running: on a loaded machine a node has
+# led for 50 s while its REST API never answered /primary within curl's 2 s.
+leader() {
+    for n in "${nodes[@]}"; do if api_ok "$n" /primary; then echo "$n"; return; fi; done
+    patronictl_ list -f json 2>/dev/null | python3 -c '
+import json, sys
+print(next((m["Member"] for m in json.load(sys.stdin) if m.get("Role") == "Leader" and m.get("State") == "running"), ""))'
+}
 sync_standby() { for n in "${nodes[@]}"; do if api_ok "$n" /sync; then echo "$n"; return; fi; done; }
 has_leader() { [ -n "$(leader)" ]; }
 has_sync() { [ -n "$(sync_standby)" ]; }
