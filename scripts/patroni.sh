@@ -133,7 +133,9 @@ leader() {
     for n in "${nodes[@]}"; do if api_ok "$n" /primary; then echo "$n"; return; fi; done
     patronictl_ list -f json 2>/dev/null | python3 -c '
 import json, sys
-print(next((m["Member"] for m in json.load(sys.stdin) if m.get("Role") == "Leader" and m.get("State") == "running"), ""))'
+for m in json.load(sys.stdin):
+    if m.get("Role") == "Leader" and m.get("State") == "running":
+        print(m["Member"])'
 }
 sync_standby() { for n in "${nodes[@]}"; do if api_ok "$n" /sync; then echo "$n"; return; fi; done; }
 has_leader() { [ -n "$(leader)" ]; }
