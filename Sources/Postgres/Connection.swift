@@ -131,6 +131,9 @@ public final class Connection {
     }
 
     private func run(text: String, binds: [SQL.Bind]) throws(PostgresError) -> OpaquePointer {
+        if let problem = binds.lazy.compactMap(\.problem).first {
+            throw PostgresError(code: .misuse, message: "a value could not be encoded: \(problem)", query: text)
+        }
         // All parameter bytes live in one buffer for the whole PQexecParams call.
         var storage: [UInt8] = []
         storage.reserveCapacity(binds.reduce(0) { $0 + ($1.text?.count ?? 0) + 1 })
@@ -145,10 +148,13 @@ public final class Connection {
             storage.append(0)
         }
         let types = binds.map { Oid($0.type.rawValue) }
+        // Text values end in their NUL; a binary value's length is what libpq reads.
+        let lengths = binds.map { Int32($0.text?.count ?? 0) }
+        let formats = binds.map { Int32($0.binary ? 1 : 0) }
         let result: OpaquePointer? = storage.withUnsafeBufferPointer { bytes in
             bytes.withMemoryRebound(to: CChar.self) { buffer in
                 let values: [UnsafePointer<CChar>?] = offsets.map { $0.map { buffer.baseAddress! + $0 } }
-                return PQexecParams(handle, text, Int32(binds.count), types, values, nil, nil, 0)
+                return PQexecParams(handle, text, Int32(binds.count), types, values, lengths, formats, 0)
             }
         }
         guard let result else { throw lostError(query: text) }

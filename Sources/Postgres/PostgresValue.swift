@@ -17,11 +17,15 @@ public struct PostgresType: RawRepresentable, Hashable, Sendable {
     public static let uuid = PostgresType(rawValue: 2950)
 }
 
-/// A Swift value that can be sent to PostgreSQL in text format (as a bind or a COPY field).
+/// A Swift value that can be sent to PostgreSQL in text format (as a bind or a COPY field), and
+/// in binary format as a field of a composite (RecordArray).
 public protocol PostgresEncodable {
     static var postgresType: PostgresType { get }
     /// Appends the value's text representation (unescaped).
     func encodePostgresText(into buffer: inout [UInt8])
+    /// Appends the value's binary representation as a field of type `type`; false when it cannot
+    /// be one (by default: text fields only, as its text).
+    func encodePostgresBinary(as type: PostgresType, into buffer: inout [UInt8]) -> Bool
 }
 
 /// A Swift value that can be read from a text-format result column.

@@ -1,83 +1,91 @@
-/// Rows of a composite type as one array value in text format, `{"(…,…)","(…,…)"}`: many rows
-/// in one bind of a statement, which casts it (`$1::some_type[]`) and reads it with `unnest`.
-/// Every present field is quoted, so any text survives both levels of quoting; nil is NULL.
-public struct RecordArray: PostgresEncodable, Sendable {
-    /// The statement gives the type with its cast.
-    public static var postgresType: PostgresType { .unknown }
+import Foundation
 
+/// Rows of a composite type as one array in binary format, bound as one value of the type's
+/// array type (`\(records)` in a ``SQL`` statement): thousands of rows in one parameter, with
+/// nothing to quote or escape here and nothing to parse in the server.
+public struct RecordArray: Sendable {
+    /// The composite type of the rows.
+    public let type: RecordType
+    /// The elements so far, each its length and then the record.
     @usableFromInline var body: [UInt8] = []
     /// Rows appended so far.
     public var count: Int { rows }
     @usableFromInline var rows = 0
+    /// The first field that could not be encoded (a type the composite's attribute is not, or
+    /// too many or too few fields): a statement binding the array refuses to run.
+    public var problem: String? { firstProblem }
+    @usableFromInline var firstProblem: String?
 
-    public init() {}
+    public init(of type: RecordType) { self.type = type }
 
-    /// One row being written, its fields in the composite type's attribute order. Fields are
-    /// encoded straight into the array's text as they come: a writer building thousands of rows
-    /// a batch allocates no array and boxes no value per row.
+    /// One row being written, its fields in the composite type's attribute order, each encoded
+    /// straight into the array's buffer as it comes: no array and no boxed value per row.
     public struct Row {
         @usableFromInline var body: [UInt8]
+        @usableFromInline let attributes: [PostgresType]
         @usableFromInline var fields = 0
+        @usableFromInline var problem: String?
 
-        @usableFromInline init(body: [UInt8]) { self.body = body }
+        @usableFromInline init(body: [UInt8], attributes: [PostgresType]) {
+            (self.body, self.attributes) = (body, attributes)
+        }
 
-        /// The next field: its text, or NULL for nil. Inlinable, so the caller's build specializes it.
+        /// The next field: its value, or NULL for nil. Inlinable, so the caller's build specializes it.
         @inlinable public mutating func add<Value: PostgresEncodable>(_ value: Value?) {
-            guard let value else { return addNull() }
-            addValue(value)
+            guard let type = nextType() else { return }
+            guard let value else { return appendBigEndian(Int32(-1), into: &body) }
+            addValue(value, as: type)
         }
 
         /// The next field, of a type known only at run time.
         @inlinable public mutating func add(any value: (any PostgresEncodable)?) {
-            guard let value else { return addNull() }
-            addValue(value)  // opens the existential: the generic path
+            guard let type = nextType() else { return }
+            guard let value else { return appendBigEndian(Int32(-1), into: &body) }
+            addValue(value, as: type)  // opens the existential: the generic path
         }
 
         /// The next field NULL.
-        @inlinable public mutating func addNull() { separate() }
-
-        @inlinable mutating func addValue<Value: PostgresEncodable>(_ value: Value) {
-            separate()
-            // The field's own quotes, escaped once for the array around the record.
-            body.append(Byte.backslash)
-            body.append(Byte.quote)
-            let start = body.count
-            value.encodePostgresText(into: &body)
-            if body[start...].contains(where: RecordArray.needsEscape) { escape(from: start) }
-            body.append(Byte.backslash)
-            body.append(Byte.quote)
+        @inlinable public mutating func addNull() {
+            guard nextType() != nil else { return }
+            appendBigEndian(Int32(-1), into: &body)
         }
 
-        @inlinable mutating func separate() {
-            if fields > 0 { body.append(Byte.comma) }
-            fields += 1
-        }
-
-        /// A quote or backslash is escaped for the record, and that escape and the byte again
-        /// for the array: `"` becomes `\\\"`.
-        @usableFromInline mutating func escape(from start: Int) {
-            let text = Array(body[start...])
-            body.removeSubrange(start...)
-            for byte in text {
-                if RecordArray.needsEscape(byte) {
-                    body.append(contentsOf: [Byte.backslash, Byte.backslash, Byte.backslash])
-                }
-                body.append(byte)
+        /// The next attribute's type, its OID written; nil (and a problem) past the last one.
+        @inlinable mutating func nextType() -> PostgresType? {
+            guard fields < attributes.count else {
+                problem = problem ?? "more fields than the type's \(attributes.count)"
+                return nil
             }
+            let type = attributes[fields]
+            fields += 1
+            appendBigEndian(type.rawValue, into: &body)
+            return type
+        }
+
+        @inlinable mutating func addValue<Value: PostgresEncodable>(_ value: Value, as type: PostgresType) {
+            let length = body.count
+            appendBigEndian(Int32(0), into: &body)
+            if !value.encodePostgresBinary(as: type, into: &body) {
+                problem = problem ?? "field \(fields): a \(Value.self) cannot be a value of type OID \(type.rawValue)"
+            }
+            RecordArray.patchLength(&body, at: length)
         }
     }
 
     /// Appends one row written by `fields`.
     @inlinable public mutating func appendRow(_ fields: (inout Row) -> Void) {
-        if rows > 0 { body.append(Byte.comma) }
-        body.append(Byte.quote)
-        body.append(Byte.open)
-        var row = Row(body: [])
+        let length = body.count
+        appendBigEndian(Int32(0), into: &body)
+        appendBigEndian(Int32(type.attributes.count), into: &body)
+        var row = Row(body: [], attributes: type.attributes)
         swap(&row.body, &body)  // the row writes into the array's buffer, not a copy of it
         fields(&row)
         swap(&row.body, &body)
-        body.append(Byte.close)
-        body.append(Byte.quote)
+        if row.fields < type.attributes.count {
+            row.problem = row.problem ?? "\(row.fields) fields of the type's \(type.attributes.count)"
+        }
+        if let problem = row.problem, firstProblem == nil { firstProblem = "\(type.name) row \(rows + 1): \(problem)" }
+        Self.patchLength(&body, at: length)
         rows += 1
     }
 
@@ -88,17 +96,26 @@ public struct RecordArray: PostgresEncodable, Sendable {
         }
     }
 
-    public func encodePostgresText(into buffer: inout [UInt8]) {
-        buffer.append(UInt8(ascii: "{"))
-        buffer.append(contentsOf: body)
-        buffer.append(UInt8(ascii: "}"))
+    /// The array in binary format (array_recv): one dimension of the rows, or none when empty.
+    public var bytes: [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(20 + body.count)
+        appendBigEndian(Int32(rows == 0 ? 0 : 1), into: &bytes)
+        appendBigEndian(Int32(0), into: &bytes)  // no NULL element
+        appendBigEndian(type.oid, into: &bytes)
+        if rows > 0 {
+            appendBigEndian(Int32(rows), into: &bytes)
+            appendBigEndian(Int32(1), into: &bytes)  // lower bound
+        }
+        bytes.append(contentsOf: body)
+        return bytes
     }
 
-    @usableFromInline static func needsEscape(_ byte: UInt8) -> Bool { byte == Byte.quote || byte == Byte.backslash }
-
-    @usableFromInline enum Byte {
-        @usableFromInline static let comma = UInt8(ascii: ","), quote = UInt8(ascii: "\"")
-        @usableFromInline static let backslash = UInt8(ascii: "\\")
-        @usableFromInline static let open = UInt8(ascii: "("), close = UInt8(ascii: ")")
+    /// Writes the length of what follows the 4 bytes at `start` into them.
+    @usableFromInline static func patchLength(_ body: inout [UInt8], at start: Int) {
+        let length = UInt32(body.count - start - 4).bigEndian
+        withUnsafeBytes(of: length) { bytes in
+            for i in 0..<4 { body[start + i] = bytes[i] }
+        }
     }
 }

@@ -9,10 +9,13 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConve
         case bind(Int)
     }
 
-    /// A bound value in text format (nil = NULL) with its type.
+    /// A bound value (nil = NULL) with its type, in text format unless `binary`. `problem`: why
+    /// the value could not be encoded; the statement then refuses to run.
     struct Bind: Sendable {
         var type: PostgresType
         var text: [UInt8]?
+        var binary = false
+        var problem: String?
     }
 
     var parts: [Part] = []
@@ -45,6 +48,14 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConve
         public mutating func appendInterpolation<T: PostgresEncodable>(_ value: T?) {
             guard let value else { return sql.appendBind(Bind(type: T.postgresType, text: nil)) }
             appendInterpolation(value)
+        }
+
+        /// Rows of a composite type, sent as one array value in binary format.
+        public mutating func appendInterpolation(_ records: RecordArray) {
+            sql.appendBind(
+                Bind(
+                    type: PostgresType(rawValue: records.type.arrayOID), text: records.bytes, binary: true,
+                    problem: records.problem))
         }
 
         /// Another statement fragment; its binds are renumbered.

@@ -9,10 +9,10 @@ import PushLedgerContract
 /// send is left out, a later telemetry event goes with `batch_first` false (its installation's
 /// last seen still counts it).
 struct BatchRows {
-    private(set) var telemetry = RecordArray()
-    private(set) var channels = RecordArray()
-    private(set) var sends = RecordArray()
-    private(set) var failures = RecordArray()
+    private(set) var telemetry: RecordArray
+    private(set) var channels: RecordArray
+    private(set) var sends: RecordArray
+    private(set) var failures: RecordArray
     /// Valid events per unit (accepted + duplicates).
     private(set) var validCounts: [Int] = []
     /// The earliest and latest time a row is partitioned by (occurred_at, sent_at); nil: no event.
@@ -26,7 +26,24 @@ struct BatchRows {
         var eventID: UUID
     }
 
-    init(_ units: [IngestUnit]) {
+    /// The four composite types of a batch's rows, as the database defines them.
+    struct Types: Sendable {
+        var telemetry, channel, send, failure: RecordType
+
+        /// Looked up on `connection` (the writer keeps them: they change only with a migration).
+        init(_ connection: Connection) throws {
+            telemetry = try connection.recordType("pushledger_batch_telemetry")
+            channel = try connection.recordType("pushledger_batch_channel")
+            send = try connection.recordType("pushledger_batch_send")
+            failure = try connection.recordType("pushledger_batch_failure")
+        }
+    }
+
+    init(_ units: [IngestUnit], types: Types) {
+        telemetry = RecordArray(of: types.telemetry)
+        channels = RecordArray(of: types.channel)
+        sends = RecordArray(of: types.send)
+        failures = RecordArray(of: types.failure)
         for (unit, ingest) in units.enumerated() {
             switch ingest {
             case .telemetry(let batch, let receivedAt):

@@ -7,13 +7,16 @@ import Synchronization
 /// worker commits a whole batch at once and every request in it is durable before it is answered.
 ///
 /// The batch goes to Postgres in one round trip: one statement, its own transaction, calling
-/// `pushledger_apply_batch` (sql/writer/apply.sql) with each kind of row as one array. It
-/// de-duplicates by (app_id, event_id) — the first copy by unit order then index wins, within
-/// the batch here and against earlier batches there — and inserts set-based: no statement per
-/// row. Rejections and failed requests go to `failed_events` in the same call.
+/// `pushledger_apply_batch` (sql/writer/apply.sql) with each kind of row as one array in binary
+/// format (no text to quote here or parse there). It de-duplicates by (app_id, event_id) — the
+/// first copy by unit order then index wins, within the batch here and against earlier batches
+/// there — and inserts set-based: no statement per row. Rejections and failed requests go to
+/// `failed_events` in the same call.
 public struct EventWriter: Sendable {
     /// UTC days this writer has seen covered by partitions (kept per writer: one database).
     private let coverage = PartitionCoverage()
+    /// The batch rows' composite types, looked up by the first write (one database).
+    private let types = KnownTypes()
 
     public init() {}
 
@@ -34,12 +37,21 @@ public struct EventWriter: Sendable {
         _ units: [IngestUnit], on connection: Connection, dryRun: Bool = false, deferDerived: Bool = false
     ) throws -> [WriteOutcome] {
         guard !units.isEmpty else { return [] }
-        let batch = BatchRows(units)
+        let batch = BatchRows(units, types: try batchTypes(connection))
         // Dry runs create nothing outside their transaction; theirs checks the partitions itself.
         if !dryRun { try ensurePartitions(for: batch, on: connection) }
         return try Self.retryingDeadlocks {
             try write(batch, dryRun: dryRun, deferDerived: deferDerived && !dryRun, on: connection)
         }
+    }
+
+    /// The batch rows' types, looked up on the first write: a migration that changes them comes
+    /// with a server that writes the new fields, started after it.
+    private func batchTypes(_ connection: Connection) throws -> BatchRows.Types {
+        if let known = types.value.withLock({ $0 }) { return known }
+        let types = try BatchRows.Types(connection)
+        self.types.value.withLock { $0 = types }
+        return types
     }
 
     /// Applies the derived state of every batch written with `deferDerived` that has committed
@@ -130,6 +142,11 @@ public struct EventWriter: Sendable {
         try connection.execute("call pushledger_create_partitions_apart(\(range.lowerBound), \(range.upperBound))")
         coverage.add(days)
     }
+}
+
+/// The batch rows' composite types once looked up, shared by a writer's copies.
+private final class KnownTypes: Sendable {
+    let value = Mutex<BatchRows.Types?>(nil)
 }
 
 /// Carries a dry run's answer out of the transaction it rolls back.
