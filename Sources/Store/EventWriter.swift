@@ -13,9 +13,9 @@ import Synchronization
 /// there — and inserts set-based: no statement per row. Rejections and failed requests go to
 /// `failed_events` in the same call.
 public struct EventWriter: Sendable {
-    /// UTC days this writer has seen covered by partitions (kept per writer: one database).
+    /// UTC days this writer has seen covered by partitions. A writer writes to one database.
     private let coverage = PartitionCoverage()
-    /// The batch rows' composite types, looked up by the first write (one database).
+    /// The batch rows' composite types (their OIDs are the database's), looked up by the first write.
     private let types = KnownTypes()
 
     public init() {}

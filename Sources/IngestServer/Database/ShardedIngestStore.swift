@@ -27,7 +27,6 @@ public final class ShardedIngestStore: IngestStore {
     private let writerConnections: Int
     private let readConnections: Int
     private let logger: Logger
-    private let writer = EventWriter()
     private let state = Mutex(State())
 
     private struct State {
@@ -43,6 +42,9 @@ public final class ShardedIngestStore: IngestStore {
         let url: String
         let writes: ConnectionPool
         let reads: ConnectionPool
+        /// The shard's own writer: what it knows of a database (the partitions it has seen
+        /// cover a day, the batch rows' type OIDs) holds for this shard alone.
+        let writer = EventWriter()
         let downUntil = Mutex<ContinuousClock.Instant?>(nil)
 
         init(name: String, url: String, writers: Int, readers: Int) {
@@ -85,12 +87,12 @@ public final class ShardedIngestStore: IngestStore {
         let apps = Array(Set(units.map(\.appID))).sorted()
         let shard = try owner(of: apps)
         return try onShard(shard, shard.writes) { connection throws -> [WriteOutcome] in
-            try self.write(units, apps: apps, dryRun: dryRun, on: connection)
+            try self.write(units, apps: apps, dryRun: dryRun, with: shard.writer, on: connection)
         }
     }
 
     private func write(
-        _ units: [IngestUnit], apps: [String], dryRun: Bool, on connection: Connection
+        _ units: [IngestUnit], apps: [String], dryRun: Bool, with writer: EventWriter, on connection: Connection
     ) throws -> [WriteOutcome] {
         let list = Self.arrayLiteral(apps)
         // Shared write locks first, then (a statement of its own, so its snapshot follows
