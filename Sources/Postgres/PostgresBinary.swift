@@ -17,45 +17,23 @@ extension PostgresEncodable {
     withUnsafeBytes(of: value.bigEndian) { buffer.append(contentsOf: $0) }
 }
 
-/// An integer into a field of any integer type it fits, or a text field; false otherwise.
-func appendBinaryInteger<T: BinaryInteger>(_ value: T, as type: PostgresType, into buffer: inout [UInt8]) -> Bool {
-    switch type {
-    case .int2:
-        guard let v = Int16(exactly: value) else { return false }
-        appendBigEndian(v, into: &buffer)
-    case .int4:
-        guard let v = Int32(exactly: value) else { return false }
-        appendBigEndian(v, into: &buffer)
-    case .int8:
-        guard let v = Int64(exactly: value) else { return false }
-        appendBigEndian(v, into: &buffer)
-    case .text: appendDecimal(value, into: &buffer)
-    default: return false
-    }
-    return true
-}
-
-extension Int {
+extension PostgresEncodable where Self: BinaryInteger {
+    /// An integer goes into a field of any integer type it fits, or a text field.
     public func encodePostgresBinary(as type: PostgresType, into buffer: inout [UInt8]) -> Bool {
-        appendBinaryInteger(self, as: type, into: &buffer)
-    }
-}
-
-extension Int64 {
-    public func encodePostgresBinary(as type: PostgresType, into buffer: inout [UInt8]) -> Bool {
-        appendBinaryInteger(self, as: type, into: &buffer)
-    }
-}
-
-extension Int32 {
-    public func encodePostgresBinary(as type: PostgresType, into buffer: inout [UInt8]) -> Bool {
-        appendBinaryInteger(self, as: type, into: &buffer)
-    }
-}
-
-extension Int16 {
-    public func encodePostgresBinary(as type: PostgresType, into buffer: inout [UInt8]) -> Bool {
-        appendBinaryInteger(self, as: type, into: &buffer)
+        switch type {
+        case .int2:
+            guard let v = Int16(exactly: self) else { return false }
+            appendBigEndian(v, into: &buffer)
+        case .int4:
+            guard let v = Int32(exactly: self) else { return false }
+            appendBigEndian(v, into: &buffer)
+        case .int8:
+            guard let v = Int64(exactly: self) else { return false }
+            appendBigEndian(v, into: &buffer)
+        case .text: appendDecimal(self, into: &buffer)
+        default: return false
+        }
+        return true
     }
 }
 
