@@ -340,9 +340,6 @@ declare
     v_telemetry pushledger_batch_telemetry[];
     v_sends pushledger_batch_send[];
     v_registrations pushledger_batch_telemetry[];
-    v_stored bigint;
-    v_stored_apps text[];
-    v_stored_ids uuid[];
 begin
     if cardinality(p_failures) > 0 then
         insert into failed_events (app_id, endpoint, error_code, message, event_index, event_id, raw_json,
@@ -371,23 +368,21 @@ begin
         select app_id, event_id, received_at from keys order by app_id, event_id
         on conflict do nothing
         returning app_id, event_id
+    ), counted as (
+        select count(*) = coalesce(cardinality(p_telemetry), 0) + coalesce(cardinality(p_sends), 0) as all_new
+          from stored
     )
-    select count(*), array_agg(app_id), array_agg(event_id) into v_stored, v_stored_apps, v_stored_ids from stored;
-    if v_stored = coalesce(cardinality(p_telemetry), 0) + coalesce(cardinality(p_sends), 0) then
-        -- Every row is its event's first copy and new (the usual batch): the arrays as they
-        -- came, already in seq order, without joining them to what was stored.
-        v_telemetry := p_telemetry;
-        v_sends := p_sends;
-    else
-        select (select array_agg(t order by t.seq) from unnest(p_telemetry) t
-                  join unnest(v_stored_apps, v_stored_ids) s(app_id, event_id)
-                    on s.app_id = t.app_id and s.event_id = t.event_id
-                 where t.batch_first),
-               (select array_agg(x order by x.seq) from unnest(p_sends) x
-                  join unnest(v_stored_apps, v_stored_ids) s(app_id, event_id)
-                    on s.app_id = x.app_id and s.event_id = x.event_id)
-          into v_telemetry, v_sends;
-    end if;
+    -- When every row is its event's first copy and new (the usual batch), the arrays as they
+    -- came (already in seq order); else joined to what was stored: a branch runs only if taken.
+    select case when c.all_new then p_telemetry
+                else (select array_agg(t order by t.seq) from unnest(p_telemetry) t
+                        join stored s on s.app_id = t.app_id and s.event_id = t.event_id
+                       where t.batch_first) end,
+           case when c.all_new then p_sends
+                else (select array_agg(x order by x.seq) from unnest(p_sends) x
+                        join stored s on s.app_id = x.app_id and s.event_id = x.event_id) end
+      into v_telemetry, v_sends
+      from counted c;
 
     if cardinality(p_telemetry) > 0 then
         perform pushledger_store_batch_telemetry(v_telemetry, p_channels);
