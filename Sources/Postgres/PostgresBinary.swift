@@ -62,15 +62,14 @@ extension UUID {
 }
 
 extension Date {
-    /// Microseconds from 2000-01-01 UTC, PostgreSQL's epoch; ±infinity as its sentinels. The
-    /// same rounding to the microsecond as the text form.
+    /// Microseconds from 2000-01-01 UTC, PostgreSQL's epoch; ±infinity as its sentinels.
     public func encodePostgresBinary(as type: PostgresType, into buffer: inout [UInt8]) -> Bool {
         guard type == .timestamptz else { return false }
         let micros: Int64
         switch self {
         case .distantFuture: micros = .max
         case .distantPast: micros = .min
-        default: micros = Int64((timeIntervalSince1970 * 1_000_000).rounded()) - 946_684_800_000_000
+        default: micros = microsecondsSince1970 - 946_684_800_000_000
         }
         appendBigEndian(micros, into: &buffer)
         return true

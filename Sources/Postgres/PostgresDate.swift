@@ -7,6 +7,10 @@ import PushLedgerSupport
 extension Date: PostgresEncodable, PostgresDecodable {
     public static var postgresType: PostgresType { .timestamptz }
 
+    /// The instant rounded to the microsecond, timestamptz's precision: what both the text and
+    /// the binary form carry.
+    var microsecondsSince1970: Int64 { Int64((timeIntervalSince1970 * 1_000_000).rounded()) }
+
     public func encodePostgresText(into buffer: inout [UInt8]) {
         if self == .distantFuture {
             buffer.append(contentsOf: "infinity".utf8)
@@ -16,7 +20,7 @@ extension Date: PostgresEncodable, PostgresDecodable {
             buffer.append(contentsOf: "-infinity".utf8)
             return
         }
-        let micros = Int64((timeIntervalSince1970 * 1_000_000).rounded())
+        let micros = microsecondsSince1970
         var days = micros / 86_400_000_000
         var rest = micros % 86_400_000_000
         if rest < 0 {
