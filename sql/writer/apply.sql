@@ -340,6 +340,7 @@ declare
     v_telemetry pushledger_batch_telemetry[];
     v_sends pushledger_batch_send[];
     v_registrations pushledger_batch_telemetry[];
+    v_new bigint;
 begin
     if cardinality(p_failures) > 0 then
         insert into failed_events (app_id, endpoint, error_code, message, event_index, event_id, raw_json,
@@ -358,31 +359,43 @@ begin
                  union all select sent_at from unnest(p_sends)) times;
     end if;
 
-    -- Keys go in sorted order so concurrent writers cannot deadlock here.
-    with keys as (
-        select app_id, event_id, received_at from unnest(p_telemetry) where batch_first
-        union all
-        select app_id, event_id, received_at from unnest(p_sends)
-    ), stored as (
+    -- Keys go in sorted order so concurrent writers cannot deadlock here. Most batches hold only
+    -- keys never stored: a plain insert checks each key's uniqueness in the index descent that
+    -- inserts it, where ON CONFLICT first looks every key up (about 2.4 µs a key). A key stored
+    -- before, or twice in the batch, undoes it (one subtransaction a batch) and the batch takes
+    -- the ON CONFLICT path.
+    begin
         insert into event_ids (app_id, event_id, received_at)
-        select app_id, event_id, received_at from keys order by app_id, event_id
-        on conflict do nothing
-        returning app_id, event_id
-    ), counted as (
-        select count(*) = coalesce(cardinality(p_telemetry), 0) + coalesce(cardinality(p_sends), 0) as all_new
-          from stored
-    )
-    -- When every row is its event's first copy and new (the usual batch), the arrays as they
-    -- came (already in seq order); else joined to what was stored: a branch runs only if taken.
-    select case when c.all_new then p_telemetry
-                else (select array_agg(t order by t.seq) from unnest(p_telemetry) t
-                        join stored s on s.app_id = t.app_id and s.event_id = t.event_id
-                       where t.batch_first) end,
-           case when c.all_new then p_sends
-                else (select array_agg(x order by x.seq) from unnest(p_sends) x
-                        join stored s on s.app_id = x.app_id and s.event_id = x.event_id) end
-      into v_telemetry, v_sends
-      from counted c;
+        select app_id, event_id, received_at
+          from (select app_id, event_id, received_at from unnest(p_telemetry) where batch_first
+                union all
+                select app_id, event_id, received_at from unnest(p_sends)) keys
+         order by app_id, event_id;
+        get diagnostics v_new = row_count;
+        v_telemetry := p_telemetry;
+        v_sends := p_sends;
+        -- Later copies of an event within the batch are not stored.
+        if v_new < coalesce(cardinality(p_telemetry), 0) + coalesce(cardinality(p_sends), 0) then
+            select array_agg(t order by t.seq) into v_telemetry from unnest(p_telemetry) t where t.batch_first;
+        end if;
+    exception when unique_violation then
+        with keys as (
+            select app_id, event_id, received_at from unnest(p_telemetry) where batch_first
+            union all
+            select app_id, event_id, received_at from unnest(p_sends)
+        ), stored as (
+            insert into event_ids (app_id, event_id, received_at)
+            select app_id, event_id, received_at from keys order by app_id, event_id
+            on conflict do nothing
+            returning app_id, event_id
+        )
+        select (select array_agg(t order by t.seq) from unnest(p_telemetry) t
+                  join stored s on s.app_id = t.app_id and s.event_id = t.event_id
+                 where t.batch_first),
+               (select array_agg(x order by x.seq) from unnest(p_sends) x
+                  join stored s on s.app_id = x.app_id and s.event_id = x.event_id)
+          into v_telemetry, v_sends;
+    end;
 
     if cardinality(p_telemetry) > 0 then
         perform pushledger_store_batch_telemetry(v_telemetry, p_channels);
