@@ -260,10 +260,13 @@ $$;
 -- order) holding about 70 % of their sends (a day whose middle send falls in them), kept in
 -- rollup_second_days; their runs (pushledger_whole_day_runs), null when there is none. More
 -- than half: meanwhile the pass's connection also looks up what else the inputs affect (in the
--- pipeline's pass the look-ups took as long as classifying a quarter of the days). Empties
+-- pipeline's pass the look-ups took as long as classifying a quarter of the days). A day's sends
+-- are estimated, as the split needs no more: those its rollups counted, plus those the refresh
+-- took (a count of `sends` reads every new send's row, 0.1 s of the pipeline's pass). Empties
 -- rollup_second_rows first of what a pass that rolled back after its second connection
 -- committed left: by delete, as a truncate's lock would make that connection wait for this pass.
--- Reads rollup_days, sends (counted by day); writes rollup_second_rows, rollup_second_days.
+-- Reads rollup_days, send_rollups_daily, rollup_send_set; writes rollup_second_rows,
+-- rollup_second_days.
 create or replace function pushledger_second_connection_runs()
 returns json
 language plpgsql as $$
@@ -275,10 +278,13 @@ begin
                    sum(d.sends) over (order by d.app_id desc, d.day desc) - d.sends / 2.0 as from_end,
                    sum(d.sends) over () as total
               from (select r.app_id, r.day,
-                           (select count(*) from sends s
-                             where s.app_id = r.app_id and s.sent_at >= r.day::timestamp at time zone 'UTC'
-                               and s.sent_at < (r.day + 1)::timestamp at time zone 'UTC') as sends
-                      from (select distinct x.app_id, x.day from rollup_days x) r) d) w
+                           coalesce((select sum(x.sends) from send_rollups_daily x
+                                      where x.app_id = r.app_id and x.day = r.day), 0)
+                           + coalesce(n.sends, 0) as sends
+                      from (select distinct x.app_id, x.day from rollup_days x) r
+                      left join (select k.app_id, pushledger_day(k.sent_at) as day, count(*) as sends
+                                   from rollup_send_set k where k.scope = 2 group by 1, 2) n
+                        on n.app_id = r.app_id and n.day = r.day) d) w
      where w.from_end < 0.7 * w.total;
     return pushledger_whole_day_runs(true);
 end
