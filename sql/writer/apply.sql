@@ -312,6 +312,17 @@ begin
 end
 $$;
 
+-- The keys a batch stores in event_ids: its telemetry events' first copies and its sends.
+-- SQL, so a statement reading it inlines it as the two unnests.
+create or replace function pushledger_batch_keys(
+    p_telemetry pushledger_batch_telemetry[], p_sends pushledger_batch_send[])
+returns table (app_id text, event_id uuid, received_at timestamptz)
+language sql immutable as $$
+    select t.app_id, t.event_id, t.received_at from unnest(p_telemetry) t where t.batch_first
+    union all
+    select s.app_id, s.event_id, s.received_at from unnest(p_sends) s
+$$;
+
 -- Stores a batch in one call: its failed events, then its events de-duplicated by (app_id,
 -- event_id) against every earlier batch (within the batch the writer sends each key's first
 -- copy as batch_first), then the telemetry, the installations and tokens they fold into, the
@@ -366,11 +377,8 @@ begin
     -- the ON CONFLICT path.
     begin
         insert into event_ids (app_id, event_id, received_at)
-        select app_id, event_id, received_at
-          from (select app_id, event_id, received_at from unnest(p_telemetry) where batch_first
-                union all
-                select app_id, event_id, received_at from unnest(p_sends)) keys
-         order by app_id, event_id;
+        select k.app_id, k.event_id, k.received_at from pushledger_batch_keys(p_telemetry, p_sends) k
+         order by k.app_id, k.event_id;
         get diagnostics v_new = row_count;
         v_telemetry := p_telemetry;
         v_sends := p_sends;
@@ -379,13 +387,10 @@ begin
             select array_agg(t order by t.seq) into v_telemetry from unnest(p_telemetry) t where t.batch_first;
         end if;
     exception when unique_violation then
-        with keys as (
-            select app_id, event_id, received_at from unnest(p_telemetry) where batch_first
-            union all
-            select app_id, event_id, received_at from unnest(p_sends)
-        ), stored as (
+        with stored as (
             insert into event_ids (app_id, event_id, received_at)
-            select app_id, event_id, received_at from keys order by app_id, event_id
+            select k.app_id, k.event_id, k.received_at from pushledger_batch_keys(p_telemetry, p_sends) k
+             order by k.app_id, k.event_id
             on conflict do nothing
             returning app_id, event_id
         )
