@@ -33,22 +33,25 @@ public struct RecordArray: Sendable {
         /// The next field: its value, or NULL for nil. Inlinable, so the caller's build specializes it.
         @inlinable public mutating func add<Value: PostgresEncodable>(_ value: Value?) {
             guard let type = nextType() else { return }
-            guard let value else { return appendBigEndian(Int32(-1), into: &body) }
+            guard let value else { return appendNull() }
             addValue(value, as: type)
         }
 
         /// The next field, of a type known only at run time.
         @inlinable public mutating func add(any value: (any PostgresEncodable)?) {
             guard let type = nextType() else { return }
-            guard let value else { return appendBigEndian(Int32(-1), into: &body) }
+            guard let value else { return appendNull() }
             addValue(value, as: type)  // opens the existential: the generic path
         }
 
         /// The next field NULL.
         @inlinable public mutating func addNull() {
             guard nextType() != nil else { return }
-            appendBigEndian(Int32(-1), into: &body)
+            appendNull()
         }
+
+        /// A NULL field's value: the length -1 and no bytes.
+        @inlinable mutating func appendNull() { appendBigEndian(Int32(-1), into: &body) }
 
         /// The next attribute's type, its OID written; nil (and a problem) past the last one.
         @inlinable mutating func nextType() -> PostgresType? {
