@@ -21,7 +21,7 @@ extension MachineLoad {
             let steadyKey = try FaultDatabase.createKey(app: Self.steady, scope: "sends", database.url)
             // Every client is on 127.0.0.1: the per-address cap must admit 64 + 4 connections.
             let server = try ServeProcess(
-                databaseURL: database.url, arguments: ["--per-address", "128", "--app-share", "16"])
+                databaseURL: database.url, arguments: ["--per-address", "128", "--app-share", "4"])
             let flood = FairnessFlood(
                 port: server.port,
                 flood: .init(id: Self.flooding, key: floodKey, connections: 64, batch: 500),
