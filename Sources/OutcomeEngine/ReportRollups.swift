@@ -101,20 +101,21 @@ public enum ReportRollups {
                 if let secondConnection {
                     let begun = try connection.query(
                         """
-                        select prompt_cohort_days, derived_applied, incremental
+                        select derived_applied, incremental
                           from pushledger_rollup_pass_begin(\(asOf), \(window)::interval, false)
                         """)[0]
-                    let cohorts: Int = try begun.decode("prompt_cohort_days")
                     let incremental: Bool = try begun.decode("incremental")
-                    if incremental {
-                        // The pass's own application changed rows the second connection cannot see.
-                        let useSecond = try begun.decode("derived_applied", as: Int.self) == 0
-                        elsewhere = try judgeAgain(
-                            connection: connection, asOf: asOf, window: window,
-                            secondConnection: useSecond ? secondConnection : nil)
-                    }
-                    pass =
-                        "pushledger_rollup_pass_end(\(asOf), \(window)::interval, \(cohorts)::integer, \(incremental))"
+                    // The pass's own application changed rows the second connection cannot see.
+                    let applied: Int = try begun.decode("derived_applied")
+                    let useSecond = incremental && applied == 0
+                    let judged = try judgeAgain(
+                        connection: connection, asOf: asOf, window: window, incremental: incremental,
+                        secondConnection: useSecond ? secondConnection : nil)
+                    elsewhere = (judged.sends, judged.failure)
+                    pass = """
+                        pushledger_rollup_pass_end(\(asOf), \(window)::interval, \(judged.promptCohortDays)::integer, \
+                        \(incremental))
+                        """
                 }
                 let rows = try connection.query(
                     """
@@ -135,16 +136,22 @@ public enum ReportRollups {
         }
     }
 
-    /// The refresh's look-ups and whole days of a pass begun on `connection` (sql/engine/pass.sql),
-    /// into `rollup_new`: about 70 % of the whole days' sends classified on `secondConnection`
-    /// in the pass's snapshot meanwhile. Returns how many sends the second connection
-    /// classified, and why it did not when it failed (its days then classified here).
+    /// The middle of a pass begun on `connection` (sql/engine/pass.sql): the prompt cohorts, then
+    /// when `incremental` the refresh's look-ups and whole days into `rollup_new`, about 70 % of
+    /// the whole days' sends classified on `secondConnection` in the pass's snapshot meanwhile
+    /// (the prompt cohorts too are recomputed while it works). Returns the prompt-cohort days, how
+    /// many sends the second connection classified, and why it did not when it failed (its days
+    /// then classified here).
     static func judgeAgain(
-        connection: Connection, asOf: Date, window: String, secondConnection: SecondConnection?
-    ) throws -> (sends: Int, failure: String?) {
-        // What the pass's connection judges either way: the look-ups, and the whole days that are
-        // not the second connection's (all of them without one).
+        connection: Connection, asOf: Date, window: String, incremental: Bool, secondConnection: SecondConnection?
+    ) throws -> (promptCohortDays: Int, sends: Int, failure: String?) {
+        var promptCohortDays = 0
+        // What the pass's connection does either way: the prompt cohorts, the look-ups, and the
+        // whole days that are not the second connection's (all of them without one).
         func judgeHere() throws {
+            promptCohortDays = try connection.query(
+                "select pushledger_rollup_pass_prompts(\(asOf), false) as days")[0].decode("days")
+            guard incremental else { return }
             try connection.query("select pushledger_refresh_rollups_affected(\(asOf), \(window)::interval)")
             try connection.query("select pushledger_classify_whole_days(\(asOf), \(window)::interval, false)")
         }
@@ -154,7 +161,7 @@ public enum ReportRollups {
             : try connection.query("select pushledger_second_connection_runs()::text as runs")[0].decode("runs")
         guard let secondConnection, let runs else {
             try judgeHere()
-            return (0, nil)
+            return (promptCohortDays, 0, nil)
         }
         // Exported after the queue was taken: the second connection sees every input taken, and
         // what committed since (queued again for the next pass, as on one connection).
@@ -172,10 +179,10 @@ public enum ReportRollups {
                 throw PostgresError(
                     code: .misuse, message: "the second connection stored \(stored) rows but the pass found \(taken)")
             }
-            return (taken, nil)
+            return (promptCohortDays, taken, nil)
         case .failure(let error):
             try connection.query("select pushledger_classify_whole_days(\(asOf), \(window)::interval, true)")
-            return (0, String(describing: error))
+            return (promptCohortDays, 0, String(describing: error))
         }
     }
 }

@@ -76,8 +76,8 @@ import Testing
 
     /// The drawing's PASS block is the entry point's body: the functions of its numbered steps
     /// (a step's line and the lines under it, with their --full alternatives) are the ones the
-    /// pass calls, in that order, through pushledger_rollup_pass_begin, pushledger_rollup_pass and
-    /// pushledger_rollup_pass_end, defined in that order.
+    /// pass calls, in that order, through pushledger_rollup_pass_begin, pushledger_rollup_pass_prompts,
+    /// pushledger_rollup_pass and pushledger_rollup_pass_end, defined in that order.
     @Test func thePassIsDrawnAsTheEntryPointRunsIt() throws {
         let drawing = try Self.drawing()
         guard let start = drawing.range(of: "PASS  pushledger_rollup_pass()"),
@@ -102,7 +102,8 @@ import Testing
             let line = $0.trimmingCharacters(in: .whitespaces)
             return !line.hasPrefix("--") && !line.hasPrefix("create or replace function")
         }.map {
-            $0.replacingOccurrences(of: #"pushledger_rollup_pass_(begin|end)\("#, with: "", options: .regularExpression)
+            $0.replacingOccurrences(
+                of: #"pushledger_rollup_pass_(begin|prompts|end)\("#, with: "", options: .regularExpression)
         }
         // Each call's step: the first drawn step that names the function.
         var called: [Int] = []
@@ -115,7 +116,7 @@ import Testing
                 called.append(step)
             }
         }
-        #expect(drawn.count == 4 && drawn.allSatisfy { !$0.isEmpty }, "\(drawn)")
+        #expect(drawn.count == 5 && drawn.allSatisfy { !$0.isEmpty }, "\(drawn)")
         #expect(called == called.sorted(), "the pass calls its steps in another order than drawn: \(called)")
         #expect(Set(called) == Set(drawn.indices), "steps drawn but not called: \(called)")
         let callees = Set(

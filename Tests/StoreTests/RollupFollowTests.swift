@@ -46,11 +46,11 @@ import Testing
         }
     }
 
-    /// Backends of the follower in the test's database, and how many wait on an advisory lock.
+    /// Backends of the follower in the test's database, and how many wait on a lock.
     static func followerBackends(_ connection: Connection) throws -> (all: Int, waitingOnLock: Int) {
         let row = try connection.query(
             """
-            select count(*)::int as all, (count(*) filter (where wait_event = 'advisory'))::int as waiting
+            select count(*)::int as all, (count(*) filter (where wait_event_type = 'Lock'))::int as waiting
               from pg_stat_activity where datname = current_database() and application_name = \
             \(RollupFollower.applicationName)
             """)[0]
@@ -69,10 +69,12 @@ import Testing
                 for unit in world.units(at: hour) { _ = try db.write(unit) }
             }
             if step == 5 {
-                // Hold the send rollups' lock: the next pass refreshes the prompt cohorts in its
-                // transaction, then waits for it, mid-pass, when the follower is killed.
+                // Hold off writes to the refresh's record: the next pass refreshes the prompt
+                // cohorts and the send rollups in its transaction, then waits to record the
+                // refresh, at its very end, when the follower is killed.
                 let blocker = try Connection.connect(url: db.url)
-                try blocker.execute("select pg_advisory_lock(hashtext('pushledger_refresh_rollups'))")
+                try blocker.execute("begin")
+                try blocker.execute("lock table rollup_refresh_state in exclusive mode")
                 let promptAsOf: Date = try db.value("select as_of from prompt_rollup_state")
                 let queued = try db.count("rollup_inputs")
                 #expect(try Self.eventually { try Self.followerBackends(db.connection).waitingOnLock == 1 })
@@ -84,7 +86,7 @@ import Testing
                     try db.value("select as_of from prompt_rollup_state") as Date == promptAsOf,
                     "the prompt cohorts' half of the pass was rolled back")
                 #expect(try db.count("rollup_inputs") >= queued, "the queue the killed pass took is back")
-                try blocker.execute("select pg_advisory_unlock(hashtext('pushledger_refresh_rollups'))")
+                try blocker.execute("commit")
                 follower = try FollowProcess(databaseURL: db.url, freshness: "1s")
                 killed = true
             }
