@@ -102,7 +102,7 @@ public enum ReportRollups {
                     let begun = try connection.query(
                         """
                         select derived_applied, incremental
-                          from pushledger_rollup_pass_begin(\(asOf), \(window)::interval, false)
+                          from pushledger_rollup_pass_start(\(asOf), \(window)::interval, false)
                         """)[0]
                     let incremental: Bool = try begun.decode("incremental")
                     // The pass's own application changed rows the second connection cannot see.

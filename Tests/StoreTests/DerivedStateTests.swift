@@ -61,7 +61,7 @@ import Testing
         // connections classifies on one unless it is 0 (the second cannot see that state).
         try deferred.connection.execute("begin")
         let reported: Int = try deferred.value(
-            "select derived_applied from pushledger_rollup_pass_begin(\(asOf), '24 hours'::interval, false)")
+            "select derived_applied from pushledger_rollup_pass_start(\(asOf), '24 hours'::interval, false)")
         try deferred.connection.execute("rollback")
         #expect(reported == waiting)
         _ = try IncrementalRollupTests.refresh(inline.connection, asOf: asOf)

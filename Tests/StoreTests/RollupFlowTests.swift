@@ -76,7 +76,7 @@ import Testing
 
     /// The drawing's PASS block is the entry point's body: the functions of its numbered steps
     /// (a step's line and the lines under it, with their --full alternatives) are the ones the
-    /// pass calls, in that order, through pushledger_rollup_pass_begin, pushledger_rollup_pass_prompts,
+    /// pass calls, in that order, through pushledger_rollup_pass_start, pushledger_rollup_pass_prompts,
     /// pushledger_rollup_pass and pushledger_rollup_pass_end, defined in that order.
     @Test func thePassIsDrawnAsTheEntryPointRunsIt() throws {
         let drawing = try Self.drawing()
@@ -93,7 +93,7 @@ import Testing
         }
         let drawn = try steps.map { try Self.matches(#"\b(pushledger_[a-z0-9_]+)\(\)"#, in: $0) }
         let sql = try String(contentsOf: Self.root.appendingPathComponent("sql/engine/pass.sql"), encoding: .utf8)
-        let parts = ["pushledger_rollup_pass_begin(", "pushledger_rollup_pass(", "pushledger_rollup_pass_end("]
+        let parts = ["pushledger_rollup_pass_start(", "pushledger_rollup_pass(", "pushledger_rollup_pass_end("]
         let starts = parts.map { sql.range(of: "create or replace function " + $0)?.lowerBound }
         guard let first = starts[0], let second = starts[1], let third = starts[2], first < second, second < third
         else { throw Failure("sql/engine/pass.sql does not define \(parts) in that order") }
@@ -103,7 +103,7 @@ import Testing
             return !line.hasPrefix("--") && !line.hasPrefix("create or replace function")
         }.map {
             $0.replacingOccurrences(
-                of: #"pushledger_rollup_pass_(begin|prompts|end)\("#, with: "", options: .regularExpression)
+                of: #"pushledger_rollup_pass_(start|prompts|end)\("#, with: "", options: .regularExpression)
         }
         // Each call's step: the first drawn step that names the function.
         var called: [Int] = []

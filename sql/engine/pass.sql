@@ -2,7 +2,7 @@
 -- rollup` (once, --full, or --follow) calls: the send rollups' first step, the prompt cohorts, the
 -- rest of the send rollups with their landings, and the pass record, in the caller's transaction
 -- and in this order. A pass is
--- pushledger_rollup_pass_begin, the prompt cohorts (pushledger_rollup_pass_prompts), the
+-- pushledger_rollup_pass_start, the prompt cohorts (pushledger_rollup_pass_prompts), the
 -- refresh's look-ups and whole days (pushledger_refresh_rollups_affected,
 -- pushledger_classify_whole_days) and pushledger_rollup_pass_end: `pushledger rollup` calls them
 -- itself when it classifies part of the whole days on a second connection meanwhile
@@ -12,6 +12,7 @@ drop function if exists pushledger_report_rollups(timestamptz, interval, boolean
 drop function if exists pushledger_refresh_report_rollups(timestamptz, interval);
 drop function if exists pushledger_rebuild_report_rollups(timestamptz, interval);
 
+-- Replaced by pushledger_rollup_pass_start and pushledger_rollup_pass_prompts.
 drop function if exists pushledger_rollup_pass_begin(timestamptz, interval, boolean);
 
 -- The pass up to the prompt cohorts: the derived state busy writers left, and a refresh's first
@@ -21,7 +22,7 @@ drop function if exists pushledger_rollup_pass_begin(timestamptz, interval, bool
 -- first step, which chooses the whole days, so that on two connections they are recomputed
 -- while the second connection classifies its days.
 -- Reads and writes what pushledger_apply_derived_inputs and pushledger_refresh_rollups_begin do.
-create or replace function pushledger_rollup_pass_begin(p_as_of timestamptz, p_window interval, p_full boolean)
+create or replace function pushledger_rollup_pass_start(p_as_of timestamptz, p_window interval, p_full boolean)
 returns table (derived_applied integer, incremental boolean)
 language plpgsql
 -- No JIT for any step: their statements look sets up key by key, and the planner's cost for
@@ -75,7 +76,7 @@ $$;
 -- p_full (a refresh that cannot be incremental rebuilds too). One row: the (app, day)s whose
 -- rollups moved or were recomputed (two arrays, in order), the prompt-cohort days recomputed,
 -- the sends judged again and whether everything was rebuilt.
--- Reads and writes what pushledger_rollup_pass_begin, pushledger_rollup_pass_prompts,
+-- Reads and writes what pushledger_rollup_pass_start, pushledger_rollup_pass_prompts,
 -- pushledger_refresh_rollups_affected, pushledger_classify_whole_days and
 -- pushledger_rollup_pass_end do.
 create or replace function pushledger_rollup_pass(
@@ -88,7 +89,7 @@ declare
     v_begun record;
     v_cohorts integer;
 begin
-    select * into v_begun from pushledger_rollup_pass_begin(p_as_of, p_window, p_full);
+    select * into v_begun from pushledger_rollup_pass_start(p_as_of, p_window, p_full);
     v_cohorts := pushledger_rollup_pass_prompts(p_as_of, p_full);
     if v_begun.incremental then
         perform pushledger_refresh_rollups_affected(p_as_of, p_window);
