@@ -109,13 +109,13 @@ import Testing
         let unit = F.telemetry(
             F.envelope(installation: F.installation(1)),
             [F.event(1, at: 1, F.received(1)), F.event(2, at: 1, F.received(2))])
-        let write = BlockedWrite([unit], on: writer)
+        let write = BlockedWork(on: writer) { try EventWriter().write([unit], on: $0) }
         // Wait until the writer holds event 1 and waits for event 2 ...
         try write.waitUntilWaiting(seenFrom: blocker)
         // ... then close the cycle: this insert waits for the writer, which is aborted and retries.
         try blocker.execute("insert into event_ids values (\(F.app), \(F.event(1)), now())")
         try blocker.executeScript("rollback")
-        let outcomes = try write.outcomes()
+        let outcomes = try write.value()
         #expect(outcomes == [WriteOutcome(accepted: 2, duplicates: 0)])
         #expect(try db.count("notification_receipts") == 2)
     }
@@ -147,7 +147,7 @@ import Testing
         let unit = F.telemetry(
             F.envelope(installation: F.installation(1)), [F.event(1, at: hours, F.androidSettings(enabled: true))])
         let sends = F.sends([F.send(2, notification: 2, at: hours, installation: F.installation(1))])
-        let write = BlockedWrite([unit, sends], on: writer)
+        let write = BlockedWork(on: writer) { try EventWriter().write([unit, sends], on: $0) }
         // The writer waits for settings_snapshots behind the refresh ...
         try write.waitUntilWaiting(seenFrom: refresh)
         // ... and the refresh goes on to read sends: no cycle, so nothing is aborted.
@@ -155,42 +155,9 @@ import Testing
         usleep(100_000)
         _ = try refresh.query("select count(*) from notification_receipts")
         try refresh.executeScript("commit")
-        let outcomes = try write.outcomes()
+        let outcomes = try write.value()
         #expect(outcomes == [WriteOutcome(accepted: 1, duplicates: 0), WriteOutcome(accepted: 1, duplicates: 0)])
         #expect(try db.count("pg_class", "relname in ('sends_p\(month)', 'settings_snapshots_p\(month)')") == 2)
         #expect(try db.count("sends") == 1 && db.count("settings_snapshots") == 1)
-    }
-}
-
-/// A batch written on another thread, to be blocked by a test's own transaction.
-private final class BlockedWrite: @unchecked Sendable {
-    private let result = Mutex<Result<[WriteOutcome], any Error>?>(nil)
-    private let done = DispatchSemaphore(value: 0)
-    private let pid: Int
-
-    /// Starts writing `units` on `connection` (which the test no longer uses).
-    init(_ units: [IngestUnit], on connection: Connection) {
-        pid = connection.backendPID
-        nonisolated(unsafe) let connection = connection
-        DispatchQueue.global().async { [self] in
-            let outcome = Result { try EventWriter().write(units, on: connection) }
-            result.withLock { $0 = outcome }
-            done.signal()
-        }
-    }
-
-    /// Returns once the writer waits for a lock, as `observer` sees in pg_locks.
-    func waitUntilWaiting(seenFrom observer: Connection) throws {
-        while try observer.query("select count(*)::int as n from pg_locks where pid = \(pid) and not granted")[0]
-            .decode("n", as: Int.self) == 0
-        {
-            usleep(10_000)
-        }
-    }
-
-    /// The write's outcomes, once it has finished.
-    func outcomes() throws -> [WriteOutcome] {
-        done.wait()
-        return try result.withLock { try $0!.get() }
     }
 }
