@@ -137,11 +137,11 @@ public enum ReportRollups {
     }
 
     /// The middle of a pass begun on `connection` (sql/engine/pass.sql): the prompt cohorts, then
-    /// when `incremental` the refresh's look-ups and whole days into `rollup_new`, about 70 % of
-    /// the whole days' sends classified on `secondConnection` in the pass's snapshot meanwhile
-    /// (the prompt cohorts too are recomputed while it works). Returns the prompt-cohort days, how
-    /// many sends the second connection classified, and why it did not when it failed (its days
-    /// then classified here).
+    /// when `incremental` the refresh's sends stored, look-ups and whole days into `rollup_new`,
+    /// about 80 % of the whole days' sends classified on `secondConnection` in the pass's
+    /// snapshot meanwhile (everything else here runs while it works). Returns the prompt-cohort
+    /// days, how many sends the second connection classified, and why it did not when it failed
+    /// (its days then classified here).
     static func judgeAgain(
         connection: Connection, asOf: Date, window: String, incremental: Bool, secondConnection: SecondConnection?
     ) throws -> (promptCohortDays: Int, sends: Int, failure: String?) {

@@ -298,6 +298,44 @@ import Testing
         #expect(none == 0)
     }
 
+    /// On two connections the second connection's days are chosen right after the queue is
+    /// taken, before the sends it names are looked up: the days marked dirty and the days its
+    /// inputs of sends make busy (estimated against what the rollups counted). The refresh's next
+    /// step then recomputes them whole with the others.
+    @Test func theSecondConnectionsDaysAreChosenFromTheTakenQueue() throws {
+        let db = try StoreDatabase()
+        var world = RandomIngest(seed: 5)
+        for unit in world.units(at: -60) { _ = try db.write(unit) }
+        _ = try Self.refresh(db.connection, asOf: F.time(-50))
+        for _ in 0..<8 { for unit in world.units(at: -30) { _ = try db.write(unit) } }
+        func days(_ sql: SQL) throws -> [String] {
+            try db.connection.query(sql).map { try $0.decode("day") }
+        }
+        func chosen(minimum: Int, dirty: String? = nil) throws -> (second: [String], whole: [String]) {
+            try db.connection.execute("begin")
+            defer { _ = try? db.connection.execute("rollback") }
+            _ = try db.connection.query("select set_config('pushledger.whole_day_min_sends', \(String(minimum)), true)")
+            if let dirty {
+                try db.connection.execute(
+                    "select pushledger_mark_rollups_dirty(\(F.app), \(dirty)::date, \(dirty)::date)")
+            }
+            #expect(try db.value("select pushledger_refresh_rollups_begin(\(F.time(0)), '24 hours')", as: Bool.self))
+            _ = try db.connection.query("select pushledger_second_connection_runs()::text as runs")
+            let second = try days("select day::text as day from rollup_second_days order by 1")
+            try db.connection.execute("select pushledger_refresh_rollups_affected(\(F.time(0)), '24 hours')")
+            return (second, try days("select distinct day::text as day from rollup_days order by 1"))
+        }
+        let busy = try chosen(minimum: 1)
+        #expect(!busy.second.isEmpty, "no busy day estimated from the queue")
+        #expect(Set(busy.second).isSubset(of: busy.whole), "\(busy)")
+        #expect(try chosen(minimum: 1_000_000) == ([], []))
+        // The day the first refresh counted: its estimate holds sends.
+        let dirtyDay: String = try db.value("select min(pushledger_day(sent_at))::text from sends")
+        let dirty = try chosen(minimum: 1_000_000, dirty: dirtyDay)
+        #expect(dirty.second == [dirtyDay], "\(dirty)")
+        #expect(dirty.whole == dirty.second)
+    }
+
     /// What the inputs affect is looked up outside the days recomputed whole: every send of such a
     /// day is judged again anyway, so a fleet arriving at once is not looked up send by send.
     @Test func theLookUpsOfAffectedSendsSkipTheDaysRecomputedWhole() throws {

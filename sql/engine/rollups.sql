@@ -112,11 +112,22 @@ begin
 end
 $$;
 
--- Days on which a refresh judges many sends on every fact go through the set-based engine
--- whole (pushledger_classify_days, as days marked dirty do): once a third of a day's sends are
--- judged again, one pass over the day's facts costs less than their look-ups one by one
--- (docs/rollups.md "What a refresh reads"). At least pushledger.whole_day_min_sends of
--- them (1,000 unless the session sets it), so a day's few late sends keep their look-ups.
+-- Whether a day on which a refresh judges p_judged sends on every fact, of p_day_sends, goes
+-- through the set-based engine whole (pushledger_classify_days, as days marked dirty do): once
+-- a third of a day's sends are judged again, one pass over the day's facts costs less than
+-- their look-ups one by one (docs/rollups.md "What a refresh reads"). At least
+-- pushledger.whole_day_min_sends of them (1,000 unless the session sets it), so a day's few
+-- late sends keep their look-ups.
+-- Reads nothing; writes nothing.
+create or replace function pushledger_busy_day(p_judged bigint, p_day_sends bigint)
+returns boolean
+language sql stable as $$
+    select p_judged >= coalesce(nullif(current_setting('pushledger.whole_day_min_sends', true), '')::bigint, 1000)
+       and p_judged * 3 >= p_day_sends
+$$;
+
+-- Marks the busy days (pushledger_busy_day) of the sends judged on every fact to be recomputed
+-- whole.
 -- Reads rollup_send_set, rollup_days (sql/engine/work_tables.sql), sends; writes rollup_days.
 create or replace function pushledger_promote_busy_days()
 returns void
@@ -130,10 +141,10 @@ begin
                and not exists (select 1 from rollup_days d
                                 where d.app_id = k.app_id and d.day = pushledger_day(k.sent_at))
              group by 1, 2) a
-     where a.judged >= coalesce(nullif(current_setting('pushledger.whole_day_min_sends', true), '')::bigint, 1000)
-       and a.judged * 3 >= (select count(*) from sends s
-                             where s.app_id = a.app_id and s.sent_at >= a.day::timestamp at time zone 'UTC'
-                               and s.sent_at < (a.day + 1)::timestamp at time zone 'UTC');
+     where pushledger_busy_day(a.judged,
+                               (select count(*) from sends s
+                                 where s.app_id = a.app_id and s.sent_at >= a.day::timestamp at time zone 'UTC'
+                                   and s.sent_at < (a.day + 1)::timestamp at time zone 'UTC'));
 end
 $$;
 
@@ -163,11 +174,11 @@ begin
 end
 $$;
 
--- The refresh's first step: takes the queue, adds the instrumented slices, and marks the days
--- mostly of new sends to be recomputed whole. False, having done nothing but take the lock,
--- when the refresh must rebuild instead (see above).
+-- The refresh's first step: takes the queue (and the days marked dirty). False, having done
+-- nothing but take the lock, when the refresh must rebuild instead (see above). Short, as on
+-- two connections the second starts only after it.
 -- Reads and writes through its steps (docs/rollups.md draws them): rollup_inputs,
--- rollup_dirty_days, instrumented_slices_daily; fills rollup_slice_days itself.
+-- rollup_dirty_days, rollup_taken, rollup_days.
 create or replace function pushledger_refresh_rollups_begin(p_as_of timestamptz, p_window interval)
 returns boolean
 language plpgsql as $$
@@ -181,23 +192,30 @@ begin
     end if;
     perform pushledger_rollup_work_tables();
     perform pushledger_take_rollup_inputs(p_as_of);
-    perform pushledger_stored_sends();
-    insert into rollup_slice_days select s.app_id, s.day from pushledger_refresh_slices(p_as_of) s;
-    -- Days mostly of new sends are recomputed whole before what else the inputs affect is
-    -- looked up: their own sends need no look-ups then.
-    perform pushledger_promote_busy_days();
     return true;
 end
 $$;
 
--- The refresh's second step: finds what else the inputs affect, and classifies every send
--- judged again outside the whole days into rollup_new.
--- Reads and writes through its steps: rollup_send_set, rollup_days, send_outcomes; fills
--- rollup_keys and rollup_old itself.
+-- The refresh's second step: the sends the taken inputs name, the instrumented slices, the
+-- days mostly of new sends to be recomputed whole; then what else the inputs affect, and every
+-- send judged again outside the whole days classified into rollup_new.
+-- Reads and writes through its steps: rollup_taken, rollup_stored, rollup_send_set,
+-- rollup_days, instrumented_slices_daily, send_outcomes; fills rollup_slice_days, rollup_keys
+-- and rollup_old itself, and reads rollup_second_days.
 create or replace function pushledger_refresh_rollups_affected(p_as_of timestamptz, p_window interval)
 returns void
 language plpgsql as $$
 begin
+    perform pushledger_stored_sends();
+    insert into rollup_slice_days select s.app_id, s.day from pushledger_refresh_slices(p_as_of) s;
+    -- The second connection's days are whole already (it is classifying them): after the
+    -- slices, as every day made whole here.
+    insert into rollup_days
+    select s.app_id, s.day from rollup_second_days s
+     where not exists (select 1 from rollup_days d where d.app_id = s.app_id and d.day = s.day);
+    -- Days mostly of new sends are recomputed whole before what else the inputs affect is
+    -- looked up: their own sends need no look-ups then.
+    perform pushledger_promote_busy_days();
     perform pushledger_affected_sends(p_as_of, p_window);
     perform pushledger_promote_busy_days();
     -- The whole days go through the engine.
@@ -224,10 +242,10 @@ begin
 end
 $$;
 
--- The runs of consecutive days (pushledger_day_runs) of the whole days (rollup_days) that are
--- (p_second) or are not the second connection's (rollup_second_days), as the JSON array of
--- objects with app_id, first_day and last_day that pushledger_classify_runs takes; null when
--- there is none.
+-- The runs of consecutive days (pushledger_day_runs) of the second connection's days
+-- (rollup_second_days; p_second: chosen before they join rollup_days) or of the other whole
+-- days (rollup_days), as the JSON array of objects with app_id, first_day and last_day that
+-- pushledger_classify_runs takes; null when there is none.
 -- Reads rollup_days, rollup_second_days; writes nothing.
 create or replace function pushledger_whole_day_runs(p_second boolean)
 returns json
@@ -236,8 +254,11 @@ language plpgsql stable as $$
 begin
     return (
         with days as (
+            select s.app_id, s.day from rollup_second_days s where p_second
+            union all
             select d.app_id, d.day from rollup_days d
-             where exists (select 1 from rollup_second_days s where s.app_id = d.app_id and s.day = d.day) = p_second
+             where not p_second
+               and not exists (select 1 from rollup_second_days s where s.app_id = d.app_id and s.day = d.day)
         )
         select json_agg(r)
           from pushledger_day_runs((select array_agg(d.app_id order by d.app_id, d.day) from days d),
@@ -256,16 +277,20 @@ language sql stable as $$
 $$;
 
 -- The second connection's part of a pass on two connections (docs/rollups.md "Two
--- connections"), chosen after the refresh's first step: the last whole days (in app and day
--- order) holding about 70 % of their sends (a day whose middle send falls in them), kept in
--- rollup_second_days; their runs (pushledger_whole_day_runs), null when there is none. More
--- than half: meanwhile the pass's connection also looks up what else the inputs affect (in the
--- pipeline's pass the look-ups took as long as classifying a quarter of the days). A day's sends
--- are estimated, as the split needs no more: those its rollups counted, plus those the refresh
--- took (a count of `sends` reads every new send's row, 0.1 s of the pipeline's pass). Empties
--- rollup_second_rows first of what a pass that rolled back after its second connection
--- committed left: by delete, as a truncate's lock would make that connection wait for this pass.
--- Reads rollup_days, send_rollups_daily, rollup_send_set; writes rollup_second_rows,
+-- connections"), chosen right after the refresh's first step so that it starts before the
+-- rest: of the days to be recomputed whole, the last (in app and day order) holding about 80 %
+-- of their sends (a day whose middle send falls in them), kept in rollup_second_days; their
+-- runs (pushledger_whole_day_runs), null when there is none. Not all those days are known yet:
+-- the days marked dirty are, and the busy ones (pushledger_busy_day) are estimated from the
+-- taken inputs of sends, a day's sends being those its rollups counted plus those taken (a
+-- count of `sends` reads every new send's row). A day estimated busy that is not is only recomputed
+-- whole; the busy days missed, and those the look-ups add, stay on the pass's connection. More
+-- than half: meanwhile the pass's connection also takes the sends stored, the slices and the
+-- prompt cohorts, and looks up what else the inputs affect (in the pipeline's pass all that
+-- took about 0.6 times as long as classifying the whole days). Empties rollup_second_rows
+-- first of what a pass that rolled back after its second connection committed left: by delete,
+-- as a truncate's lock would make that connection wait for this pass.
+-- Reads rollup_days, rollup_taken, send_rollups_daily; writes rollup_second_rows,
 -- rollup_second_days.
 create or replace function pushledger_second_connection_runs()
 returns json
@@ -273,19 +298,30 @@ language plpgsql as $$
 begin
     delete from rollup_second_rows;
     insert into rollup_second_days
+    with taken as (
+        -- Counted as queued: a send queued twice (stored, then re-resolved) counts twice here.
+        select t.app_id, pushledger_day(k.sent_at) as day, count(*) as sends
+          from rollup_taken t cross join unnest(t.times) k(sent_at)
+         where t.kind = 'send'
+         group by 1, 2
+    ), days as (
+        select x.app_id, x.day, bool_or(x.dirty) as dirty, sum(x.taken)::bigint as taken
+          from (select d.app_id, d.day, true as dirty, 0::bigint as taken from rollup_days d
+                union all
+                select t.app_id, t.day, false, t.sends from taken t) x
+         group by 1, 2
+    ), counted as (
+        select d.*, d.taken + coalesce((select sum(r.sends) from send_rollups_daily r
+                                         where r.app_id = d.app_id and r.day = d.day), 0)::bigint as sends
+          from days d
+    )
     select w.app_id, w.day
-      from (select d.app_id, d.day,
-                   sum(d.sends) over (order by d.app_id desc, d.day desc) - d.sends / 2.0 as from_end,
-                   sum(d.sends) over () as total
-              from (select r.app_id, r.day,
-                           coalesce((select sum(x.sends) from send_rollups_daily x
-                                      where x.app_id = r.app_id and x.day = r.day), 0)
-                           + coalesce(n.sends, 0) as sends
-                      from (select distinct x.app_id, x.day from rollup_days x) r
-                      left join (select k.app_id, pushledger_day(k.sent_at) as day, count(*) as sends
-                                   from rollup_send_set k where k.scope = 2 group by 1, 2) n
-                        on n.app_id = r.app_id and n.day = r.day) d) w
-     where w.from_end < 0.7 * w.total;
+      from (select h.app_id, h.day,
+                   sum(h.sends) over (order by h.app_id desc, h.day desc) - h.sends / 2.0 as from_end,
+                   sum(h.sends) over () as total
+              from counted h
+             where h.dirty or pushledger_busy_day(h.taken, h.sends)) w
+     where w.from_end < 0.8 * w.total;
     return pushledger_whole_day_runs(true);
 end
 $$;
