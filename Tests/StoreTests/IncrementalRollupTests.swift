@@ -336,6 +336,49 @@ import Testing
         #expect(dirty.whole == dirty.second)
     }
 
+    /// Rows in `rollup_second_rows` that are not the pass's (a pass rolled back after its second
+    /// connection committed, or a second connection committed and then failed) are never read:
+    /// a pass without a second connection's days leaves them, and a pass whose second connection
+    /// failed deletes them before it classifies that connection's days itself.
+    @Test func rowsTheSecondConnectionLeftAreNotThePasses() throws {
+        let db = try StoreDatabase()
+        try Self.wholeDays(true, on: db.connection)
+        var world = RandomIngest(seed: 5)
+        for unit in world.units(at: -60) { _ = try db.write(unit) }
+        _ = try Self.refresh(db.connection, asOf: F.time(-50))
+        // Rows of sends that do not exist: read as the pass's, they would be written.
+        func leaveRows() throws {
+            try db.connection.execute("insert into rollup_second_rows select * from send_outcomes")
+            try db.connection.execute("update rollup_second_rows set event_id = gen_random_uuid()")
+            #expect(try db.value("select count(*)::int from rollup_second_rows", as: Int.self) > 0)
+        }
+        for _ in 0..<4 { for unit in world.units(at: -40) { _ = try db.write(unit) } }
+        _ = try Self.refresh(db.connection, asOf: F.time(-35))
+        try leaveRows()
+        for _ in 0..<4 { for unit in world.units(at: -30) { _ = try db.write(unit) } }
+        _ = try Self.refresh(db.connection, asOf: F.time(-20))
+        try Self.expectEqualToRebuild(db, asOf: F.time(-20), "rows left over, one connection")
+        try db.connection.execute("delete from rollup_second_rows")
+
+        for _ in 0..<4 { for unit in world.units(at: -10) { _ = try db.write(unit) } }
+        let asOf = F.time(0)
+        try db.connection.execute("begin")
+        _ = try db.connection.query("select * from pushledger_rollup_pass_start(\(asOf), '24 hours', false)")
+        let runs: String? = try db.connection.query("select pushledger_second_connection_runs()::text as runs")[0]
+            .decode("runs")
+        #expect(runs != nil, "no days for a second connection")
+        // What a second connection that then failed committed.
+        try leaveRows()
+        _ = try db.connection.query("select pushledger_rollup_pass_prompts(\(asOf), false)")
+        try db.connection.execute("select pushledger_refresh_rollups_affected(\(asOf), '24 hours')")
+        try db.connection.execute("select pushledger_classify_whole_days(\(asOf), '24 hours', false)")
+        try db.connection.execute("select pushledger_classify_whole_days(\(asOf), '24 hours', true)")
+        _ = try db.connection.query("select * from pushledger_rollup_pass_end(\(asOf), '24 hours', 0, true)")
+        try db.connection.execute("commit")
+        try Self.expectEqualToRebuild(db, asOf: asOf, "a second connection's rows after it failed")
+        #expect(try db.value("select count(*)::int from rollup_second_rows", as: Int.self) == 0)
+    }
+
     /// What the inputs affect is looked up outside the days recomputed whole: every send of such a
     /// day is judged again anyway, so a fleet arriving at once is not looked up send by send.
     @Test func theLookUpsOfAffectedSendsSkipTheDaysRecomputedWhole() throws {

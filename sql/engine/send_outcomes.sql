@@ -6,6 +6,7 @@
 
 drop function if exists pushledger_classify_days(text, date, date, timestamptz, interval, text);
 drop function if exists pushledger_replace_outcomes(timestamptz);
+drop function if exists pushledger_replace_outcomes();
 
 -- One send_outcomes row from a classified send (the columns the rollups group by and count).
 -- Reads nothing; writes nothing.
@@ -76,20 +77,31 @@ end
 $$;
 
 -- Replaces the send_outcomes rows of the sends a refresh judged again by their new rows, and
--- keeps the rows that changed, signed, for the rollups and landings.
--- Reads rollup_old (the rows before), rollup_new (after; sql/engine/work_tables.sql);
--- writes send_outcomes, rollup_delta.
-create or replace function pushledger_replace_outcomes()
+-- keeps the rows that changed, signed, for the rollups and landings. The new rows: rollup_new,
+-- and with p_second those the pass's second connection committed.
+-- Reads rollup_old (the rows before), rollup_new (after; sql/engine/work_tables.sql),
+-- rollup_second_rows (p_second); writes send_outcomes, rollup_delta.
+create or replace function pushledger_replace_outcomes(p_second boolean)
 returns void
-language plpgsql as $$
+language plpgsql
+-- The rows of a fleet's whole days hashed in memory (at the default, 46,000 rows went to disk
+-- in two batches).
+set work_mem = '256MB'
+as $$
 begin
+    with after as not materialized (
+        -- Not materialized: each side below reads the rows itself, with no copy.
+        select * from rollup_new
+        union all
+        select * from rollup_second_rows where p_second
+    )
     insert into rollup_delta
     select -1, o.* from rollup_old o
-     where not exists (select 1 from rollup_new n
+     where not exists (select 1 from after n
                         where n.app_id = o.app_id and n.sent_at = o.sent_at and n.event_id = o.event_id
                           and row(n.*) is not distinct from row(o.*))
     union all
-    select 1, n.* from rollup_new n
+    select 1, n.* from after n
      where not exists (select 1 from rollup_old o
                         where o.app_id = n.app_id and o.sent_at = n.sent_at and o.event_id = n.event_id
                           and row(n.*) is not distinct from row(o.*));
