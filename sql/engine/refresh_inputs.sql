@@ -53,13 +53,24 @@ returns void
 language plpgsql as $$
 begin
     insert into rollup_send_set
+    -- The sends and rows outside the whole days, filtered as each branch reads them: when a
+    -- fleet arrives at once nearly every send the inputs name is on a whole day, and filtering
+    -- the union's rows only at the end read and grouped them all first (0.2 s of the
+    -- pipeline's pass, for none kept).
+    with outside_sends as not materialized (
+        select s.* from sends s
+         where not exists (select 1 from rollup_days d where d.app_id = s.app_id and d.day = pushledger_day(s.sent_at))
+    ), outside_outcomes as not materialized (
+        select o.* from send_outcomes o
+         where not exists (select 1 from rollup_days d where d.app_id = o.app_id and d.day = o.day)
+    )
     select a.* from (
         -- Sends of notifications with a new receipt or open.
         select s.app_id, s.sent_at, s.event_id, 1::smallint as scope
           from (select distinct t.app_id, k.notification_id
                   from rollup_taken t cross join unnest(t.keys) k(notification_id)
                  where t.kind in ('receipt', 'open')) c
-          join sends s on s.app_id = c.app_id and s.notification_id = c.notification_id
+          join outside_sends s on s.app_id = c.app_id and s.notification_id = c.notification_id
         union
         -- Sends of an installation from a new snapshot's time to its next snapshot.
         select s.app_id, s.sent_at, s.event_id, 2
@@ -74,7 +85,7 @@ begin
                           from rollup_taken t cross join unnest(t.keys, t.times) k(installation_id, occurred_at)
                          where t.kind = 'snapshot' group by 1, 2) n
                 offset 0) n
-          join sends s on s.app_id = n.app_id and s.installation_id = n.installation_id
+          join outside_sends s on s.app_id = n.app_id and s.installation_id = n.installation_id
                       and s.sent_at >= n.since and s.sent_at < n.until
         union
         -- Later sends to a token whose invalidating result was stored or removed, or that was
@@ -83,7 +94,7 @@ begin
           from (select t.app_id, k.provider, k.token_key, min(k.at) as since, bool_or(t.kind = 'token') as result
                   from rollup_taken t cross join unnest(t.keys, t.providers, t.times) k(token_key, provider, at)
                  where t.kind in ('token', 'registration') group by 1, 2, 3) k
-          join sends s on s.app_id = k.app_id and s.provider = k.provider and s.token_key = k.token_key
+          join outside_sends s on s.app_id = k.app_id and s.provider = k.provider and s.token_key = k.token_key
                       and s.sent_at >= k.since
          where k.result or exists (
                 select 1 from sends p
@@ -96,7 +107,7 @@ begin
         select s.app_id, s.sent_at, s.event_id, 2
           from (select distinct t.app_id, k.installation_id
                   from rollup_taken t cross join unnest(t.keys) k(installation_id) where t.kind = 'installation') i
-          join sends s on s.app_id = i.app_id and s.installation_id = i.installation_id
+          join outside_sends s on s.app_id = i.app_id and s.installation_id = i.installation_id
         union
         -- Sends with a cause of an installation with a new (or removed) telemetry event after them,
         -- whose first sign of life is not earlier than it: it may be their first sign of life now.
@@ -106,7 +117,7 @@ begin
           from (select t.app_id, k.installation_id, min(k.occurred_at) as earliest, max(k.occurred_at) as latest
                   from rollup_taken t cross join unnest(t.keys, t.times) k(installation_id, occurred_at)
                  where t.kind = 'life' group by 1, 2) l
-          join send_outcomes o on o.app_id = l.app_id and o.installation_id = l.installation_id and o.cause is not null
+          join outside_outcomes o on o.app_id = l.app_id and o.installation_id = l.installation_id and o.cause is not null
                               and o.sent_at < l.latest
          where coalesce(o.first_life_at, 'infinity') >= l.earliest
         union
@@ -117,13 +128,12 @@ begin
                   from rollup_taken t cross join unnest(t.keys) k(notification_id) where t.kind = 'notification'
                 union
                 select s.app_id, s.notification_id from rollup_stored s) n
-          join send_outcomes o on o.app_id = n.app_id and o.first_life_notification = n.notification_id
+          join outside_outcomes o on o.app_id = n.app_id and o.first_life_notification = n.notification_id
         union
         -- Pending sends whose confirmation window has passed.
         select o.app_id, o.sent_at, o.event_id, 0
-          from send_outcomes o where o.outcome = 'pending' and o.sent_at <= p_as_of - p_window
-      ) a
-     where not exists (select 1 from rollup_days d where d.app_id = a.app_id and d.day = pushledger_day(a.sent_at));
+          from outside_outcomes o where o.outcome = 'pending' and o.sent_at <= p_as_of - p_window
+      ) a;
 end
 $$;
 
