@@ -59,7 +59,8 @@ begin
     -- pipeline's pass, for none kept).
     with outside_sends as not materialized (
         select s.* from sends s
-         where not exists (select 1 from rollup_days d where d.app_id = s.app_id and d.day = pushledger_day(s.sent_at))
+         where not exists (select 1 from rollup_days d
+                            where d.app_id = s.app_id and d.day = pushledger_day(s.sent_at))
     ), outside_outcomes as not materialized (
         select o.* from send_outcomes o
          where not exists (select 1 from rollup_days d where d.app_id = o.app_id and d.day = o.day)
@@ -117,8 +118,8 @@ begin
           from (select t.app_id, k.installation_id, min(k.occurred_at) as earliest, max(k.occurred_at) as latest
                   from rollup_taken t cross join unnest(t.keys, t.times) k(installation_id, occurred_at)
                  where t.kind = 'life' group by 1, 2) l
-          join outside_outcomes o on o.app_id = l.app_id and o.installation_id = l.installation_id and o.cause is not null
-                              and o.sent_at < l.latest
+          join outside_outcomes o on o.app_id = l.app_id and o.installation_id = l.installation_id
+                                 and o.cause is not null and o.sent_at < l.latest
          where coalesce(o.first_life_at, 'infinity') >= l.earliest
         union
         -- Sends with a cause whose first sign of life is a receipt of a notification with an
