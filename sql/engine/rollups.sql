@@ -283,13 +283,14 @@ $$;
 -- runs (pushledger_whole_day_runs), null when there is none. Not all those days are known yet:
 -- the days marked dirty are, and the busy ones (pushledger_busy_day) are estimated from the
 -- taken inputs of sends, a day's sends being those its rollups counted plus those taken (a
--- count of `sends` reads every new send's row). A day estimated busy that is not is only recomputed
--- whole; the busy days missed, and those the look-ups add, stay on the pass's connection. More
--- than half: meanwhile the pass's connection also takes the sends stored, the slices and the
--- prompt cohorts, and looks up what else the inputs affect (in the pipeline's pass all that
--- took about 0.6 times as long as classifying the whole days). Empties rollup_second_rows
--- first of what a pass that rolled back after its second connection committed left: by delete,
--- as a truncate's lock would make that connection wait for this pass.
+-- count of `sends` reads every new send's row). A day estimated busy that is not is only
+-- recomputed whole; the busy days missed, and those the look-ups add, stay on the pass's
+-- connection. More than half: meanwhile the pass's connection also takes the sends stored, the
+-- slices and the prompt cohorts, and looks up what else the inputs affect (in the pipeline's
+-- pass all that took about 0.6 times as long as classifying the whole days). Empties
+-- rollup_second_rows first of what a pass that rolled back after its second connection
+-- committed, or whose second connection failed after committing, left: by delete, as a
+-- truncate's lock would make that connection wait for this pass.
 -- Reads rollup_days, rollup_taken, send_rollups_daily; writes rollup_second_rows,
 -- rollup_second_days.
 create or replace function pushledger_second_connection_runs()
@@ -356,21 +357,22 @@ $$;
 -- Classifies the sends of the whole days that are not (or, p_second, are: when the second
 -- connection failed) the second connection's into rollup_new; returns how many.
 -- Reads rollup_days, rollup_second_days, pushledger_classify_runs; writes rollup_new,
--- rollup_second_rows (emptied, p_second).
+-- rollup_second_days (emptied, p_second).
 create or replace function pushledger_classify_whole_days(p_as_of timestamptz, p_window interval, p_second boolean)
 returns bigint
 language plpgsql as $$
 declare
     v_rows bigint;
 begin
-    if p_second then
-        -- Whatever the failed connection still committed is not the pass's (the last step reads
-        -- rollup_second_rows whenever the pass had a second connection's days).
-        delete from rollup_second_rows;
-    end if;
     insert into rollup_new
     select * from pushledger_classify_runs(pushledger_whole_day_runs(p_second), p_as_of, p_window);
     get diagnostics v_rows = row_count;
+    if p_second then
+        -- The failed connection's days are the pass's own now: the last step reads none of the
+        -- rows it may still have committed (they wait for the next pass on two connections,
+        -- which deletes them), and takes no lock on their table.
+        truncate rollup_second_days;
+    end if;
     return v_rows;
 end
 $$;
@@ -379,9 +381,9 @@ $$;
 -- again, moves the rollups and landings, records the refresh; returns what
 -- pushledger_refresh_rollups returns.
 -- Reads rollup_days, rollup_new, rollup_second_days, rollup_second_rows (the second
--- connection's rows when it had days; emptied), rollup_slice_days, send_outcomes; writes
--- rollup_old and through its steps send_outcomes, rollup_delta, the rollups, the landing
--- rollups, rollup_refresh_state.
+-- connection's rows when it had days and did not fail; emptied), rollup_slice_days,
+-- send_outcomes; writes rollup_old and through its steps send_outcomes, rollup_delta, the
+-- rollups, the landing rollups, rollup_refresh_state.
 create or replace function pushledger_refresh_rollups_end(p_as_of timestamptz, p_window interval)
 returns table (refreshed_app text, refreshed_day date)
 language plpgsql as $$
