@@ -19,8 +19,8 @@ drop function if exists pushledger_rollup_pass_begin(timestamptz, interval, bool
 -- step (pushledger_refresh_rollups_begin; nothing more for a rebuild). One row: how many batches'
 -- derived state it applied, and whether the send rollups refresh incrementally (false: a
 -- rebuild, in pushledger_rollup_pass_end). The prompt cohorts come next: after the refresh's
--- first step, which chooses the whole days, so that on two connections they are recomputed
--- while the second connection classifies its days.
+-- first step, which takes the queue the second connection's days are chosen from, so that on
+-- two connections they are recomputed while the second connection classifies its days.
 -- Reads and writes what pushledger_apply_derived_inputs and pushledger_refresh_rollups_begin do.
 create or replace function pushledger_rollup_pass_start(p_as_of timestamptz, p_window interval, p_full boolean)
 returns table (derived_applied integer, incremental boolean)
